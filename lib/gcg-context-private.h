@@ -1,0 +1,36 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "gcg-context.h"
+#include "gcg-cuda-private.h"
+
+G_BEGIN_DECLS
+
+/* Makes a context current for a scope and restores the previous one:
+ *   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+ *   if (!gcg__context_guard_enter (&guard, ctx, error))
+ *     return FALSE;
+ * Nothing is pushed when the context is already current, so nested guards
+ * and hot paths cost one cuCtxGetCurrent. */
+typedef struct
+{
+  gboolean pushed;
+} GcgContextGuard;
+
+#define GCG_CONTEXT_GUARD_INIT { FALSE }
+
+gboolean gcg__context_guard_enter (GcgContextGuard *guard, GcgContext *ctx,
+    GError **error);
+void gcg__context_guard_leave (GcgContextGuard *guard);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GcgContextGuard, gcg__context_guard_leave)
+
+CUcontext gcg__context_get_cu (GcgContext *self);
+CUdevice gcg__context_get_cu_device (GcgContext *self);
+CUfunction gcg__context_get_function (GcgContext *self, const gchar *name,
+    GError **error);
+
+G_END_DECLS

@@ -1,0 +1,194 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Loads the CUDA driver at run time.  The library never links libcuda: it
+ * opens libcuda.so.1 (or $GCG_CUDA_LIBRARY) once, resolves every entry
+ * point of GCG_CUDA_FUNCS through cuGetProcAddress_v2 at CUDA 12.0
+ * semantics and calls cuInit.  The outcome, success or the error, is kept
+ * for the life of the process so a machine without a driver pays once.
+ */
+#include "gcg-driver.h"
+#include "gcg-cuda-private.h"
+#include "gcg-error-private.h"
+#include "gcg-fault-private.h"
+
+#include <gmodule.h>
+#include <string.h>
+
+#define GCG_CUDA_MIN_VERSION 12000
+#define GCG_CUDA_DEFAULT_LIBRARY "libcuda.so.1"
+
+typedef CUresult (*GetProcAddressFunc) (const char *symbol, void **pfn,
+    int cuda_version, cuuint64_t flags,
+    CUdriverProcAddressQueryResult *status);
+
+GcgCudaTable gcg__cuda;
+
+static GError *load_error;
+static gint driver_version;
+
+#define GCG_CUDA_NAME(name, params) #name,
+static const gchar *const func_names[] = {
+  GCG_CUDA_FUNCS (GCG_CUDA_NAME)
+};
+#undef GCG_CUDA_NAME
+
+const gchar *
+gcg__cuda_func_name (GcgCudaId id)
+{
+  g_return_val_if_fail (id < GCG_CUDA_N_FUNCS, "(invalid)");
+  return func_names[id];
+}
+
+/* Returns the GcgCudaId of @name, or -1 if the project does not use it. */
+gint
+gcg__cuda_lookup_func (const gchar *name)
+{
+  for (guint i = 0; i < GCG_CUDA_N_FUNCS; i++) {
+    if (g_strcmp0 (func_names[i], name) == 0)
+      return (gint) i;
+  }
+  return -1;
+}
+
+static GError *
+resolve_table (GetProcAddressFunc get_proc, const gchar *library)
+{
+  void **slots = (void **) &gcg__cuda;
+
+  for (guint i = 0; i < GCG_CUDA_N_FUNCS; i++) {
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+    void *pfn = NULL;
+    CUresult res = get_proc (func_names[i], &pfn, GCG_CUDA_MIN_VERSION,
+        CU_GET_PROC_ADDRESS_DEFAULT, &status);
+
+    if (res != CUDA_SUCCESS || status != CU_GET_PROC_ADDRESS_SUCCESS || !pfn) {
+      return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
+          "The CUDA driver %s does not provide %s (result %d, status %d); "
+          "update the NVIDIA driver", library, func_names[i], res, status);
+    }
+    slots[i] = pfn;
+  }
+  return NULL;
+}
+
+static GError *
+check_version (GetProcAddressFunc get_proc, const gchar *library)
+{
+  CUresult (*get_version) (int *) = NULL;
+  CUdriverProcAddressQueryResult status;
+
+  if (get_proc ("cuDriverGetVersion", (void **) &get_version,
+          GCG_CUDA_MIN_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status)
+      != CUDA_SUCCESS || !get_version
+      || get_version (&driver_version) != CUDA_SUCCESS) {
+    return g_error_new (GCG_ERROR, GCG_ERROR_NO_DRIVER,
+        "The CUDA driver %s did not report its version; reinstall the "
+        "NVIDIA driver", library);
+  }
+  if (driver_version < GCG_CUDA_MIN_VERSION) {
+    return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
+        "The CUDA driver %s is version %d.%d; gst-cudagraph needs 12.0 or "
+        "newer: update the NVIDIA driver", library, driver_version / 1000,
+        (driver_version % 1000) / 10);
+  }
+  return NULL;
+}
+
+static GError *
+init_driver (void)
+{
+  GError *error = NULL;
+
+  if (!gcg__fault_arm_from_env (&error))
+    return error;
+  if (!GCG_CU_OK (&error, cuInit, 0))
+    g_prefix_error (&error, "CUDA is unusable on this machine: ");
+  return error;
+}
+
+static GError *
+load_driver (void)
+{
+  const gchar *library = g_getenv ("GCG_CUDA_LIBRARY");
+  GetProcAddressFunc get_proc = NULL;
+  GModule *module;
+  GError *error;
+
+  if (library == NULL || *library == '\0')
+    library = GCG_CUDA_DEFAULT_LIBRARY;
+
+  /* Kept open for the life of the process: the table points into it. */
+  module = g_module_open (library, G_MODULE_BIND_LOCAL);
+  if (module == NULL) {
+    return g_error_new (GCG_ERROR, GCG_ERROR_NO_DRIVER,
+        "No CUDA driver: %s could not be loaded (%s); install the NVIDIA "
+        "driver, or set GCG_CUDA_LIBRARY to its libcuda.so.1", library,
+        g_module_error ());
+  }
+  if (!g_module_symbol (module, "cuGetProcAddress_v2", (gpointer *) & get_proc)
+      || get_proc == NULL) {
+    return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
+        "The CUDA driver %s has no cuGetProcAddress_v2, so it is older than "
+        "12.0; update the NVIDIA driver", library);
+  }
+  if ((error = check_version (get_proc, library)))
+    return error;
+  if ((error = resolve_table (get_proc, library))) {
+    memset (&gcg__cuda, 0, sizeof (gcg__cuda));
+    return error;
+  }
+  return init_driver ();
+}
+
+gboolean
+gcg__cuda_load (GError **error)
+{
+  static gsize loaded = 0;
+
+  if (g_once_init_enter (&loaded)) {
+    load_error = load_driver ();
+    g_once_init_leave (&loaded, 1);
+  }
+  if (load_error) {
+    g_propagate_error (error, g_error_copy (load_error));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_driver_init:
+ * @error: return location for a #GError, or %NULL
+ *
+ * Loads the CUDA driver and initialises it, once per process.  Every other
+ * function that needs the driver calls this; call it yourself to find out
+ * early whether CUDA is usable.  The outcome is cached: a machine without
+ * a driver gets the same error every time at no cost.
+ *
+ * Returns: %TRUE when the driver is loaded and initialised
+ */
+gboolean
+gcg_driver_init (GError **error)
+{
+  return gcg__cuda_load (error);
+}
+
+/**
+ * gcg_driver_get_version:
+ * @version: (out): the driver's CUDA version, e.g. 13000 for 13.0
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success; on failure @version is left unchanged
+ */
+gboolean
+gcg_driver_get_version (gint *version, GError **error)
+{
+  g_return_val_if_fail (version != NULL, FALSE);
+
+  if (!gcg__cuda_load (error))
+    return FALSE;
+  *version = driver_version;
+  return TRUE;
+}

@@ -1,0 +1,15 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "gcg-error.h"
+#include "gcg-cuda-private.h"
+
+G_BEGIN_DECLS
+
+GcgError gcg__cuda_result_to_code (CUresult res);
+const gchar *gcg__cuda_result_name (CUresult res);
+
+G_END_DECLS

@@ -1,0 +1,14 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "gcg-stream.h"
+#include "gcg-context-private.h"
+
+G_BEGIN_DECLS
+
+CUstream gcg__stream_get_cu (GcgStream *self);
+
+G_END_DECLS

@@ -1,0 +1,209 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * GcgStream:
+ *
+ * A CUDA stream on a #GcgContext.  Streams made here are non-blocking:
+ * they never synchronise with the legacy default stream, which both keeps
+ * unrelated work from serialising and is required for stream capture.
+ * A stream made by someone else can be wrapped; it is then never
+ * destroyed.
+ */
+#include "gcg-stream-private.h"
+
+struct _GcgStream
+{
+  GObject parent_instance;
+
+  GcgContext *context;
+  CUstream cu_stream;
+  gboolean owned;
+};
+
+G_DEFINE_FINAL_TYPE (GcgStream, gcg_stream, G_TYPE_OBJECT);
+
+static void
+gcg_stream_finalize (GObject *object)
+{
+  GcgStream *self = GCG_STREAM (object);
+
+  if (self->owned && self->cu_stream) {
+    g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+    if (gcg__context_guard_enter (&guard, self->context, NULL))
+      GCG_CU_WARN (cuStreamDestroy, self->cu_stream);
+  }
+  g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (gcg_stream_parent_class)->finalize (object);
+}
+
+static void
+gcg_stream_class_init (GcgStreamClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gcg_stream_finalize;
+}
+
+static void
+gcg_stream_init (GcgStream *self)
+{
+}
+
+/**
+ * gcg_stream_new:
+ * @context: a #GcgContext
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full) (nullable): a new non-blocking stream, or %NULL
+ *   with @error set
+ */
+GcgStream *
+gcg_stream_new (GcgContext *context, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  g_autoptr (GcgStream) self = NULL;
+
+  g_return_val_if_fail (GCG_IS_CONTEXT (context), NULL);
+
+  if (!gcg__context_guard_enter (&guard, context, error))
+    return NULL;
+  self = g_object_new (GCG_TYPE_STREAM, NULL);
+  self->context = g_object_ref (context);
+  if (!GCG_CU_OK (error, cuStreamCreate, &self->cu_stream,
+          CU_STREAM_NON_BLOCKING))
+    return NULL;
+  self->owned = TRUE;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * gcg_stream_new_wrapped:
+ * @context: the #GcgContext @cu_stream belongs to
+ * @cu_stream: a CUstream owned by the caller, which must outlive the result
+ *
+ * Returns: (transfer full): a #GcgStream using @cu_stream
+ */
+GcgStream *
+gcg_stream_new_wrapped (GcgContext *context, gpointer cu_stream)
+{
+  GcgStream *self;
+
+  g_return_val_if_fail (GCG_IS_CONTEXT (context), NULL);
+
+  self = g_object_new (GCG_TYPE_STREAM, NULL);
+  self->context = g_object_ref (context);
+  self->cu_stream = cu_stream;
+  return self;
+}
+
+/**
+ * gcg_stream_get_context:
+ * @self: a #GcgStream
+ *
+ * Returns: (transfer none): the context of the stream
+ */
+GcgContext *
+gcg_stream_get_context (GcgStream *self)
+{
+  g_return_val_if_fail (GCG_IS_STREAM (self), NULL);
+  return self->context;
+}
+
+/**
+ * gcg_stream_get_handle:
+ * @self: a #GcgStream
+ *
+ * Returns: (transfer none): the CUstream, for interoperation
+ */
+gpointer
+gcg_stream_get_handle (GcgStream *self)
+{
+  g_return_val_if_fail (GCG_IS_STREAM (self), NULL);
+  return self->cu_stream;
+}
+
+CUstream
+gcg__stream_get_cu (GcgStream *self)
+{
+  return self->cu_stream;
+}
+
+/**
+ * gcg_stream_synchronize:
+ * @self: a #GcgStream
+ * @error: return location for a #GError, or %NULL
+ *
+ * Waits until all work queued on the stream has completed.  Not allowed
+ * while the stream captures: that invalidates the capture.
+ *
+ * Returns: %TRUE on success; the error of a failed kernel otherwise
+ */
+gboolean
+gcg_stream_synchronize (GcgStream *self, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
+
+  return gcg__context_guard_enter (&guard, self->context, error)
+      && GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
+}
+
+/**
+ * gcg_stream_query:
+ * @self: a #GcgStream
+ * @idle: (out): %TRUE when all queued work has completed
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE when the query worked (whatever @idle says)
+ */
+gboolean
+gcg_stream_query (GcgStream *self, gboolean *idle, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUresult res;
+
+  g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (idle != NULL, FALSE);
+
+  if (!gcg__context_guard_enter (&guard, self->context, error))
+    return FALSE;
+  res = GCG_CU (cuStreamQuery, self->cu_stream);
+  if (res == CUDA_ERROR_NOT_READY) {
+    *idle = FALSE;
+    return TRUE;
+  }
+  if (!gcg__cuda_result (res, "cuStreamQuery", error, __FILE__, __LINE__,
+          G_STRFUNC))
+    return FALSE;
+  *idle = TRUE;
+  return TRUE;
+}
+
+/**
+ * gcg_stream_get_capture_status:
+ * @self: a #GcgStream
+ * @status: (out): the capture status
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gcg_stream_get_capture_status (GcgStream *self, GcgCaptureStatus *status,
+    GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUstreamCaptureStatus cu_status = CU_STREAM_CAPTURE_STATUS_NONE;
+
+  g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (status != NULL, FALSE);
+
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || !GCG_CU_OK (error, cuStreamIsCapturing, self->cu_stream, &cu_status))
+    return FALSE;
+  *status = (GcgCaptureStatus) cu_status;
+  return TRUE;
+}

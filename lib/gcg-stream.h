@@ -1,0 +1,57 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(GCG_INSIDE) && !defined(GCG_COMPILATION)
+#error "Only <gcg/gcg.h> can be included directly."
+#endif
+
+#include "gcg-context.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GcgCaptureStatus:
+ * @GCG_CAPTURE_STATUS_NONE: the stream is not capturing
+ * @GCG_CAPTURE_STATUS_ACTIVE: the stream is capturing
+ * @GCG_CAPTURE_STATUS_INVALIDATED: the capture was invalidated by an
+ *   operation not allowed during capture; it must be ended and discarded
+ *
+ * Capture state of a #GcgStream (the driver's CUstreamCaptureStatus).
+ */
+typedef enum
+{
+  GCG_CAPTURE_STATUS_NONE = 0,
+  GCG_CAPTURE_STATUS_ACTIVE = 1,
+  GCG_CAPTURE_STATUS_INVALIDATED = 2,
+} GcgCaptureStatus;
+
+#define GCG_TYPE_STREAM (gcg_stream_get_type ())
+GCG_API
+G_DECLARE_FINAL_TYPE (GcgStream, gcg_stream, GCG, STREAM, GObject)
+
+GCG_API
+GcgStream *gcg_stream_new (GcgContext *context, GError **error);
+
+GCG_API
+GcgStream *gcg_stream_new_wrapped (GcgContext *context, gpointer cu_stream);
+
+GCG_API
+GcgContext *gcg_stream_get_context (GcgStream *self);
+
+GCG_API
+gpointer gcg_stream_get_handle (GcgStream *self);
+
+GCG_API
+gboolean gcg_stream_synchronize (GcgStream *self, GError **error);
+
+GCG_API
+gboolean gcg_stream_query (GcgStream *self, gboolean *idle, GError **error);
+
+GCG_API
+gboolean gcg_stream_get_capture_status (GcgStream *self,
+    GcgCaptureStatus *status, GError **error);
+
+G_END_DECLS

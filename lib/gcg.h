@@ -1,0 +1,16 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The one header of libgcg-1.0: #include <gcg/gcg.h>
+ */
+#pragma once
+
+#define GCG_INSIDE
+#include "gcg-version.h"
+#include "gcg-error.h"
+#include "gcg-enum-types.h"
+#include "gcg-driver.h"
+#include "gcg-context.h"
+#include "gcg-stream.h"
+#undef GCG_INSIDE
