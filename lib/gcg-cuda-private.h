@@ -127,6 +127,30 @@ typedef enum
   CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 8,
 } CUgraphExecUpdateResult;
 
+typedef enum
+{
+  CU_GRAPH_NODE_TYPE_KERNEL = 0,
+  CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+  CU_GRAPH_NODE_TYPE_MEMSET = 2,
+  CU_GRAPH_NODE_TYPE_HOST = 3,
+  CU_GRAPH_NODE_TYPE_GRAPH = 4,
+  CU_GRAPH_NODE_TYPE_EMPTY = 5,
+  CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
+  CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+  CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8,
+  CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,
+  CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+  CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
+} CUgraphNodeType;
+
+typedef enum
+{
+  CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+  CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
+} CUpointer_attribute;
+
 typedef struct
 {
   CUgraphExecUpdateResult result;
@@ -230,6 +254,8 @@ typedef struct
           CUmemoryPool pool, CUstream stream)) \
   X (cuMemFreeAsync, (CUdeviceptr ptr, CUstream stream)) \
   X (cuMemGetInfo, (size_t *free_bytes, size_t *total_bytes)) \
+  X (cuPointerGetAttribute, (void *data, CUpointer_attribute attr, \
+          CUdeviceptr ptr)) \
   X (cuMemHostAlloc, (void **ptr, size_t bytes, unsigned int flags)) \
   X (cuMemFreeHost, (void *ptr)) \
   X (cuMemcpyHtoD, (CUdeviceptr dst, const void *src, size_t bytes)) \
@@ -260,6 +286,7 @@ typedef struct
   X (cuGraphCreate, (CUgraph *graph, unsigned int flags)) \
   X (cuGraphDestroy, (CUgraph graph)) \
   X (cuGraphGetNodes, (CUgraph graph, CUgraphNode *nodes, size_t *count)) \
+  X (cuGraphNodeGetType, (CUgraphNode node, CUgraphNodeType *type)) \
   X (cuGraphInstantiateWithFlags, (CUgraphExec *exec, CUgraph graph, \
           unsigned long long flags)) \
   X (cuGraphExecDestroy, (CUgraphExec exec)) \

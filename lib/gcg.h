@@ -13,4 +13,7 @@
 #include "gcg-driver.h"
 #include "gcg-context.h"
 #include "gcg-stream.h"
+#include "gcg-capture-pool.h"
+#include "gcg-graph.h"
+#include "gcg-capture.h"
 #undef GCG_INSIDE

@@ -10,7 +10,7 @@ import unittest
 import gi
 
 gi.require_version("Gcg", "1.0")
-from gi.repository import GLib, Gcg  # noqa: E402
+from gi.repository import GLib, GObject, Gcg  # noqa: E402
 
 
 class NoDriver(unittest.TestCase):
@@ -46,7 +46,32 @@ class NoDriver(unittest.TestCase):
 
     def test_enums(self):
         self.assertEqual(Gcg.CaptureStatus.INVALIDATED, 2)
+        self.assertEqual(Gcg.CaptureMode.GLOBAL, 0)
+        self.assertEqual(Gcg.CaptureMode.THREAD_LOCAL, 1)
+        self.assertEqual(Gcg.CaptureMode.RELAXED, 2)
         self.assertIsInstance(Gcg.kernels_get_archs(), str)
+
+    def test_capture_pool(self):
+        pool = Gcg.CapturePool.new()
+        self.assertFalse(pool.is_sealed())
+        pool.seal()
+        self.assertTrue(pool.props.sealed)
+        pool.unseal()
+        self.assertEqual(pool.keep_object(GObject.Object()), 0)
+        self.assertEqual(pool.get_kept_count(), 1)
+        pool.clear()
+        self.assertEqual(pool.get_kept_count(), 0)
+        self.assertFalse(pool.has_private_pool())
+
+    def test_pool_registry(self):
+        handle = Gcg.CapturePool.handle_new()
+        self.assertNotEqual(handle, 0)
+        pool = Gcg.CapturePool.handle_lookup(handle)
+        self.assertIsInstance(pool, Gcg.CapturePool)
+        self.assertIs(Gcg.CapturePool.handle_lookup(handle), pool)
+        Gcg.CapturePool.handle_release(handle)
+        Gcg.CapturePool.handle_release(handle)
+        self.assertIsNone(Gcg.CapturePool.handle_lookup(handle))
 
 
 if __name__ == "__main__":
