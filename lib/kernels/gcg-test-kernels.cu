@@ -53,3 +53,15 @@ gcg_test_spin (unsigned long long cycles, uint32_t *flag)
   if (flag && threadIdx.x == 0)
     *flag = 1;
 }
+
+/* data[i] = data[i] * (*mul) + *add: not commutative with
+ * gcg_test_add_u32, so a chain of both checks the order of the nodes. */
+extern "C" __global__ void
+gcg_test_mad_u32 (uint32_t *data, uint32_t n, const uint32_t *mul,
+    const uint32_t *add)
+{
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    data[i] = data[i] * *mul + *add;
+}
