@@ -13,4 +13,6 @@
 #include "gcg-driver.h"
 #include "gcg-context.h"
 #include "gcg-stream.h"
+#include "gcg-param-block.h"
+#include "gcg-device-scalar.h"
 #undef GCG_INSIDE
