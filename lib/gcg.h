@@ -16,4 +16,6 @@
 #include "gcg-capture-pool.h"
 #include "gcg-graph.h"
 #include "gcg-capture.h"
+#include "gcg-param-block.h"
+#include "gcg-device-scalar.h"
 #undef GCG_INSIDE

@@ -65,3 +65,14 @@ gcg_test_mad_u32 (uint32_t *data, uint32_t n, const uint32_t *mul,
   if (i < n)
     data[i] = data[i] * *mul + *add;
 }
+
+/* out[*index] = *value + 1, both read from a parameter block: every replay
+ * leaves its own trace, so a stress test can check afterwards that each
+ * frame saw its own values. */
+extern "C" __global__ void
+gcg_test_store_u32 (uint32_t *out, uint32_t n, const uint32_t *index,
+    const uint32_t *value)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0 && *index < n)
+    out[*index] = *value + 1;
+}

@@ -1,0 +1,778 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * GcgParamBlock:
+ *
+ * Many named per-frame values packed into one struct in device memory.
+ * A captured graph records the struct's address (or a field's) once; before
+ * each replay gcg_param_block_update() refreshes the whole struct with one
+ * small stream-ordered host-to-device copy, so the graph never needs to be
+ * captured again for new values.
+ *
+ * The copy reads from a ring of pinned host slots.  A slot is written only
+ * after the event recorded behind its previous copy has completed, so a
+ * value still in flight is never overwritten, however far the host runs
+ * ahead of the GPU.  When every slot is in flight, update() waits for the
+ * oldest one (counted by #GcgParamBlock:slot-wait-count).
+ *
+ * Fields are added first, then the block is allocated on a context; the
+ * layout is frozen from then on.  Each field is aligned to its size and the
+ * struct size is a multiple of 16 bytes, the layout a C struct with the
+ * same members in the same order has.  Setting values is host-only and
+ * cheap; a block is meant to be driven from one thread (the streaming
+ * thread), and takes no locks.  Keep the block alive as long as any graph
+ * that recorded its addresses.
+ */
+#include "gcg-param-block.h"
+#include "gcg-enum-types.h"
+#include "gcg-stream-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define DEFAULT_RING_DEPTH 8
+#define MAX_RING_DEPTH 1024
+#define MAX_BLOCK_SIZE (64 * 1024)
+#define SLOT_ALIGN 64
+
+typedef struct
+{
+  gchar *name;
+  GcgScalarType type;
+  gsize offset;
+} Field;
+
+struct _GcgParamBlock
+{
+  GObject parent_instance;
+
+  GArray *fields;
+  guint8 *staging;
+  gsize size;
+
+  GcgContext *context;
+  CUdeviceptr device;
+  guint8 *ring;
+  gsize slot_stride;
+  CUevent *slot_events;
+  gboolean *slot_pending;
+  guint ring_depth;
+  guint next_slot;
+
+  guint64 update_count;
+  guint64 slot_wait_count;
+};
+
+enum
+{
+  PROP_0,
+  PROP_SIZE,
+  PROP_RING_DEPTH,
+  PROP_UPDATE_COUNT,
+  PROP_SLOT_WAIT_COUNT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (GcgParamBlock, gcg_param_block, G_TYPE_OBJECT);
+
+static gsize
+scalar_size (GcgScalarType type)
+{
+  switch (type) {
+    case GCG_SCALAR_TYPE_INT32:
+    case GCG_SCALAR_TYPE_UINT32:
+    case GCG_SCALAR_TYPE_FLOAT:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+static void
+gcg_param_block_get_property (GObject *object, guint prop_id, GValue *value,
+    GParamSpec *pspec)
+{
+  GcgParamBlock *self = GCG_PARAM_BLOCK (object);
+
+  switch (prop_id) {
+    case PROP_SIZE:
+      g_value_set_uint64 (value, self->size);
+      break;
+    case PROP_RING_DEPTH:
+      g_value_set_uint (value, self->ring_depth);
+      break;
+    case PROP_UPDATE_COUNT:
+      g_value_set_uint64 (value, self->update_count);
+      break;
+    case PROP_SLOT_WAIT_COUNT:
+      g_value_set_uint64 (value, self->slot_wait_count);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+clear_field (gpointer data)
+{
+  g_free (((Field *) data)->name);
+}
+
+/* Waits for copies still reading the ring, then frees every resource. */
+static void
+release_device (GcgParamBlock *self)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  if (self->context == NULL
+      || !gcg__context_guard_enter (&guard, self->context, NULL))
+    return;
+  for (guint i = 0; self->slot_events && i < self->ring_depth; i++) {
+    if (self->slot_events[i] == NULL)
+      continue;
+    if (self->slot_pending[i])
+      GCG_CU_WARN (cuEventSynchronize, self->slot_events[i]);
+    GCG_CU_WARN (cuEventDestroy, self->slot_events[i]);
+  }
+  if (self->ring)
+    GCG_CU_WARN (cuMemFreeHost, self->ring);
+  if (self->device)
+    GCG_CU_WARN (cuMemFree, self->device);
+  self->ring = NULL;
+  self->device = 0;
+}
+
+static void
+gcg_param_block_finalize (GObject *object)
+{
+  GcgParamBlock *self = GCG_PARAM_BLOCK (object);
+
+  release_device (self);
+  g_clear_object (&self->context);
+  g_free (self->slot_events);
+  g_free (self->slot_pending);
+  g_free (self->staging);
+  g_array_unref (self->fields);
+
+  G_OBJECT_CLASS (gcg_param_block_parent_class)->finalize (object);
+}
+
+static void
+gcg_param_block_class_init (GcgParamBlockClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = gcg_param_block_get_property;
+  object_class->finalize = gcg_param_block_finalize;
+
+  properties[PROP_SIZE] = g_param_spec_uint64 ("size", "Size",
+      "Size of the device struct in bytes", 0, G_MAXUINT64, 0,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RING_DEPTH] = g_param_spec_uint ("ring-depth",
+      "Ring depth", "Number of pinned staging slots (0 until allocated)",
+      0, MAX_RING_DEPTH, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_UPDATE_COUNT] = g_param_spec_uint64 ("update-count",
+      "Update count", "Number of host-to-device refreshes issued", 0,
+      G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SLOT_WAIT_COUNT] = g_param_spec_uint64 ("slot-wait-count",
+      "Slot wait count", "Updates that waited for a slot still being "
+      "copied from (the host ran a whole ring ahead of the GPU)", 0,
+      G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+gcg_param_block_init (GcgParamBlock *self)
+{
+  self->fields = g_array_new (FALSE, TRUE, sizeof (Field));
+  g_array_set_clear_func (self->fields, clear_field);
+}
+
+/**
+ * gcg_param_block_new:
+ *
+ * Returns: (transfer full): a new, empty parameter block
+ */
+GcgParamBlock *
+gcg_param_block_new (void)
+{
+  return g_object_new (GCG_TYPE_PARAM_BLOCK, NULL);
+}
+
+static gboolean
+check_field_name (GcgParamBlock *self, const gchar *name, GError **error)
+{
+  if (*name == '\0' || strlen (name) > 64) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter block field name \"%s\" must have 1 to 64 characters",
+        name);
+    return FALSE;
+  }
+  if (gcg_param_block_lookup (self, name) >= 0) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter block already has a field \"%s\"", name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_add_field:
+ * @self: a #GcgParamBlock
+ * @name: a unique field name
+ * @type: the field's type
+ * @error: return location for a #GError, or %NULL
+ *
+ * Appends a field, initialised to zero.  Fields can only be added before
+ * gcg_param_block_allocate().
+ *
+ * Returns: the index of the new field, or -1 with @error set
+ */
+gint
+gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
+    GcgScalarType type, GError **error)
+{
+  gsize align = scalar_size (type);
+  Field field = { NULL, type, 0 };
+  gsize new_size;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), -1);
+  g_return_val_if_fail (name != NULL, -1);
+  g_return_val_if_fail (type <= GCG_SCALAR_TYPE_DOUBLE, -1);
+
+  if (self->device) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Cannot add field \"%s\": the parameter block is already allocated "
+        "and its layout is frozen", name);
+    return -1;
+  }
+  if (!check_field_name (self, name, error))
+    return -1;
+  field.offset = (self->size + align - 1) & ~(align - 1);
+  new_size = (field.offset + align + 15) & ~(gsize) 15;
+  if (new_size > MAX_BLOCK_SIZE) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter block would exceed %d bytes", MAX_BLOCK_SIZE);
+    return -1;
+  }
+  field.name = g_strdup (name);
+  g_array_append_val (self->fields, field);
+  self->staging = g_realloc (self->staging, new_size);
+  memset (self->staging + self->size, 0, new_size - self->size);
+  /* Keep the unpadded end so the next field packs right after this one. */
+  self->size = field.offset + align;
+  return (gint) self->fields->len - 1;
+}
+
+/**
+ * gcg_param_block_lookup:
+ * @self: a #GcgParamBlock
+ * @name: a field name
+ *
+ * Returns: the index of the field named @name, or -1
+ */
+gint
+gcg_param_block_lookup (GcgParamBlock *self, const gchar *name)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), -1);
+  g_return_val_if_fail (name != NULL, -1);
+
+  for (guint i = 0; i < self->fields->len; i++) {
+    if (strcmp (g_array_index (self->fields, Field, i).name, name) == 0)
+      return (gint) i;
+  }
+  return -1;
+}
+
+/**
+ * gcg_param_block_get_n_fields:
+ * @self: a #GcgParamBlock
+ *
+ * Returns: the number of fields
+ */
+guint
+gcg_param_block_get_n_fields (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  return self->fields->len;
+}
+
+/**
+ * gcg_param_block_get_size:
+ * @self: a #GcgParamBlock
+ *
+ * Returns: the size of the device struct in bytes, a multiple of 16
+ */
+gsize
+gcg_param_block_get_size (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  return (self->size + 15) & ~(gsize) 15;
+}
+
+/**
+ * gcg_param_block_get_field_offset:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ *
+ * Returns: the byte offset of the field in the device struct
+ */
+gsize
+gcg_param_block_get_field_offset (GcgParamBlock *self, guint index)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  g_return_val_if_fail (index < self->fields->len, 0);
+  return g_array_index (self->fields, Field, index).offset;
+}
+
+static gboolean
+out_of_range (const Field *field, const gchar *what, GError **error)
+{
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Value %s does not fit parameter \"%s\" (%s)", what, field->name,
+      g_enum_to_string (GCG_TYPE_SCALAR_TYPE, field->type));
+  return FALSE;
+}
+
+static Field *
+get_field (GcgParamBlock *self, guint index)
+{
+  return &g_array_index (self->fields, Field, index);
+}
+
+static void
+store_int (GcgParamBlock *self, const Field *field, gint64 value)
+{
+  guint8 *dst = self->staging + field->offset;
+  gint32 i32 = (gint32) value;
+  guint32 u32 = (guint32) value;
+  gfloat f = (gfloat) value;
+  gdouble d = (gdouble) value;
+
+  switch (field->type) {
+    case GCG_SCALAR_TYPE_INT32:
+      memcpy (dst, &i32, 4);
+      break;
+    case GCG_SCALAR_TYPE_UINT32:
+      memcpy (dst, &u32, 4);
+      break;
+    case GCG_SCALAR_TYPE_FLOAT:
+      memcpy (dst, &f, 4);
+      break;
+    case GCG_SCALAR_TYPE_DOUBLE:
+      memcpy (dst, &d, 8);
+      break;
+    default:
+      memcpy (dst, &value, 8);
+      break;
+  }
+}
+
+/**
+ * gcg_param_block_set_int:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ * @value: the new value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stages a value for the next gcg_param_block_update().  Integer fields
+ * refuse values outside their range; float fields take the nearest value.
+ *
+ * Returns: %TRUE on success; on error the field keeps its value
+ */
+gboolean
+gcg_param_block_set_int (GcgParamBlock *self, guint index, gint64 value,
+    GError **error)
+{
+  const Field *field;
+  gchar text[32];
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (index < self->fields->len, FALSE);
+
+  field = get_field (self, index);
+  g_snprintf (text, sizeof (text), "%" G_GINT64_FORMAT, value);
+  if ((field->type == GCG_SCALAR_TYPE_INT32
+          && (value < G_MININT32 || value > G_MAXINT32))
+      || (field->type == GCG_SCALAR_TYPE_UINT32
+          && (value < 0 || value > G_MAXUINT32))
+      || (field->type == GCG_SCALAR_TYPE_UINT64 && value < 0))
+    return out_of_range (field, text, error);
+  store_int (self, field, value);
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_set_uint:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ * @value: the new value (a device pointer for pointer fields)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Like gcg_param_block_set_int() for unsigned values.
+ *
+ * Returns: %TRUE on success; on error the field keeps its value
+ */
+gboolean
+gcg_param_block_set_uint (GcgParamBlock *self, guint index, guint64 value,
+    GError **error)
+{
+  const Field *field;
+  gchar text[32];
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (index < self->fields->len, FALSE);
+
+  field = get_field (self, index);
+  if (field->type == GCG_SCALAR_TYPE_UINT64) {
+    memcpy (self->staging + field->offset, &value, 8);
+    return TRUE;
+  }
+  if (value > G_MAXINT64) {
+    if (field->type == GCG_SCALAR_TYPE_FLOAT
+        || field->type == GCG_SCALAR_TYPE_DOUBLE)
+      return gcg_param_block_set_double (self, index, (gdouble) value, error);
+    g_snprintf (text, sizeof (text), "%" G_GUINT64_FORMAT, value);
+    return out_of_range (field, text, error);
+  }
+  return gcg_param_block_set_int (self, index, (gint64) value, error);
+}
+
+/**
+ * gcg_param_block_set_double:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ * @value: the new value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stages a value.  NaN is refused for every field (a NaN gain or offset
+ * would silently spoil every pixel); integer fields take only integral
+ * values within their range; float fields refuse finite values beyond
+ * FLT_MAX.
+ *
+ * Returns: %TRUE on success; on error the field keeps its value
+ */
+gboolean
+gcg_param_block_set_double (GcgParamBlock *self, guint index, gdouble value,
+    GError **error)
+{
+  const Field *field;
+  gchar text[G_ASCII_DTOSTR_BUF_SIZE];
+  gfloat f = (gfloat) value;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (index < self->fields->len, FALSE);
+
+  field = get_field (self, index);
+  g_ascii_dtostr (text, sizeof (text), value);
+  if (isnan (value))
+    return out_of_range (field, text, error);
+  switch (field->type) {
+    case GCG_SCALAR_TYPE_DOUBLE:
+      memcpy (self->staging + field->offset, &value, 8);
+      return TRUE;
+    case GCG_SCALAR_TYPE_FLOAT:
+      if (isinf (f) && !isinf (value))
+        return out_of_range (field, text, error);
+      memcpy (self->staging + field->offset, &f, 4);
+      return TRUE;
+    case GCG_SCALAR_TYPE_UINT64:
+      if (value != floor (value) || value < 0 || value >= 18446744073709551616.0)
+        return out_of_range (field, text, error);
+      return gcg_param_block_set_uint (self, index, (guint64) value, error);
+    default:
+      if (value != floor (value) || value < -9223372036854775808.0
+          || value >= 9223372036854775808.0)
+        return out_of_range (field, text, error);
+      return gcg_param_block_set_int (self, index, (gint64) value, error);
+  }
+}
+
+/**
+ * gcg_param_block_set_value:
+ * @self: a #GcgParamBlock
+ * @name: a field name
+ * @value: a #GValue holding a number (any integer type, float, double or
+ *   boolean)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stages a value by field name, for bindings and for named values taken
+ * from metadata.  Same checks as the typed setters.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gcg_param_block_set_value (GcgParamBlock *self, const gchar *name,
+    const GValue *value, GError **error)
+{
+  gint index;
+  GValue as_double = G_VALUE_INIT;
+  gdouble d;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (name != NULL && G_IS_VALUE (value), FALSE);
+
+  index = gcg_param_block_lookup (self, name);
+  if (index < 0) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter block has no field \"%s\"", name);
+    return FALSE;
+  }
+  if (G_VALUE_HOLDS_UINT64 (value))
+    return gcg_param_block_set_uint (self, index, g_value_get_uint64 (value),
+        error);
+  if (G_VALUE_HOLDS_INT64 (value))
+    return gcg_param_block_set_int (self, index, g_value_get_int64 (value),
+        error);
+  g_value_init (&as_double, G_TYPE_DOUBLE);
+  if (!g_value_type_transformable (G_VALUE_TYPE (value), G_TYPE_DOUBLE)
+      || !g_value_transform (value, &as_double)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter \"%s\": a %s is not a number", name,
+        G_VALUE_TYPE_NAME (value));
+    return FALSE;
+  }
+  d = g_value_get_double (&as_double);
+  return gcg_param_block_set_double (self, index, d, error);
+}
+
+/**
+ * gcg_param_block_get_double:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ *
+ * Returns: the staged value of a field, converted to double
+ */
+gdouble
+gcg_param_block_get_double (GcgParamBlock *self, guint index)
+{
+  const Field *field;
+  const guint8 *src;
+  union { gint32 i32; guint32 u32; gint64 i64; guint64 u64; gfloat f;
+    gdouble d; } v;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  g_return_val_if_fail (index < self->fields->len, 0);
+
+  field = get_field (self, index);
+  src = self->staging + field->offset;
+  memcpy (&v, src, scalar_size (field->type));
+  switch (field->type) {
+    case GCG_SCALAR_TYPE_INT32: return v.i32;
+    case GCG_SCALAR_TYPE_UINT32: return v.u32;
+    case GCG_SCALAR_TYPE_INT64: return (gdouble) v.i64;
+    case GCG_SCALAR_TYPE_UINT64: return (gdouble) v.u64;
+    case GCG_SCALAR_TYPE_FLOAT: return v.f;
+    default: return v.d;
+  }
+}
+
+static gboolean
+allocate_device (GcgParamBlock *self, GError **error)
+{
+  gsize size = gcg_param_block_get_size (self);
+
+  self->slot_stride = (size + SLOT_ALIGN - 1) & ~(gsize) (SLOT_ALIGN - 1);
+  if (!GCG_CU_OK (error, cuMemAlloc, &self->device, size)
+      || !GCG_CU_OK (error, cuMemHostAlloc, (void **) &self->ring,
+          self->slot_stride * self->ring_depth, CU_MEMHOSTALLOC_PORTABLE))
+    return FALSE;
+  for (guint i = 0; i < self->ring_depth; i++) {
+    if (!GCG_CU_OK (error, cuEventCreate, &self->slot_events[i],
+            CU_EVENT_DISABLE_TIMING))
+      return FALSE;
+  }
+  /* The device struct starts with the staged values, not garbage. */
+  return GCG_CU_OK (error, cuMemcpyHtoD, self->device, self->staging, size);
+}
+
+/**
+ * gcg_param_block_allocate:
+ * @self: a #GcgParamBlock with at least one field
+ * @context: the #GcgContext the device struct lives on
+ * @ring_depth: number of pinned staging slots, 0 for the default (8)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Allocates the device struct (initialised with the staged values) and the
+ * pinned ring, and freezes the layout.  Device addresses are valid from
+ * now on, so this must happen before any capture that records them.
+ *
+ * Returns: %TRUE on success; on error nothing stays allocated
+ */
+gboolean
+gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
+    guint ring_depth, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (GCG_IS_CONTEXT (context), FALSE);
+  g_return_val_if_fail (self->context == NULL, FALSE);
+  g_return_val_if_fail (ring_depth <= MAX_RING_DEPTH, FALSE);
+
+  if (self->fields->len == 0) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A parameter block needs at least one field before allocation");
+    return FALSE;
+  }
+  if (!gcg__context_guard_enter (&guard, context, error))
+    return FALSE;
+  self->context = g_object_ref (context);
+  self->ring_depth = ring_depth ? ring_depth : DEFAULT_RING_DEPTH;
+  self->slot_events = g_new0 (CUevent, self->ring_depth);
+  self->slot_pending = g_new0 (gboolean, self->ring_depth);
+  if (!allocate_device (self, error)) {
+    release_device (self);
+    g_clear_object (&self->context);
+    g_clear_pointer (&self->slot_events, g_free);
+    g_clear_pointer (&self->slot_pending, g_free);
+    self->ring_depth = 0;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_is_allocated:
+ * @self: a #GcgParamBlock
+ *
+ * Returns: %TRUE once gcg_param_block_allocate() succeeded
+ */
+gboolean
+gcg_param_block_is_allocated (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  return self->device != 0;
+}
+
+/**
+ * gcg_param_block_get_device_ptr:
+ * @self: an allocated #GcgParamBlock
+ *
+ * Returns: the device address of the struct (a CUdeviceptr), 0 before
+ *   allocation
+ */
+guint64
+gcg_param_block_get_device_ptr (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  return self->device;
+}
+
+/**
+ * gcg_param_block_get_field_device_ptr:
+ * @self: an allocated #GcgParamBlock
+ * @index: a field index
+ *
+ * Returns: the device address of one field, for kernels that take a
+ *   pointer to a single value; 0 before allocation
+ */
+guint64
+gcg_param_block_get_field_device_ptr (GcgParamBlock *self, guint index)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  g_return_val_if_fail (index < self->fields->len, 0);
+  if (self->device == 0)
+    return 0;
+  return self->device + get_field (self, index)->offset;
+}
+
+/* Makes sure the slot's previous copy is done before it is rewritten. */
+static gboolean
+claim_slot (GcgParamBlock *self, guint slot, GError **error)
+{
+  CUresult res;
+
+  if (!self->slot_pending[slot])
+    return TRUE;
+  res = GCG_CU (cuEventQuery, self->slot_events[slot]);
+  if (res == CUDA_ERROR_NOT_READY) {
+    self->slot_wait_count++;
+    res = GCG_CU (cuEventSynchronize, self->slot_events[slot]);
+  }
+  if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__,
+          __LINE__, G_STRFUNC))
+    return FALSE;
+  self->slot_pending[slot] = FALSE;
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_update:
+ * @self: an allocated #GcgParamBlock
+ * @stream: the stream the reading work (a graph replay) runs on
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues one host-to-device copy of every staged value on @stream, to be
+ * followed by the replay that reads them.  Waits only when the host is a
+ * whole ring ahead of the GPU.  Never call this inside a capture: the copy
+ * would be recorded with one slot's address.
+ *
+ * Returns: %TRUE on success; on error the device struct keeps its values
+ */
+gboolean
+gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
+    GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUstream cu_stream;
+  guint slot;
+  guint8 *src;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (GCG_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (self->device != 0, FALSE);
+
+  slot = self->next_slot;
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || !claim_slot (self, slot, error))
+    return FALSE;
+  src = self->ring + (gsize) slot * self->slot_stride;
+  memcpy (src, self->staging, gcg_param_block_get_size (self));
+  cu_stream = gcg__stream_get_cu (stream);
+  if (!GCG_CU_OK (error, cuMemcpyHtoDAsync, self->device, src,
+          gcg_param_block_get_size (self), cu_stream))
+    return FALSE;
+  /* If the event cannot be recorded, finish the copy now so the slot is
+   * free again and nothing is left pending. */
+  if (!GCG_CU_OK (error, cuEventRecord, self->slot_events[slot], cu_stream)) {
+    GCG_CU_WARN (cuStreamSynchronize, cu_stream);
+    return FALSE;
+  }
+  self->slot_pending[slot] = TRUE;
+  self->next_slot = (slot + 1) % self->ring_depth;
+  self->update_count++;
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_get_update_count:
+ * @self: a #GcgParamBlock
+ *
+ * Returns: the number of refreshes issued
+ */
+guint64
+gcg_param_block_get_update_count (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  return self->update_count;
+}
+
+/**
+ * gcg_param_block_get_slot_wait_count:
+ * @self: a #GcgParamBlock
+ *
+ * Returns: the number of updates that had to wait for a slot
+ */
+guint64
+gcg_param_block_get_slot_wait_count (GcgParamBlock *self)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  return self->slot_wait_count;
+}
