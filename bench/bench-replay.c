@@ -1,0 +1,231 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Eager launches against graph replay, for chains of 1, 10, 30 and 100
+ * small kernels (gcg_test_add_u32 on 256 values, one block each).
+ *
+ * Per frame, one frame at a time:
+ *   eager: launch the N kernels, then wait for the stream;
+ *   graph: one stream-ordered H→D copy of a device scalar (the per-frame
+ *          parameter), one graph launch, then wait for the stream.
+ * "host µs" is the time spent queueing a frame, "wall µs" queueing plus
+ * waiting for it to complete.  Without a GPU it prints one line and exits
+ * 77 (skipped).
+ *
+ *   bench-replay [--frames=2000] [--warmup=200]
+ */
+#include <gcg.h>
+#include "gcg-context-private.h"
+#include "gcg-stream-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define N_VALUES 256u
+
+typedef struct
+{
+  GcgContext *ctx;
+  GcgStream *stream;
+  CUfunction add;
+  CUdeviceptr data;
+  GcgDeviceScalar *value;
+  guint frames, warmup;
+} Bench;
+
+typedef struct
+{
+  gdouble host_us;
+  gdouble wall_us;
+} Timing;
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+static void
+die (const gchar *what, GError *error)
+{
+  fprintf (stderr, "bench-replay: %s: %s\n", what,
+      error ? error->message : "failed");
+  exit (1);
+}
+
+static void
+enqueue_chain (Bench *b, guint kernels)
+{
+  GError *error = NULL;
+  guint32 n = N_VALUES;
+  CUdeviceptr value = gcg_device_scalar_get_device_ptr (b->value);
+  void *params[] = { &b->data, &n, &value };
+
+  for (guint k = 0; k < kernels; k++) {
+    if (!GCG_CU_OK (&error, cuLaunchKernel, b->add, 1, 1, 1, N_VALUES, 1, 1,
+            0, gcg__stream_get_cu (b->stream), params, NULL))
+      die ("cuLaunchKernel", error);
+  }
+}
+
+static void
+wait_stream (Bench *b)
+{
+  GError *error = NULL;
+
+  if (!gcg_stream_synchronize (b->stream, &error))
+    die ("synchronize", error);
+}
+
+static void
+graph_frame (Bench *b, GcgGraph *graph, guint frame)
+{
+  GError *error = NULL;
+
+  if (!gcg_device_scalar_set_uint (b->value, frame & 7, &error)
+      || !gcg_device_scalar_update (b->value, b->stream, &error)
+      || !gcg_graph_launch (graph, b->stream, &error))
+    die ("graph frame", error);
+}
+
+/* Times @frames frames after @warmup untimed ones. */
+static Timing
+time_frames (Bench *b, guint kernels, GcgGraph *graph)
+{
+  gint64 host = 0, wall = 0;
+  Timing t;
+
+  for (guint f = 0; f < b->warmup + b->frames; f++) {
+    gint64 t0 = now_ns (), t1;
+
+    if (graph)
+      graph_frame (b, graph, f);
+    else
+      enqueue_chain (b, kernels);
+    t1 = now_ns ();
+    wait_stream (b);
+    if (f >= b->warmup) {
+      host += t1 - t0;
+      wall += now_ns () - t0;
+    }
+  }
+  t.host_us = host / 1e3 / b->frames;
+  t.wall_us = wall / 1e3 / b->frames;
+  return t;
+}
+
+static GcgGraph *
+capture_chain (Bench *b, guint kernels)
+{
+  GError *error = NULL;
+  GcgCapture *capture;
+  GcgGraph *graph;
+
+  capture = gcg_capture_begin (b->stream, GCG_CAPTURE_MODE_DEFAULT, &error);
+  if (!capture)
+    die ("capture", error);
+  enqueue_chain (b, kernels);
+  graph = gcg_capture_finish (capture, &error);
+  g_object_unref (capture);
+  if (!graph || !gcg_graph_upload (graph, b->stream, &error))
+    die ("capture", error);
+  return graph;
+}
+
+static void
+run_row (Bench *b, guint kernels)
+{
+  GcgGraph *graph = capture_chain (b, kernels);
+  Timing eager = time_frames (b, kernels, NULL);
+  Timing replay = time_frames (b, kernels, graph);
+
+  printf ("%7u | %10.2f | %10.2f | %10.2f | %10.2f | %11.2f | %11.2f\n",
+      kernels, eager.host_us, eager.wall_us, replay.host_us, replay.wall_us,
+      eager.host_us / replay.host_us, eager.wall_us / replay.wall_us);
+  fflush (stdout);
+  g_object_unref (graph);
+}
+
+static GcgContext *
+open_gpu (void)
+{
+  g_autoptr (GError) error = NULL;
+  GcgContext *ctx = NULL;
+
+  if (gcg_context_get_device_count (&error) > 0)
+    ctx = gcg_context_new (0, &error);
+  if (ctx == NULL) {
+    printf ("bench-replay: skipped, no CUDA device (%s)\n",
+        error ? error->message : "device count is 0");
+    exit (77);
+  }
+  return ctx;
+}
+
+static void
+setup (Bench *b)
+{
+  GError *error = NULL;
+
+  b->ctx = open_gpu ();
+  if (!(b->stream = gcg_stream_new (b->ctx, &error))
+      || !gcg_context_push (b->ctx, &error)
+      || !(b->add = gcg__context_get_function (b->ctx, "gcg_test_add_u32",
+              &error))
+      || !GCG_CU_OK (&error, cuMemAlloc, &b->data, N_VALUES * 4)
+      || !GCG_CU_OK (&error, cuMemsetD32Async, b->data, 0, N_VALUES,
+          gcg__stream_get_cu (b->stream))
+      || !(b->value = gcg_device_scalar_new (b->ctx, GCG_SCALAR_TYPE_UINT32,
+              &error))
+      || !gcg_device_scalar_set_uint (b->value, 1, &error)
+      || !gcg_device_scalar_update (b->value, b->stream, &error))
+    die ("setup", error);
+  wait_stream (b);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const guint chains[] = { 1, 10, 30, 100 };
+  Bench b = { 0 };
+  gint frames = 2000, warmup = 200;
+  GOptionEntry entries[] = {
+    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per row", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N"},
+    {NULL}
+  };
+  g_autoptr (GOptionContext) options = g_option_context_new ("");
+  g_autoptr (GError) error = NULL;
+
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse (options, &argc, &argv, &error) || frames < 1
+      || warmup < 0) {
+    fprintf (stderr, "bench-replay: %s\n",
+        error ? error->message : "--frames must be ≥ 1, --warmup ≥ 0");
+    return 2;
+  }
+  b.frames = frames;
+  b.warmup = warmup;
+  setup (&b);
+
+  printf ("bench-replay: %s, %u frames per row after %u warm-up, one frame "
+      "at a time\n", gcg_context_get_name (b.ctx), b.frames, b.warmup);
+  printf ("kernels | eager host | eager wall | graph host | graph wall | "
+      " host ratio |  wall ratio\n");
+  printf ("        |   µs/frame |   µs/frame |   µs/frame |   µs/frame | "
+      "eager/graph | eager/graph\n");
+  for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
+    run_row (&b, chains[i]);
+
+  GCG_CU_WARN (cuMemFree, b.data);
+  g_clear_object (&b.value);
+  gcg_context_pop (b.ctx, NULL);
+  g_clear_object (&b.stream);
+  g_clear_object (&b.ctx);
+  return 0;
+}
