@@ -11,8 +11,7 @@
 #pragma once
 
 #include "gcg-test-util.h"
-#include "gcg-context-private.h"
-#include "gcg-stream-private.h"
+#include "gcg-capture-private.h"
 
 #define CHAIN_N 4096u
 #define CHAIN_KERNELS 6u
@@ -226,3 +225,59 @@ assert_stream_idle (Chain *c)
   g_assert_no_error (error);
   g_assert_cmpint (status, ==, GCG_CAPTURE_STATUS_NONE);
 }
+
+/* Queues one replay with frame @frame's values and checks its output. */
+static inline void
+chain_replay_and_check (Chain *c, GcgGraph *graph, CUdeviceptr out,
+    guint32 step, guint extra, guint frame)
+{
+  g_autoptr (GError) error = NULL;
+  guint32 v[CHAIN_N_SCALARS];
+
+  chain_values (frame, v);
+  chain_set (c, v);
+  g_assert_true (gcg_graph_launch (graph, c->stream, &error));
+  g_assert_no_error (error);
+  chain_check (c, out, step, v, extra);
+}
+
+static inline CUmemoryPool
+chain_current_mem_pool (Chain *c)
+{
+  g_autoptr (GError) error = NULL;
+  CUmemoryPool pool = NULL;
+
+  g_assert_true (GCG_CU_OK (&error, cuDeviceGetMemPool, &pool,
+          gcg__context_get_cu_device (c->ctx)));
+  return pool;
+}
+
+/* The fixture of the capture tests.  Whatever a test did, at its end no
+ * graph handle is left and the device's memory pool is the one it had. */
+typedef struct
+{
+  Chain chain;
+  gint live_handles;
+  CUmemoryPool original;
+} ChainFixture;
+
+static inline void
+chain_fixture_setup (ChainFixture *f, gconstpointer data)
+{
+  f->live_handles = gcg__graph_debug_live_handles ();
+  if (chain_setup (&f->chain))
+    f->original = chain_current_mem_pool (&f->chain);
+}
+
+static inline void
+chain_fixture_teardown (ChainFixture *f, gconstpointer data)
+{
+  if (f->chain.ctx)
+    g_assert_true (chain_current_mem_pool (&f->chain) == f->original);
+  chain_teardown (&f->chain);
+  g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
+}
+
+#define CHAIN_TEST_ADD(path, fn) \
+  g_test_add (path, ChainFixture, NULL, chain_fixture_setup, fn, \
+      chain_fixture_teardown)

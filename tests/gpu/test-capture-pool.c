@@ -10,42 +10,6 @@
  * Skips (TAP) without a driver.
  */
 #include "gcg-test-chain.h"
-#include "gcg-capture-private.h"
-
-typedef struct
-{
-  Chain chain;
-  gint live_handles;
-  CUmemoryPool original;        /* the device's current pool at setup */
-} Fixture;
-
-static CUmemoryPool
-current_mem_pool (Chain *c)
-{
-  g_autoptr (GError) error = NULL;
-  CUmemoryPool pool = NULL;
-
-  g_assert_true (GCG_CU_OK (&error, cuDeviceGetMemPool, &pool,
-          gcg__context_get_cu_device (c->ctx)));
-  return pool;
-}
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->live_handles = gcg__graph_debug_live_handles ();
-  if (chain_setup (&f->chain))
-    f->original = current_mem_pool (&f->chain);
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  if (f->chain.ctx)
-    g_assert_true (current_mem_pool (&f->chain) == f->original);
-  chain_teardown (&f->chain);
-  g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
-}
 
 static GcgGraph *
 capture_with_pool (Chain *c, GcgCapturePool *pool, CUdeviceptr out,
@@ -64,20 +28,6 @@ capture_with_pool (Chain *c, GcgCapturePool *pool, CUdeviceptr out,
   g_assert_no_error (error);
   g_assert_true (gcg_graph_get_pool (graph) == pool);
   return graph;
-}
-
-static void
-launch_and_check (Chain *c, GcgGraph *graph, CUdeviceptr out, guint32 step,
-    guint frame)
-{
-  g_autoptr (GError) error = NULL;
-  guint32 v[CHAIN_N_SCALARS];
-
-  chain_values (frame, v);
-  chain_set (c, v);
-  g_assert_true (gcg_graph_launch (graph, c->stream, &error));
-  g_assert_no_error (error);
-  chain_check (c, out, step, v, 0);
 }
 
 typedef struct
@@ -124,7 +74,7 @@ keep_counter (GcgCapturePool *pool, guint *released)
 /* Done-when 4 (last part): kept buffers are released exactly when the
  * last graph holding the pool and the pool itself are gone. */
 static void
-test_keeps_buffers_until_last_holder (Fixture *f, gconstpointer data)
+test_keeps_buffers_until_last_holder (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   GcgCapturePool *pool;
@@ -144,10 +94,10 @@ test_keeps_buffers_until_last_holder (Fixture *f, gconstpointer data)
 
   g_object_unref (pool);
   g_assert_cmpuint (released, ==, 0);
-  launch_and_check (c, first, buf, 3, 1);
+  chain_replay_and_check (c, first, buf, 3, 0, 1);
   g_object_unref (first);
   g_assert_cmpuint (released, ==, 0);
-  launch_and_check (c, second, buf, 5, 2);
+  chain_replay_and_check (c, second, buf, 5, 0, 2);
   g_object_unref (second);
   g_assert_cmpuint (released, ==, 3);
 
@@ -156,7 +106,7 @@ test_keeps_buffers_until_last_holder (Fixture *f, gconstpointer data)
   pool = gcg_capture_pool_new ();
   buf = keep_new_buffer (pool, &released);
   first = capture_with_pool (c, pool, buf, 7);
-  launch_and_check (c, first, buf, 7, 3);
+  chain_replay_and_check (c, first, buf, 7, 0, 3);
   g_object_unref (first);
   g_assert_cmpuint (released, ==, 0);
   g_object_unref (pool);
@@ -172,7 +122,7 @@ mark_ran (GcgStream *stream, gpointer data, GError **error)
 
 /* Done-when 4 (middle part): a sealed pool refuses to begin a capture. */
 static void
-test_sealed_pool_refuses (Fixture *f, gconstpointer data)
+test_sealed_pool_refuses (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapturePool) pool = gcg_capture_pool_new ();
@@ -204,7 +154,7 @@ test_sealed_pool_refuses (Fixture *f, gconstpointer data)
   gcg_capture_pool_unseal (pool);
   graph = capture_with_pool (c, pool, c->out[0], 3);
   gcg_capture_pool_seal (pool);
-  launch_and_check (c, graph, c->out[0], 3, 4);
+  chain_replay_and_check (c, graph, c->out[0], 3, 0, 4);
 }
 
 typedef struct
@@ -231,7 +181,7 @@ into_pool_prologue (GcgStream *stream, gpointer data, GError **error)
         "prologue failed on purpose");
     return FALSE;
   }
-  job->seen_in_prologue = current_mem_pool (job->chain);
+  job->seen_in_prologue = chain_current_mem_pool (job->chain);
   return GCG_CU_OK (error, cuMemAllocAsync, &job->buf,
       CHAIN_N * sizeof (guint32), gcg__stream_get_cu (stream))
       && gcg_stream_synchronize (stream, error)
@@ -258,7 +208,7 @@ into_pool_body (GcgStream *stream, gpointer data, GError **error)
 }
 
 static GcgGraph *
-run_into_pool (Fixture *f, GcgCapturePool *pool, IntoPool *job,
+run_into_pool (ChainFixture *f, GcgCapturePool *pool, IntoPool *job,
     GError **error)
 {
   GcgGraph *graph;
@@ -269,7 +219,7 @@ run_into_pool (Fixture *f, GcgCapturePool *pool, IntoPool *job,
       GCG_CAPTURE_MODE_DEFAULT, into_pool_prologue, job, into_pool_body, job,
       error);
   /* Done-when 6: whatever happened, the device's pool is the original. */
-  g_assert_true (current_mem_pool (&f->chain) == f->original);
+  g_assert_true (chain_current_mem_pool (&f->chain) == f->original);
   assert_stream_idle (&f->chain);
   g_assert_true (gcg_stream_synchronize (f->chain.stream, NULL));
   if (job->buf) {
@@ -281,7 +231,7 @@ run_into_pool (Fixture *f, GcgCapturePool *pool, IntoPool *job,
 }
 
 static void
-check_into_pool_fails (Fixture *f, GcgCapturePool *pool, IntoPool *job,
+check_into_pool_fails (ChainFixture *f, GcgCapturePool *pool, IntoPool *job,
     gint code, const gchar *message)
 {
   g_autoptr (GError) error = NULL;
@@ -298,7 +248,7 @@ check_into_pool_fails (Fixture *f, GcgCapturePool *pool, IntoPool *job,
 /* Done-when 6: capture-into-pool serves the prologue from the private
  * pool and restores the device's pool on success and on every failure. */
 static void
-test_into_pool_restores_mem_pool (Fixture *f, gconstpointer data)
+test_into_pool_restores_mem_pool (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapturePool) pool = NULL;
@@ -319,13 +269,13 @@ test_into_pool_restores_mem_pool (Fixture *f, gconstpointer data)
   graph = gcg_capture_into_pool (c->stream, pool, GCG_CAPTURE_MODE_DEFAULT,
       into_pool_prologue, &job, into_pool_body, &job, &error);
   g_assert_no_error (error);
-  g_assert_true (current_mem_pool (c) == f->original);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
   g_assert_true (job.seen_in_prologue == job.private_pool);
   g_assert_true (job.buffer_pool == job.private_pool);
   g_assert_true (gcg_graph_get_pool (graph) == pool);
   g_assert_cmpuint (gcg_graph_get_node_count (graph), ==, CHAIN_KERNELS);
   for (guint frame = 0; frame < 3; frame++)
-    launch_and_check (c, graph, job.buf, 3, frame);
+    chain_replay_and_check (c, graph, job.buf, 3, 0, frame);
   g_object_unref (graph);
   g_assert_true (gcg_capture_pool_free (pool, c->stream, job.buf, &error));
   job.buf = 0;
@@ -350,7 +300,7 @@ test_into_pool_restores_mem_pool (Fixture *f, gconstpointer data)
 /* The guard alone swaps the device's pool for the capture window only,
  * and its disposal puts the original back. */
 static void
-test_guard_swaps_mem_pool (Fixture *f, gconstpointer data)
+test_guard_swaps_mem_pool (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapturePool) pool = NULL;
@@ -364,11 +314,11 @@ test_guard_swaps_mem_pool (Fixture *f, gconstpointer data)
   capture = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED,
       pool, &error);
   g_assert_no_error (error);
-  g_assert_true (current_mem_pool (c) ==
+  g_assert_true (chain_current_mem_pool (c) ==
       gcg_capture_pool_get_mem_pool_handle (pool));
   g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
   g_object_unref (capture);
-  g_assert_true (current_mem_pool (c) == f->original);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
   assert_stream_idle (c);
 
   /* A begin that fails in the driver restores it too. */
@@ -378,14 +328,14 @@ test_guard_swaps_mem_pool (Fixture *f, gconstpointer data)
   g_assert_true (gcg_fault_inject (NULL, NULL));
   g_assert_null (capture);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
-  g_assert_true (current_mem_pool (c) == f->original);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
   chain_check_eager (c, 2);
 }
 
 /* Allocation from the private pool: served from it eagerly, refused on a
  * capturing stream. */
 static void
-test_pool_alloc (Fixture *f, gconstpointer data)
+test_pool_alloc (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapturePool) pool = NULL;
@@ -463,7 +413,7 @@ pool_used (GcgCapturePool *pool)
 /* Measurement, part 1: cuMemAllocAsync and cuMemFreeAsync in a capture
  * become MEM_ALLOC / MEM_FREE nodes. */
 static void
-test_alloc_in_capture_freed (Fixture *f, gconstpointer data)
+test_alloc_in_capture_freed (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   CUstream cu;
@@ -498,7 +448,7 @@ test_alloc_in_capture_freed (Fixture *f, gconstpointer data)
   g_assert_cmpuint (counts[CU_GRAPH_NODE_TYPE_MEM_FREE], ==, 1);
   g_assert_cmpuint (gcg_graph_get_alloc_node_count (graph), ==, 1);
   for (guint frame = 0; frame < 3; frame++)
-    launch_and_check (c, graph, c->out[0], 3, frame + 40);
+    chain_replay_and_check (c, graph, c->out[0], 3, 0, frame + 40);
 }
 
 /* Measurement, part 2: with a private pool as the device's current pool,
@@ -506,7 +456,7 @@ test_alloc_in_capture_freed (Fixture *f, gconstpointer data)
  * touches the private pool, and (left unfreed) needs AUTO_FREE_ON_LAUNCH
  * to be replayed; its memory shows as device graph memory. */
 static void
-test_alloc_in_capture_unfreed (Fixture *f, gconstpointer data)
+test_alloc_in_capture_unfreed (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   CUstream cu;
@@ -532,7 +482,7 @@ test_alloc_in_capture_unfreed (Fixture *f, gconstpointer data)
   g_assert_true (chain_enqueue (c, tmp, 3, 0, &error));
   graph = gcg_capture_finish (capture, &error);
   g_assert_no_error (error);
-  g_assert_true (current_mem_pool (c) == f->original);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
 
   count_node_types (graph, counts);
   g_assert_cmpuint (counts[CU_GRAPH_NODE_TYPE_MEM_ALLOC], ==, 1);
@@ -540,7 +490,7 @@ test_alloc_in_capture_unfreed (Fixture *f, gconstpointer data)
   g_assert_cmpuint (gcg_graph_get_alloc_node_count (graph), ==, 1);
   /* Replaying an unfreed allocation works only with auto-free. */
   for (guint frame = 0; frame < 3; frame++)
-    launch_and_check (c, graph, tmp, 3, frame + 50);
+    chain_replay_and_check (c, graph, tmp, 3, 0, frame + 50);
 
   used_after = pool_used (pool);
   g_assert_true (gcg_graph_get_device_graph_memory (graph, &graph_used,
@@ -561,8 +511,7 @@ test_alloc_in_capture_unfreed (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
 }
 
-#define ADD(path, fn) \
-  g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+#define ADD CHAIN_TEST_ADD
 
 int
 main (int argc, char **argv)

@@ -10,28 +10,6 @@
  * injected driver faults.  Skips (TAP) without a driver.
  */
 #include "gcg-test-chain.h"
-#include "gcg-capture-private.h"
-
-typedef struct
-{
-  Chain chain;
-  gint live_handles;
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->live_handles = gcg__graph_debug_live_handles ();
-  chain_setup (&f->chain);
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  chain_teardown (&f->chain);
-  /* Every graph of the test is gone: so is every handle. */
-  g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
-}
 
 static GcgGraph *
 capture_chain (Chain *c, GcgCaptureMode mode, CUdeviceptr out, guint32 step,
@@ -60,7 +38,7 @@ capture_chain (Chain *c, GcgCaptureMode mode, CUdeviceptr out, guint32 step,
 /* Done-when 1: ≥ 5 kernels, graph == eager over several replays, device
  * scalars changed between replays with no new capture. */
 static void
-test_chain_graph_matches_eager (Fixture *f, gconstpointer data)
+test_chain_graph_matches_eager (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -101,7 +79,7 @@ test_chain_graph_matches_eager (Fixture *f, gconstpointer data)
 /* Done-when 2: eager allocations and frees, stream-ordered from the
  * device's default pool and synchronous, between replays. */
 static void
-test_eager_allocations_between_replays (Fixture *f, gconstpointer data)
+test_eager_allocations_between_replays (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   CUstream cu;
@@ -143,7 +121,7 @@ test_eager_allocations_between_replays (Fixture *f, gconstpointer data)
 /* Done-when 3: a forbidden call during capture invalidates it; finish
  * fails with CAPTURE_INVALIDATED; the stream works afterwards. */
 static void
-test_invalidated_capture (Fixture *f, gconstpointer data)
+test_invalidated_capture (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapture) capture = NULL;
@@ -185,7 +163,7 @@ test_invalidated_capture (Fixture *f, gconstpointer data)
 /* Done-when 4 (first part): an abandoned guard, active or invalidated,
  * ends the capture silently and leaves the stream usable. */
 static void
-test_abandoned_guard (Fixture *f, gconstpointer data)
+test_abandoned_guard (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GError) error = NULL;
@@ -222,7 +200,7 @@ test_abandoned_guard (Fixture *f, gconstpointer data)
 }
 
 static void
-test_begin_twice_refused (Fixture *f, gconstpointer data)
+test_begin_twice_refused (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapture) capture = NULL;
@@ -245,7 +223,7 @@ test_begin_twice_refused (Fixture *f, gconstpointer data)
 }
 
 static void
-test_every_mode_replays (Fixture *f, gconstpointer data)
+test_every_mode_replays (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   const GcgCaptureMode modes[] = { GCG_CAPTURE_MODE_GLOBAL,
@@ -269,7 +247,7 @@ test_every_mode_replays (Fixture *f, gconstpointer data)
 }
 
 static void
-test_upload_idempotent (Fixture *f, gconstpointer data)
+test_upload_idempotent (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -298,7 +276,7 @@ test_upload_idempotent (Fixture *f, gconstpointer data)
 }
 
 static void
-test_dump_dot (Fixture *f, gconstpointer data)
+test_dump_dot (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -338,7 +316,7 @@ fail_silently (GcgStream *stream, gpointer data, GError **error)
 }
 
 static void
-test_capture_callable (Fixture *f, gconstpointer data)
+test_capture_callable (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   ChainJob job = { c, c->out[0], 4, 1 };
@@ -376,7 +354,7 @@ test_capture_callable (Fixture *f, gconstpointer data)
 /* A driver call failing at each step of a capture leaves no capture, no
  * handle and a working stream behind. */
 static void
-check_fault (Fixture *f, const gchar *spec, const gchar *failed_call)
+check_fault (ChainFixture *f, const gchar *spec, const gchar *failed_call)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgCapture) capture = NULL;
@@ -401,7 +379,7 @@ check_fault (Fixture *f, const gchar *spec, const gchar *failed_call)
 }
 
 static void
-test_fault_injection (Fixture *f, gconstpointer data)
+test_fault_injection (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -431,8 +409,7 @@ test_fault_injection (Fixture *f, gconstpointer data)
   g_assert_cmpuint (gcg_graph_get_replay_count (graph), ==, 1);
 }
 
-#define ADD(path, fn) \
-  g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+#define ADD CHAIN_TEST_ADD
 
 int
 main (int argc, char **argv)

@@ -9,27 +9,6 @@
  * (TAP) without a driver.
  */
 #include "gcg-test-chain.h"
-#include "gcg-capture-private.h"
-
-typedef struct
-{
-  Chain chain;
-  gint live_handles;
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->live_handles = gcg__graph_debug_live_handles ();
-  chain_setup (&f->chain);
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  chain_teardown (&f->chain);
-  g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
-}
 
 static GcgCapture *
 capture_chain (Chain *c, GcgCapturePool *pool, CUdeviceptr out, guint32 step,
@@ -45,23 +24,9 @@ capture_chain (Chain *c, GcgCapturePool *pool, CUdeviceptr out, guint32 step,
   return capture;
 }
 
-static void
-launch_and_check (Chain *c, GcgGraph *graph, CUdeviceptr out, guint32 step,
-    guint extra, guint frame)
-{
-  g_autoptr (GError) error = NULL;
-  guint32 v[CHAIN_N_SCALARS];
-
-  chain_values (frame, v);
-  chain_set (c, v);
-  g_assert_true (gcg_graph_launch (graph, c->stream, &error));
-  g_assert_no_error (error);
-  chain_check (c, out, step, v, extra);
-}
-
 /* Done-when 8. */
 static void
-test_update_then_reinstantiate (Fixture *f, gconstpointer data)
+test_update_then_reinstantiate (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -78,7 +43,7 @@ test_update_then_reinstantiate (Fixture *f, gconstpointer data)
   graph = gcg_capture_finish (capture, &error);
   g_assert_no_error (error);
   g_clear_object (&capture);
-  launch_and_check (c, graph, c->out[0], 3, 0, 1);
+  chain_replay_and_check (c, graph, c->out[0], 3, 0, 1);
   g_assert_true (gcg_graph_upload (graph, c->stream, &error));
   exec = gcg_graph_get_handle (graph);
 
@@ -95,7 +60,7 @@ test_update_then_reinstantiate (Fixture *f, gconstpointer data)
   g_assert_cmpuint (gcg_graph_get_node_count (graph), ==, CHAIN_KERNELS);
   g_clear_object (&capture);
   /* out[0] keeps frame 1's result: the updated graph writes out[1] only. */
-  launch_and_check (c, graph, c->out[1], 5, 0, 2);
+  chain_replay_and_check (c, graph, c->out[1], 5, 0, 2);
   chain_values (1, v);
   chain_check (c, c->out[0], 3, v, 0);
 
@@ -108,21 +73,21 @@ test_update_then_reinstantiate (Fixture *f, gconstpointer data)
   g_assert_null (gcg_graph_get_pool (graph));
   g_assert_cmpuint (gcg_graph_get_node_count (graph), ==, CHAIN_KERNELS + 3);
   g_clear_object (&capture);
-  launch_and_check (c, graph, c->out[0], 7, 3, 3);
-  launch_and_check (c, graph, c->out[0], 7, 3, 4);
+  chain_replay_and_check (c, graph, c->out[0], 7, 3, 3);
+  chain_replay_and_check (c, graph, c->out[0], 7, 3, 4);
 
   /* And back to the short chain, in place of the long one. */
   capture = capture_chain (c, NULL, c->out[1], 2, 0);
   g_assert_true (gcg_graph_update_from_capture (graph, capture, NULL, &error));
   g_assert_no_error (error);
   g_clear_object (&capture);
-  launch_and_check (c, graph, c->out[1], 2, 0, 5);
+  chain_replay_and_check (c, graph, c->out[1], 2, 0, 5);
   g_assert_cmpuint (gcg_graph_get_replay_count (graph), ==, 5);
 }
 
 /* A refresh that fails leaves the graph replaying the old work. */
 static void
-test_failed_update_keeps_old_graph (Fixture *f, gconstpointer data)
+test_failed_update_keeps_old_graph (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   g_autoptr (GcgGraph) graph = NULL;
@@ -148,7 +113,7 @@ test_failed_update_keeps_old_graph (Fixture *f, gconstpointer data)
   g_clear_object (&capture);
   assert_stream_idle (c);
   g_assert_cmpuint (gcg_graph_get_node_count (graph), ==, CHAIN_KERNELS);
-  launch_and_check (c, graph, c->out[0], 3, 0, 6);
+  chain_replay_and_check (c, graph, c->out[0], 3, 0, 6);
 
   /* An invalidated capture cannot refresh anything. */
   capture = capture_chain (c, NULL, c->out[1], 5, 0);
@@ -159,7 +124,7 @@ test_failed_update_keeps_old_graph (Fixture *f, gconstpointer data)
   g_assert_error (error, GCG_ERROR, GCG_ERROR_CAPTURE_INVALIDATED);
   g_clear_error (&error);
   g_clear_object (&capture);
-  launch_and_check (c, graph, c->out[0], 3, 0, 7);
+  chain_replay_and_check (c, graph, c->out[0], 3, 0, 7);
 
   /* A refused in-place update falls back to a new instantiation. */
   capture = capture_chain (c, NULL, c->out[1], 5, 0);
@@ -170,11 +135,10 @@ test_failed_update_keeps_old_graph (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_assert_true (reinstantiated);
   g_clear_object (&capture);
-  launch_and_check (c, graph, c->out[1], 5, 0, 8);
+  chain_replay_and_check (c, graph, c->out[1], 5, 0, 8);
 }
 
-#define ADD(path, fn) \
-  g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+#define ADD CHAIN_TEST_ADD
 
 int
 main (int argc, char **argv)
