@@ -18,4 +18,5 @@
 #include "gcg-capture.h"
 #include "gcg-param-block.h"
 #include "gcg-device-scalar.h"
+#include "gcg-dispatch-graph.h"
 #undef GCG_INSIDE
