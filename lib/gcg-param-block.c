@@ -334,9 +334,12 @@ gcg_param_block_get_field_offset (GcgParamBlock *self, guint index)
 static gboolean
 out_of_range (const Field *field, const gchar *what, GError **error)
 {
+  g_autofree gchar *type = g_enum_to_string (GCG_TYPE_SCALAR_TYPE,
+      field->type);
+
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
       "Value %s does not fit parameter \"%s\" (%s)", what, field->name,
-      g_enum_to_string (GCG_TYPE_SCALAR_TYPE, field->type));
+      type);
   return FALSE;
 }
 
