@@ -13,4 +13,9 @@
 #include "gcg-driver.h"
 #include "gcg-context.h"
 #include "gcg-stream.h"
+#include "gcg-allocator-stats.h"
+#include "gcg-memory-block.h"
+#include "gcg-memory-segment.h"
+#include "gcg-allocator.h"
+#include "gcg-host-pool.h"
 #undef GCG_INSIDE
