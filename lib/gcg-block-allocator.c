@@ -13,30 +13,17 @@
  * segment's whole life.
  */
 #include "gcg-block-allocator-private.h"
+#include "gcg-addr-map-private.h"
+#include "gcg-block-set-private.h"
 #include "gcg-error.h"
 
 /* Larger requests cannot be rounded without overflow. */
 #define MAX_REQUEST (G_MAXSIZE / 2)
 
-typedef struct _Block Block;
-
-struct _Block
-{
-  guint64 addr;
-  gsize size;
-  gsize requested;
-  gpointer stream;              /* the segment's stream */
-  gboolean small;               /* pool */
-  GcgMemoryBlockState state;
-  Block *prev, *next;           /* neighbours in the segment */
-  GPtrArray *stream_uses;       /* other streams using it; NULL if none */
-  guint event_count;            /* events to wait for while PENDING */
-};
-
 typedef struct
 {
   GList link;                   /* in segments; data points here */
-  Block *head;
+  GcgBlock *head;
   gsize size;
 } Segment;
 
@@ -44,7 +31,7 @@ typedef struct
 {
   GList link;                   /* in pending; data points here */
   gpointer event;
-  Block *block;
+  GcgBlock *block;
 } PendingEvent;
 
 struct _GcgBlockAllocator
@@ -54,9 +41,10 @@ struct _GcgBlockAllocator
   gchar *device_desc;
   gsize max_split_size;
 
-  GTree *small_pool;
-  GTree *large_pool;
-  GHashTable *allocated;        /* &block->addr -> Block */
+  GcgBlockSet small_pool;
+  GcgBlockSet large_pool;
+  GcgAddrMap allocated;         /* address -> GcgBlock */
+  GcgBlock *spare_blocks;       /* recycled structs, linked by next */
   GQueue segments;
   GQueue pending;
   GPtrArray *spare_events;
@@ -64,31 +52,32 @@ struct _GcgBlockAllocator
   GcgAllocatorStats stats;
 };
 
-static gint
-block_compare (gconstpointer a, gconstpointer b)
+/* Splits and merges make and drop block structs on the fast path: keep
+ * the dropped ones for reuse rather than go through malloc each time. */
+static GcgBlock *
+block_new (GcgBlockAllocator *self)
 {
-  const Block *x = a, *y = b;
+  GcgBlock *block = self->spare_blocks;
 
-  if (x->stream != y->stream)
-    return (guintptr) x->stream < (guintptr) y->stream ? -1 : 1;
-  if (x->size != y->size)
-    return x->size < y->size ? -1 : 1;
-  if (x->addr != y->addr)
-    return x->addr < y->addr ? -1 : 1;
-  return 0;
+  if (block == NULL)
+    return g_new0 (GcgBlock, 1);
+  self->spare_blocks = block->next;
+  memset (block, 0, sizeof (*block));
+  return block;
 }
 
 static void
-block_free (Block *block)
+block_free (GcgBlockAllocator *self, GcgBlock *block)
 {
   g_clear_pointer (&block->stream_uses, g_ptr_array_unref);
-  g_free (block);
+  block->next = self->spare_blocks;
+  self->spare_blocks = block;
 }
 
-static GTree *
-pool_of (GcgBlockAllocator *self, const Block *block)
+static GcgBlockSet *
+pool_of (GcgBlockAllocator *self, const GcgBlock *block)
 {
-  return block->small ? self->small_pool : self->large_pool;
+  return block->small ? &self->small_pool : &self->large_pool;
 }
 
 static void
@@ -109,9 +98,9 @@ gcg__block_allocator_new (const GcgSegmentSource *source, gpointer user_data,
   self->user_data = user_data;
   self->device_desc = g_strdup (device_desc);
   self->max_split_size = G_MAXSIZE;
-  self->small_pool = g_tree_new (block_compare);
-  self->large_pool = g_tree_new (block_compare);
-  self->allocated = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gcg__block_set_init (&self->small_pool);
+  gcg__block_set_init (&self->large_pool);
+  gcg__addr_map_init (&self->allocated);
   g_queue_init (&self->segments);
   g_queue_init (&self->pending);
   self->spare_events = g_ptr_array_new ();
@@ -157,18 +146,13 @@ gcg__block_allocator_get_max_split_size (GcgBlockAllocator *self)
  * is an oversize block (at least max-split-size) that would be wasted on
  * this request: those only serve oversize requests, and not much smaller
  * ones. */
-static Block *
-find_free_block (GcgBlockAllocator *self, GTree *pool, gpointer stream,
+static GcgBlock *
+find_free_block (GcgBlockAllocator *self, GcgBlockSet *pool, gpointer stream,
     gsize size)
 {
-  Block key = {.addr = 0,.size = size,.stream = stream };
-  GTreeNode *node = g_tree_lower_bound (pool, &key);
-  Block *block;
+  GcgBlock *block = gcg__block_set_lower_bound (pool, stream, size);
 
-  if (node == NULL)
-    return NULL;
-  block = g_tree_node_key (node);
-  if (block->stream != stream)
+  if (block == NULL || block->stream != stream)
     return NULL;
   if (size < self->max_split_size && block->size >= self->max_split_size)
     return NULL;
@@ -182,7 +166,7 @@ find_free_block (GcgBlockAllocator *self, GTree *pool, gpointer stream,
  * when more than 1 MiB would remain and the request is below
  * max-split-size (oversize blocks are handed out whole). */
 static gboolean
-should_split (GcgBlockAllocator *self, const Block *block, gsize size)
+should_split (GcgBlockAllocator *self, const GcgBlock *block, gsize size)
 {
   gsize remaining = block->size - size;
 
@@ -193,9 +177,9 @@ should_split (GcgBlockAllocator *self, const Block *block, gsize size)
 
 /* Cuts @block down to @size; the rest becomes a free block after it. */
 static void
-split_block (GcgBlockAllocator *self, Block *block, gsize size)
+split_block (GcgBlockAllocator *self, GcgBlock *block, gsize size)
 {
-  Block *rest = g_new0 (Block, 1);
+  GcgBlock *rest = block_new (self);
 
   rest->addr = block->addr + size;
   rest->size = block->size - size;
@@ -208,41 +192,41 @@ split_block (GcgBlockAllocator *self, Block *block, gsize size)
     rest->next->prev = rest;
   block->next = rest;
   block->size = size;
-  g_tree_insert (pool_of (self, rest), rest, rest);
+  gcg__block_set_insert (pool_of (self, rest), rest);
 }
 
 /* @low takes over its higher neighbour, which must be out of the pool. */
 static void
-absorb_next (Block *low)
+absorb_next (GcgBlockAllocator *self, GcgBlock *low)
 {
-  Block *high = low->next;
+  GcgBlock *high = low->next;
 
   low->size += high->size;
   low->next = high->next;
   if (low->next)
     low->next->prev = low;
-  block_free (high);
+  block_free (self, high);
 }
 
 /* Puts a block no longer in use back in its pool, merged with free
  * neighbours so that free space is never fragmented needlessly. */
 static void
-return_block (GcgBlockAllocator *self, Block *block)
+return_block (GcgBlockAllocator *self, GcgBlock *block)
 {
-  GTree *pool = pool_of (self, block);
+  GcgBlockSet *pool = pool_of (self, block);
 
   self->stats.active_bytes -= block->size;
   block->state = GCG_MEMORY_BLOCK_FREE;
   if (block->next && block->next->state == GCG_MEMORY_BLOCK_FREE) {
-    g_tree_remove (pool, block->next);
-    absorb_next (block);
+    gcg__block_set_remove (pool, block->next);
+    absorb_next (self, block);
   }
   if (block->prev && block->prev->state == GCG_MEMORY_BLOCK_FREE) {
     block = block->prev;
-    g_tree_remove (pool, block);
-    absorb_next (block);
+    gcg__block_set_remove (pool, block);
+    absorb_next (self, block);
   }
-  g_tree_insert (pool, block, block);
+  gcg__block_set_insert (pool, block);
 }
 
 /* Recycles the event of a completed stream use; the block goes back to its
@@ -250,7 +234,7 @@ return_block (GcgBlockAllocator *self, Block *block)
 static void
 event_done (GcgBlockAllocator *self, PendingEvent *pending)
 {
-  Block *block = pending->block;
+  GcgBlock *block = pending->block;
 
   g_ptr_array_add (self->spare_events, pending->event);
   g_free (pending);
@@ -294,15 +278,15 @@ synchronize_events (GcgBlockAllocator *self)
 static void
 release_segment (GcgBlockAllocator *self, Segment *segment)
 {
-  Block *head = segment->head;
+  GcgBlock *head = segment->head;
 
-  g_tree_remove (pool_of (self, head), head);
+  gcg__block_set_remove (pool_of (self, head), head);
   self->source->free_segment (self->user_data, head->addr, segment->size);
   self->stats.reserved_bytes -= segment->size;
   self->stats.segments--;
   self->stats.device_frees++;
   g_queue_unlink (&self->segments, &segment->link);
-  block_free (head);
+  block_free (self, head);
   g_free (segment);
 }
 
@@ -367,7 +351,7 @@ set_oom_error (GcgBlockAllocator *self, gsize size, GError **error)
 /* A new segment for a request of @size bytes (@rounded), returned as its
  * one free block, outside the pools.  When the source is out of memory the
  * cache is emptied and the source asked once more. */
-static Block *
+static GcgBlock *
 new_segment (GcgBlockAllocator *self, gpointer stream, gsize size,
     gsize rounded, GError **error)
 {
@@ -375,7 +359,7 @@ new_segment (GcgBlockAllocator *self, gpointer stream, gsize size,
   const GcgSegmentSource *source = self->source;
   GcgSegmentResult res;
   Segment *segment;
-  Block *head;
+  GcgBlock *head;
   guint64 addr = 0;
 
   res = source->alloc_segment (self->user_data, segment_size, &addr, error);
@@ -391,7 +375,7 @@ new_segment (GcgBlockAllocator *self, gpointer stream, gsize size,
   if (res != GCG_SEGMENT_OK)
     return NULL;
 
-  head = g_new0 (Block, 1);
+  head = block_new (self);
   head->addr = addr;
   head->size = segment_size;
   head->stream = stream;
@@ -416,8 +400,8 @@ gboolean
 gcg__block_allocator_alloc (GcgBlockAllocator *self, gsize size,
     gpointer stream, guint64 *addr, GError **error)
 {
-  GTree *pool;
-  Block *block;
+  GcgBlockSet *pool;
+  GcgBlock *block;
   gsize rounded;
 
   *addr = 0;
@@ -431,10 +415,11 @@ gcg__block_allocator_alloc (GcgBlockAllocator *self, gsize size,
   }
   gcg__block_allocator_process_events (self);
   rounded = gcg__block_allocator_round_size (size);
-  pool = rounded <= GCG_BLOCK_SMALL_SIZE ? self->small_pool : self->large_pool;
+  pool = rounded <= GCG_BLOCK_SMALL_SIZE ? &self->small_pool
+      : &self->large_pool;
   block = find_free_block (self, pool, stream, rounded);
   if (block) {
-    g_tree_remove (pool, block);
+    gcg__block_set_remove (pool, block);
     self->stats.cache_hits++;
   } else {
     block = new_segment (self, stream, size, rounded, error);
@@ -447,7 +432,7 @@ gcg__block_allocator_alloc (GcgBlockAllocator *self, gsize size,
 
   block->state = GCG_MEMORY_BLOCK_ALLOCATED;
   block->requested = size;
-  g_hash_table_insert (self->allocated, &block->addr, block);
+  gcg__addr_map_insert (&self->allocated, block->addr, block);
   stat_add (&self->stats.allocated_bytes, &self->stats.allocated_bytes_peak,
       block->size);
   stat_add (&self->stats.active_bytes, &self->stats.active_bytes_peak,
@@ -477,7 +462,7 @@ take_event (GcgBlockAllocator *self)
  * recorded is still counted: the block then stays out of the cache for
  * good, which wastes memory but never hands out memory still in use. */
 static void
-record_stream_uses (GcgBlockAllocator *self, Block *block)
+record_stream_uses (GcgBlockAllocator *self, GcgBlock *block)
 {
   GPtrArray *streams = block->stream_uses;
 
@@ -512,10 +497,9 @@ record_stream_uses (GcgBlockAllocator *self, Block *block)
 gboolean
 gcg__block_allocator_release (GcgBlockAllocator *self, guint64 addr)
 {
-  Block *block;
+  GcgBlock *block = gcg__addr_map_steal (&self->allocated, addr);
 
-  if (!g_hash_table_steal_extended (self->allocated, &addr, NULL,
-          (gpointer *) & block))
+  if (block == NULL)
     return FALSE;
   self->stats.allocated_bytes -= block->size;
   self->stats.requested_bytes -= block->requested;
@@ -535,7 +519,7 @@ gboolean
 gcg__block_allocator_record_stream (GcgBlockAllocator *self, guint64 addr,
     gpointer stream, GError **error)
 {
-  Block *block = g_hash_table_lookup (self->allocated, &addr);
+  GcgBlock *block = gcg__addr_map_lookup (&self->allocated, addr);
 
   if (block == NULL) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
@@ -575,7 +559,7 @@ static GcgMemorySegment *
 snapshot_segment (const Segment *segment)
 {
   GcgMemorySegment *out = g_new0 (GcgMemorySegment, 1);
-  const Block *head = segment->head;
+  const GcgBlock *head = segment->head;
 
   out->address = head->addr;
   out->size = segment->size;
@@ -583,7 +567,7 @@ snapshot_segment (const Segment *segment)
   out->small_pool = head->small;
   out->blocks = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gcg_memory_block_free);
-  for (const Block * b = head; b; b = b->next) {
+  for (const GcgBlock * b = head; b; b = b->next) {
     GcgMemoryBlock *block = g_new0 (GcgMemoryBlock, 1);
 
     block->address = b->addr;
@@ -624,13 +608,14 @@ free_all_segments (GcgBlockAllocator *self)
 
   while ((link = g_queue_pop_head_link (&self->segments))) {
     Segment *segment = link->data;
-    Block *block = segment->head;
+    GcgBlock *block = segment->head;
 
     self->source->free_segment (self->user_data, block->addr, segment->size);
     while (block) {
-      Block *next = block->next;
+      GcgBlock *next = block->next;
 
-      block_free (block);
+      g_clear_pointer (&block->stream_uses, g_ptr_array_unref);
+      g_free (block);
       block = next;
     }
     g_free (segment);
@@ -647,7 +632,7 @@ gcg__block_allocator_free (GcgBlockAllocator *self)
   if (self == NULL)
     return;
   synchronize_events (self);
-  live = g_hash_table_size (self->allocated);
+  live = self->allocated.count;
   if (live > 0)
     g_warning ("Allocator destroyed with %u blocks still allocated; their "
         "memory is freed now and must not be used", live);
@@ -656,9 +641,13 @@ gcg__block_allocator_free (GcgBlockAllocator *self)
         self->spare_events->pdata[i]);
   g_ptr_array_unref (self->spare_events);
   free_all_segments (self);
-  g_tree_unref (self->small_pool);
-  g_tree_unref (self->large_pool);
-  g_hash_table_unref (self->allocated);
+  while (self->spare_blocks) {
+    GcgBlock *next = self->spare_blocks->next;
+
+    g_free (self->spare_blocks);
+    self->spare_blocks = next;
+  }
+  gcg__addr_map_clear (&self->allocated);
   g_free (self->device_desc);
   g_free (self);
 }

@@ -374,9 +374,8 @@ release_locked (GcgHostPool *self, gpointer ptr, gsize size,
   if (gcg_host_pool_bucket_size (size) != bucket) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Releasing %p with size %" G_GSIZE_FORMAT ": it is a %" G_GSIZE_FORMAT
-        "-byte block, so it was allocated for more than half that and at "
-        "most that; release it with the size it was allocated with", ptr,
-        size, bucket);
+        "-byte block, allocated for another size; release it with the size "
+        "it was allocated with", ptr, size, bucket);
     return FALSE;
   }
   if (!gcg__checked_sub (&self->in_use_bytes, bucket, "the host pool's "
