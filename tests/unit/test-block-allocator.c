@@ -9,6 +9,7 @@
  * step.
  */
 #include <gcg.h>
+#include "gcg-addr-map-private.h"
 #include "gcg-block-allocator-private.h"
 #include "host-segment-source.h"
 
@@ -570,6 +571,39 @@ test_invalid (Fixture *f, gconstpointer data)
   g_assert_false (gcg__block_allocator_release (f->ba, a));
 }
 
+/* The address map against GLib's hash table, with few distinct keys so
+ * probe runs collide, wrap around and are shifted back on removal. */
+static void
+test_addr_map (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+  g_autoptr (GHashTable) model = g_hash_table_new (g_int64_hash,
+      g_int64_equal);
+  guint64 keys[300];
+  GcgAddrMap map;
+
+  gcg__addr_map_init (&map);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    keys[i] = (guint64) (i + 1) * 512 * g_rand_int_range (rand, 1, 64);
+  for (guint step = 0; step < 200000; step++) {
+    guint64 *key = &keys[g_rand_int_range (rand, 0, G_N_ELEMENTS (keys))];
+    gpointer expected = g_hash_table_lookup (model, key);
+
+    g_assert_true (gcg__addr_map_lookup (&map, *key) == expected);
+    if (expected) {
+      g_assert_true (gcg__addr_map_steal (&map, *key) == expected);
+      g_hash_table_remove (model, key);
+    } else {
+      gcg__addr_map_insert (&map, *key, key);
+      g_hash_table_insert (model, key, key);
+    }
+    g_assert_cmpuint (map.count, ==, g_hash_table_size (model));
+  }
+  g_assert_null (gcg__addr_map_lookup (&map, 0));
+  g_assert_null (gcg__addr_map_steal (&map, 0));
+  gcg__addr_map_clear (&map);
+}
+
 /* --- randomized ---------------------------------------------------------- */
 
 typedef struct
@@ -700,6 +734,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/block-allocator/rounding-table", test_rounding_table);
+  g_test_add_func ("/block-allocator/addr-map", test_addr_map);
   ADD ("rounding-through-alloc", test_rounding_through_alloc, NULL);
   ADD ("split-small", test_split_small, NULL);
   ADD ("split-large", test_split_large, NULL);
