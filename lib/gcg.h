@@ -19,4 +19,9 @@
 #include "gcg-param-block.h"
 #include "gcg-device-scalar.h"
 #include "gcg-dispatch-graph.h"
+#include "gcg-allocator-stats.h"
+#include "gcg-memory-block.h"
+#include "gcg-memory-segment.h"
+#include "gcg-allocator.h"
+#include "gcg-host-pool.h"
 #undef GCG_INSIDE

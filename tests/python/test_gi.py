@@ -44,6 +44,14 @@ class NoDriver(unittest.TestCase):
             Gcg.fault_inject("cuNoSuchCall:1")
         self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
 
+    def test_allocator_types(self):
+        stats = Gcg.AllocatorStats()
+        self.assertEqual(stats.allocated_bytes, 0)
+        self.assertEqual(stats.oom_count, 0)
+        self.assertEqual(Gcg.MemoryBlockState.PENDING, 2)
+        self.assertEqual(Gcg.HostPool.bucket_size(5000), 8192)
+        self.assertEqual(Gcg.HostPool.bucket_size(0), 0)
+
     def test_enums(self):
         self.assertEqual(Gcg.CaptureStatus.INVALIDATED, 2)
         self.assertEqual(Gcg.CaptureMode.GLOBAL, 0)
