@@ -10,7 +10,9 @@
  *   graph: one stream-ordered H→D copy of a device scalar (the per-frame
  *          parameter), one graph launch, then wait for the stream.
  * "host µs" is the time spent queueing a frame, "wall µs" queueing plus
- * waiting for it to complete.  Without a GPU it prints one line and exits
+ * waiting for it to complete; "pipe µs" is the time per frame when frames
+ * are queued back to back and waited for once (a streaming pipeline's
+ * throughput).  Without a GPU it prints one line and exits
  * 77 (skipped).
  *
  *   bench-replay [--frames=2000] [--warmup=200]
@@ -119,6 +121,24 @@ time_frames (Bench *b, guint kernels, GcgGraph *graph)
   return t;
 }
 
+/* Queues @frames frames back to back and waits once: what a streaming
+ * pipeline sees, where frames are not waited for one by one.  Returns µs
+ * per frame. */
+static gdouble
+time_pipelined (Bench *b, guint kernels, GcgGraph *graph)
+{
+  gint64 t0;
+
+  for (guint f = 0; f < b->warmup; f++)
+    graph ? graph_frame (b, graph, f) : enqueue_chain (b, kernels);
+  wait_stream (b);
+  t0 = now_ns ();
+  for (guint f = 0; f < b->frames; f++)
+    graph ? graph_frame (b, graph, f) : enqueue_chain (b, kernels);
+  wait_stream (b);
+  return (now_ns () - t0) / 1e3 / b->frames;
+}
+
 static GcgGraph *
 capture_chain (Bench *b, guint kernels)
 {
@@ -143,10 +163,14 @@ run_row (Bench *b, guint kernels)
   GcgGraph *graph = capture_chain (b, kernels);
   Timing eager = time_frames (b, kernels, NULL);
   Timing replay = time_frames (b, kernels, graph);
+  gdouble eager_pipe = time_pipelined (b, kernels, NULL);
+  gdouble graph_pipe = time_pipelined (b, kernels, graph);
 
-  printf ("%7u | %10.2f | %10.2f | %10.2f | %10.2f | %11.2f | %11.2f\n",
-      kernels, eager.host_us, eager.wall_us, replay.host_us, replay.wall_us,
-      eager.host_us / replay.host_us, eager.wall_us / replay.wall_us);
+  printf ("%7u | %10.2f | %10.2f | %10.2f | %10.2f | %11.2f | %11.2f |"
+      " %10.2f | %10.2f | %10.2f\n", kernels, eager.host_us, eager.wall_us,
+      replay.host_us, replay.wall_us, eager.host_us / replay.host_us,
+      eager.wall_us / replay.wall_us, eager_pipe, graph_pipe,
+      eager_pipe / graph_pipe);
   fflush (stdout);
   g_object_unref (graph);
 }
@@ -213,12 +237,13 @@ main (int argc, char **argv)
   b.warmup = warmup;
   setup (&b);
 
-  printf ("bench-replay: %s, %u frames per row after %u warm-up, one frame "
-      "at a time\n", gcg_context_get_name (b.ctx), b.frames, b.warmup);
+  printf ("bench-replay: %s, %u frames per row after %u warm-up; one frame "
+      "at a time, then pipelined (no wait between frames)\n",
+      gcg_context_get_name (b.ctx), b.frames, b.warmup);
   printf ("kernels | eager host | eager wall | graph host | graph wall | "
-      " host ratio |  wall ratio\n");
+      " host ratio |  wall ratio | eager pipe | graph pipe | pipe ratio\n");
   printf ("        |   µs/frame |   µs/frame |   µs/frame |   µs/frame | "
-      "eager/graph | eager/graph\n");
+      "eager/graph | eager/graph |   µs/frame |   µs/frame | eager/graph\n");
   for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
     run_row (&b, chains[i]);
 

@@ -199,6 +199,48 @@ test_abandoned_guard (ChainFixture *f, gconstpointer data)
   g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
 }
 
+static gpointer
+finish_elsewhere (gpointer data)
+{
+  GError *error = NULL;
+  GcgGraph *graph = gcg_capture_finish (GCG_CAPTURE (data), &error);
+
+  g_assert_null (graph);
+  return error;
+}
+
+/* A thread-local capture ended from another thread is refused with
+ * CAPTURE_STATE and stays active, so the thread that began it can still
+ * finish it into a working graph. */
+static void
+test_finish_from_other_thread (ChainFixture *f, gconstpointer data)
+{
+  Chain *c = &f->chain;
+  g_autoptr (GcgCapture) capture = NULL;
+  g_autoptr (GcgGraph) graph = NULL;
+  g_autoptr (GError) error = NULL;
+  GError *thread_error;
+  guint32 v[CHAIN_N_SCALARS];
+
+  if (!c->ctx)
+    return;
+  chain_values (5, v);
+  chain_set (c, v);
+  capture = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_THREAD_LOCAL,
+      &error);
+  g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
+  thread_error = g_thread_join (g_thread_new ("finisher", finish_elsewhere,
+          capture));
+  g_assert_error (thread_error, GCG_ERROR, GCG_ERROR_CAPTURE_STATE);
+  g_test_message ("finish from another thread: %s", thread_error->message);
+  g_error_free (thread_error);
+  g_assert_true (gcg_capture_is_active (capture));
+  graph = gcg_capture_finish (capture, &error);
+  g_assert_no_error (error);
+  g_assert_true (gcg_graph_launch (graph, c->stream, &error));
+  chain_check (c, c->out[0], 3, v, 0);
+}
+
 static void
 test_begin_twice_refused (ChainFixture *f, gconstpointer data)
 {
@@ -423,6 +465,8 @@ main (int argc, char **argv)
   ADD ("/gpu/capture/invalidated", test_invalidated_capture);
   ADD ("/gpu/capture/abandoned-guard", test_abandoned_guard);
   ADD ("/gpu/capture/begin-twice-refused", test_begin_twice_refused);
+  ADD ("/gpu/capture/finish-from-other-thread",
+      test_finish_from_other_thread);
   ADD ("/gpu/capture/every-mode-replays", test_every_mode_replays);
   ADD ("/gpu/capture/upload-idempotent", test_upload_idempotent);
   ADD ("/gpu/capture/dump-dot", test_dump_dot);
