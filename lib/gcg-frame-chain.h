@@ -223,10 +223,12 @@ typedef struct
  * @n_rois: number of valid @rois; 0 means the whole frame once
  * @brightness: added after contrast, in units of full scale (0 = none)
  * @contrast: factor around mid-grey (1 = none)
- * @gamma: exponent applied last (1 = none)
+ * @gamma: exponent applied last (1 = none); must be positive
  * @gain: factor applied first (1 = none)
- * @pad: pad value per output channel, in output units (R, G, B order for
- *   video; tensor channel order for tensors)
+ * @pad: pad value per output channel, in output units: for video an
+ *   R, G, B, A colour in 0–255 (GRAY8, NV12 and I420 outputs convert it
+ *   like any pixel); for tensors the final value of each channel in tensor
+ *   order (@pad[0] for GRAY)
  * @scale: per tensor channel, out = value × scale + offset, value in 0–255
  * @offset: per tensor channel, see @scale
  * @frame_number: the frame's number (for kernels that need it)
@@ -254,6 +256,30 @@ typedef struct
   guint64 pts;
 } GcgFrameParams;
 
+#define GCG_TYPE_RECT (gcg_rect_get_type ())
+GCG_API
+GType gcg_rect_get_type (void) G_GNUC_CONST;
+
+GCG_API
+GcgRect *gcg_rect_copy (const GcgRect *rect);
+
+GCG_API
+void gcg_rect_free (GcgRect *rect);
+
+#define GCG_TYPE_FRAME_CHAIN_CONFIG (gcg_frame_chain_config_get_type ())
+GCG_API
+GType gcg_frame_chain_config_get_type (void) G_GNUC_CONST;
+
+GCG_API
+GcgFrameChainConfig *gcg_frame_chain_config_new (void);
+
+GCG_API
+GcgFrameChainConfig *gcg_frame_chain_config_copy (
+    const GcgFrameChainConfig *config);
+
+GCG_API
+void gcg_frame_chain_config_free (GcgFrameChainConfig *config);
+
 GCG_API
 void gcg_frame_chain_config_init (GcgFrameChainConfig *config);
 
@@ -263,6 +289,19 @@ gboolean gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
 
 GCG_API
 gsize gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config);
+
+#define GCG_TYPE_FRAME_PARAMS (gcg_frame_params_get_type ())
+GCG_API
+GType gcg_frame_params_get_type (void) G_GNUC_CONST;
+
+GCG_API
+GcgFrameParams *gcg_frame_params_new (void);
+
+GCG_API
+GcgFrameParams *gcg_frame_params_copy (const GcgFrameParams *params);
+
+GCG_API
+void gcg_frame_params_free (GcgFrameParams *params);
 
 GCG_API
 void gcg_frame_params_init (GcgFrameParams *params);
@@ -284,7 +323,14 @@ GCG_API
 GcgBackend gcg_frame_chain_get_backend (GcgFrameChain *self);
 
 GCG_API
+void gcg_frame_chain_get_config (GcgFrameChain *self,
+    GcgFrameChainConfig *config);
+
+GCG_API
 void gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph);
+
+GCG_API
+gboolean gcg_frame_chain_get_use_graph (GcgFrameChain *self);
 
 GCG_API
 gboolean gcg_frame_chain_process (GcgFrameChain *self,
@@ -298,5 +344,9 @@ guint64 gcg_frame_chain_get_replay_count (GcgFrameChain *self);
 
 GCG_API
 guint64 gcg_frame_chain_get_eager_count (GcgFrameChain *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgRect, gcg_rect_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameChainConfig, gcg_frame_chain_config_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameParams, gcg_frame_params_free)
 
 G_END_DECLS

@@ -19,9 +19,11 @@
  * oldest one (counted by #GcgParamBlock:slot-wait-count).
  *
  * Fields are added first, then the block is allocated on a context; the
- * layout is frozen from then on.  Each field is aligned to its size and the
- * struct size is a multiple of 16 bytes, the layout a C struct with the
- * same members in the same order has.  Setting values is host-only and
+ * layout is frozen from then on.  Each scalar field is aligned to its size
+ * and the struct size is a multiple of 16 bytes, the layout a C struct with
+ * the same members in the same order has.  A bytes field
+ * (gcg_param_block_add_bytes()) holds a whole C struct, aligned as asked,
+ * for kernels that take one pointer to all their values.  Setting values is host-only and
  * cheap; a block is meant to be driven from one thread (the streaming
  * thread), and takes no locks.  Keep the block alive as long as any graph
  * that recorded its addresses.
@@ -41,8 +43,9 @@
 typedef struct
 {
   gchar *name;
-  GcgScalarType type;
+  GcgScalarType type;           /* meaningless for a bytes field */
   gsize offset;
+  gsize size;                   /* bytes of a bytes field, else 0 */
 } Field;
 
 struct _GcgParamBlock
@@ -222,6 +225,41 @@ check_field_name (GcgParamBlock *self, const gchar *name, GError **error)
   return TRUE;
 }
 
+/* Appends a field of @size bytes aligned to @align; @bytes is the size of
+ * a bytes field, 0 for a scalar. */
+static gint
+append_field (GcgParamBlock *self, const gchar *name, GcgScalarType type,
+    gsize size, gsize align, gsize bytes, GError **error)
+{
+  Field field = { NULL, type, 0, bytes };
+  gsize new_size;
+
+  if (self->device) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Cannot add field \"%s\": the parameter block is already allocated "
+        "and its layout is frozen", name);
+    return -1;
+  }
+  if (!check_field_name (self, name, error))
+    return -1;
+  field.offset = (self->size + align - 1) & ~(align - 1);
+  /* catch gsize overflow before the bound */
+  if (field.offset > MAX_BLOCK_SIZE || size > MAX_BLOCK_SIZE
+      || field.offset + size > MAX_BLOCK_SIZE) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter block would exceed %d bytes", MAX_BLOCK_SIZE);
+    return -1;
+  }
+  new_size = (field.offset + size + 15) & ~(gsize) 15;
+  field.name = g_strdup (name);
+  g_array_append_val (self->fields, field);
+  self->staging = g_realloc (self->staging, new_size);
+  memset (self->staging + self->size, 0, new_size - self->size);
+  /* Keep the unpadded end so the next field packs right after this one. */
+  self->size = field.offset + size;
+  return (gint) self->fields->len - 1;
+}
+
 /**
  * gcg_param_block_add_field:
  * @self: a #GcgParamBlock
@@ -238,36 +276,52 @@ gint
 gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
     GcgScalarType type, GError **error)
 {
-  gsize align = scalar_size (type);
-  Field field = { NULL, type, 0 };
-  gsize new_size;
-
   g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), -1);
   g_return_val_if_fail (name != NULL, -1);
   g_return_val_if_fail (type <= GCG_SCALAR_TYPE_DOUBLE, -1);
 
-  if (self->device) {
+  return append_field (self, name, type, scalar_size (type),
+      scalar_size (type), 0, error);
+}
+
+/**
+ * gcg_param_block_add_bytes:
+ * @self: a #GcgParamBlock
+ * @name: a unique field name
+ * @size: the field's size in bytes, at least 1
+ * @align: the field's alignment in the device struct: a power of two up to
+ *   256 (device allocations are 256-byte aligned)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Appends an opaque field of @size bytes, initialised to zero: a whole C
+ * struct that a kernel reads through one pointer (see
+ * gcg_param_block_get_field_device_ptr()).  Set it with
+ * gcg_param_block_set_bytes(); the scalar setters and getters refuse it.
+ * Fields can only be added before gcg_param_block_allocate().
+ *
+ * Returns: the index of the new field, or -1 with @error set
+ */
+gint
+gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
+    gsize size, gsize align, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), -1);
+  g_return_val_if_fail (name != NULL, -1);
+
+  if (align == 0 || align > 256 || (align & (align - 1)) != 0) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Cannot add field \"%s\": the parameter block is already allocated "
-        "and its layout is frozen", name);
+        "Bytes field \"%s\": alignment %" G_GSIZE_FORMAT " is not a power "
+        "of two from 1 to 256", name, align);
     return -1;
   }
-  if (!check_field_name (self, name, error))
-    return -1;
-  field.offset = (self->size + align - 1) & ~(align - 1);
-  new_size = (field.offset + align + 15) & ~(gsize) 15;
-  if (new_size > MAX_BLOCK_SIZE) {
+  if (size == 0 || size > MAX_BLOCK_SIZE) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Parameter block would exceed %d bytes", MAX_BLOCK_SIZE);
+        "Bytes field \"%s\": size %" G_GSIZE_FORMAT " is not from 1 to %d",
+        name, size, MAX_BLOCK_SIZE);
     return -1;
   }
-  field.name = g_strdup (name);
-  g_array_append_val (self->fields, field);
-  self->staging = g_realloc (self->staging, new_size);
-  memset (self->staging + self->size, 0, new_size - self->size);
-  /* Keep the unpadded end so the next field packs right after this one. */
-  self->size = field.offset + align;
-  return (gint) self->fields->len - 1;
+  return append_field (self, name, GCG_SCALAR_TYPE_UINT64, size, align, size,
+      error);
 }
 
 /**
@@ -349,6 +403,19 @@ get_field (GcgParamBlock *self, guint index)
   return &g_array_index (self->fields, Field, index);
 }
 
+/* Scalar setters refuse a bytes field: a number cannot say which of its
+ * bytes it would fill. */
+static gboolean
+check_scalar (const Field *field, GError **error)
+{
+  if (field->size == 0)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Parameter \"%s\" is a bytes field: set it with "
+      "gcg_param_block_set_bytes()", field->name);
+  return FALSE;
+}
+
 static void
 store_int (GcgParamBlock *self, const Field *field, gint64 value)
 {
@@ -400,6 +467,8 @@ gcg_param_block_set_int (GcgParamBlock *self, guint index, gint64 value,
   g_return_val_if_fail (index < self->fields->len, FALSE);
 
   field = get_field (self, index);
+  if (!check_scalar (field, error))
+    return FALSE;
   g_snprintf (text, sizeof (text), "%" G_GINT64_FORMAT, value);
   if ((field->type == GCG_SCALAR_TYPE_INT32
           && (value < G_MININT32 || value > G_MAXINT32))
@@ -433,6 +502,8 @@ gcg_param_block_set_uint (GcgParamBlock *self, guint index, guint64 value,
   g_return_val_if_fail (index < self->fields->len, FALSE);
 
   field = get_field (self, index);
+  if (!check_scalar (field, error))
+    return FALSE;
   if (field->type == GCG_SCALAR_TYPE_UINT64) {
     memcpy (self->staging + field->offset, &value, 8);
     return TRUE;
@@ -473,6 +544,8 @@ gcg_param_block_set_double (GcgParamBlock *self, guint index, gdouble value,
   g_return_val_if_fail (index < self->fields->len, FALSE);
 
   field = get_field (self, index);
+  if (!check_scalar (field, error))
+    return FALSE;
   g_ascii_dtostr (text, sizeof (text), value);
   if (isnan (value))
     return out_of_range (field, text, error);
@@ -564,6 +637,7 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
   g_return_val_if_fail (index < self->fields->len, 0);
 
   field = get_field (self, index);
+  g_return_val_if_fail (field->size == 0, 0);
   src = self->staging + field->offset;
   memcpy (&v, src, scalar_size (field->type));
   switch (field->type) {
@@ -574,6 +648,65 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
     case GCG_SCALAR_TYPE_FLOAT: return v.f;
     default: return v.d;
   }
+}
+
+/**
+ * gcg_param_block_set_bytes:
+ * @self: a #GcgParamBlock
+ * @index: the index of a field made with gcg_param_block_add_bytes()
+ * @data: (array length=size) (element-type guint8): the new contents
+ * @size: the number of bytes in @data: the field's size
+ * @error: return location for a #GError, or %NULL
+ *
+ * Stages the whole contents of a bytes field for the next
+ * gcg_param_block_update(): one memcpy, no checks of the contents.
+ *
+ * Returns: %TRUE on success; on error (not a bytes field, wrong size) the
+ *   field keeps its contents
+ */
+gboolean
+gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
+    gconstpointer data, gsize size, GError **error)
+{
+  const Field *field;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), FALSE);
+  g_return_val_if_fail (index < self->fields->len, FALSE);
+  g_return_val_if_fail (data != NULL || size == 0, FALSE);
+
+  field = get_field (self, index);
+  if (field->size == 0) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Parameter \"%s\" is a scalar, not a bytes field", field->name);
+    return FALSE;
+  }
+  if (size != field->size) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Bytes field \"%s\" has %" G_GSIZE_FORMAT " bytes, not %"
+        G_GSIZE_FORMAT, field->name, field->size, size);
+    return FALSE;
+  }
+  memcpy (self->staging + field->offset, data, size);
+  return TRUE;
+}
+
+/**
+ * gcg_param_block_get_field_size:
+ * @self: a #GcgParamBlock
+ * @index: a field index
+ *
+ * Returns: the size of the field in the device struct, in bytes
+ */
+gsize
+gcg_param_block_get_field_size (GcgParamBlock *self, guint index)
+{
+  const Field *field;
+
+  g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
+  g_return_val_if_fail (index < self->fields->len, 0);
+
+  field = get_field (self, index);
+  return field->size ? field->size : scalar_size (field->type);
 }
 
 static gboolean

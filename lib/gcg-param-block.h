@@ -46,6 +46,10 @@ gint gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
     GcgScalarType type, GError **error);
 
 GCG_API
+gint gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
+    gsize size, gsize align, GError **error);
+
+GCG_API
 gint gcg_param_block_lookup (GcgParamBlock *self, const gchar *name);
 
 GCG_API
@@ -56,6 +60,9 @@ gsize gcg_param_block_get_size (GcgParamBlock *self);
 
 GCG_API
 gsize gcg_param_block_get_field_offset (GcgParamBlock *self, guint index);
+
+GCG_API
+gsize gcg_param_block_get_field_size (GcgParamBlock *self, guint index);
 
 GCG_API
 gboolean gcg_param_block_set_int (GcgParamBlock *self, guint index,
@@ -72,6 +79,10 @@ gboolean gcg_param_block_set_double (GcgParamBlock *self, guint index,
 GCG_API
 gboolean gcg_param_block_set_value (GcgParamBlock *self, const gchar *name,
     const GValue *value, GError **error);
+
+GCG_API
+gboolean gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
+    gconstpointer data, gsize size, GError **error);
 
 GCG_API
 gdouble gcg_param_block_get_double (GcgParamBlock *self, guint index);

@@ -24,4 +24,5 @@
 #include "gcg-memory-segment.h"
 #include "gcg-allocator.h"
 #include "gcg-host-pool.h"
+#include "gcg-frame-chain.h"
 #undef GCG_INSIDE

@@ -7,3 +7,4 @@
  * and to `kernel_sources` in lib/meson.build.
  */
 #include "gcg-test-kernels.cu"
+#include "gcg-frame-kernels.cu"

@@ -161,6 +161,104 @@ test_set_value (void)
   g_assert_cmpfloat (gcg_param_block_get_double (block, 1), ==, 2.0);
 }
 
+/* A bytes field holds a whole C struct: aligned as asked, packed like the
+ * struct would be, set in one piece, refused by the scalar setters. */
+static void
+test_bytes (void)
+{
+  g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
+  g_autoptr (GError) error = NULL;
+  struct
+  {
+    guint32 a;
+    guint8 blob[40];
+    gfloat c;
+  } ref;
+  guint8 data[40], wrong[39];
+  GValue v = G_VALUE_INIT;
+  gint a, blob, c;
+
+  for (guint i = 0; i < sizeof (data); i++)
+    data[i] = (guint8) (i * 7 + 1);
+  a = gcg_param_block_add_field (block, "a", GCG_SCALAR_TYPE_UINT32, &error);
+  blob = gcg_param_block_add_bytes (block, "blob", sizeof (data), 16, &error);
+  c = gcg_param_block_add_field (block, "c", GCG_SCALAR_TYPE_FLOAT, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (blob, ==, 1);
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, a), ==, 0);
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, blob), ==, 16);
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, c), ==, 56);
+  g_assert_cmpuint (gcg_param_block_get_field_size (block, blob), ==, 40);
+  g_assert_cmpuint (gcg_param_block_get_field_size (block, c), ==, 4);
+  g_assert_cmpuint (gcg_param_block_get_size (block), ==, 64);
+  g_assert_cmpuint (sizeof (ref), <=, 64);
+
+  g_assert_true (gcg_param_block_set_bytes (block, blob, data, sizeof (data), &error));
+  g_assert_no_error (error);
+  /* The wrong size, or a scalar field, leaves everything as it was. */
+  memset (wrong, 0xff, sizeof (wrong));
+  g_assert_false (gcg_param_block_set_bytes (block, blob, wrong, sizeof (wrong), &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "blob"));
+  g_clear_error (&error);
+  g_assert_false (gcg_param_block_set_bytes (block, a, wrong, 4, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (gcg_param_block_set_int (block, blob, 1, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (gcg_param_block_set_uint (block, blob, 1, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (gcg_param_block_set_double (block, blob, 1.0, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, 3);
+  g_assert_false (gcg_param_block_set_value (block, "blob", &v, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_value_unset (&v);
+  g_assert_true (gcg_param_block_set_double (block, c, 2.5, &error));
+  g_assert_cmpfloat (gcg_param_block_get_double (block, c), ==, 2.5);
+
+  /* Bad alignment and sizes. */
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "odd", 8, 3, &error), ==, -1);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "huge", 512, 512, &error), ==, -1);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "empty", 0, 8, &error), ==, -1);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "big", 64 * 1024, 16, &error), ==, -1);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "blob", 8, 8, &error), ==, -1);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_cmpuint (gcg_param_block_get_n_fields (block), ==, 3);
+  g_assert_cmpuint (gcg_param_block_get_size (block), ==, 64);
+}
+
+/* Scalar getters are for scalars: reading a bytes field as a double is a
+ * programmer error. */
+static void
+test_bytes_get_double (void)
+{
+  if (g_test_subprocess ()) {
+    g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
+
+    gcg_param_block_add_bytes (block, "blob", 8, 8, NULL);
+    gcg_param_block_get_double (block, 0);
+    return;
+  }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*size == 0*");
+}
+
 static void
 test_no_driver (void)
 {
@@ -182,6 +280,8 @@ main (int argc, char **argv)
   g_test_add_func ("/param-block/too-big", test_too_big);
   g_test_add_func ("/param-block/ranges", test_ranges);
   g_test_add_func ("/param-block/set-value", test_set_value);
+  g_test_add_func ("/param-block/bytes", test_bytes);
+  g_test_add_func ("/param-block/bytes-get-double", test_bytes_get_double);
   g_test_add_func ("/param-block/no-driver", test_no_driver);
 
   return g_test_run ();

@@ -1,0 +1,379 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GcgFrameChainConfig and GcgFrameParams: defaults, validation, sizes and
+ * the boxed types that let bindings hold them.
+ */
+#include "gcg-frame-private.h"
+#include "gcg-enum-types.h"
+#include "gcg-error.h"
+
+#include <string.h>
+
+#define MAX_SIZE 16384
+
+G_DEFINE_BOXED_TYPE (GcgRect, gcg_rect, gcg_rect_copy, gcg_rect_free)
+G_DEFINE_BOXED_TYPE (GcgFrameChainConfig, gcg_frame_chain_config,
+    gcg_frame_chain_config_copy, gcg_frame_chain_config_free)
+G_DEFINE_BOXED_TYPE (GcgFrameParams, gcg_frame_params,
+    gcg_frame_params_copy, gcg_frame_params_free)
+
+/* --- pixel formats ---------------------------------------------------- */
+
+gboolean
+gcg__pixel_format_is_yuv420 (GcgPixelFormat format)
+{
+  return format == GCG_PIXEL_FORMAT_NV12 || format == GCG_PIXEL_FORMAT_I420;
+}
+
+guint
+gcg__pixel_format_n_planes (GcgPixelFormat format)
+{
+  switch (format) {
+    case GCG_PIXEL_FORMAT_NV12:
+      return 2;
+    case GCG_PIXEL_FORMAT_I420:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+/* Bytes of one row of @plane, tightly packed; 4:2:0 chroma rounds up. */
+gsize
+gcg__pixel_format_row_bytes (GcgPixelFormat format, guint plane,
+    guint width)
+{
+  gsize chroma = ((gsize) width + 1) / 2;
+
+  switch (format) {
+    case GCG_PIXEL_FORMAT_NV12:
+      return plane == 0 ? width : 2 * chroma;
+    case GCG_PIXEL_FORMAT_I420:
+      return plane == 0 ? width : chroma;
+    case GCG_PIXEL_FORMAT_RGBA:
+    case GCG_PIXEL_FORMAT_BGRA:
+      return 4 * (gsize) width;
+    case GCG_PIXEL_FORMAT_RGB:
+    case GCG_PIXEL_FORMAT_BGR:
+      return 3 * (gsize) width;
+    default:
+      return width;
+  }
+}
+
+guint
+gcg__pixel_format_plane_height (GcgPixelFormat format, guint plane,
+    guint height)
+{
+  return plane > 0 && gcg__pixel_format_is_yuv420 (format)
+      ? (height + 1) / 2 : height;
+}
+
+/* --- GcgRect ---------------------------------------------------------- */
+
+/**
+ * gcg_rect_copy:
+ * @rect: a #GcgRect
+ *
+ * Returns: (transfer full): a newly allocated copy of @rect
+ */
+GcgRect *
+gcg_rect_copy (const GcgRect *rect)
+{
+  g_return_val_if_fail (rect != NULL, NULL);
+  return g_memdup2 (rect, sizeof (*rect));
+}
+
+/**
+ * gcg_rect_free:
+ * @rect: (nullable): a #GcgRect from gcg_rect_copy()
+ *
+ * Frees @rect.
+ */
+void
+gcg_rect_free (GcgRect *rect)
+{
+  g_free (rect);
+}
+
+/* --- GcgFrameChainConfig ---------------------------------------------- */
+
+/**
+ * gcg_frame_chain_config_init:
+ * @config: (out caller-allocates): the configuration to fill
+ *
+ * Sets the defaults: RGBA 640×480 in, BT.601 limited range, video RGBA
+ * out of the same size, bilinear, no letterbox, NCHW float32 RGB tensor
+ * settings, one ROI.
+ */
+void
+gcg_frame_chain_config_init (GcgFrameChainConfig *config)
+{
+  g_return_if_fail (config != NULL);
+
+  memset (config, 0, sizeof (*config));
+  config->in_format = GCG_PIXEL_FORMAT_RGBA;
+  config->in_width = 640;
+  config->in_height = 480;
+  config->matrix = GCG_COLOR_MATRIX_BT601;
+  config->full_range = FALSE;
+  config->output = GCG_OUTPUT_KIND_VIDEO;
+  config->out_format = GCG_PIXEL_FORMAT_RGBA;
+  config->out_width = 640;
+  config->out_height = 480;
+  config->resize = GCG_RESIZE_BILINEAR;
+  config->letterbox = GCG_LETTERBOX_NONE;
+  config->tensor_layout = GCG_TENSOR_LAYOUT_NCHW;
+  config->tensor_type = GCG_TENSOR_TYPE_FLOAT32;
+  config->tensor_channels = GCG_TENSOR_CHANNELS_RGB;
+  config->max_rois = 1;
+}
+
+/**
+ * gcg_frame_chain_config_new:
+ *
+ * Returns: (transfer full): a new configuration with the defaults of
+ *   gcg_frame_chain_config_init()
+ */
+GcgFrameChainConfig *
+gcg_frame_chain_config_new (void)
+{
+  GcgFrameChainConfig *config = g_new (GcgFrameChainConfig, 1);
+
+  gcg_frame_chain_config_init (config);
+  return config;
+}
+
+/**
+ * gcg_frame_chain_config_copy:
+ * @config: a #GcgFrameChainConfig
+ *
+ * Returns: (transfer full): a newly allocated copy of @config
+ */
+GcgFrameChainConfig *
+gcg_frame_chain_config_copy (const GcgFrameChainConfig *config)
+{
+  g_return_val_if_fail (config != NULL, NULL);
+  return g_memdup2 (config, sizeof (*config));
+}
+
+/**
+ * gcg_frame_chain_config_free:
+ * @config: (nullable): a #GcgFrameChainConfig from
+ *   gcg_frame_chain_config_new() or gcg_frame_chain_config_copy()
+ *
+ * Frees @config.
+ */
+void
+gcg_frame_chain_config_free (GcgFrameChainConfig *config)
+{
+  g_free (config);
+}
+
+static gboolean
+check_enum (GType type, const gchar *field, gint value, GError **error)
+{
+  g_autoptr (GEnumClass) klass = g_type_class_ref (type);
+
+  if (g_enum_get_value (klass, value) != NULL)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Frame chain config: %s = %d is not a %s", field, value,
+      g_type_name (type));
+  return FALSE;
+}
+
+static gboolean
+check_size (const gchar *what, guint width, guint height, GError **error)
+{
+  if (width >= 1 && width <= MAX_SIZE && height >= 1 && height <= MAX_SIZE)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Frame chain config: %s size %ux%u is not within 1x1 to %ux%u",
+      what, width, height, MAX_SIZE, MAX_SIZE);
+  return FALSE;
+}
+
+static gboolean
+check_enums (const GcgFrameChainConfig *c, GError **error)
+{
+  return check_enum (GCG_TYPE_PIXEL_FORMAT, "in_format", c->in_format, error)
+      && check_enum (GCG_TYPE_COLOR_MATRIX, "matrix", c->matrix, error)
+      && check_enum (GCG_TYPE_OUTPUT_KIND, "output", c->output, error)
+      && check_enum (GCG_TYPE_PIXEL_FORMAT, "out_format", c->out_format,
+          error)
+      && check_enum (GCG_TYPE_RESIZE_METHOD, "resize", c->resize, error)
+      && check_enum (GCG_TYPE_LETTERBOX, "letterbox", c->letterbox, error)
+      && check_enum (GCG_TYPE_TENSOR_LAYOUT, "tensor_layout",
+          c->tensor_layout, error)
+      && check_enum (GCG_TYPE_TENSOR_TYPE, "tensor_type", c->tensor_type,
+          error)
+      && check_enum (GCG_TYPE_TENSOR_CHANNELS, "tensor_channels",
+          c->tensor_channels, error);
+}
+
+/**
+ * gcg_frame_chain_config_validate:
+ * @config: a #GcgFrameChainConfig
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks that every enum is in range, sizes are 1 to 16384, and max_rois
+ * is 1 to %GCG_FRAME_CHAIN_MAX_ROIS (exactly 1 for video output).
+ *
+ * Returns: %TRUE when @config is valid; %FALSE with
+ *   %GCG_ERROR_INVALID_ARGUMENT naming the first bad field otherwise
+ */
+gboolean
+gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
+    GError **error)
+{
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (!check_enums (config, error)
+      || !check_size ("input", config->in_width, config->in_height, error)
+      || !check_size ("output", config->out_width, config->out_height,
+          error))
+    return FALSE;
+  if (config->max_rois < 1 || config->max_rois > GCG_FRAME_CHAIN_MAX_ROIS) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Frame chain config: max_rois = %u is not within 1 to %d",
+        config->max_rois, GCG_FRAME_CHAIN_MAX_ROIS);
+    return FALSE;
+  }
+  if (config->output == GCG_OUTPUT_KIND_VIDEO && config->max_rois != 1) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Frame chain config: a video output has one ROI, not max_rois = %u",
+        config->max_rois);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gsize
+tensor_size (const GcgFrameChainConfig *config)
+{
+  gsize channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
+  gsize elem = config->tensor_type == GCG_TENSOR_TYPE_FLOAT32 ? 4
+      : config->tensor_type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 1;
+
+  return config->max_rois * channels * config->out_width
+      * (gsize) config->out_height * elem;
+}
+
+/**
+ * gcg_frame_chain_config_get_output_size:
+ * @config: a valid #GcgFrameChainConfig
+ *
+ * The bytes a chain writes: the N×C×H×W tensor, or a tightly packed video
+ * frame (no row padding; 4:2:0 chroma planes of (w+1)/2 × (h+1)/2).
+ *
+ * Returns: the output size in bytes, 0 for an invalid @config
+ */
+gsize
+gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config)
+{
+  gsize size = 0;
+
+  g_return_val_if_fail (config != NULL, 0);
+
+  if (!gcg_frame_chain_config_validate (config, NULL))
+    return 0;
+  if (config->output == GCG_OUTPUT_KIND_TENSOR)
+    return tensor_size (config);
+  for (guint i = 0; i < gcg__pixel_format_n_planes (config->out_format); i++)
+    size += gcg__pixel_format_row_bytes (config->out_format, i,
+        config->out_width) * gcg__pixel_format_plane_height (
+        config->out_format, i, config->out_height);
+  return size;
+}
+
+/* --- GcgFrameParams --------------------------------------------------- */
+
+/**
+ * gcg_frame_params_init:
+ * @params: (out caller-allocates): the values to fill
+ *
+ * Zeroes every field (no planes, no ROIs: the whole frame, pad 0), then
+ * sets the identity adjustment (gain 1, contrast 1, brightness 0,
+ * gamma 1) and the identity tensor mapping (scale 1, offset 0).
+ */
+void
+gcg_frame_params_init (GcgFrameParams *params)
+{
+  g_return_if_fail (params != NULL);
+
+  memset (params, 0, sizeof (*params));
+  params->gain = 1.0f;
+  params->contrast = 1.0f;
+  params->gamma = 1.0f;
+  for (guint c = 0; c < 3; c++)
+    params->scale[c] = 1.0f;
+}
+
+/**
+ * gcg_frame_params_new:
+ *
+ * Returns: (transfer full): new values with the defaults of
+ *   gcg_frame_params_init()
+ */
+GcgFrameParams *
+gcg_frame_params_new (void)
+{
+  GcgFrameParams *params = g_new (GcgFrameParams, 1);
+
+  gcg_frame_params_init (params);
+  return params;
+}
+
+/**
+ * gcg_frame_params_copy:
+ * @params: a #GcgFrameParams
+ *
+ * Returns: (transfer full): a newly allocated copy of @params
+ */
+GcgFrameParams *
+gcg_frame_params_copy (const GcgFrameParams *params)
+{
+  g_return_val_if_fail (params != NULL, NULL);
+  return g_memdup2 (params, sizeof (*params));
+}
+
+/**
+ * gcg_frame_params_free:
+ * @params: (nullable): a #GcgFrameParams from gcg_frame_params_new() or
+ *   gcg_frame_params_copy()
+ *
+ * Frees @params.
+ */
+void
+gcg_frame_params_free (GcgFrameParams *params)
+{
+  g_free (params);
+}
+
+/**
+ * gcg_frame_params_set_mean_std:
+ * @params: a #GcgFrameParams
+ * @mean: (array fixed-size=3): per tensor channel mean, in 0–1 units
+ * @std: (array fixed-size=3): per tensor channel standard deviation, in
+ *   0–1 units, nonzero
+ *
+ * ImageNet-style normalisation, out = (v / 255 − mean) / std, expressed
+ * as the per-channel mapping the kernels apply:
+ * scale = 1 / (255 · std), offset = −mean / std (float32).  Channels are
+ * in tensor order; a GRAY tensor uses index 0.
+ */
+void
+gcg_frame_params_set_mean_std (GcgFrameParams *params, const gfloat *mean,
+    const gfloat *std)
+{
+  g_return_if_fail (params != NULL);
+  g_return_if_fail (mean != NULL && std != NULL);
+
+  for (guint c = 0; c < 3; c++) {
+    params->scale[c] = 1.0f / (255.0f * std[c]);
+    params->offset[c] = -mean[c] / std[c];
+  }
+}

@@ -1,0 +1,35 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What the frame-chain backends share: the host-side preparation of the
+ * kernel struct (one function for both backends, so both see the same
+ * crop, fit and coefficients) and the CPU reference loops.
+ */
+#pragma once
+
+#include "gcg-frame-chain.h"
+#include "kernels/gcg-frame-kernel-params.h"
+
+G_BEGIN_DECLS
+
+void gcg__frame_prepare_static (const GcgFrameChainConfig *config,
+    GcgFrameKernelParams *kp);
+
+gboolean gcg__frame_check_params (const GcgFrameChainConfig *config,
+    const GcgFrameParams *params, GError **error);
+
+void gcg__frame_prepare_frame (const GcgFrameChainConfig *config,
+    const GcgFrameParams *params, GcgFrameKernelParams *kp);
+
+void gcg__frame_cpu_run (const GcgFrameChainConfig *config,
+    const GcgFrameKernelParams *kp);
+
+gboolean gcg__pixel_format_is_yuv420 (GcgPixelFormat format);
+guint gcg__pixel_format_n_planes (GcgPixelFormat format);
+gsize gcg__pixel_format_row_bytes (GcgPixelFormat format, guint plane,
+    guint width);
+guint gcg__pixel_format_plane_height (GcgPixelFormat format, guint plane,
+    guint height);
+
+G_END_DECLS

@@ -1,0 +1,388 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The per-pixel arithmetic of the frame chain (docs/frame-chain.md), as
+ * static inline functions compiled both by gcc (the CPU reference,
+ * lib/gcg-frame-cpu.c) and by nvcc (lib/kernels/gcg-frame-kernels.cu).
+ * One piece of code for both backends: with contraction off on both sides
+ * (-ffp-contract=off, -fmad=false) and no fast math, every operation is
+ * the same IEEE float32 operation in the same order, so the results agree
+ * bit for bit (powf for gamma != 1 is the one exception).
+ *
+ * Keep every expression in the order frame-chain.md writes it: a reordered
+ * sum is a different result.
+ */
+#ifndef GCG_FRAME_MATH_H
+#define GCG_FRAME_MATH_H
+
+#include "gcg-frame-kernel-params.h"
+
+#ifdef __CUDACC__
+#define GCG_FM_FN static __host__ __device__ __forceinline__
+#define GCG_FM_FLOAT_BITS(f) __float_as_uint (f)
+#else
+#include <math.h>
+#include <stddef.h>
+#define GCG_FM_FN static inline
+static inline uint32_t
+gcg_fm_float_bits (float f)
+{
+  union { float f; uint32_t u; } v;
+
+  v.f = f;
+  return v.u;
+}
+#define GCG_FM_FLOAT_BITS(f) gcg_fm_float_bits (f)
+#endif
+
+/* Row @y of a plane; 64-bit offsets, as y · stride may pass 2 GiB. */
+GCG_FM_FN const uint8_t *
+gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
+{
+  return (const uint8_t *) (uintptr_t) (p->src[plane]
+      + (uint64_t) ((int64_t) y * p->src_stride[plane]));
+}
+
+GCG_FM_FN uint8_t *
+gcg_fm_dst_row (const GcgFrameKernelParams *p, int plane, int32_t y)
+{
+  return (uint8_t *) (uintptr_t) (p->dst[plane]
+      + (uint64_t) ((int64_t) y * p->dst_stride[plane]));
+}
+
+/* Round half away from zero and saturate to 0-255; NaN gives 0.  Only
+ * v > 0 reaches the rounding, where floorf (v + 0.5f) is half-away. */
+GCG_FM_FN uint8_t
+gcg_fm_u8 (float v)
+{
+  if (!(v > 0.0f))
+    return 0;
+  if (v >= 255.0f)
+    return 255;
+  return (uint8_t) floorf (v + 0.5f);
+}
+
+/* float32 -> float16, round to nearest even (what __float2half_rn does for
+ * every non-NaN input; NaN becomes the quiet NaN 0x7e00).  Integer-only,
+ * so host and device give the same bits. */
+GCG_FM_FN uint16_t
+gcg_fm_f16 (float f)
+{
+  uint32_t x = GCG_FM_FLOAT_BITS (f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  uint32_t h, rem, half;
+
+  if (ax >= 0x7f800000u)
+    return (uint16_t) (sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  /* 65520 and above round to infinity. */
+  if (ax >= 0x477ff000u)
+    return (uint16_t) (sign | 0x7c00u);
+  if (ax < 0x38800000u) {
+    /* Below 2^-14: a subnormal half (units of 2^-24), or zero; 2^-25
+     * itself is a tie that goes to the even zero. */
+    uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - (ax >> 23);
+
+    if (ax <= 0x33000000u)
+      return (uint16_t) sign;
+    h = mant >> shift;
+    rem = mant & ((1u << shift) - 1u);
+    half = 1u << (shift - 1u);
+  } else {
+    /* Rebias the exponent from 127 to 15 and keep 10 mantissa bits. */
+    h = (ax >> 13) - (112u << 10);
+    rem = ax & 0x1fffu;
+    half = 0x1000u;
+  }
+  /* A carry out of the mantissa correctly bumps the exponent. */
+  if (rem > half || (rem == half && (h & 1u)))
+    h++;
+  return (uint16_t) (sign | h);
+}
+
+/* Full-range luma of RGB in 0-255: (Kr R + Kg G) + Kb B. */
+GCG_FM_FN float
+gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
+{
+  return p->kr * rgb[0] + p->kg * rgb[1] + p->kb * rgb[2];
+}
+
+/* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
+GCG_FM_FN void
+gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t sx, int32_t sy,
+    float *rgb)
+{
+  const uint8_t *row = gcg_fm_src_row (p, 0, sy);
+  const uint8_t *px;
+  float y, u, v;
+
+  switch (p->in_format) {
+    case GCG_FKP_NV12:
+    case GCG_FKP_I420:
+      if (p->in_format == GCG_FKP_NV12) {
+        px = gcg_fm_src_row (p, 1, sy >> 1) + 2 * (sx >> 1);
+        u = (float) px[0];
+        v = (float) px[1];
+      } else {
+        u = (float) gcg_fm_src_row (p, 1, sy >> 1)[sx >> 1];
+        v = (float) gcg_fm_src_row (p, 2, sy >> 1)[sx >> 1];
+      }
+      y = ((float) row[sx] - p->in_y_off) * p->in_y_scale;
+      u = (u - 128.0f) * p->in_c_scale;
+      v = (v - 128.0f) * p->in_c_scale;
+      rgb[0] = y + p->crv * v;
+      rgb[1] = y - p->cgu * u - p->cgv * v;
+      rgb[2] = y + p->cbu * u;
+      break;
+    case GCG_FKP_RGBA:
+    case GCG_FKP_RGB:
+      px = row + (p->in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
+      rgb[0] = (float) px[0];
+      rgb[1] = (float) px[1];
+      rgb[2] = (float) px[2];
+      break;
+    case GCG_FKP_BGRA:
+    case GCG_FKP_BGR:
+      px = row + (p->in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
+      rgb[0] = (float) px[2];
+      rgb[1] = (float) px[1];
+      rgb[2] = (float) px[0];
+      break;
+    default:
+      rgb[0] = rgb[1] = rgb[2] = (float) row[sx];
+      break;
+  }
+}
+
+GCG_FM_FN int32_t
+gcg_fm_clamp (int32_t v, int32_t hi)
+{
+  return v < 0 ? 0 : (v > hi ? hi : v);
+}
+
+/* Step 3, one axis of bilinear: the two neighbours (relative to the crop)
+ * and the weight of the second. */
+GCG_FM_FN float
+gcg_fm_bilinear_axis (int32_t l, float ratio, int32_t size, int32_t *i0,
+    int32_t *i1)
+{
+  float f = ((float) l + 0.5f) * ratio - 0.5f;
+  float f0 = floorf (f);
+
+  *i0 = gcg_fm_clamp ((int32_t) f0, size - 1);
+  *i1 = gcg_fm_clamp ((int32_t) f0 + 1, size - 1);
+  return f - f0;
+}
+
+/* Step 3, one axis of nearest. */
+GCG_FM_FN int32_t
+gcg_fm_nearest_axis (int32_t l, float ratio, int32_t size)
+{
+  int32_t i = (int32_t) floorf (((float) l + 0.5f) * ratio);
+
+  return i > size - 1 ? size - 1 : i;
+}
+
+/* Step 5. */
+GCG_FM_FN void
+gcg_fm_bilinear (const GcgFrameKernelParams *p, const GcgFrameItem *it,
+    int32_t lx, int32_t ly, float *rgb)
+{
+  int32_t x0, x1, y0, y1;
+  float ax = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0, &x1);
+  float ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
+  float p00[3], p10[3], p01[3], p11[3];
+
+  gcg_fm_read_rgb (p, it->cx + x0, it->cy + y0, p00);
+  gcg_fm_read_rgb (p, it->cx + x1, it->cy + y0, p10);
+  gcg_fm_read_rgb (p, it->cx + x0, it->cy + y1, p01);
+  gcg_fm_read_rgb (p, it->cx + x1, it->cy + y1, p11);
+  for (int c = 0; c < 3; c++) {
+    float top = p00[c] + (p10[c] - p00[c]) * ax;
+    float bottom = p01[c] + (p11[c] - p01[c]) * ax;
+
+    rgb[c] = top + (bottom - top) * ay;
+  }
+}
+
+/* Step 6, skipped as a whole when every value is the identity, so that
+ * v stays bit for bit what the sampling gave. */
+GCG_FM_FN void
+gcg_fm_adjust (const GcgFrameKernelParams *p, float *rgb)
+{
+  if (!p->apply_adjust)
+    return;
+  for (int c = 0; c < 3; c++) {
+    float t = rgb[c] / 255.0f;
+
+    t = t * p->gain;
+    t = (t - 0.5f) * p->contrast + 0.5f + p->brightness;
+    if (p->gamma != 1.0f) {
+      t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+      t = powf (t, p->gamma);
+    }
+    rgb[c] = t * 255.0f;
+  }
+}
+
+/* Steps 2-6 for output pixel (x, y) of an item: the adjusted RGB, or
+ * nonzero when the pixel is padding (rgb then untouched). */
+GCG_FM_FN int
+gcg_fm_sample (const GcgFrameKernelParams *p, const GcgFrameItem *it,
+    int32_t x, int32_t y, float *rgb)
+{
+  int32_t lx = x - it->px;
+  int32_t ly = y - it->py;
+
+  if (it->empty || lx < 0 || ly < 0 || lx >= it->sw || ly >= it->sh)
+    return 1;
+  if (p->resize == GCG_FKP_NEAREST)
+    gcg_fm_read_rgb (p, it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw),
+        it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch), rgb);
+  else
+    gcg_fm_bilinear (p, it, lx, ly, rgb);
+  gcg_fm_adjust (p, rgb);
+  return 0;
+}
+
+/* Step 7, video RGB-type and GRAY8 outputs: one pixel.  Padding is the
+ * RGBA colour pad[] (GRAY8 takes its luma). */
+GCG_FM_FN void
+gcg_fm_video_pixel (const GcgFrameKernelParams *p, int32_t x, int32_t y)
+{
+  uint8_t *row = gcg_fm_dst_row (p, 0, y);
+  float rgb[3];
+  uint8_t alpha = 255;
+
+  if (gcg_fm_sample (p, &p->items[0], x, y, rgb)) {
+    rgb[0] = p->pad[0];
+    rgb[1] = p->pad[1];
+    rgb[2] = p->pad[2];
+    alpha = gcg_fm_u8 (p->pad[3]);
+  }
+  if (p->out_format == GCG_FKP_GRAY8) {
+    row[x] = gcg_fm_u8 (gcg_fm_luma (p, rgb));
+  } else {
+    int four = p->out_format == GCG_FKP_RGBA || p->out_format == GCG_FKP_BGRA;
+    int swap = p->out_format == GCG_FKP_BGRA || p->out_format == GCG_FKP_BGR;
+    uint8_t *o = row + (four ? 4 : 3) * x;
+
+    o[0] = gcg_fm_u8 (rgb[swap ? 2 : 0]);
+    o[1] = gcg_fm_u8 (rgb[1]);
+    o[2] = gcg_fm_u8 (rgb[swap ? 0 : 2]);
+    if (four)
+      o[3] = alpha;
+  }
+}
+
+/* Step 7, NV12/I420 outputs: the 2x2 block (bx, by), so each chroma
+ * sample is written once, from the block's top-left pixel.  Odd sizes:
+ * the last block column/row has only the pixels inside the frame. */
+GCG_FM_FN void
+gcg_fm_yuv420_block (const GcgFrameKernelParams *p, int32_t bx, int32_t by)
+{
+  float rgb0[3] = { 0.0f, 0.0f, 0.0f };
+  float luma0 = 0.0f;
+
+  for (int dy = 0; dy < 2; dy++) {
+    int32_t y = 2 * by + dy;
+    uint8_t *row;
+
+    if (y >= p->out_height)
+      break;
+    row = gcg_fm_dst_row (p, 0, y);
+    for (int dx = 0; dx < 2; dx++) {
+      int32_t x = 2 * bx + dx;
+      float rgb[3], luma;
+
+      if (x >= p->out_width)
+        break;
+      if (gcg_fm_sample (p, &p->items[0], x, y, rgb)) {
+        rgb[0] = p->pad[0];
+        rgb[1] = p->pad[1];
+        rgb[2] = p->pad[2];
+      }
+      luma = gcg_fm_luma (p, rgb);
+      row[x] = gcg_fm_u8 (luma * p->out_y_scale + p->out_y_off);
+      if (dx == 0 && dy == 0) {
+        rgb0[0] = rgb[0];
+        rgb0[1] = rgb[1];
+        rgb0[2] = rgb[2];
+        luma0 = luma;
+      }
+    }
+  }
+  {
+    uint8_t u = gcg_fm_u8 ((rgb0[2] - luma0) * p->out_u_scale + 128.0f);
+    uint8_t v = gcg_fm_u8 ((rgb0[0] - luma0) * p->out_v_scale + 128.0f);
+
+    if (p->out_format == GCG_FKP_NV12) {
+      uint8_t *o = gcg_fm_dst_row (p, 1, by) + 2 * bx;
+
+      o[0] = u;
+      o[1] = v;
+    } else {
+      gcg_fm_dst_row (p, 1, by)[bx] = u;
+      gcg_fm_dst_row (p, 2, by)[bx] = v;
+    }
+  }
+}
+
+/* Step 7, tensors: element (n, c, y, x) of the output. */
+GCG_FM_FN void
+gcg_fm_tensor_store (const GcgFrameKernelParams *p, size_t index, float v)
+{
+  switch (p->tensor_type) {
+    case GCG_FKP_FLOAT32:
+      ((float *) (uintptr_t) p->dst[0])[index] = v;
+      break;
+    case GCG_FKP_FLOAT16:
+      ((uint16_t *) (uintptr_t) p->dst[0])[index] = gcg_fm_f16 (v);
+      break;
+    default:
+      ((uint8_t *) (uintptr_t) p->dst[0])[index] = gcg_fm_u8 (v);
+      break;
+  }
+}
+
+/* Step 7, tensors: every channel of pixel (x, y) of item n. */
+GCG_FM_FN void
+gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, int32_t n, int32_t x,
+    int32_t y)
+{
+  int nc = p->tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
+  size_t plane = (size_t) p->out_width * (size_t) p->out_height;
+  size_t pixel = (size_t) y * (size_t) p->out_width + (size_t) x;
+  size_t base = (size_t) n * (size_t) nc * plane;
+  float rgb[3], v[3];
+
+  if (gcg_fm_sample (p, &p->items[n], x, y, rgb)) {
+    v[0] = p->pad[0];
+    v[1] = p->pad[1];
+    v[2] = p->pad[2];
+  } else {
+    if (p->tensor_channels == GCG_FKP_CH_GRAY) {
+      v[0] = gcg_fm_luma (p, rgb);
+    } else if (p->tensor_channels == GCG_FKP_CH_BGR) {
+      v[0] = rgb[2];
+      v[1] = rgb[1];
+      v[2] = rgb[0];
+    } else {
+      v[0] = rgb[0];
+      v[1] = rgb[1];
+      v[2] = rgb[2];
+    }
+    for (int c = 0; c < nc; c++)
+      v[c] = v[c] * p->scale[c] + p->offset[c];
+  }
+  for (int c = 0; c < nc; c++) {
+    size_t index = p->tensor_layout == GCG_FKP_NCHW
+        ? base + (size_t) c * plane + pixel : base + pixel * nc + c;
+
+    gcg_fm_tensor_store (p, index, v[c]);
+  }
+}
+
+#endif /* GCG_FRAME_MATH_H */
