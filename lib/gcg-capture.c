@@ -18,7 +18,10 @@
  *
  * In %GCG_CAPTURE_MODE_THREAD_LOCAL and %GCG_CAPTURE_MODE_GLOBAL the
  * driver only lets the thread that began a capture end it: finish, abort
- * and drop the guard on that thread.
+ * and drop the guard on that thread.  Finishing from another thread fails
+ * with %GCG_ERROR_CAPTURE_STATE, and the driver (580 series, measured)
+ * then discards the capture too: the guard is over and the stream is
+ * usable again, but nothing was captured.
  *
  * While a capture is active, anything that waits for the stream
  * (gcg_stream_synchronize(), gcg_stream_query(), cuMemAlloc, ...)
@@ -218,6 +221,15 @@ discard_leftover_capture (CUstream stream)
     GCG_CU_WARN (cuGraphDestroy, graph);
 }
 
+static gboolean
+stream_still_capturing (CUstream stream)
+{
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+
+  return GCG_CU (cuStreamIsCapturing, stream, &status) == CUDA_SUCCESS
+      && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 static void
 mark_ended (GcgCapture *self)
 {
@@ -229,8 +241,8 @@ mark_ended (GcgCapture *self)
 /* Ends the capture and restores what begin changed.  Returns the captured
  * CUgraph, owned by the caller (counted by gcg__graph_handle_acquired()),
  * or NULL with @error set; nothing is leaked either way.  Only a capture
- * ended from the wrong thread stays active, so that the right thread can
- * still end it. */
+ * ended from the wrong thread that the driver left running stays active,
+ * so that the right thread can still end it. */
 CUgraph
 gcg__capture_end (GcgCapture *self, GError **error)
 {
@@ -255,7 +267,12 @@ gcg__capture_end (GcgCapture *self, GError **error)
   }
   if (graph)
     GCG_CU_WARN (cuGraphDestroy, graph);
-  if (res != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) {
+  /* Measured on an H200 (driver 580): ending a thread-local capture from
+   * another thread fails with WRONG_THREAD *and* terminates the capture
+   * sequence (the stream no longer captures).  Keep the guard active only
+   * if the driver really left the stream capturing. */
+  if (res != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD
+      || !stream_still_capturing (stream)) {
     discard_leftover_capture (stream);
     mark_ended (self);
   }
