@@ -547,7 +547,7 @@ static GstMessage *
 start_alone (const gchar * launch, GstBus ** bus_out,
     GstStateChangeReturn * ret, GstElement ** elem_out)
 {
-  GstElement *e = gst_parse_launch (launch, NULL);
+  GstElement *e = gst_object_ref_sink (gst_parse_launch (launch, NULL));
   GstBus *bus = gst_bus_new ();
 
   g_assert_nonnull (e);
@@ -556,6 +556,18 @@ start_alone (const gchar * launch, GstBus ** bus_out,
   *bus_out = bus;
   *elem_out = e;
   return gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+}
+
+/* Messages on the bus hold the element, which holds the bus: flush both
+ * ways before letting go. */
+static void
+stop_alone (GstElement * e, GstBus * bus)
+{
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (e);
+  gst_object_unref (bus);
 }
 
 /* The unit environment points GCG_CUDA_LIBRARY at a file that does not
@@ -580,9 +592,7 @@ test_cuda_without_driver (void)
   g_assert_nonnull (strstr (err->message, "/nonexistent/libcuda.so.1"));
   g_assert_nonnull (strstr (dbg, "backend=auto"));
   gst_message_unref (msg);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_object_unref (e);
-  gst_object_unref (bus);
+  stop_alone (e, bus);
 }
 
 /* backend=auto without a GPU warns on the bus and runs on the CPU. */
@@ -604,9 +614,7 @@ test_auto_falls_back (void)
           "running the CPU reference backend"));
   g_assert_nonnull (strstr (err->message, "no usable GPU ("));
   gst_message_unref (msg);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_object_unref (e);
-  gst_object_unref (bus);
+  stop_alone (e, bus);
 }
 
 static void

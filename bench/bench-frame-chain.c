@@ -1,0 +1,311 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GcgFrameChain throughput on the two workloads it exists for:
+ *   tensor: 1080p NV12 -> 640x640 letterboxed NCHW float32 RGB (mean/std)
+ *   video:  1080p NV12 -> 1280x720 RGBA (bilinear)
+ * For each, graph replay and eager launches: GPU µs/frame (CUDA events
+ * around --frames back-to-back frames, pipelined, no host wait between
+ * them), host µs/frame (time to queue one frame), and the bytes a frame
+ * must move (input frame read once + output written once) as effective
+ * GB/s against a measured device-to-device copy.  The CPU reference's
+ * ms/frame is printed for scale.  Without a GPU it prints one line and
+ * exits 77 (skipped).
+ *
+ *   bench-frame-chain [--frames=1000] [--warmup=100] [--cpu-frames=3]
+ */
+#include <gcg.h>
+#include "gcg-context-private.h"
+#include "gcg-stream-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define IN_W 1920
+#define IN_H 1080
+#define COPY_BYTES (256u << 20)
+
+typedef struct
+{
+  GcgContext *ctx;
+  GcgStream *stream;
+  CUevent start, stop;
+  CUdeviceptr in, out;
+  guint8 *host_in, *host_out;
+  guint frames, warmup, cpu_frames;
+  gdouble copy_gbs;
+} Bench;
+
+typedef struct
+{
+  gdouble gpu_us;
+  gdouble host_us;
+} Timing;
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+static void
+die (const gchar *what, GError *error)
+{
+  fprintf (stderr, "bench-frame-chain: %s: %s\n", what,
+      error ? error->message : "failed");
+  exit (1);
+}
+
+static void
+check (gboolean ok, const gchar *what, GError *error)
+{
+  if (!ok)
+    die (what, error);
+}
+
+/* GPU milliseconds between the two events, after waiting for the stop. */
+static gdouble
+elapsed_ms (Bench *b)
+{
+  GError *error = NULL;
+  gfloat ms = 0;
+
+  check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
+      && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
+      "events", error);
+  return ms;
+}
+
+static void
+record (Bench *b, CUevent event)
+{
+  GError *error = NULL;
+
+  check (GCG_CU_OK (&error, cuEventRecord, event,
+          gcg__stream_get_cu (b->stream)), "cuEventRecord", error);
+}
+
+/* Device-to-device copy bandwidth, counting the bytes read and written. */
+static void
+measure_copy (Bench *b)
+{
+  GError *error = NULL;
+  CUdeviceptr src = 0, dst = 0;
+  const guint reps = 20;
+
+  check (GCG_CU_OK (&error, cuMemAlloc, &src, COPY_BYTES)
+      && GCG_CU_OK (&error, cuMemAlloc, &dst, COPY_BYTES), "copy buffers",
+      error);
+  for (guint i = 0; i < reps + 2; i++) {
+    if (i == 2)
+      record (b, b->start);
+    check (GCG_CU_OK (&error, cuMemcpyDtoDAsync, dst, src, COPY_BYTES,
+            gcg__stream_get_cu (b->stream)), "cuMemcpyDtoDAsync", error);
+  }
+  record (b, b->stop);
+  b->copy_gbs = 2.0 * COPY_BYTES * reps / (elapsed_ms (b) * 1e6);
+  GCG_CU_WARN (cuMemFree, src);
+  GCG_CU_WARN (cuMemFree, dst);
+}
+
+static void
+fill_params (Bench *b, const GcgFrameChainConfig *c, gboolean device,
+    GcgFrameParams *p)
+{
+  static const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
+  static const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
+  guint64 in = device ? b->in : (guint64) (guintptr) b->host_in;
+  guint64 out = device ? b->out : (guint64) (guintptr) b->host_out;
+
+  gcg_frame_params_init (p);
+  p->src[0] = in;
+  p->src[1] = in + IN_W * IN_H;
+  p->src_stride[0] = p->src_stride[1] = IN_W;
+  p->dst[0] = out;
+  if (c->output == GCG_OUTPUT_KIND_TENSOR) {
+    gcg_frame_params_set_mean_std (p, mean, std);
+    p->pad[0] = p->pad[1] = p->pad[2] = 0.5f;
+  } else {
+    p->dst_stride[0] = (gint) c->out_width * 4;
+  }
+}
+
+/* Pipelined: --frames frames queued back to back between two events. */
+static Timing
+time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
+{
+  GError *error = NULL;
+  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA,
+      b->ctx, &error);
+  GcgFrameParams p;
+  gint64 host = 0;
+  Timing t;
+
+  check (chain != NULL, "chain", error);
+  gcg_frame_chain_set_use_graph (chain, use_graph);
+  fill_params (b, c, TRUE, &p);
+  for (guint f = 0; f < b->warmup + b->frames; f++) {
+    gint64 t0;
+
+    if (f == b->warmup)
+      record (b, b->start);
+    p.frame_number = f;
+    p.brightness = (f & 1) ? 0.01f : 0.0f;
+    t0 = now_ns ();
+    check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+        "process", error);
+    if (f >= b->warmup)
+      host += now_ns () - t0;
+  }
+  record (b, b->stop);
+  t.gpu_us = elapsed_ms (b) * 1e3 / b->frames;
+  t.host_us = host / 1e3 / b->frames;
+  return t;
+}
+
+static gdouble
+time_cpu (Bench *b, const GcgFrameChainConfig *c)
+{
+  GError *error = NULL;
+  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU,
+      NULL, &error);
+  GcgFrameParams p;
+  gint64 t0;
+
+  check (chain != NULL, "cpu chain", error);
+  fill_params (b, c, FALSE, &p);
+  t0 = now_ns ();
+  for (guint f = 0; f < b->cpu_frames; f++)
+    check (gcg_frame_chain_process (chain, &p, NULL, &error), "cpu process",
+        error);
+  return (now_ns () - t0) / 1e6 / b->cpu_frames;
+}
+
+static void
+run_row (Bench *b, const gchar *name, const GcgFrameChainConfig *c)
+{
+  gsize bytes = IN_W * IN_H * 3 / 2 + gcg_frame_chain_config_get_output_size (c);
+  Timing graph = time_gpu (b, c, TRUE);
+  Timing eager = time_gpu (b, c, FALSE);
+  gdouble gbs = bytes / (graph.gpu_us * 1e3);
+  gdouble cpu_ms = b->cpu_frames ? time_cpu (b, c) : 0;
+
+  printf ("%-6s | %8.2f | %8.2f | %8.2f | %8.2f | %7.2f | %6.1f | %5.1f%% | "
+      "%8.1f\n", name, graph.gpu_us, graph.host_us, eager.gpu_us,
+      eager.host_us, bytes / 1e6, gbs, 100.0 * gbs / b->copy_gbs, cpu_ms);
+  fflush (stdout);
+}
+
+static GcgContext *
+open_gpu (void)
+{
+  g_autoptr (GError) error = NULL;
+  GcgContext *ctx = NULL;
+
+  if (gcg_context_get_device_count (&error) > 0)
+    ctx = gcg_context_new (0, &error);
+  if (ctx == NULL) {
+    printf ("bench-frame-chain: skipped, no CUDA device (%s)\n",
+        error ? error->message : "device count is 0");
+    exit (77);
+  }
+  return ctx;
+}
+
+static void
+setup (Bench *b)
+{
+  GError *error = NULL;
+  gsize in_size = IN_W * IN_H * 3 / 2;
+  gsize out_size = 3 * 640 * 640 * 4;
+
+  b->ctx = open_gpu ();
+  check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
+      && gcg_context_push (b->ctx, &error)
+      && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
+      && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
+      && GCG_CU_OK (&error, cuMemAlloc, &b->in, in_size)
+      && GCG_CU_OK (&error, cuMemAlloc, &b->out, out_size), "setup", error);
+  b->host_in = g_malloc (in_size);
+  b->host_out = g_malloc (out_size);
+  for (gsize i = 0; i < in_size; i++)
+    b->host_in[i] = (guint8) (i * 2654435761u >> 24);
+  check (GCG_CU_OK (&error, cuMemcpyHtoD, b->in, b->host_in, in_size)
+      && GCG_CU_OK (&error, cuCtxSynchronize), "upload", error);
+}
+
+static void
+teardown (Bench *b)
+{
+  GCG_CU_WARN (cuMemFree, b->in);
+  GCG_CU_WARN (cuMemFree, b->out);
+  GCG_CU_WARN (cuEventDestroy, b->start);
+  GCG_CU_WARN (cuEventDestroy, b->stop);
+  g_free (b->host_in);
+  g_free (b->host_out);
+  gcg_context_pop (b->ctx, NULL);
+  g_clear_object (&b->stream);
+  g_clear_object (&b->ctx);
+}
+
+int
+main (int argc, char **argv)
+{
+  Bench b = { 0 };
+  gint frames = 1000, warmup = 100, cpu_frames = 3;
+  GOptionEntry entries[] = {
+    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per variant", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N"},
+    {"cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
+      "CPU reference frames (0: skip)", "N"},
+    {NULL}
+  };
+  g_autoptr (GOptionContext) options = g_option_context_new ("");
+  g_autoptr (GError) error = NULL;
+  GcgFrameChainConfig tensor, video;
+
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse (options, &argc, &argv, &error) || frames < 1
+      || warmup < 0 || cpu_frames < 0) {
+    fprintf (stderr, "bench-frame-chain: %s\n",
+        error ? error->message : "--frames must be ≥ 1, others ≥ 0");
+    return 2;
+  }
+  b.frames = frames;
+  b.warmup = warmup;
+  b.cpu_frames = cpu_frames;
+  setup (&b);
+  measure_copy (&b);
+
+  gcg_frame_chain_config_init (&tensor);
+  tensor.in_format = GCG_PIXEL_FORMAT_NV12;
+  tensor.in_width = IN_W;
+  tensor.in_height = IN_H;
+  tensor.output = GCG_OUTPUT_KIND_TENSOR;
+  tensor.out_width = tensor.out_height = 640;
+  tensor.letterbox = GCG_LETTERBOX_SYMMETRIC;
+  video = tensor;
+  video.output = GCG_OUTPUT_KIND_VIDEO;
+  video.out_format = GCG_PIXEL_FORMAT_RGBA;
+  video.out_width = 1280;
+  video.out_height = 720;
+  video.letterbox = GCG_LETTERBOX_NONE;
+
+  printf ("bench-frame-chain: %s, %u frames per variant after %u warm-up, "
+      "pipelined; device copy %.0f GB/s (read + write)\n",
+      gcg_context_get_name (b.ctx), b.frames, b.warmup, b.copy_gbs);
+  printf ("output |  graph   |  graph   |  eager   |  eager   |  bytes  | "
+      "graph  | of copy |   CPU\n");
+  printf ("       | GPU µs/f | host µs/f| GPU µs/f | host µs/f|  MB/f   | "
+      " GB/s  |   bw    |  ms/f\n");
+  run_row (&b, "tensor", &tensor);
+  run_row (&b, "video", &video);
+  teardown (&b);
+  return 0;
+}
