@@ -304,6 +304,11 @@ get_stream_state (GcgFrameChain *self, GcgStream *stream, GError **error)
     if (s->stream == stream)
       return s;
   }
+  if (gcg_stream_get_context (stream) != self->context) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The stream belongs to another context than the frame chain");
+    return NULL;
+  }
   if (self->spare_block != NULL)
     state.block = g_steal_pointer (&self->spare_block);
   else if ((state.block = new_block (self, error)) == NULL)

@@ -207,3 +207,65 @@ gcg_stream_get_capture_status (GcgStream *self, GcgCaptureStatus *status,
   *status = (GcgCaptureStatus) cu_status;
   return TRUE;
 }
+
+/**
+ * gcg_stream_copy_to_device:
+ * @self: a #GcgStream
+ * @dst: device address to write
+ * @src: (array length=size) (element-type guint8): host memory to read
+ * @size: bytes to copy
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues a host-to-device copy on the stream.  From pinned memory (see
+ * #GcgHostPool) the copy is asynchronous; from pageable memory the driver
+ * stages it and returns once @src may be reused.  Either way @src must
+ * stay valid until the stream has passed the copy.  A zero @size queues
+ * nothing.
+ *
+ * Returns: %TRUE when the copy was queued
+ */
+gboolean
+gcg_stream_copy_to_device (GcgStream *self, guint64 dst, gconstpointer src,
+    gsize size, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (size == 0 || (dst != 0 && src != NULL), FALSE);
+
+  if (size == 0)
+    return TRUE;
+  return gcg__context_guard_enter (&guard, self->context, error)
+      && GCG_CU_OK (error, cuMemcpyHtoDAsync, (CUdeviceptr) dst, src, size,
+      self->cu_stream);
+}
+
+/**
+ * gcg_stream_copy_to_host:
+ * @self: a #GcgStream
+ * @dst: (array length=size) (element-type guint8): host memory to write
+ * @src: device address to read
+ * @size: bytes to copy
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues a device-to-host copy on the stream.  @dst holds the result only
+ * once the stream has been synchronised (gcg_stream_synchronize()).  A zero
+ * @size queues nothing.
+ *
+ * Returns: %TRUE when the copy was queued
+ */
+gboolean
+gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src,
+    gsize size, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (size == 0 || (dst != NULL && src != 0), FALSE);
+
+  if (size == 0)
+    return TRUE;
+  return gcg__context_guard_enter (&guard, self->context, error)
+      && GCG_CU_OK (error, cuMemcpyDtoHAsync, dst, (CUdeviceptr) src, size,
+      self->cu_stream);
+}

@@ -54,4 +54,12 @@ GCG_API
 gboolean gcg_stream_get_capture_status (GcgStream *self,
     GcgCaptureStatus *status, GError **error);
 
+GCG_API
+gboolean gcg_stream_copy_to_device (GcgStream *self, guint64 dst,
+    gconstpointer src, gsize size, GError **error);
+
+GCG_API
+gboolean gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src,
+    gsize size, GError **error);
+
 G_END_DECLS

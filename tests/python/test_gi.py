@@ -81,6 +81,37 @@ class NoDriver(unittest.TestCase):
         Gcg.CapturePool.handle_release(handle)
         self.assertIsNone(Gcg.CapturePool.handle_lookup(handle))
 
+    def test_frame_chain_cpu(self):
+        config = Gcg.FrameChainConfig.new()
+        self.assertEqual(config.in_width, 640)
+        self.assertEqual(config.out_format, Gcg.PixelFormat.RGBA)
+        config.in_format = Gcg.PixelFormat.NV12
+        config.in_width = 5
+        config.in_height = 3
+        config.out_format = Gcg.PixelFormat.I420
+        config.out_width = 5
+        config.out_height = 3
+        self.assertTrue(config.validate())
+        self.assertEqual(config.get_output_size(), 15 + 6 + 6)
+        config.max_rois = 2
+        with self.assertRaises(GLib.Error) as ctx:
+            config.validate()
+        self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
+        config.max_rois = 1
+        # AUTO without a context (or driver) is the CPU reference.
+        chain = Gcg.FrameChain.new(config, Gcg.Backend.AUTO, None)
+        self.assertEqual(chain.get_backend(), Gcg.Backend.CPU)
+        self.assertEqual(chain.get_capture_count(), 0)
+        params = Gcg.FrameParams.new()
+        self.assertEqual(params.gain, 1.0)
+        params.set_mean_std([0.5, 0.5, 0.5], [0.25, 0.25, 0.25])
+        self.assertAlmostEqual(params.offset[0], -2.0)
+        # No planes: refused before anything runs.
+        with self.assertRaises(GLib.Error) as ctx:
+            chain.process(params, None)
+        self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
+        self.assertEqual(chain.get_eager_count(), 0)
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main(verbosity=2))

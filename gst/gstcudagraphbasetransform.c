@@ -1,0 +1,1037 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:gstcudagraphbasetransform
+ * @title: GstCudaGraphBaseTransform
+ * @short_description: base of the cudagraph elements
+ *
+ * Opens the CUDA context, stream and device allocator at start (or falls
+ * back to the CPU reference backend when `backend=auto` finds no usable
+ * GPU, and says so on the bus), builds a #GcgFrameChain whenever caps are
+ * set (a new chain means a new capture on its first frame; every later
+ * frame replays it), and for each buffer fills the chain's per-frame values
+ * from the buffer and its metadata, stages system memory to the device and
+ * back, and runs the chain.
+ *
+ * At EOS (or at stop when no EOS came) it posts an element message named
+ * `cudagraph-stats` with the fields `backend` (string), `captures`,
+ * `replays`, `eager-frames` and `frames` (guint64), which
+ * `gst-launch-1.0 -m` prints.
+ *
+ * Since: 0.1
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudagraphbasetransform.h"
+#include "gstcudagraphpinnedallocator.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_base_transform_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+
+enum
+{
+  PROP_0,
+  PROP_CUDA_DEVICE_ID,
+  PROP_BACKEND,
+  PROP_USE_GRAPH,
+  PROP_CAPTURES,
+  PROP_REPLAYS,
+  PROP_EAGER_FRAMES,
+};
+
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_BACKEND GCG_BACKEND_AUTO
+#define DEFAULT_USE_GRAPH TRUE
+
+/* Input or output planes of one frame as host memory. */
+typedef struct
+{
+  guint n;
+  guint8 *data[3];
+  gint stride[3];
+  gsize size[3];
+} GcgPlanes;
+
+typedef struct
+{
+  /* Properties, under the object lock. */
+  gint device_id;
+  GcgBackend backend;
+  gboolean use_graph;
+
+  /* Counters, under the object lock: totals over every chain since start,
+   * and the part of them from chains already replaced. */
+  guint64 captures;
+  guint64 replays;
+  guint64 eager;
+  guint64 retired_captures;
+  guint64 retired_replays;
+  guint64 retired_eager;
+  guint64 frames;
+  gboolean stats_posted;
+
+  /* Streaming state (streaming thread, or state changes). */
+  GcgBackend active;
+  GcgContext *context;
+  GcgStream *stream;
+  GcgAllocator *allocator;
+  GstAllocator *pinned;
+  GcgFrameChain *chain;
+  GcgFrameChainConfig config;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  gsize out_size;
+  guint64 dev_in;
+  gsize dev_in_size;
+  guint64 dev_out;
+  gsize dev_out_size;
+} GstCudaGraphBaseTransformPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaGraphBaseTransform,
+    gst_cuda_graph_base_transform, GST_TYPE_BASE_TRANSFORM);
+
+#define GET_PRIV(self) \
+  ((GstCudaGraphBaseTransformPrivate *) \
+   gst_cuda_graph_base_transform_get_instance_private (self))
+
+static void gst_cuda_graph_base_transform_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_graph_base_transform_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cuda_graph_base_transform_finalize (GObject * object);
+static gboolean gst_cuda_graph_base_transform_start (GstBaseTransform * trans);
+static gboolean gst_cuda_graph_base_transform_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_graph_base_transform_set_caps (GstBaseTransform *
+    trans, GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform
+    * trans, GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize);
+static gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform
+    * trans, GstCaps * caps, gsize * size);
+static void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *
+    trans, GstBuffer * buffer);
+static GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform
+    * trans, GstBuffer * inbuf, GstBuffer * outbuf);
+static gboolean gst_cuda_graph_base_transform_sink_event (GstBaseTransform *
+    trans, GstEvent * event);
+static gboolean gst_cuda_graph_base_transform_propose_allocation
+    (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_graph_base_transform_decide_allocation
+    (GstBaseTransform * trans, GstQuery * query);
+
+static void
+gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
+    klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cuda_graph_base_transform_set_property;
+  gobject_class->get_property = gst_cuda_graph_base_transform_get_property;
+  gobject_class->finalize = gst_cuda_graph_base_transform_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device ordinal (-1 = automatic: device 0)", -1, G_MAXINT,
+          DEFAULT_CUDA_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where the frame chain runs: auto (CUDA when a GPU is usable, "
+          "the CPU reference otherwise), cuda, or cpu",
+          GCG_TYPE_BACKEND, DEFAULT_BACKEND, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_USE_GRAPH,
+      g_param_spec_boolean ("use-graph", "Use graph",
+          "Capture the chain into a CUDA graph once and replay it per frame "
+          "(FALSE launches the same kernels eagerly, for A/B measurement)",
+          DEFAULT_USE_GRAPH, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CAPTURES,
+      g_param_spec_uint64 ("captures", "Captures",
+          "Graph captures since start (one per negotiated caps)", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_REPLAYS,
+      g_param_spec_uint64 ("replays", "Replays",
+          "Frames that replayed a graph captured on an earlier frame "
+          "(N buffers of one caps: 1 capture, N-1 replays)", 0, G_MAXUINT64,
+          0, ro));
+  g_object_class_install_property (gobject_class, PROP_EAGER_FRAMES,
+      g_param_spec_uint64 ("eager-frames", "Eager frames",
+          "Frames run without a graph (use-graph=false, or the CPU backend)",
+          0, G_MAXUINT64, 0, ro));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_stop);
+  trans_class->set_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_transform_size);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_get_unit_size);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_before_transform);
+  trans_class->transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_transform);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_sink_event);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_decide_allocation);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
+      "cudagraphbasetransform", 0, "cudagraph base transform");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM, 0);
+  gst_type_mark_as_plugin_api (GCG_TYPE_BACKEND, 0);
+}
+
+static void
+gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  priv->device_id = DEFAULT_CUDA_DEVICE_ID;
+  priv->backend = DEFAULT_BACKEND;
+  priv->use_graph = DEFAULT_USE_GRAPH;
+  priv->active = GCG_BACKEND_CPU;
+}
+
+static void
+gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    case PROP_USE_GRAPH:
+      priv->use_graph = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_USE_GRAPH:
+      g_value_set_boolean (value, priv->use_graph);
+      break;
+    case PROP_CAPTURES:
+      g_value_set_uint64 (value, priv->captures);
+      break;
+    case PROP_REPLAYS:
+      g_value_set_uint64 (value, priv->replays);
+      break;
+    case PROP_EAGER_FRAMES:
+      g_value_set_uint64 (value, priv->eager);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *
+    self);
+
+static void
+gst_cuda_graph_base_transform_finalize (GObject * object)
+{
+  gst_cuda_graph_base_transform_close (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+
+  G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)->finalize
+      (object);
+}
+
+/* --- device resources ---------------------------------------------------- */
+
+static void
+free_staging (GstCudaGraphBaseTransformPrivate * priv)
+{
+  /* The stream is synchronised after every frame, so nothing in flight
+   * still reads or writes these. */
+  if (priv->dev_in)
+    gcg_allocator_free (priv->allocator, priv->dev_in);
+  if (priv->dev_out)
+    gcg_allocator_free (priv->allocator, priv->dev_out);
+  priv->dev_in = priv->dev_out = 0;
+  priv->dev_in_size = priv->dev_out_size = 0;
+}
+
+/* The chain counts every graph launch, the one right after a capture
+ * included; the element's "replays" are the frames that reused a graph
+ * captured on an earlier frame: N buffers = 1 capture + N - 1 replays. */
+static guint64
+chain_replays (GcgFrameChain * chain)
+{
+  guint64 launches = gcg_frame_chain_get_replay_count (chain);
+  guint64 captures = gcg_frame_chain_get_capture_count (chain);
+
+  return launches > captures ? launches - captures : 0;
+}
+
+/* Drops the current chain, keeping its counts in the retired totals so the
+ * counters go on across caps changes. */
+static void
+retire_chain (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->chain == NULL)
+    return;
+  GST_OBJECT_LOCK (self);
+  priv->retired_captures += gcg_frame_chain_get_capture_count (priv->chain);
+  priv->retired_replays += chain_replays (priv->chain);
+  priv->retired_eager += gcg_frame_chain_get_eager_count (priv->chain);
+  GST_OBJECT_UNLOCK (self);
+  g_clear_object (&priv->chain);
+}
+
+static void
+gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  retire_chain (self);
+  free_staging (priv);
+  gst_clear_object (&priv->pinned);
+  g_clear_object (&priv->allocator);
+  g_clear_object (&priv->stream);
+  g_clear_object (&priv->context);
+  priv->active = GCG_BACKEND_CPU;
+}
+
+/* Opens everything the CUDA backend needs; on failure nothing is kept. */
+static gboolean
+open_cuda (GstCudaGraphBaseTransform * self, gint device_id, GError ** error)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GcgContext) context = NULL;
+  g_autoptr (GcgStream) stream = NULL;
+  g_autoptr (GcgAllocator) allocator = NULL;
+  g_autoptr (GcgHostPool) host_pool = NULL;
+
+  if (!gcg_driver_init (error))
+    return FALSE;
+  context = gcg_context_new (MAX (device_id, 0), error);
+  if (context == NULL)
+    return FALSE;
+  /* Report a build without kernels, or a GPU they do not cover, now rather
+   * than at the first frame. */
+  if (!gcg_context_load_kernels (context, error))
+    return FALSE;
+  stream = gcg_stream_new (context, error);
+  if (stream == NULL)
+    return FALSE;
+  allocator = gcg_allocator_new (context, error);
+  if (allocator == NULL)
+    return FALSE;
+  host_pool = gcg_host_pool_new (context);
+
+  priv->context = g_steal_pointer (&context);
+  priv->stream = g_steal_pointer (&stream);
+  priv->allocator = g_steal_pointer (&allocator);
+  priv->pinned = gst_cuda_graph_pinned_allocator_new (host_pool);
+  priv->active = GCG_BACKEND_CUDA;
+  GST_INFO_OBJECT (self, "CUDA backend on device %d (%s)",
+      gcg_context_get_device_id (priv->context),
+      gcg_context_get_name (priv->context));
+  return TRUE;
+}
+
+static void
+reset_counters (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  priv->captures = priv->replays = priv->eager = 0;
+  priv->retired_captures = priv->retired_replays = priv->retired_eager = 0;
+  priv->frames = 0;
+  priv->stats_posted = FALSE;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GcgBackend backend;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  backend = priv->backend;
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  reset_counters (self);
+  priv->active = GCG_BACKEND_CPU;
+  if (backend == GCG_BACKEND_CPU) {
+    GST_INFO_OBJECT (self, "backend=cpu: running the CPU reference backend");
+    return TRUE;
+  }
+  if (open_cuda (self, device_id, &error))
+    return TRUE;
+
+  if (backend == GCG_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
+        ("backend=cuda needs a usable CUDA GPU: %s", error->message),
+        ("Set backend=auto (or backend=cpu) to run the CPU reference backend "
+            "instead"));
+    return FALSE;
+  }
+  /* backend=auto: say loudly that this is not the GPU path. */
+  GST_WARNING_OBJECT (self,
+      "no usable GPU (%s): running the CPU reference backend", error->message);
+  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+      ("no usable GPU (%s): running the CPU reference backend",
+          error->message), (NULL));
+  return TRUE;
+}
+
+static void
+post_stats (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GstStructure *s;
+
+  GST_OBJECT_LOCK (self);
+  s = gst_structure_new ("cudagraph-stats",
+      "backend", G_TYPE_STRING,
+      priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu",
+      "captures", G_TYPE_UINT64, priv->captures,
+      "replays", G_TYPE_UINT64, priv->replays,
+      "eager-frames", G_TYPE_UINT64, priv->eager,
+      "frames", G_TYPE_UINT64, priv->frames, NULL);
+  priv->stats_posted = TRUE;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static gboolean
+gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (!priv->stats_posted)
+    post_stats (self);
+  gst_cuda_graph_base_transform_close (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
+    GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    post_stats (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_base_transform_parent_class)->sink_event (trans, event);
+}
+
+/* --- negotiation --------------------------------------------------------- */
+
+gboolean
+gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
+    GcgPixelFormat * out)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_NV12:
+      *out = GCG_PIXEL_FORMAT_NV12;
+      return TRUE;
+    case GST_VIDEO_FORMAT_I420:
+      *out = GCG_PIXEL_FORMAT_I420;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGBA:
+      *out = GCG_PIXEL_FORMAT_RGBA;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGRA:
+      *out = GCG_PIXEL_FORMAT_BGRA;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGB:
+      *out = GCG_PIXEL_FORMAT_RGB;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGR:
+      *out = GCG_PIXEL_FORMAT_BGR;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8:
+      *out = GCG_PIXEL_FORMAT_GRAY8;
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* The input side of the configuration: format, size and, for YUV, the
+ * matrix and range of the caps' colorimetry (gst_video_info_from_caps()
+ * already applied GStreamer's defaults where the caps say nothing). */
+static gboolean
+configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
+    GcgFrameChainConfig * config)
+{
+  const GstVideoColorimetry *cinfo = &info->colorimetry;
+
+  if (!gst_cuda_graph_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (info),
+          &config->in_format))
+    return FALSE;
+  config->in_width = GST_VIDEO_INFO_WIDTH (info);
+  config->in_height = GST_VIDEO_INFO_HEIGHT (info);
+  config->full_range = cinfo->range == GST_VIDEO_COLOR_RANGE_0_255;
+  config->matrix = cinfo->matrix == GST_VIDEO_COLOR_MATRIX_BT709
+      ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
+  if (GST_VIDEO_INFO_IS_YUV (info)
+      && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT709
+      && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT601)
+    GST_WARNING_OBJECT (self, "colour matrix %d is not BT.601 or BT.709: "
+        "using BT.601", cinfo->matrix);
+  return TRUE;
+}
+
+/* Builds the chain for @config unless the current one already matches it
+ * (a renegotiation to the same caps keeps the capture). */
+static gboolean
+ensure_chain (GstCudaGraphBaseTransform * self,
+    const GcgFrameChainConfig * config)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GcgFrameChain *chain;
+
+  if (priv->chain && memcmp (&priv->config, config, sizeof (*config)) == 0) {
+    GST_DEBUG_OBJECT (self, "same configuration, keeping the chain");
+    return TRUE;
+  }
+  retire_chain (self);
+  free_staging (priv);
+
+  chain = gcg_frame_chain_new (config, priv->active, priv->context, &error);
+  if (chain == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot set up the frame chain for these caps: %s", error->message),
+        (NULL));
+    return FALSE;
+  }
+  priv->chain = chain;
+  priv->config = *config;
+  GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
+      config->in_width, config->in_height, config->out_width,
+      config->out_height, priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GcgFrameChainConfig config;
+  GstVideoInfo in_info;
+
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
+      incaps, outcaps);
+  /* Zeroed first: configurations are compared with memcmp. */
+  memset (&config, 0, sizeof (config));
+  gcg_frame_chain_config_init (&config);
+  if (!gst_video_info_from_caps (&in_info, incaps)
+      || !configure_input (self, &in_info, &config)) {
+    GST_ERROR_OBJECT (self, "unsupported input caps %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  if (!klass->configure (self, &in_info, outcaps, &config)
+      || !klass->get_caps_size (self, outcaps, &priv->out_size))
+    return FALSE;
+  if (config.output == GCG_OUTPUT_KIND_VIDEO
+      && !gst_video_info_from_caps (&priv->out_info, outcaps))
+    return FALSE;
+  if (!gcg_frame_chain_config_validate (&config, &error)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Unsupported conversion: %s", error->message), (NULL));
+    return FALSE;
+  }
+  priv->in_info = in_info;
+  return ensure_chain (self, &config);
+}
+
+static gboolean
+gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform * trans,
+    GstCaps * caps, gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (trans)->get_caps_size
+        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), caps, size);
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+/* The output size depends only on the output caps: an input buffer may be
+ * larger than its caps say (padded strides from a video meta). */
+static gboolean
+gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize)
+{
+  return gst_cuda_graph_base_transform_get_unit_size (trans, othercaps,
+      othersize);
+}
+
+/* --- allocation ---------------------------------------------------------- */
+
+/* Offers upstream a pool of pinned host memory when the CUDA backend runs,
+ * so that its frames are copied to the device asynchronously at full bus
+ * speed; and says which metas we read instead of having them applied. */
+static gboolean
+gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  g_autoptr (GstBufferPool) pool = NULL;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  if (!GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_base_transform_parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  /* In passthrough the query went downstream: their answer stands. */
+  if (decide_query == NULL)
+    return TRUE;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query,
+      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (priv->pinned == NULL || caps == NULL
+      || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 2, 0);
+  gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (trans, "pinned pool refused its config");
+    return TRUE;
+  }
+  gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
+  gst_query_add_allocation_param (query, priv->pinned, NULL);
+  return TRUE;
+}
+
+/* With the CUDA backend and no pool from downstream, results are written
+ * into pinned memory so the device-to-host copy runs at full speed. */
+static gboolean
+gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  g_autoptr (GstBufferPool) pool = NULL;
+  GstStructure *config;
+  GstCaps *caps;
+  gsize size;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (priv->pinned && caps && gst_query_get_n_allocation_pools (query) == 0
+      && gst_cuda_graph_base_transform_get_unit_size (trans, caps, &size)) {
+    gboolean video = gst_structure_has_name (gst_caps_get_structure (caps, 0),
+        "video/x-raw");
+
+    pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
+    gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
+    if (gst_buffer_pool_set_config (pool, config))
+      gst_query_add_allocation_pool (query, pool, size, 2, 0);
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_base_transform_parent_class)->decide_allocation (trans,
+      query);
+}
+
+/* --- per frame ----------------------------------------------------------- */
+
+static void
+gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = GST_BUFFER_PTS (buffer);
+
+  /* Runs in passthrough too, so a controlled value leaving its identity
+   * takes the element out of passthrough. */
+  if (GST_CLOCK_TIME_IS_VALID (ts)) {
+    ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
+    if (GST_CLOCK_TIME_IS_VALID (ts))
+      gst_object_sync_values (GST_OBJECT (trans), ts);
+  }
+}
+
+static void
+planes_from_frame (GcgPlanes * planes, GstVideoFrame * frame)
+{
+  guint i;
+
+  planes->n = GST_VIDEO_FRAME_N_PLANES (frame);
+  for (i = 0; i < planes->n; i++) {
+    planes->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, i);
+    planes->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
+    /* Component i lives in plane i for every format we take. */
+    planes->size[i] = (gsize) planes->stride[i]
+        * GST_VIDEO_FRAME_COMP_HEIGHT (frame, i);
+  }
+}
+
+static gsize
+planes_total (const GcgPlanes * planes)
+{
+  gsize total = 0;
+  guint i;
+
+  for (i = 0; i < planes->n; i++)
+    total += planes->size[i];
+  return total;
+}
+
+static void
+params_set_host (GcgFrameParams * params, const GcgPlanes * in,
+    const GcgPlanes * out)
+{
+  guint i;
+
+  for (i = 0; i < in->n; i++) {
+    params->src[i] = (guint64) (guintptr) in->data[i];
+    params->src_stride[i] = in->stride[i];
+  }
+  for (i = 0; i < out->n; i++) {
+    params->dst[i] = (guint64) (guintptr) out->data[i];
+    params->dst_stride[i] = out->stride[i];
+  }
+}
+
+/* Grows a staging buffer when a frame's layout (strides from a video meta)
+ * needs more than the caps did; normally allocated once per caps. */
+static gboolean
+ensure_staging (GstCudaGraphBaseTransformPrivate * priv, guint64 * ptr,
+    gsize * have, gsize need, GError ** error)
+{
+  if (*ptr && *have >= need)
+    return TRUE;
+  if (*ptr)
+    gcg_allocator_free (priv->allocator, *ptr);
+  *ptr = 0;
+  *have = 0;
+  if (!gcg_allocator_alloc (priv->allocator, need, priv->stream, ptr, error))
+    return FALSE;
+  *have = need;
+  return TRUE;
+}
+
+/* CUDA backend on system memory: planes are staged back to back in device
+ * memory with the host strides, so each plane is one contiguous copy. */
+static gboolean
+run_cuda (GstCudaGraphBaseTransformPrivate * priv, GcgFrameParams * params,
+    const GcgPlanes * in, const GcgPlanes * out, GError ** error)
+{
+  guint64 off;
+  guint i;
+
+  if (!ensure_staging (priv, &priv->dev_in, &priv->dev_in_size,
+          planes_total (in), error)
+      || !ensure_staging (priv, &priv->dev_out, &priv->dev_out_size,
+          planes_total (out), error))
+    return FALSE;
+
+  for (i = 0, off = priv->dev_in; i < in->n; off += in->size[i], i++) {
+    params->src[i] = off;
+    params->src_stride[i] = in->stride[i];
+    if (!gcg_stream_copy_to_device (priv->stream, off, in->data[i],
+            in->size[i], error))
+      return FALSE;
+  }
+  for (i = 0, off = priv->dev_out; i < out->n; off += out->size[i], i++) {
+    params->dst[i] = off;
+    params->dst_stride[i] = out->stride[i];
+  }
+  if (!gcg_frame_chain_process (priv->chain, params, priv->stream, error))
+    return FALSE;
+  for (i = 0; i < out->n; i++) {
+    if (!gcg_stream_copy_to_host (priv->stream, out->data[i], params->dst[i],
+            out->size[i], error))
+      return FALSE;
+  }
+  /* The output buffer holds the result only once the copies are done. */
+  return gcg_stream_synchronize (priv->stream, error);
+}
+
+static void
+update_counters (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  priv->captures = priv->retired_captures
+      + gcg_frame_chain_get_capture_count (priv->chain);
+  priv->replays = priv->retired_replays + chain_replays (priv->chain);
+  priv->eager = priv->retired_eager
+      + gcg_frame_chain_get_eager_count (priv->chain);
+  priv->frames++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
+    GcgFrameParams * params)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gcg_frame_params_init (params);
+  params->pts = GST_BUFFER_PTS_IS_VALID (inbuf) ? GST_BUFFER_PTS (inbuf) : 0;
+  GST_OBJECT_LOCK (self);
+  params->frame_number = GST_BUFFER_OFFSET_IS_VALID (inbuf)
+      ? GST_BUFFER_OFFSET (inbuf) : priv->frames;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstFlowReturn
+process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
+    GstVideoFrame * in_frame, GstBuffer * outbuf)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GstVideoFrame out_frame;
+  GstMapInfo out_map;
+  GcgPlanes in, out = { 0 };
+  gboolean video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
+  gboolean ok;
+
+  planes_from_frame (&in, in_frame);
+  if (video) {
+    if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
+            GST_MAP_WRITE))
+      goto map_failed;
+    planes_from_frame (&out, &out_frame);
+  } else {
+    if (!gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE))
+      goto map_failed;
+    if (out_map.size < priv->out_size) {
+      gst_buffer_unmap (outbuf, &out_map);
+      goto map_failed;
+    }
+    out.n = 1;
+    out.data[0] = out_map.data;
+    out.size[0] = priv->out_size;
+  }
+
+  if (priv->active == GCG_BACKEND_CUDA) {
+    ok = run_cuda (priv, params, &in, &out, &error);
+  } else {
+    params_set_host (params, &in, &out);
+    ok = gcg_frame_chain_process (priv->chain, params, NULL, &error);
+  }
+
+  if (video)
+    gst_video_frame_unmap (&out_frame);
+  else
+    gst_buffer_unmap (outbuf, &out_map);
+  if (!ok) {
+    GST_ERROR_OBJECT (self, "frame chain failed: %s", error->message);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Processing a frame failed: %s", error->message), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
+          priv->out_size), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GcgFrameParams params;
+  GstVideoFrame in_frame;
+  GstFlowReturn ret;
+  gboolean use_graph;
+
+  if (priv->chain == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps were set"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_OBJECT_LOCK (self);
+  use_graph = priv->use_graph;
+  GST_OBJECT_UNLOCK (self);
+  gcg_frame_chain_set_use_graph (priv->chain, use_graph);
+
+  fill_common_params (self, inbuf, &params);
+  klass->fill_params (self, inbuf, &params);
+
+  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot map the input buffer as %s %dx%d",
+            GST_VIDEO_INFO_NAME (&priv->in_info),
+            GST_VIDEO_INFO_WIDTH (&priv->in_info),
+            GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  ret = process_mapped (self, &params, &in_frame, outbuf);
+  gst_video_frame_unmap (&in_frame);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  update_counters (self);
+  if (klass->decorate)
+    klass->decorate (self, outbuf, &params);
+  return GST_FLOW_OK;
+}
+
+/* --- helpers for the subclasses ------------------------------------------ */
+
+const GstVideoInfo *
+gst_cuda_graph_base_transform_get_in_info (GstCudaGraphBaseTransform * self)
+{
+  return &GET_PRIV (self)->in_info;
+}
+
+const GcgFrameChainConfig *
+gst_cuda_graph_base_transform_get_config (GstCudaGraphBaseTransform * self)
+{
+  return &GET_PRIV (self)->config;
+}
+
+GcgBackend
+gst_cuda_graph_base_transform_get_active_backend (GstCudaGraphBaseTransform *
+    self)
+{
+  return GET_PRIV (self)->active;
+}
+
+gboolean
+gst_cuda_graph_values_finite (const gfloat * values, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    if (!isfinite (values[i]))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_clip_rect (GcgRect * r, gint frame_w, gint frame_h)
+{
+  gint x1 = CLAMP (r->x, 0, frame_w), y1 = CLAMP (r->y, 0, frame_h);
+  gint x2 = CLAMP ((gint64) r->x + r->width, 0, frame_w);
+  gint y2 = CLAMP ((gint64) r->y + r->height, 0, frame_h);
+
+  *r = (GcgRect) {
+  x1, y1, x2 - x1, y2 - y1};
+  return r->width > 0 && r->height > 0;
+}
+
+void
+gst_cuda_graph_params_meta_register (void)
+{
+  static const gchar *tags[] = { NULL };
+
+  /* An application may have registered it already, with the same name. */
+  if (gst_meta_get_info (GST_CUDA_GRAPH_PARAMS_META_NAME) == NULL)
+    gst_meta_register_custom (GST_CUDA_GRAPH_PARAMS_META_NAME, tags, NULL,
+        NULL, NULL);
+}
+
+static void
+override_from_field (const GstStructure * s, const gchar * field,
+    gfloat * value)
+{
+  gdouble d;
+
+  if (gst_structure_get_double (s, field, &d))
+    *value = (gfloat) d;
+}
+
+void
+gst_cuda_graph_apply_params_meta (GstCudaGraphBaseTransform * self,
+    GstBuffer * buffer, GcgFrameParams * params)
+{
+  GstCustomMeta *meta;
+  GstStructure *s;
+  gfloat v[4];
+
+  meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_GRAPH_PARAMS_META_NAME);
+  if (meta == NULL)
+    return;
+  s = gst_custom_meta_get_structure (meta);
+  v[0] = params->brightness;
+  v[1] = params->contrast;
+  v[2] = params->gamma;
+  v[3] = params->gain;
+  override_from_field (s, "brightness", &v[0]);
+  override_from_field (s, "contrast", &v[1]);
+  override_from_field (s, "gamma", &v[2]);
+  override_from_field (s, "gain", &v[3]);
+  if (!gst_cuda_graph_values_finite (v, 4) || v[2] <= 0.0f) {
+    GST_WARNING_OBJECT (self, "ignoring invalid %" GST_PTR_FORMAT, s);
+    return;
+  }
+  params->brightness = v[0];
+  params->contrast = v[1];
+  params->gamma = v[2];
+  params->gain = v[3];
+}

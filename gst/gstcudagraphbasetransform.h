@@ -1,0 +1,98 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gcg.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM \
+  (gst_cuda_graph_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaGraphBaseTransform,
+    gst_cuda_graph_base_transform, GST, CUDA_GRAPH_BASE_TRANSFORM,
+    GstBaseTransform)
+
+/**
+ * GstCudaGraphBaseTransformClass:
+ * @parent_class: the parent class
+ * @configure: fills the output side of @config (output kind, format or
+ *   tensor shape, resize, letterbox, batch) from the negotiated @outcaps;
+ *   the input side is already filled.  Returns %FALSE (after posting an
+ *   error) when @outcaps cannot be produced.
+ * @get_caps_size: stores in @size the bytes of one buffer of @caps (caps of
+ *   the element's source side); %FALSE when @caps do not say
+ * @fill_params: fills the per-frame values of @params (crop/ROIs,
+ *   adjustments, pad, tensor scale) from the properties and @inbuf's
+ *   metadata.  Plane addresses, PTS and frame number are the base's job.
+ *   Invalid values are refused here (with a warning) and replaced by the
+ *   last good ones, so processing never fails on them.
+ * @decorate: called after a frame was processed, to attach metadata to
+ *   @outbuf that describes how it was made
+ *
+ * The shared base of the cudagraph elements: it owns the CUDA context,
+ * stream, device allocator and the #GcgFrameChain built for the current
+ * caps, maps buffers, stages system memory and runs the chain.
+ */
+struct _GstCudaGraphBaseTransformClass
+{
+  GstBaseTransformClass parent_class;
+
+  gboolean (*configure) (GstCudaGraphBaseTransform *self,
+      const GstVideoInfo *in_info, GstCaps *outcaps,
+      GcgFrameChainConfig *config);
+  gboolean (*get_caps_size) (GstCudaGraphBaseTransform *self,
+      GstCaps *caps, gsize *size);
+  void (*fill_params) (GstCudaGraphBaseTransform *self, GstBuffer *inbuf,
+      GcgFrameParams *params);
+  void (*decorate) (GstCudaGraphBaseTransform *self, GstBuffer *outbuf,
+      const GcgFrameParams *params);
+
+  /*< private >*/
+  gpointer padding[GST_PADDING];
+};
+
+/* What the subclasses may read about the current negotiation. */
+const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info
+    (GstCudaGraphBaseTransform *self);
+const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
+    (GstCudaGraphBaseTransform *self);
+GcgBackend gst_cuda_graph_base_transform_get_active_backend
+    (GstCudaGraphBaseTransform *self);
+
+/* Overrides @params' colour adjustment with the fields of a "GcgParamsMeta"
+ * custom meta on @buffer, if there is one. */
+void gst_cuda_graph_apply_params_meta (GstCudaGraphBaseTransform *self,
+    GstBuffer *buffer, GcgFrameParams *params);
+
+/* TRUE when every value is finite (NaN and infinities are refused). */
+gboolean gst_cuda_graph_values_finite (const gfloat *values, guint n);
+
+/* Maps GStreamer's format names to the chain's; FALSE when unsupported. */
+gboolean gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
+    GcgPixelFormat *out);
+
+/* Intersects @rect with a frame_w x frame_h frame; FALSE when nothing is
+ * left. */
+gboolean gst_cuda_graph_clip_rect (GcgRect * rect, gint frame_w,
+    gint frame_h);
+
+void gst_cuda_graph_params_meta_register (void);
+
+/**
+ * GST_CUDA_GRAPH_PARAMS_META_NAME:
+ *
+ * Name of the custom meta (gst_meta_register_custom()) an application
+ * attaches to a buffer to override the elements' colour adjustment for that
+ * buffer only: its structure's double fields `brightness`, `contrast`,
+ * `gamma` and `gain` replace the properties' values.  Registered when the
+ * plugin loads; add it with
+ * `gst_buffer_add_custom_meta (buf, "GcgParamsMeta")`.
+ */
+#define GST_CUDA_GRAPH_PARAMS_META_NAME "GcgParamsMeta"
+
+G_END_DECLS

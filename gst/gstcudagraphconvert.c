@@ -1,0 +1,632 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-cudagraphconvert
+ * @title: cudagraphconvert
+ * @short_description: convert, crop, scale and colour-adjust video with a
+ *   replayed CUDA graph
+ *
+ * Converts between NV12, I420, RGBA, BGRA, RGB, BGR and GRAY8, crops (the
+ * crop-* properties and/or a #GstVideoCropMeta on the buffer), scales
+ * (nearest or bilinear, optionally letterboxed) and adjusts brightness,
+ * contrast, gamma and gain.  The kernels for one caps configuration are
+ * captured into a CUDA graph on the first frame and replayed for every
+ * later one; per-frame values (crop, adjustments, buffer addresses) are
+ * refreshed in a device parameter block, so changing them never
+ * re-captures.  Without a usable GPU, `backend=auto` runs the CPU
+ * reference implementation (bit-identical for gamma 1) and says so.
+ *
+ * A buffer carrying a custom meta named "GcgParamsMeta" (see
+ * gst_meta_register_custom()) has its structure's double fields
+ * `brightness`, `contrast`, `gamma` and `gain` used instead of the
+ * properties for that buffer.
+ *
+ * When input and output caps are equal, no crop is set and every
+ * adjustment is the identity, buffers pass through untouched.
+ *
+ * Limitation: a #GstVideoCropMeta is read relative to the frame the caps
+ * describe; buffers whose #GstVideoMeta is larger than the caps are
+ * processed within the caps' size.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagraphconvert ! video/x-raw,format=RGBA,width=640,height=360 ! fakesink
+ * ]| Converts and scales 1080p NV12 to 640×360 RGBA.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,width=1280,height=720 ! cudagraphconvert crop-x=320 crop-width=640 letterbox=symmetric brightness=0.1 ! video/x-raw,format=BGR,width=640,height=640 ! fakesink
+ * ]| Crops the centre, letterboxes it into a square and brightens it.
+ *
+ * Since: 0.1
+ */
+
+#include <math.h>
+
+#include "gstcudagraphbasetransform.h"
+#include "gstcudagraphelements.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_convert_debug
+
+#define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGB, BGR, GRAY8 }"
+#define CONVERT_CAPS GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));
+
+enum
+{
+  PROP_0,
+  PROP_CROP_X,
+  PROP_CROP_Y,
+  PROP_CROP_WIDTH,
+  PROP_CROP_HEIGHT,
+  PROP_METHOD,
+  PROP_LETTERBOX,
+  PROP_PAD_COLOR,
+  PROP_BRIGHTNESS,
+  PROP_CONTRAST,
+  PROP_GAMMA,
+  PROP_GAIN,
+};
+
+#define DEFAULT_CROP 0
+#define DEFAULT_METHOD GCG_RESIZE_BILINEAR
+#define DEFAULT_LETTERBOX GCG_LETTERBOX_NONE
+#define DEFAULT_PAD_COLOR 0xff000000
+#define DEFAULT_BRIGHTNESS 0.0
+#define DEFAULT_CONTRAST 1.0
+#define DEFAULT_GAMMA 1.0
+#define DEFAULT_GAIN 1.0
+
+struct _GstCudaGraphConvert
+{
+  GstCudaGraphBaseTransform parent;
+
+  /* Properties, under the object lock. */
+  GcgRect crop;
+  GcgResizeMethod method;
+  GcgLetterbox letterbox;
+  guint pad_color;
+  gfloat adjust[4];             /* brightness, contrast, gamma, gain */
+
+  /* Streaming thread only. */
+  gboolean same_caps;
+  GcgRect last_good_crop;
+};
+
+G_DECLARE_FINAL_TYPE (GstCudaGraphConvert, gst_cuda_graph_convert, GST,
+    CUDA_GRAPH_CONVERT, GstCudaGraphBaseTransform)
+G_DEFINE_TYPE (GstCudaGraphConvert, gst_cuda_graph_convert,
+    GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphconvert, "cudagraphconvert",
+    GST_RANK_NONE, gst_cuda_graph_convert_get_type (),
+    gst_cuda_graph_params_meta_register ());
+
+enum
+{
+  ADJ_BRIGHTNESS,
+  ADJ_CONTRAST,
+  ADJ_GAMMA,
+  ADJ_GAIN,
+};
+
+static void gst_cuda_graph_convert_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_graph_convert_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static GstCaps *gst_cuda_graph_convert_transform_caps (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstCaps *gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
+static gboolean gst_cuda_graph_convert_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static void gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static void update_passthrough (GstCudaGraphConvert * self,
+    GstBuffer * buffer);
+static gboolean gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *
+    base, const GstVideoInfo * in_info, GstCaps * outcaps,
+    GcgFrameChainConfig * config);
+static gboolean gst_cuda_graph_convert_get_caps_size
+    (GstCudaGraphBaseTransform * base, GstCaps * caps, gsize * size);
+static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *
+    base, GstBuffer * inbuf, GcgFrameParams * params);
+
+static void
+install_crop_property (GObjectClass * gobject_class, guint id,
+    const gchar * name, const gchar * blurb)
+{
+  g_object_class_install_property (gobject_class, id,
+      g_param_spec_uint (name, name, blurb, 0, G_MAXINT, DEFAULT_CROP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+}
+
+static void
+install_adjust_property (GObjectClass * gobject_class, guint id,
+    const gchar * name, const gchar * blurb, gdouble min, gdouble max,
+    gdouble def)
+{
+  g_object_class_install_property (gobject_class, id,
+      g_param_spec_double (name, name, blurb, min, max, def,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+}
+
+static void
+gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaGraphBaseTransformClass *base_class =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_graph_convert_set_property;
+  gobject_class->get_property = gst_cuda_graph_convert_get_property;
+
+  install_crop_property (gobject_class, PROP_CROP_X, "crop-x",
+      "Left column of the crop, in input pixels");
+  install_crop_property (gobject_class, PROP_CROP_Y, "crop-y",
+      "Top row of the crop, in input pixels");
+  install_crop_property (gobject_class, PROP_CROP_WIDTH, "crop-width",
+      "Width of the crop (0 = to the right edge)");
+  install_crop_property (gobject_class, PROP_CROP_HEIGHT, "crop-height",
+      "Height of the crop (0 = to the bottom edge)");
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "Resampling method",
+          GCG_TYPE_RESIZE_METHOD, DEFAULT_METHOD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_LETTERBOX,
+      g_param_spec_enum ("letterbox", "Letterbox",
+          "Keep the aspect ratio and pad (symmetric or top-left), or stretch",
+          GCG_TYPE_LETTERBOX, DEFAULT_LETTERBOX,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PAD_COLOR,
+      g_param_spec_uint ("pad-color", "Pad color",
+          "Colour of letterbox padding, as 0xAARRGGBB", 0, G_MAXUINT32,
+          DEFAULT_PAD_COLOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  install_adjust_property (gobject_class, PROP_BRIGHTNESS, "brightness",
+      "Added after contrast, in units of full scale", -1.0, 1.0,
+      DEFAULT_BRIGHTNESS);
+  install_adjust_property (gobject_class, PROP_CONTRAST, "contrast",
+      "Factor around mid-grey", 0.0, 100.0, DEFAULT_CONTRAST);
+  install_adjust_property (gobject_class, PROP_GAMMA, "gamma",
+      "Exponent applied last", 0.01, 100.0, DEFAULT_GAMMA);
+  install_adjust_property (gobject_class, PROP_GAIN, "gain",
+      "Factor applied first", 0.0, 100.0, DEFAULT_GAIN);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA graph video converter", "Filter/Converter/Video/Scaler/Hardware",
+      "Converts, crops, scales and colour-adjusts video with a CUDA graph "
+      "captured once and replayed per frame",
+      "gst-cudagraph authors");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_fixate_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_set_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_before_transform);
+  base_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_configure);
+  base_class->get_caps_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_get_caps_size);
+  base_class->fill_params =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_fill_params);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_convert_debug, "cudagraphconvert",
+      0, "cudagraphconvert");
+  gst_type_mark_as_plugin_api (GCG_TYPE_RESIZE_METHOD, 0);
+  gst_type_mark_as_plugin_api (GCG_TYPE_LETTERBOX, 0);
+}
+
+static void
+gst_cuda_graph_convert_init (GstCudaGraphConvert * self)
+{
+  self->method = DEFAULT_METHOD;
+  self->letterbox = DEFAULT_LETTERBOX;
+  self->pad_color = DEFAULT_PAD_COLOR;
+  self->adjust[ADJ_BRIGHTNESS] = DEFAULT_BRIGHTNESS;
+  self->adjust[ADJ_CONTRAST] = DEFAULT_CONTRAST;
+  self->adjust[ADJ_GAMMA] = DEFAULT_GAMMA;
+  self->adjust[ADJ_GAIN] = DEFAULT_GAIN;
+}
+
+/* NaN passes GParamSpecDouble's range check (every comparison is false), so
+ * it is refused here; the previous value stays. */
+static void
+set_adjust (GstCudaGraphConvert * self, guint which, const GValue * value,
+    GParamSpec * pspec)
+{
+  gdouble v = g_value_get_double (value);
+
+  if (!isfinite (v)) {
+    GST_WARNING_OBJECT (self, "refusing %s=%f, keeping %f",
+        g_param_spec_get_name (pspec), v, self->adjust[which]);
+    return;
+  }
+  self->adjust[which] = (gfloat) v;
+}
+
+static void
+gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CROP_X:
+      self->crop.x = g_value_get_uint (value);
+      break;
+    case PROP_CROP_Y:
+      self->crop.y = g_value_get_uint (value);
+      break;
+    case PROP_CROP_WIDTH:
+      self->crop.width = g_value_get_uint (value);
+      break;
+    case PROP_CROP_HEIGHT:
+      self->crop.height = g_value_get_uint (value);
+      break;
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
+    case PROP_LETTERBOX:
+      self->letterbox = g_value_get_enum (value);
+      break;
+    case PROP_PAD_COLOR:
+      self->pad_color = g_value_get_uint (value);
+      break;
+    case PROP_BRIGHTNESS:
+      set_adjust (self, ADJ_BRIGHTNESS, value, pspec);
+      break;
+    case PROP_CONTRAST:
+      set_adjust (self, ADJ_CONTRAST, value, pspec);
+      break;
+    case PROP_GAMMA:
+      set_adjust (self, ADJ_GAMMA, value, pspec);
+      break;
+    case PROP_GAIN:
+      set_adjust (self, ADJ_GAIN, value, pspec);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_graph_convert_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CROP_X:
+      g_value_set_uint (value, self->crop.x);
+      break;
+    case PROP_CROP_Y:
+      g_value_set_uint (value, self->crop.y);
+      break;
+    case PROP_CROP_WIDTH:
+      g_value_set_uint (value, self->crop.width);
+      break;
+    case PROP_CROP_HEIGHT:
+      g_value_set_uint (value, self->crop.height);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
+      break;
+    case PROP_LETTERBOX:
+      g_value_set_enum (value, self->letterbox);
+      break;
+    case PROP_PAD_COLOR:
+      g_value_set_uint (value, self->pad_color);
+      break;
+    case PROP_BRIGHTNESS:
+      g_value_set_double (value, self->adjust[ADJ_BRIGHTNESS]);
+      break;
+    case PROP_CONTRAST:
+      g_value_set_double (value, self->adjust[ADJ_CONTRAST]);
+      break;
+    case PROP_GAMMA:
+      g_value_set_double (value, self->adjust[ADJ_GAMMA]);
+      break;
+    case PROP_GAIN:
+      g_value_set_double (value, self->adjust[ADJ_GAIN]);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* --- caps ---------------------------------------------------------------- */
+
+/* Any format and size on the other side: the input caps first, so that
+ * passthrough wins when the peer accepts it. */
+static GstCaps *
+gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *freed = gst_caps_new_empty ();
+  GstCaps *result;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site",
+        "pixel-aspect-ratio", NULL);
+    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+        "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+    freed = gst_caps_merge_structure (freed, s);
+  }
+  result = gst_caps_merge (gst_caps_ref (caps), freed);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
+      result);
+  return result;
+}
+
+static void
+fixate_format (const GstStructure * in_s, GstStructure * s)
+{
+  const gchar *format = gst_structure_get_string (in_s, "format");
+
+  if (format)
+    gst_structure_fixate_field_string (s, "format", format);
+}
+
+/* Keeps the input size; when the peer fixed one side only, the other
+ * follows the input's aspect ratio. */
+static void
+fixate_size (const GstStructure * in_s, GstStructure * s)
+{
+  gint in_w = 0, in_h = 0, w, h;
+  gboolean w_fixed, h_fixed;
+
+  if (!gst_structure_get_int (in_s, "width", &in_w)
+      || !gst_structure_get_int (in_s, "height", &in_h))
+    return;
+  w_fixed = gst_structure_get_int (s, "width", &w);
+  h_fixed = gst_structure_get_int (s, "height", &h);
+  if (w_fixed && !h_fixed)
+    gst_structure_fixate_field_nearest_int (s, "height",
+        (gint) gst_util_uint64_scale_int_round (w, in_h, in_w));
+  else if (h_fixed && !w_fixed)
+    gst_structure_fixate_field_nearest_int (s, "width",
+        (gint) gst_util_uint64_scale_int_round (h, in_w, in_h));
+  gst_structure_fixate_field_nearest_int (s, "width", in_w);
+  gst_structure_fixate_field_nearest_int (s, "height", in_h);
+}
+
+static void
+fixate_par (const GstStructure * in_s, GstStructure * s)
+{
+  gint n = 1, d = 1;
+
+  gst_structure_get_fraction (in_s, "pixel-aspect-ratio", &n, &d);
+  if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction (s, "pixel-aspect-ratio", n,
+        d);
+  else
+    gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d, NULL);
+}
+
+static GstCaps *
+gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  const GstStructure *in_s;
+  GstStructure *s;
+
+  /* Passthrough when the peer takes the caps as they are (the input caps
+   * themselves, not their intersection, which could gain fields). */
+  if (gst_caps_is_fixed (caps) && gst_caps_can_intersect (othercaps, caps)) {
+    gst_caps_unref (othercaps);
+    return gst_caps_copy (caps);
+  }
+
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  in_s = gst_caps_get_structure (caps, 0);
+  s = gst_caps_get_structure (othercaps, 0);
+  fixate_format (in_s, s);
+  fixate_size (in_s, s);
+  fixate_par (in_s, s);
+  othercaps = gst_caps_fixate (othercaps);
+  GST_DEBUG_OBJECT (trans, "fixated to %" GST_PTR_FORMAT, othercaps);
+  return othercaps;
+}
+
+/* GstBaseTransform calls before_transform before it renegotiates, so the
+ * passthrough decision is refreshed here too. */
+static gboolean
+gst_cuda_graph_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (trans);
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_convert_parent_class)
+      ->set_caps (trans, incaps, outcaps))
+    return FALSE;
+  self->same_caps = gst_caps_is_equal (incaps, outcaps);
+  update_passthrough (self, NULL);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
+    const GstVideoInfo * in_info, GstCaps * outcaps,
+    GcgFrameChainConfig * config)
+{
+  GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (base);
+  GstVideoInfo out_info;
+
+  if (!gst_video_info_from_caps (&out_info, outcaps)
+      || !gst_cuda_graph_pixel_format_from_video (GST_VIDEO_INFO_FORMAT
+          (&out_info), &config->out_format)) {
+    GST_ERROR_OBJECT (self, "unsupported output caps %" GST_PTR_FORMAT,
+        outcaps);
+    return FALSE;
+  }
+  config->output = GCG_OUTPUT_KIND_VIDEO;
+  config->out_width = GST_VIDEO_INFO_WIDTH (&out_info);
+  config->out_height = GST_VIDEO_INFO_HEIGHT (&out_info);
+  config->max_rois = 1;
+  /* RGB in, YUV out: the output's colorimetry decides. */
+  if (!GST_VIDEO_INFO_IS_YUV (in_info) && GST_VIDEO_INFO_IS_YUV (&out_info)) {
+    config->matrix =
+        out_info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709
+        ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
+    config->full_range =
+        out_info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+  }
+  GST_OBJECT_LOCK (self);
+  config->resize = self->method;
+  config->letterbox = self->letterbox;
+  GST_OBJECT_UNLOCK (self);
+  self->last_good_crop = (GcgRect) {
+  0, 0, config->in_width, config->in_height};
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_graph_convert_get_caps_size (GstCudaGraphBaseTransform * base,
+    GstCaps * caps, gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+/* --- per frame ----------------------------------------------------------- */
+
+static gboolean
+is_identity (const gfloat * adjust)
+{
+  return adjust[ADJ_BRIGHTNESS] == 0.0f && adjust[ADJ_CONTRAST] == 1.0f
+      && adjust[ADJ_GAMMA] == 1.0f && adjust[ADJ_GAIN] == 1.0f;
+}
+
+/* Decided per buffer and at each negotiation: a property or controller
+ * change, or a crop or params meta on the buffer, takes the element out of
+ * passthrough at once; the base class then allocates an output buffer. */
+static void
+update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  gboolean passthrough;
+
+  GST_OBJECT_LOCK (self);
+  passthrough = self->same_caps && is_identity (self->adjust)
+      && self->crop.x == 0 && self->crop.y == 0 && self->crop.width == 0
+      && self->crop.height == 0;
+  GST_OBJECT_UNLOCK (self);
+  passthrough = passthrough && (buffer == NULL
+      || (gst_buffer_get_video_crop_meta (buffer) == NULL
+          && gst_buffer_get_custom_meta (buffer,
+              GST_CUDA_GRAPH_PARAMS_META_NAME) == NULL));
+  if (passthrough != gst_base_transform_is_passthrough (trans)) {
+    GST_DEBUG_OBJECT (self, "passthrough %d", passthrough);
+    gst_base_transform_set_passthrough (trans, passthrough);
+  }
+}
+
+static void
+gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_convert_parent_class)
+      ->before_transform (trans, buffer);
+  update_passthrough (GST_CUDA_GRAPH_CONVERT (trans), buffer);
+}
+
+/* The crop: the buffer's crop meta (if any) selects a region, the crop-*
+ * properties a region inside that one.  An empty result is refused and the
+ * last good crop is used. */
+static void
+compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
+    const GcgRect * prop, GcgRect * out)
+{
+  const GstVideoInfo *info =
+      gst_cuda_graph_base_transform_get_in_info (GST_CUDA_GRAPH_BASE_TRANSFORM
+      (self));
+  gint fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
+  GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
+  GcgRect region = { 0, 0, fw, fh };
+  GcgRect r;
+
+  if (meta && meta->width > 0 && meta->height > 0)
+    region = (GcgRect) {
+    meta->x, meta->y, meta->width, meta->height};
+  if (!gst_cuda_graph_clip_rect (&region, fw, fh))
+    goto refused;
+
+  r.x = region.x + prop->x;
+  r.y = region.y + prop->y;
+  r.width = prop->width ? prop->width : region.width - prop->x;
+  r.height = prop->height ? prop->height : region.height - prop->y;
+  if (r.width <= 0 || r.height <= 0
+      || !gst_cuda_graph_clip_rect (&r, region.x + region.width, region.y + region.height))
+    goto refused;
+  self->last_good_crop = r;
+  *out = r;
+  return;
+
+refused:
+  GST_WARNING_OBJECT (self, "crop outside the frame (%dx%d), using the last "
+      "good crop %d,%d %dx%d", fw, fh, self->last_good_crop.x,
+      self->last_good_crop.y, self->last_good_crop.width,
+      self->last_good_crop.height);
+  *out = self->last_good_crop;
+}
+
+static void
+gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform * base,
+    GstBuffer * inbuf, GcgFrameParams * params)
+{
+  GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (base);
+  GcgRect prop_crop;
+  guint argb;
+
+  GST_OBJECT_LOCK (self);
+  prop_crop = self->crop;
+  argb = self->pad_color;
+  params->brightness = self->adjust[ADJ_BRIGHTNESS];
+  params->contrast = self->adjust[ADJ_CONTRAST];
+  params->gamma = self->adjust[ADJ_GAMMA];
+  params->gain = self->adjust[ADJ_GAIN];
+  GST_OBJECT_UNLOCK (self);
+
+  params->pad[0] = (argb >> 16) & 0xff;
+  params->pad[1] = (argb >> 8) & 0xff;
+  params->pad[2] = argb & 0xff;
+  params->pad[3] = (argb >> 24) & 0xff;
+  gst_cuda_graph_apply_params_meta (base, inbuf, params);
+  compute_crop (self, inbuf, &prop_crop, &params->rois[0]);
+  params->n_rois = 1;
+}

@@ -1,0 +1,87 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:gstcudagraphtensormeta
+ * @title: GcgTensorMeta
+ * @short_description: how each tensor item was cut from the frame
+ *
+ * See #GcgTensorMeta.  Copied with the buffer; dropped by transforms that
+ * change the tensor (it carries the "tensor" tag).
+ *
+ * Since: 0.1
+ */
+
+#include "gstcudagraphtensormeta.h"
+
+#include <string.h>
+
+GType
+gcg_tensor_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { "tensor", NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register (GCG_TENSOR_META_API_NAME, tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static gboolean
+tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GcgTensorMeta *tmeta = (GcgTensorMeta *) meta;
+
+  memset ((guint8 *) tmeta + sizeof (GstMeta), 0,
+      sizeof (*tmeta) - sizeof (GstMeta));
+  return TRUE;
+}
+
+static gboolean
+tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  GcgTensorMeta *src = (GcgTensorMeta *) meta;
+  GcgTensorMeta *dst;
+
+  /* Only plain copies keep the geometry true. */
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  dst = gcg_buffer_add_tensor_meta (dest);
+  if (dst == NULL)
+    return FALSE;
+  memcpy ((guint8 *) dst + sizeof (GstMeta), (guint8 *) src + sizeof (GstMeta),
+      sizeof (*dst) - sizeof (GstMeta));
+  return TRUE;
+}
+
+const GstMetaInfo *
+gcg_tensor_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (gcg_tensor_meta_api_get_type (),
+        "GcgTensorMeta", sizeof (GcgTensorMeta), tensor_meta_init, NULL,
+        tensor_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+/**
+ * gcg_buffer_add_tensor_meta:
+ * @buffer: a writable #GstBuffer
+ *
+ * Returns: (transfer none): a zeroed #GcgTensorMeta attached to @buffer
+ */
+GcgTensorMeta *
+gcg_buffer_add_tensor_meta (GstBuffer * buffer)
+{
+  return (GcgTensorMeta *) gst_buffer_add_meta (buffer,
+      gcg_tensor_meta_get_info (), NULL);
+}

@@ -1,0 +1,98 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GCG_TENSOR_META_MAX_ITEMS 64
+
+/**
+ * GcgTensorMetaItem:
+ * @roi_x: left column of the region (input pixels, clipped to the frame)
+ * @roi_y: top row of the region
+ * @roi_width: width of the region
+ * @roi_height: height of the region
+ * @scale_x: output pixels per input pixel, horizontally
+ * @scale_y: output pixels per input pixel, vertically
+ * @pad_x: columns of padding left of the image in the item
+ * @pad_y: rows of padding above the image in the item
+ * @roi_id: the id of the #GstVideoRegionOfInterestMeta the item came from,
+ *   or -1 for the whole frame
+ *
+ * How one batch item was made.  A point (u, v) of the item's output maps
+ * back to the input frame at
+ * `x = roi_x + (u − pad_x) / scale_x`, `y = roi_y + (v − pad_y) / scale_y`.
+ */
+typedef struct
+{
+  gint roi_x;
+  gint roi_y;
+  gint roi_width;
+  gint roi_height;
+  gfloat scale_x;
+  gfloat scale_y;
+  gint pad_x;
+  gint pad_y;
+  gint roi_id;
+} GcgTensorMetaItem;
+
+/**
+ * GcgTensorMeta:
+ * @meta: the parent #GstMeta
+ * @layout: 0 NCHW, 1 NHWC (#GcgTensorLayout)
+ * @type: 0 float32, 1 float16, 2 uint8 (#GcgTensorType)
+ * @channels: 0 RGB, 1 BGR, 2 GRAY (#GcgTensorChannels)
+ * @width: width of each item
+ * @height: height of each item
+ * @batch: N, items in the tensor
+ * @n_items: items holding data (at most @batch); the rest are zero
+ * @items: how each of the first @n_items items was made
+ *
+ * Attached by `cudagraphpreprocess` to every tensor it outputs, so an
+ * application can map detections back to the input frame.  The meta's API
+ * type is registered by the plugin (name "GcgTensorMetaAPI"); this header
+ * needs no library to link: use gcg_buffer_get_tensor_meta().
+ */
+typedef struct
+{
+  GstMeta meta;
+
+  guint layout;
+  guint type;
+  guint channels;
+  guint width;
+  guint height;
+  guint batch;
+  guint n_items;
+  GcgTensorMetaItem items[GCG_TENSOR_META_MAX_ITEMS];
+} GcgTensorMeta;
+
+#define GCG_TENSOR_META_API_NAME "GcgTensorMetaAPI"
+
+/**
+ * gcg_buffer_get_tensor_meta:
+ * @buffer: a tensor buffer from `cudagraphpreprocess`
+ *
+ * Header-only, so applications need not link the plugin.
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GcgTensorMeta
+ */
+static inline GcgTensorMeta *
+gcg_buffer_get_tensor_meta (GstBuffer * buffer)
+{
+  GType api = g_type_from_name (GCG_TENSOR_META_API_NAME);
+
+  if (api == 0)
+    return NULL;
+  return (GcgTensorMeta *) gst_buffer_get_meta (buffer, api);
+}
+
+GType gcg_tensor_meta_api_get_type (void);
+const GstMetaInfo *gcg_tensor_meta_get_info (void);
+GcgTensorMeta *gcg_buffer_add_tensor_meta (GstBuffer * buffer);
+
+G_END_DECLS

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The example launch lines of cudagraphpreprocess
+# (gst/gstcudagraphpreprocess.c).  Uses the plugin in ${BUILD:-build}/gst.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GST_PLUGIN_PATH="$PWD/${BUILD:-build}/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+
+# YOLO-style input: 1x3x640x640 float32 in 0-1, letterboxed.
+gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
+
+# ImageNet-style input: 1x3x224x224 float32, normalised.
+gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1280,height=720 ! cudagraphpreprocess width=224 height=224 letterbox=none mean="0.485,0.456,0.406" std="0.229,0.224,0.225" ! fakesink

@@ -1,0 +1,138 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Helpers shared by the element tests: frames made from caps strings,
+ * filled per pixel, and one-frame runs through a GstHarness.  Only the
+ * harness's own pads are used, so no other plugin is needed.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+typedef void (*GcgTestPixelFunc) (guint x, guint y, guint8 * px,
+    gpointer user_data);
+
+static inline GstVideoInfo
+gcg_test_info (const gchar * caps_str)
+{
+  g_autoptr (GstCaps) caps = gst_caps_from_string (caps_str);
+  GstVideoInfo info;
+
+  g_assert_nonnull (caps);
+  g_assert_true (gst_video_info_from_caps (&info, caps));
+  return info;
+}
+
+/* A frame of @caps_str whose packed pixels (or luma plane) come from
+ * @func; the other planes of YUV formats are set to @chroma. */
+static inline GstBuffer *
+gcg_test_frame_new (const gchar * caps_str, GcgTestPixelFunc func,
+    gpointer user_data, guint8 chroma)
+{
+  GstVideoInfo info = gcg_test_info (caps_str);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  GstVideoFrame frame;
+  guint pstride, x, y, p;
+
+  g_assert_true (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
+  for (y = 0; y < (guint) info.height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    for (x = 0; x < (guint) info.width; x++)
+      func (x, y, row + x * pstride, user_data);
+  }
+  for (p = 1; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++)
+    memset (GST_VIDEO_FRAME_PLANE_DATA (&frame, p), chroma,
+        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p)
+        * GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
+  gst_video_frame_unmap (&frame);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* Every pixel the same bytes (up to 4). */
+static inline void
+gcg_test_solid_px (guint x, guint y, guint8 * px, gpointer user_data)
+{
+  const guint8 *v = user_data;
+
+  memcpy (px, v + 1, v[0]);
+}
+
+static inline GstBuffer *
+gcg_test_solid_new (const gchar * caps_str, const guint8 * bytes, guint n,
+    guint8 chroma)
+{
+  guint8 v[5] = { (guint8) n };
+
+  memcpy (v + 1, bytes, n);
+  return gcg_test_frame_new (caps_str, gcg_test_solid_px, v, chroma);
+}
+
+/* Pixel at (x, y) of a packed frame or of plane 0. */
+static inline const guint8 *
+gcg_test_pixel (GstVideoFrame * frame, guint x, guint y)
+{
+  return (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
+      + y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)
+      + x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+}
+
+/* A harness around @launch (an element description) whose sink accepts
+ * @out_caps (NULL: anything), fed @in_caps. */
+static inline GstHarness *
+gcg_test_harness_new (const gchar * launch, const gchar * in_caps,
+    const gchar * out_caps)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  gst_harness_set_src_caps_str (h, in_caps);
+  if (out_caps)
+    gst_harness_set_sink_caps_str (h, out_caps);
+  return h;
+}
+
+/* Pushes @in (taking it) and returns the output buffer. */
+static inline GstBuffer *
+gcg_test_push_pull (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out;
+
+  g_assert_cmpint (gst_harness_push (h, in), ==, GST_FLOW_OK);
+  out = gst_harness_try_pull (h);
+  g_assert_nonnull (out);
+  return out;
+}
+
+static inline guint64
+gcg_test_get_u64 (GstHarness * h, const gchar * factory, const gchar * prop)
+{
+  g_autoptr (GstElement) e = gst_harness_find_element (h, factory);
+  guint64 v = 0;
+
+  g_object_get (e, prop, &v, NULL);
+  return v;
+}
+
+/* Points the registry at a fresh file and scans in-process, so that every
+ * test program sees the plugin just built. */
+static inline void
+gcg_test_gst_init (int *argc, char ***argv)
+{
+  g_autofree gchar *reg = g_strdup_printf ("%s/gcg-test-registry-%d.bin",
+      g_get_tmp_dir (), (int) getpid ());
+
+  g_setenv ("GST_REGISTRY", reg, TRUE);
+  g_setenv ("GST_REGISTRY_FORK", "no", TRUE);
+  g_setenv ("GST_REGISTRY_UPDATE", "yes", TRUE);
+  gst_init (argc, argv);
+  g_unlink (reg);
+}

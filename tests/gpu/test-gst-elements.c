@@ -1,0 +1,308 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The cudagraph elements on a GPU: every conversion with backend=cuda is
+ * compared byte for byte with backend=cpu (gamma 1, so the documented
+ * arithmetic is identical), graph counters, eager mode, caps changes and a
+ * real pipeline.  Skipped (TAP skip) without a CUDA driver and device.
+ */
+#include "gcg-test-util.h"
+#include "gcg-gst-test-util.h"
+
+#define N_FRAMES 10
+
+/* The element's replays: frames that reused a graph captured on an earlier
+ * frame (the first frame of each caps is the capture). */
+#define EXPECTED_REPLAYS(n) ((n) - 1)
+
+static gboolean
+have_gpu (void)
+{
+  g_autoptr (GcgContext) ctx = gcg_test_open_gpu ();
+
+  return ctx != NULL;
+}
+
+/* A moving pattern, so every frame differs. */
+static void
+moving_px (guint x, guint y, guint8 * px, gpointer user_data)
+{
+  guint t = GPOINTER_TO_UINT (user_data);
+
+  px[0] = (x * 7 + t * 13) & 0xff;
+  px[1] = (y * 5 + x * 3 + t) & 0xff;
+  px[2] = (x * y + t * 29) & 0xff;
+  px[3] = 200;
+}
+
+typedef struct
+{
+  const gchar *props;
+  const gchar *in_caps;
+  const gchar *out_caps;
+} Case;
+
+static const Case cases[] = {
+  {"", "video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=RGBA,width=64,height=48"},
+  {"", "video/x-raw,format=NV12,width=1920,height=1080",
+      "video/x-raw,format=RGBA,width=640,height=360"},
+  {"", "video/x-raw,format=I420,width=64,height=48",
+      "video/x-raw,format=BGR,width=32,height=24"},
+  {"", "video/x-raw,format=RGB,width=64,height=48",
+      "video/x-raw,format=BGR,width=64,height=48"},
+  {"", "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=NV12,width=64,height=48"},
+  {"", "video/x-raw,format=BGRA,width=64,height=48",
+      "video/x-raw,format=GRAY8,width=50,height=30"},
+  {"method=nearest", "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=RGBA,width=100,height=20"},
+  {"crop-x=5 crop-y=7 crop-width=33 crop-height=21",
+      "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=RGBA,width=40,height=40"},
+  {"letterbox=symmetric pad-color=0xff102030",
+      "video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=RGB,width=40,height=40"},
+  {"brightness=0.1 contrast=1.2 gain=0.9",
+      "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=RGBA,width=64,height=48"},
+};
+
+/* Runs N_FRAMES through @launch; returns the outputs (and the element's
+ * counters through @captures, @replays, @eager). */
+static GPtrArray *
+run_frames (const gchar * element, const Case * c, const gchar * backend,
+    const gchar * extra, guint64 * captures, guint64 * replays,
+    guint64 * eager)
+{
+  g_autofree gchar *launch = g_strdup_printf ("%s backend=%s %s %s", element,
+      backend, c->props, extra);
+  GstHarness *h = gcg_test_harness_new (launch, c->in_caps, c->out_caps);
+  GPtrArray *outs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  const gchar *frame_caps = c->in_caps;
+
+  for (guint i = 0; i < N_FRAMES; i++) {
+    GstBuffer *in = gcg_test_frame_new (frame_caps, moving_px,
+        GUINT_TO_POINTER (i), 100 + i);
+
+    g_ptr_array_add (outs, gcg_test_push_pull (h, in));
+  }
+  *captures = gcg_test_get_u64 (h, element, "captures");
+  *replays = gcg_test_get_u64 (h, element, "replays");
+  *eager = gcg_test_get_u64 (h, element, "eager-frames");
+  gst_harness_teardown (h);
+  return outs;
+}
+
+/* Compares the visible bytes of two video frames (row padding is never
+ * written), or whole buffers for tensors. */
+static void
+assert_same_buffer (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+{
+  GstVideoFrame fa, fb;
+
+  if (info == NULL) {
+    GstMapInfo ma, mb;
+
+    g_assert_true (gst_buffer_map (a, &ma, GST_MAP_READ));
+    g_assert_true (gst_buffer_map (b, &mb, GST_MAP_READ));
+    g_assert_cmpmem (ma.data, ma.size, mb.data, mb.size);
+    gst_buffer_unmap (a, &ma);
+    gst_buffer_unmap (b, &mb);
+    return;
+  }
+  g_assert_true (gst_video_frame_map (&fa, info, a, GST_MAP_READ));
+  g_assert_true (gst_video_frame_map (&fb, info, b, GST_MAP_READ));
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, p)
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, p);
+
+    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, p); y++) {
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      g_assert_cmpmem (ra, row, rb, row);
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+}
+
+static void
+assert_same_bytes (GPtrArray * a, GPtrArray * b, const gchar * out_caps)
+{
+  GstVideoInfo info;
+
+  if (out_caps)
+    info = gcg_test_info (out_caps);
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    assert_same_buffer (a->pdata[i], b->pdata[i], out_caps ? &info : NULL);
+}
+
+static void
+test_convert_matches_cpu (void)
+{
+  if (!have_gpu ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GPtrArray) gpu = NULL, cpu = NULL, eager = NULL;
+    guint64 cap, rep, eag;
+
+    g_test_message ("%s: %s -> %s", cases[i].props, cases[i].in_caps,
+        cases[i].out_caps);
+    cpu = run_frames ("cudagraphconvert", &cases[i], "cpu", "", &cap, &rep,
+        &eag);
+    gpu = run_frames ("cudagraphconvert", &cases[i], "cuda", "", &cap, &rep,
+        &eag);
+    assert_same_bytes (gpu, cpu, cases[i].out_caps);
+    g_assert_cmpuint (cap, ==, 1);
+    g_assert_cmpuint (rep, ==, EXPECTED_REPLAYS (N_FRAMES));
+    g_assert_cmpuint (eag, ==, 0);
+
+    eager = run_frames ("cudagraphconvert", &cases[i], "cuda",
+        "use-graph=false", &cap, &rep, &eag);
+    assert_same_bytes (eager, cpu, cases[i].out_caps);
+    g_assert_cmpuint (cap, ==, 0);
+    g_assert_cmpuint (eag, ==, N_FRAMES);
+  }
+}
+
+static void
+test_preprocess_matches_cpu (void)
+{
+  static const Case pcases[] = {
+    {"width=32 height=32", "video/x-raw,format=NV12,width=64,height=48", NULL},
+    {"width=16 height=8 layout=nhwc channels=bgr tensor-type=uint8 scale=1.0",
+        "video/x-raw,format=RGBA,width=64,height=48", NULL},
+    {"width=24 height=24 tensor-type=float16 letterbox=top-left "
+          "mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
+        "video/x-raw,format=I420,width=64,height=48", NULL},
+  };
+
+  if (!have_gpu ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (pcases); i++) {
+    g_autoptr (GPtrArray) gpu = NULL, cpu = NULL;
+    guint64 cap, rep, eag;
+
+    cpu = run_frames ("cudagraphpreprocess", &pcases[i], "cpu", "", &cap,
+        &rep, &eag);
+    gpu = run_frames ("cudagraphpreprocess", &pcases[i], "cuda", "", &cap,
+        &rep, &eag);
+    /* Same float32 arithmetic without contraction on both sides. */
+    assert_same_bytes (gpu, cpu, NULL);
+    g_assert_cmpuint (cap, ==, 1);
+  }
+}
+
+/* A second size mid-stream: a second capture, the stream goes on. */
+static void
+test_caps_change_recaptures (void)
+{
+  const gchar *caps1 = "video/x-raw,format=NV12,width=64,height=48";
+  const gchar *caps2 = "video/x-raw,format=NV12,width=32,height=16";
+  GstHarness *h;
+
+  if (!have_gpu ())
+    return;
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps1,
+      "video/x-raw,format=RGBA");
+  for (guint i = 0; i < 3; i++)
+    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps1,
+                moving_px, GUINT_TO_POINTER (i), 128)));
+  gst_harness_set_src_caps_str (h, caps2);
+  for (guint i = 0; i < 4; i++)
+    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps2,
+                moving_px, GUINT_TO_POINTER (i), 128)));
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
+      2);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
+      EXPECTED_REPLAYS (3) + EXPECTED_REPLAYS (4));
+  gst_harness_teardown (h);
+}
+
+/* videotestsrc ! cudagraphconvert ! fakesink reaches EOS, and the stats
+ * message says the CUDA backend ran. */
+static void
+test_pipeline_eos (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipeline = NULL;
+  g_autoptr (GstBus) bus = NULL;
+  gboolean saw_stats = FALSE;
+  GstMessage *msg;
+
+  if (!have_gpu ())
+    return;
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=60 ! "
+      "video/x-raw,format=NV12,width=1920,height=1080 ! "
+      "cudagraphconvert backend=cuda ! "
+      "video/x-raw,format=RGBA,width=640,height=360 ! fakesink", &error);
+  g_assert_no_error (error);
+  bus = gst_element_get_bus (pipeline);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    if (type == GST_MESSAGE_ERROR) {
+      g_autoptr (GError) err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("pipeline error: %s", err->message);
+    }
+    if (type == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (s, "cudagraph-stats")) {
+      guint64 captures = 0, frames = 0;
+
+      g_assert_cmpstr (gst_structure_get_string (s, "backend"), ==, "cuda");
+      gst_structure_get_uint64 (s, "captures", &captures);
+      gst_structure_get_uint64 (s, "frames", &frames);
+      g_assert_cmpuint (captures, ==, 1);
+      g_assert_cmpuint (frames, ==, 60);
+      saw_stats = TRUE;
+    }
+    gst_message_unref (msg);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  g_assert_true (saw_stats);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+}
+
+/* On a GPU host with the runtime bundle (tools/gpu-host-run.sh) the stock
+ * plugins are in GST_PLUGIN_SYSTEM_PATH, which the test environment's empty
+ * GST_PLUGIN_SYSTEM_PATH_1_0 would hide: add it to the plugin path. */
+static void
+add_bundle_plugins (void)
+{
+  const gchar *sys = g_getenv ("GST_PLUGIN_SYSTEM_PATH");
+  const gchar *path = g_getenv ("GST_PLUGIN_PATH_1_0");
+  g_autofree gchar *both = NULL;
+
+  if (sys == NULL || *sys == '\0')
+    return;
+  both = g_strjoin (G_SEARCHPATH_SEPARATOR_S, path ? path : "", sys, NULL);
+  g_setenv ("GST_PLUGIN_PATH_1_0", both, TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  add_bundle_plugins ();
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/gst/gpu/convert-matches-cpu", test_convert_matches_cpu);
+  g_test_add_func ("/gst/gpu/preprocess-matches-cpu",
+      test_preprocess_matches_cpu);
+  g_test_add_func ("/gst/gpu/caps-change-recaptures",
+      test_caps_change_recaptures);
+  g_test_add_func ("/gst/gpu/pipeline-eos", test_pipeline_eos);
+  return g_test_run ();
+}

@@ -1,0 +1,709 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The cudagraph elements on the CPU reference backend (no GPU needed):
+ * conversions with known pixel values, crop, resize, letterbox, colour
+ * adjustment, caps changes, passthrough, the tensor output and its meta,
+ * refusal of bad values, and the errors and warnings a user sees.
+ */
+#include <math.h>
+
+#include "gcg-gst-test-util.h"
+#include "../../gst/gstcudagraphtensormeta.h"
+
+#define CONVERT "cudagraphconvert backend=cpu"
+#define PREPROCESS "cudagraphpreprocess backend=cpu"
+
+static const guint8 gray100[4] = { 100, 100, 100, 255 };
+
+/* A pattern that tells every pixel apart: R = x, G = y, B = x + 16 y. */
+static void
+pattern_px (guint x, guint y, guint8 * px, gpointer user_data)
+{
+  px[0] = x;
+  px[1] = y;
+  px[2] = x + 16 * y;
+  px[3] = 255;
+}
+
+static GstBuffer *
+convert_one (const gchar * launch, const gchar * in_caps,
+    const gchar * out_caps, GstBuffer * in, GstVideoInfo * out_info)
+{
+  GstHarness *h = gcg_test_harness_new (launch, in_caps, out_caps);
+  GstBuffer *out = gcg_test_push_pull (h, in);
+  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
+
+  g_assert_true (gst_video_info_from_caps (out_info, caps));
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+assert_rgba (GstVideoFrame * f, guint x, guint y, guint r, guint g, guint b,
+    guint a)
+{
+  const guint8 *p = gcg_test_pixel (f, x, y);
+
+  g_assert_cmpuint (p[0], ==, r);
+  g_assert_cmpuint (p[1], ==, g);
+  g_assert_cmpuint (p[2], ==, b);
+  g_assert_cmpuint (p[3], ==, a);
+}
+
+/* An explicit full-frame crop keeps the element out of passthrough, so the
+ * chain runs with identity values and must give the input back. */
+static void
+test_identity_rgba (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=16,height=8";
+  GstBuffer *in = gcg_test_frame_new (caps, pattern_px, NULL, 0);
+  g_autoptr (GstBuffer) ref = gst_buffer_copy (in);
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT " crop-width=16", caps, caps, in, &info);
+  g_assert_true (out != ref);
+  {
+    GstMapInfo a, b;
+    g_assert_true (gst_buffer_map (out, &a, GST_MAP_READ));
+    g_assert_true (gst_buffer_map (ref, &b, GST_MAP_READ));
+    g_assert_cmpmem (a.data, a.size, b.data, b.size);
+    gst_buffer_unmap (out, &a);
+    gst_buffer_unmap (ref, &b);
+  }
+}
+
+/* BT.601 limited range (GStreamer's default below 720 lines): Y 235 is
+ * white, Y 16 black, (81, 90, 240) pure-ish red (254, 0, 0). */
+static void
+test_nv12_to_rgba (void)
+{
+  const gchar *in_caps = "video/x-raw,format=NV12,width=4,height=2";
+  GstVideoInfo in_info = gcg_test_info (in_caps), info;
+  GstBuffer *in = gst_buffer_new_allocate (NULL, in_info.size, NULL);
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoFrame f;
+  guint8 *y, *uv;
+
+  g_assert_true (gst_video_frame_map (&f, &in_info, in, GST_MAP_WRITE));
+  y = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  uv = GST_VIDEO_FRAME_PLANE_DATA (&f, 1);
+  /* Left 2x2 block: white / black columns on grey chroma; right: red. */
+  for (guint r = 0; r < 2; r++) {
+    guint8 *row = y + r * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    row[0] = 235;
+    row[1] = 16;
+    row[2] = row[3] = 81;
+  }
+  uv[0] = 128;
+  uv[1] = 128;
+  uv[2] = 90;
+  uv[3] = 240;
+  gst_video_frame_unmap (&f);
+
+  out = convert_one (CONVERT, in_caps,
+      "video/x-raw,format=RGBA,width=4,height=2", in, &info);
+  g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (guint r = 0; r < 2; r++) {
+    assert_rgba (&f, 0, r, 255, 255, 255, 255);
+    assert_rgba (&f, 1, r, 0, 0, 0, 255);
+    assert_rgba (&f, 2, r, 254, 0, 0, 255);
+    assert_rgba (&f, 3, r, 254, 0, 0, 255);
+  }
+  gst_video_frame_unmap (&f);
+}
+
+static void
+check_swap (const gchar * from, const gchar * to)
+{
+  g_autofree gchar *in_caps =
+      g_strdup_printf ("video/x-raw,format=%s,width=4,height=2", from);
+  g_autofree gchar *out_caps =
+      g_strdup_printf ("video/x-raw,format=%s,width=4,height=2", to);
+  const guint8 px[3] = { 10, 20, 30 };
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoFrame f;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT, in_caps, out_caps,
+      gcg_test_solid_new (in_caps, px, 3, 0), &info);
+  g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&info), ==,
+      gst_video_format_from_string (to));
+  g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (guint y = 0; y < 2; y++) {
+    for (guint x = 0; x < 4; x++) {
+      const guint8 *p = gcg_test_pixel (&f, x, y);
+      g_assert_cmpuint (p[0], ==, 30);
+      g_assert_cmpuint (p[1], ==, 20);
+      g_assert_cmpuint (p[2], ==, 10);
+    }
+  }
+  gst_video_frame_unmap (&f);
+}
+
+static void
+test_rgb_bgr (void)
+{
+  check_swap ("RGB", "BGR");
+  check_swap ("BGR", "RGB");
+}
+
+/* A 4x4 crop at (2, 3) scaled 1:1 must be an exact copy of the region. */
+static void
+check_crop (GstBuffer * out, GstVideoInfo * info, guint ox, guint oy)
+{
+  GstVideoFrame f;
+
+  g_assert_cmpint (GST_VIDEO_INFO_WIDTH (info), ==, 4);
+  g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (info), ==, 4);
+  g_assert_true (gst_video_frame_map (&f, info, out, GST_MAP_READ));
+  for (guint y = 0; y < 4; y++)
+    for (guint x = 0; x < 4; x++)
+      assert_rgba (&f, x, y, ox + x, oy + y, ox + x + 16 * (oy + y), 255);
+  gst_video_frame_unmap (&f);
+}
+
+static void
+test_crop_property (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT " crop-x=2 crop-y=3 crop-width=4 crop-height=4",
+      caps, "video/x-raw,format=RGBA,width=4,height=4",
+      gcg_test_frame_new (caps, pattern_px, NULL, 0), &info);
+  check_crop (out, &info, 2, 3);
+}
+
+static void
+test_crop_meta (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  GstBuffer *in = gcg_test_frame_new (caps, pattern_px, NULL, 0);
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (in);
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoInfo info;
+
+  meta->x = 2;
+  meta->y = 3;
+  meta->width = 4;
+  meta->height = 4;
+  out = convert_one (CONVERT, caps, "video/x-raw,format=RGBA,width=4,height=4",
+      in, &info);
+  check_crop (out, &info, 2, 3);
+}
+
+/* Nearest picks floor((x + 0.5) * 2) = 1, 3, 5, 7 of each row and column. */
+static void
+test_resize (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoFrame f;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT " method=nearest", caps,
+      "video/x-raw,format=RGBA,width=4,height=4",
+      gcg_test_frame_new (caps, pattern_px, NULL, 0), &info);
+  g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, 4);
+  g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (guint y = 0; y < 4; y++)
+    for (guint x = 0; x < 4; x++)
+      assert_rgba (&f, x, y, 2 * x + 1, 2 * y + 1, 2 * x + 1 + 16 * (2 * y + 1),
+          255);
+  gst_video_frame_unmap (&f);
+
+  /* Bilinear of a uniform frame stays uniform at any size. */
+  gst_buffer_unref (out);
+  out = convert_one (CONVERT, caps, "video/x-raw,format=RGBA,width=3,height=5",
+      gcg_test_solid_new (caps, gray100, 4, 0), &info);
+  g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (guint y = 0; y < 5; y++)
+    for (guint x = 0; x < 3; x++)
+      assert_rgba (&f, x, y, 100, 100, 100, 255);
+  gst_video_frame_unmap (&f);
+}
+
+/* 8x4 into 8x8 symmetric: scale 1, rows 0-1 and 6-7 are the pad colour. */
+static void
+test_letterbox (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=4";
+  const guint8 white[4] = { 255, 255, 255, 255 };
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoFrame f;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT " letterbox=symmetric pad-color=0xff0000ff",
+      caps, "video/x-raw,format=RGBA,width=8,height=8",
+      gcg_test_solid_new (caps, white, 4, 0), &info);
+  g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+  for (guint y = 0; y < 8; y++) {
+    for (guint x = 0; x < 8; x++) {
+      if (y < 2 || y >= 6)
+        assert_rgba (&f, x, y, 0, 0, 255, 255);
+      else
+        assert_rgba (&f, x, y, 255, 255, 255, 255);
+    }
+  }
+  gst_video_frame_unmap (&f);
+}
+
+static void
+assert_uniform (GstBuffer * out, GstVideoInfo * info, guint v)
+{
+  GstVideoFrame f;
+
+  g_assert_true (gst_video_frame_map (&f, info, out, GST_MAP_READ));
+  for (guint y = 0; y < (guint) GST_VIDEO_INFO_HEIGHT (info); y++)
+    for (guint x = 0; x < (guint) GST_VIDEO_INFO_WIDTH (info); x++)
+      assert_rgba (&f, x, y, v, v, v, 255);
+  gst_video_frame_unmap (&f);
+}
+
+/* brightness 0.2 adds 0.2 x 255 = 51. */
+static void
+test_brightness (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoInfo info;
+
+  out = convert_one (CONVERT " brightness=0.2", caps, caps,
+      gcg_test_solid_new (caps, gray100, 4, 0), &info);
+  assert_uniform (out, &info, 151);
+}
+
+/* A "GcgParamsMeta" on one buffer overrides the properties for it only. */
+static void
+test_params_meta (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  GstHarness *h = gcg_test_harness_new (CONVERT " crop-width=4", caps, caps);
+  GstBuffer *in = gcg_test_solid_new (caps, gray100, 4, 0);
+  GstCustomMeta *meta = gst_buffer_add_custom_meta (in, "GcgParamsMeta");
+  g_autoptr (GstBuffer) out1 = NULL, out2 = NULL;
+  GstVideoInfo info = gcg_test_info (caps);
+
+  g_assert_nonnull (meta);
+  gst_structure_set (gst_custom_meta_get_structure (meta), "brightness",
+      G_TYPE_DOUBLE, 0.2, NULL);
+  out1 = gcg_test_push_pull (h, in);
+  assert_uniform (out1, &info, 151);
+  out2 = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
+  assert_uniform (out2, &info, 100);
+  gst_harness_teardown (h);
+}
+
+/* NaN is refused wherever it can come from, the previous values stay and
+ * frames go on being right: GLib's own property check (g_object_set, and
+ * so GstController), a "GcgParamsMeta" and the mean/std strings. */
+static void
+test_nan_refused (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  GstHarness *h = gcg_test_harness_new (CONVERT " brightness=0.2", caps, caps);
+  g_autoptr (GstElement) e = gst_harness_find_element (h, "cudagraphconvert");
+  g_autoptr (GstElement) pre = gst_element_factory_make
+      ("cudagraphpreprocess", NULL);
+  g_autoptr (GstBuffer) out = NULL, out2 = NULL;
+  GstVideoInfo info = gcg_test_info (caps);
+  GstCustomMeta *meta;
+  g_autofree gchar *mean = NULL;
+  GstBuffer *in;
+  gdouble v;
+
+  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING, "*nan*");
+  g_object_set (e, "brightness", (gdouble) NAN, NULL);
+  g_test_assert_expected_messages ();
+  g_object_get (e, "brightness", &v, NULL);
+  g_assert_cmpfloat_with_epsilon (v, 0.2, 1e-6);
+  out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
+  assert_uniform (out, &info, 151);
+
+  in = gcg_test_solid_new (caps, gray100, 4, 0);
+  meta = gst_buffer_add_custom_meta (in, "GcgParamsMeta");
+  gst_structure_set (gst_custom_meta_get_structure (meta), "gain",
+      G_TYPE_DOUBLE, (gdouble) NAN, "gamma", G_TYPE_DOUBLE, 0.0, NULL);
+  out2 = gcg_test_push_pull (h, in);
+  assert_uniform (out2, &info, 151);
+  gst_harness_teardown (h);
+
+  /* mean/std strings that do not parse are kept as given but unused. */
+  g_object_set (pre, "mean", "nan,0,0", "std", "1,1,1", NULL);
+  g_object_get (pre, "mean", &mean, NULL);
+  g_assert_cmpstr (mean, ==, "nan,0,0");
+}
+
+/* A new size mid-stream makes a new chain; the stream goes on.  The CPU
+ * backend counts every frame as eager and captures nothing. */
+static void
+test_caps_change (void)
+{
+  const gchar *caps1 = "video/x-raw,format=RGBA,width=8,height=8";
+  const gchar *caps2 = "video/x-raw,format=RGBA,width=4,height=2";
+  GstHarness *h = gcg_test_harness_new (CONVERT " brightness=0.2", caps1,
+      "video/x-raw,format=RGBA");
+  g_autoptr (GstCaps) out_caps = NULL;
+  GstVideoInfo info;
+  GstBuffer *out;
+
+  for (guint i = 0; i < 3; i++) {
+    out = gcg_test_push_pull (h, gcg_test_solid_new (caps1, gray100, 4, 0));
+    info = gcg_test_info (caps1);
+    assert_uniform (out, &info, 151);
+    gst_buffer_unref (out);
+  }
+  gst_harness_set_src_caps_str (h, caps2);
+  for (guint i = 0; i < 2; i++) {
+    out = gcg_test_push_pull (h, gcg_test_solid_new (caps2, gray100, 4, 0));
+    out_caps = gst_pad_get_current_caps (h->sinkpad);
+    g_assert_true (gst_video_info_from_caps (&info, out_caps));
+    g_clear_pointer (&out_caps, gst_caps_unref);
+    g_assert_cmpint (GST_VIDEO_INFO_WIDTH (&info), ==, 4);
+    g_assert_cmpint (GST_VIDEO_INFO_HEIGHT (&info), ==, 2);
+    assert_uniform (out, &info, 151);
+    gst_buffer_unref (out);
+  }
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "eager-frames"),
+      ==, 5);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
+      0);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
+      0);
+  gst_harness_teardown (h);
+}
+
+/* Same caps, identity values, no crop: the very input buffer comes out. */
+static void
+test_passthrough (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  GstHarness *h = gcg_test_harness_new (CONVERT, caps, caps);
+  GstBuffer *in = gcg_test_solid_new (caps, gray100, 4, 0);
+  GstBuffer *out;
+
+  out = gcg_test_push_pull (h, gst_buffer_ref (in));
+  g_assert_true (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "eager-frames"),
+      ==, 0);
+  gst_harness_teardown (h);
+}
+
+/* --- cudagraphpreprocess ------------------------------------------------- */
+
+static void
+test_preprocess_caps (void)
+{
+  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=32 height=16",
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1", NULL);
+  g_autoptr (GstCaps) caps = NULL;
+  g_autofree gchar *str = NULL;
+  GstBuffer *out;
+
+  out = gcg_test_push_pull (h, gcg_test_solid_new
+      ("video/x-raw,format=RGBA,width=64,height=48", gray100, 4, 0));
+  g_assert_cmpuint (gst_buffer_get_size (out), ==, 32 * 16 * 3 * 4);
+  gst_buffer_unref (out);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  str = gst_caps_to_string (caps);
+  g_assert_cmpstr (str, ==, "other/tensors, format=(string)static, "
+      "num_tensors=(int)1, dimensions=(string)32:16:3:1, "
+      "types=(string)float32, framerate=(fraction)30/1");
+  gst_harness_teardown (h);
+
+  h = gcg_test_harness_new (PREPROCESS " width=8 height=4 layout=nhwc "
+      "tensor-type=uint8 max-rois=2",
+      "video/x-raw,format=NV12,width=64,height=48,framerate=25/1", NULL);
+  out = gcg_test_push_pull (h, gcg_test_solid_new
+      ("video/x-raw,format=NV12,width=64,height=48", gray100, 1, 128));
+  gst_buffer_unref (out);
+  g_clear_pointer (&caps, gst_caps_unref);
+  g_clear_pointer (&str, g_free);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  str = gst_caps_to_string (caps);
+  g_assert_cmpstr (str, ==, "other/tensors, format=(string)static, "
+      "num_tensors=(int)1, dimensions=(string)3:8:4:2, "
+      "types=(string)uint8, framerate=(fraction)25/1");
+  gst_harness_teardown (h);
+}
+
+/* Uniform (124, 116, 104) with ImageNet mean/std: each plane holds
+ * v * (1 / (255 std)) + (-mean / std), computed as the chain does. */
+static void
+test_preprocess_values (void)
+{
+  const gchar *caps = "video/x-raw,format=RGB,width=16,height=8";
+  const guint8 px[3] = { 124, 116, 104 };
+  const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
+  const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
+  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=4 height=2 "
+      "mean=0.485,0.456,0.406 std=0.229,0.224,0.225", caps, NULL);
+  GstBuffer *out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3, 0));
+  GstMapInfo map;
+  const gfloat *t;
+
+  g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
+  g_assert_cmpuint (map.size, ==, 3 * 4 * 2 * sizeof (gfloat));
+  t = (const gfloat *) map.data;
+  for (guint c = 0; c < 3; c++) {
+    gfloat scale = 1.0f / (255.0f * std[c]), offset = -mean[c] / std[c];
+    gfloat expect = px[c] * scale + offset;
+    for (guint i = 0; i < 8; i++)
+      g_assert_cmpfloat_with_epsilon (t[c * 8 + i], expect, 1e-5);
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+/* Two ROI metas on a frame whose left half is 0 and right half 255, batch
+ * of four: items 0 and 1 hold the ROIs, items 2 and 3 are zero; the tensor
+ * meta says where each came from. */
+static void
+half_px (guint x, guint y, guint8 * px, gpointer user_data)
+{
+  px[0] = px[1] = px[2] = x < 32 ? 0 : 255;
+}
+
+static void
+test_preprocess_rois (void)
+{
+  const gchar *caps = "video/x-raw,format=RGB,width=64,height=32";
+  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=8 height=8 "
+      "max-rois=4 tensor-type=uint8 scale=1.0 letterbox=symmetric "
+      "pad-value=7", caps, NULL);
+  GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
+  GstVideoRegionOfInterestMeta *r1, *r2;
+  GcgTensorMeta *meta;
+  GstMapInfo map;
+  GstBuffer *out;
+
+  r1 = gst_buffer_add_video_region_of_interest_meta (in, "face", 0, 0, 16, 8);
+  r2 = gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 4, 16, 16);
+  r1->id = 11;
+  r2->id = 22;
+  out = gcg_test_push_pull (h, in);
+  g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
+  g_assert_cmpuint (map.size, ==, 4 * 3 * 8 * 8);
+  /* Item 0: 16x8 letterboxed into 8x8: scale 0.5, 4 image rows between
+   * two rows of padding above and below. */
+  for (guint c = 0; c < 3; c++) {
+    for (guint y = 0; y < 8; y++) {
+      guint8 v = map.data[c * 64 + y * 8];
+      g_assert_cmpuint (v, ==, (y < 2 || y >= 6) ? 7 : 0);
+    }
+  }
+  /* Item 1: square, fills the item, all 255. */
+  for (guint i = 0; i < 3 * 64; i++)
+    g_assert_cmpuint (map.data[192 + i], ==, 255);
+  for (guint i = 2 * 192; i < 4 * 192; i++)
+    g_assert_cmpuint (map.data[i], ==, 0);
+  gst_buffer_unmap (out, &map);
+
+  meta = gcg_buffer_get_tensor_meta (out);
+  g_assert_nonnull (meta);
+  g_assert_cmpuint (meta->batch, ==, 4);
+  g_assert_cmpuint (meta->n_items, ==, 2);
+  g_assert_cmpuint (meta->width, ==, 8);
+  g_assert_cmpuint (meta->height, ==, 8);
+  g_assert_cmpint (meta->items[0].roi_id, ==, 11);
+  g_assert_cmpint (meta->items[0].roi_width, ==, 16);
+  g_assert_cmpfloat (meta->items[0].scale_x, ==, 0.5f);
+  g_assert_cmpfloat (meta->items[0].scale_y, ==, 0.5f);
+  g_assert_cmpint (meta->items[0].pad_x, ==, 0);
+  g_assert_cmpint (meta->items[0].pad_y, ==, 2);
+  g_assert_cmpint (meta->items[1].roi_id, ==, 22);
+  g_assert_cmpint (meta->items[1].roi_x, ==, 40);
+  g_assert_cmpint (meta->items[1].roi_y, ==, 4);
+  g_assert_cmpint (meta->items[1].pad_y, ==, 0);
+  gst_buffer_unref (out);
+
+  /* roi-type filters: only the car. */
+  {
+    g_autoptr (GstElement) e = gst_harness_find_element (h,
+        "cudagraphpreprocess");
+    g_object_set (e, "roi-type", "car", NULL);
+  }
+  in = gcg_test_frame_new (caps, half_px, NULL, 0);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 0, 0, 16, 8);
+  gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 4, 16, 16);
+  out = gcg_test_push_pull (h, in);
+  meta = gcg_buffer_get_tensor_meta (out);
+  g_assert_cmpuint (meta->n_items, ==, 1);
+  g_assert_cmpint (meta->items[0].roi_x, ==, 40);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+/* --- errors, warnings, registration -------------------------------------- */
+
+static GstMessage *
+start_alone (const gchar * launch, GstBus ** bus_out,
+    GstStateChangeReturn * ret, GstElement ** elem_out)
+{
+  GstElement *e = gst_object_ref_sink (gst_parse_launch (launch, NULL));
+  GstBus *bus = gst_bus_new ();
+
+  g_assert_nonnull (e);
+  gst_element_set_bus (e, bus);
+  *ret = gst_element_set_state (e, GST_STATE_PAUSED);
+  *bus_out = bus;
+  *elem_out = e;
+  return gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+}
+
+/* Messages on the bus hold the element, which holds the bus: flush both
+ * ways before letting go. */
+static void
+stop_alone (GstElement * e, GstBus * bus)
+{
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (e);
+  gst_object_unref (bus);
+}
+
+/* The unit environment points GCG_CUDA_LIBRARY at a file that does not
+ * exist: backend=cuda must fail at start, saying why and what to do. */
+static void
+test_cuda_without_driver (void)
+{
+  g_autoptr (GError) err = NULL;
+  g_autofree gchar *dbg = NULL;
+  GstStateChangeReturn ret;
+  GstElement *e;
+  GstBus *bus;
+  GstMessage *msg;
+
+  msg = start_alone ("cudagraphconvert backend=cuda", &bus, &ret, &e);
+  g_assert_cmpint (ret, ==, GST_STATE_CHANGE_FAILURE);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, &dbg);
+  g_test_message ("error: %s (%s)", err->message, dbg);
+  g_assert_nonnull (strstr (err->message, "backend=cuda"));
+  g_assert_nonnull (strstr (err->message, "/nonexistent/libcuda.so.1"));
+  g_assert_nonnull (strstr (dbg, "backend=auto"));
+  gst_message_unref (msg);
+  stop_alone (e, bus);
+}
+
+/* backend=auto without a GPU warns on the bus and runs on the CPU. */
+static void
+test_auto_falls_back (void)
+{
+  g_autoptr (GError) err = NULL;
+  GstStateChangeReturn ret;
+  GstElement *e;
+  GstBus *bus;
+  GstMessage *msg;
+
+  msg = start_alone ("cudagraphpreprocess", &bus, &ret, &e);
+  g_assert_cmpint (ret, !=, GST_STATE_CHANGE_FAILURE);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_WARNING);
+  gst_message_parse_warning (msg, &err, NULL);
+  g_assert_nonnull (strstr (err->message,
+          "running the CPU reference backend"));
+  g_assert_nonnull (strstr (err->message, "no usable GPU ("));
+  gst_message_unref (msg);
+  stop_alone (e, bus);
+}
+
+static void
+check_pspec (GstElement * e, const gchar * name, GType type, GParamFlags flags)
+{
+  GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
+
+  g_assert_nonnull (p);
+  g_assert_true (G_PARAM_SPEC_VALUE_TYPE (p) == type
+      || g_type_is_a (G_PARAM_SPEC_VALUE_TYPE (p), type));
+  g_assert_cmpint (p->flags & flags, ==, flags);
+}
+
+static void
+test_registration (void)
+{
+  g_autoptr (GstPlugin) plugin = gst_registry_find_plugin (gst_registry_get (),
+      "cudagraph");
+  g_autoptr (GstElement) conv = gst_element_factory_make ("cudagraphconvert",
+      NULL);
+  g_autoptr (GstElement) pre = gst_element_factory_make
+      ("cudagraphpreprocess", NULL);
+  const GParamFlags rw = G_PARAM_READWRITE;
+  const GParamFlags ctl = rw | GST_PARAM_CONTROLLABLE |
+      GST_PARAM_MUTABLE_PLAYING;
+  guint64 captures = 1;
+  gint dev = 0;
+
+  g_assert_nonnull (plugin);
+  g_assert_nonnull (conv);
+  g_assert_nonnull (pre);
+  for (guint i = 0; i < 2; i++) {
+    GstElement *e = i ? pre : conv;
+
+    check_pspec (e, "cuda-device-id", G_TYPE_INT, rw);
+    check_pspec (e, "backend", G_TYPE_ENUM, rw);
+    check_pspec (e, "use-graph", G_TYPE_BOOLEAN, rw);
+    check_pspec (e, "captures", G_TYPE_UINT64, G_PARAM_READABLE);
+    check_pspec (e, "replays", G_TYPE_UINT64, G_PARAM_READABLE);
+    check_pspec (e, "eager-frames", G_TYPE_UINT64, G_PARAM_READABLE);
+    g_assert_false (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+            "captures")->flags & G_PARAM_WRITABLE);
+  }
+  check_pspec (conv, "brightness", G_TYPE_DOUBLE, ctl);
+  check_pspec (conv, "contrast", G_TYPE_DOUBLE, ctl);
+  check_pspec (conv, "gamma", G_TYPE_DOUBLE, ctl);
+  check_pspec (conv, "gain", G_TYPE_DOUBLE, ctl);
+  check_pspec (conv, "crop-x", G_TYPE_UINT, ctl);
+  check_pspec (conv, "pad-color", G_TYPE_UINT, ctl);
+  check_pspec (conv, "method", G_TYPE_ENUM, rw);
+  check_pspec (conv, "letterbox", G_TYPE_ENUM, rw);
+  check_pspec (pre, "width", G_TYPE_UINT, rw);
+  check_pspec (pre, "layout", G_TYPE_ENUM, rw);
+  check_pspec (pre, "tensor-type", G_TYPE_ENUM, rw);
+  check_pspec (pre, "channels", G_TYPE_ENUM, rw);
+  check_pspec (pre, "mean", G_TYPE_STRING, rw);
+  check_pspec (pre, "std", G_TYPE_STRING, rw);
+  check_pspec (pre, "max-rois", G_TYPE_UINT, rw);
+  check_pspec (pre, "roi-type", G_TYPE_STRING, rw);
+  check_pspec (pre, "pad-value", G_TYPE_DOUBLE, ctl);
+  g_object_get (conv, "captures", &captures, "cuda-device-id", &dev, NULL);
+  g_assert_cmpuint (captures, ==, 0);
+  g_assert_cmpint (dev, ==, -1);
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/gst/convert/identity-rgba", test_identity_rgba);
+  g_test_add_func ("/gst/convert/nv12-to-rgba", test_nv12_to_rgba);
+  g_test_add_func ("/gst/convert/rgb-bgr", test_rgb_bgr);
+  g_test_add_func ("/gst/convert/crop-property", test_crop_property);
+  g_test_add_func ("/gst/convert/crop-meta", test_crop_meta);
+  g_test_add_func ("/gst/convert/resize", test_resize);
+  g_test_add_func ("/gst/convert/letterbox", test_letterbox);
+  g_test_add_func ("/gst/convert/brightness", test_brightness);
+  g_test_add_func ("/gst/convert/params-meta", test_params_meta);
+  g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
+  g_test_add_func ("/gst/convert/caps-change", test_caps_change);
+  g_test_add_func ("/gst/convert/passthrough", test_passthrough);
+  g_test_add_func ("/gst/preprocess/caps", test_preprocess_caps);
+  g_test_add_func ("/gst/preprocess/values", test_preprocess_values);
+  g_test_add_func ("/gst/preprocess/rois", test_preprocess_rois);
+  g_test_add_func ("/gst/errors/cuda-without-driver",
+      test_cuda_without_driver);
+  g_test_add_func ("/gst/errors/auto-falls-back", test_auto_falls_back);
+  g_test_add_func ("/gst/plugin/registration", test_registration);
+  return g_test_run ();
+}
