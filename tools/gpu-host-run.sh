@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a GPU host over a build tree made elsewhere (same checkout path),
 # with the runtime bundle from ../shared/gpu-host/bundle.sh in .gpu-bundle:
-# the gpu suite, gcg-info and the benchmarks, logs under $OUT (or ./gpu-out).
+# the gpu suite, gcg-info, the demo and the benchmarks, logs under $OUT
+# (or ./gpu-out).
 #   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,10 @@ what=${2:-all}
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 . .gpu-bundle/env.sh
+# The freshly built library wins over any copy in the bundle, and a fresh
+# registry forgets plugins an earlier run failed to load.
+export LD_LIBRARY_PATH="$PWD/$build/lib:$LD_LIBRARY_PATH"
+export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 "$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1
 if [ "$what" != bench ]; then
@@ -19,6 +24,8 @@ if [ "$what" != bench ]; then
   python3 tests/summary.py "$build" | tee "$out/summary.txt"
 fi
 if [ "$what" != tests ]; then
+  DEMO_NO_BUILD=1 FRAMES=300 bash tools/demo.sh "$build" 2>&1 | grep '^demo:' | tee "$out/demo.txt"
+
   for b in "$build"/bench/bench-*; do
     [ -x "$b" ] && [ -f "$b" ] || continue
     echo "== $(basename "$b")" | tee -a "$out/bench.txt"
