@@ -61,6 +61,10 @@ struct _GcgFrameChain
   /* The struct staged for the frame being processed; static fields are
    * filled once at construction. */
   GcgFrameKernelParams *kp;
+  /* Bytes of *kp the device needs: the items past max_rois are never
+   * read, so they are neither allocated nor copied each frame (304 bytes
+   * instead of 3328 for one item). */
+  gsize kp_used;
 
   /* CUDA backend */
   GcgContext *context;
@@ -145,10 +149,10 @@ new_block (GcgFrameChain *self, GError **error)
 {
   g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
 
-  if (gcg_param_block_add_bytes (block, "frame",
-          sizeof (GcgFrameKernelParams), 16, error) < 0
-      || !gcg_param_block_set_bytes (block, 0, self->kp,
-          sizeof (GcgFrameKernelParams), error)
+  if (gcg_param_block_add_bytes (block, "frame", self->kp_used, 16,
+          error) < 0
+      || !gcg_param_block_set_bytes (block, 0, self->kp, self->kp_used,
+          error)
       || !gcg_param_block_allocate (block, self->context, RING_DEPTH, error))
     return NULL;
   return g_steal_pointer (&block);
@@ -225,6 +229,8 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
   self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
   self->config = *config;
   self->backend = backend;
+  self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
+      + (gsize) config->max_rois * sizeof (GcgFrameItem);
   gcg__frame_prepare_static (config, self->kp);
   if (backend == GCG_BACKEND_AUTO)
     init_auto (self, context);
@@ -366,7 +372,7 @@ process_cuda (GcgFrameChain *self, GcgStream *stream, GError **error)
   if (!gcg__context_guard_enter (&guard, self->context, error)
       || (state = get_stream_state (self, stream, error)) == NULL
       || !gcg_param_block_set_bytes (state->block, 0, self->kp,
-          sizeof (GcgFrameKernelParams), error)
+          self->kp_used, error)
       || !gcg_param_block_update (state->block, stream, error))
     return FALSE;
   if (!self->use_graph) {

@@ -36,6 +36,14 @@ gcg_fm_float_bits (float f)
 #define GCG_FM_FLOAT_BITS(f) gcg_fm_float_bits (f)
 #endif
 
+/* Packed 32-bit pixel stores assume the byte order of every GPU. */
+#if defined(__CUDACC__) \
+    || (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define GCG_FM_LITTLE_ENDIAN 1
+#else
+#define GCG_FM_LITTLE_ENDIAN 0
+#endif
+
 /* Row @y of a plane; 64-bit offsets, as y · stride may pass 2 GiB. */
 GCG_FM_FN const uint8_t *
 gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
@@ -268,12 +276,24 @@ gcg_fm_video_pixel (const GcgFrameKernelParams *p, int32_t x, int32_t y)
     int four = p->out_format == GCG_FKP_RGBA || p->out_format == GCG_FKP_BGRA;
     int swap = p->out_format == GCG_FKP_BGRA || p->out_format == GCG_FKP_BGR;
     uint8_t *o = row + (four ? 4 : 3) * x;
+    uint8_t c0 = gcg_fm_u8 (rgb[swap ? 2 : 0]);
+    uint8_t c1 = gcg_fm_u8 (rgb[1]);
+    uint8_t c2 = gcg_fm_u8 (rgb[swap ? 0 : 2]);
 
-    o[0] = gcg_fm_u8 (rgb[swap ? 2 : 0]);
-    o[1] = gcg_fm_u8 (rgb[1]);
-    o[2] = gcg_fm_u8 (rgb[swap ? 0 : 2]);
-    if (four)
-      o[3] = alpha;
+    /* One 32-bit store per 4-byte pixel where the row allows it: a quarter
+     * of the store instructions, and the same bytes (little endian). */
+    if (GCG_FM_LITTLE_ENDIAN && four && ((uintptr_t) o & 3u) == 0) {
+      uint32_t packed = (uint32_t) c0 | ((uint32_t) c1 << 8)
+          | ((uint32_t) c2 << 16) | ((uint32_t) alpha << 24);
+
+      *(uint32_t *) (void *) o = packed;
+    } else {
+      o[0] = c0;
+      o[1] = c1;
+      o[2] = c2;
+      if (four)
+        o[3] = alpha;
+    }
   }
 }
 
