@@ -120,9 +120,12 @@ gcg_frame_chain_init (GcgFrameChain *self)
 }
 
 /* The kernel and launch grid for the configuration: one thread per output
- * pixel, per 2x2 block for 4:2:0 outputs; grid.z is the tensor item. */
-static const gchar *
-pick_kernel (GcgFrameChain *self)
+ * pixel, per 2x2 block for 4:2:0 outputs; grid.z is the tensor item.  The
+ * kernels are instantiated per input format and resize method (tensors
+ * also per element type) and named after those values (the GCG_FKP_*
+ * enums, equal to the config's; see gcg-frame-kernels.cu). */
+static void
+pick_kernel (GcgFrameChain *self, gchar *name, gsize size)
 {
   const GcgFrameChainConfig *c = &self->config;
   guint w = c->out_width, h = c->out_height;
@@ -137,9 +140,12 @@ pick_kernel (GcgFrameChain *self)
   self->grid[0] = (w + BLOCK_W - 1) / BLOCK_W;
   self->grid[1] = (h + BLOCK_H - 1) / BLOCK_H;
   if (c->output == GCG_OUTPUT_KIND_TENSOR)
-    return "gcg_frame_tensor";
-  return gcg__pixel_format_is_yuv420 (c->out_format)
-      ? "gcg_frame_yuv420" : "gcg_frame_video";
+    g_snprintf (name, size, "gcg_frame_tensor_%d_%d_%d", (gint) c->in_format,
+        (gint) c->resize, (gint) c->tensor_type);
+  else
+    g_snprintf (name, size, "gcg_frame_%s_%d_%d",
+        gcg__pixel_format_is_yuv420 (c->out_format) ? "yuv420" : "video",
+        (gint) c->in_format, (gint) c->resize);
 }
 
 /* A parameter block holding the whole kernel struct, allocated on the
@@ -162,7 +168,7 @@ static gboolean
 init_cuda (GcgFrameChain *self, GcgContext *context, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  const gchar *name;
+  gchar name[64];
 
   if (context == NULL) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
@@ -170,7 +176,7 @@ init_cuda (GcgFrameChain *self, GcgContext *context, GError **error)
     return FALSE;
   }
   self->context = g_object_ref (context);
-  name = pick_kernel (self);
+  pick_kernel (self, name, sizeof (name));
   if (!gcg__context_guard_enter (&guard, context, error))
     return FALSE;
   self->kernel = gcg__context_get_function (context, name, error);

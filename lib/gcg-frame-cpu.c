@@ -22,19 +22,20 @@ gcg__frame_cpu_run (const GcgFrameChainConfig *config,
     const GcgFrameKernelParams *kp)
 {
   gint32 w = kp->out_width, h = kp->out_height;
+  GcgFmShape s = gcg_fm_shape (kp);
 
   if (config->output == GCG_OUTPUT_KIND_TENSOR) {
     for (gint32 n = 0; n < kp->n_items; n++)
       for (gint32 y = 0; y < h; y++)
         for (gint32 x = 0; x < w; x++)
-          gcg_fm_tensor_pixel (kp, n, x, y);
+          gcg_fm_tensor_pixel (kp, s, n, x, y);
   } else if (gcg__pixel_format_is_yuv420 (config->out_format)) {
     for (gint32 by = 0; by < (h + 1) / 2; by++)
       for (gint32 bx = 0; bx < (w + 1) / 2; bx++)
-        gcg_fm_yuv420_block (kp, bx, by);
+        gcg_fm_yuv420_block (kp, s, bx, by);
   } else {
     for (gint32 y = 0; y < h; y++)
       for (gint32 x = 0; x < w; x++)
-        gcg_fm_video_pixel (kp, x, y);
+        gcg_fm_video_pixel (kp, s, x, y);
   }
 }

@@ -44,6 +44,35 @@ gcg_fm_float_bits (float f)
 #define GCG_FM_LITTLE_ENDIAN 0
 #endif
 
+/* The configuration values that choose code paths (the GCG_FKP_* enums).
+ * The CPU reference fills it from the struct (gcg_fm_shape()); each CUDA
+ * kernel is instantiated for one combination and passes constants, so
+ * every switch on these folds away at compile time.  Either way the same
+ * functions run the same float operations: only the branching differs. */
+typedef struct
+{
+  int32_t in_format;
+  int32_t resize;
+  int32_t out_format;
+  int32_t tensor_layout;
+  int32_t tensor_type;
+  int32_t tensor_channels;
+} GcgFmShape;
+
+GCG_FM_FN GcgFmShape
+gcg_fm_shape (const GcgFrameKernelParams *p)
+{
+  GcgFmShape s;
+
+  s.in_format = p->in_format;
+  s.resize = p->resize;
+  s.out_format = p->out_format;
+  s.tensor_layout = p->tensor_layout;
+  s.tensor_type = p->tensor_type;
+  s.tensor_channels = p->tensor_channels;
+  return s;
+}
+
 /* Row @y of a plane; 64-bit offsets, as y · stride may pass 2 GiB. */
 GCG_FM_FN const uint8_t *
 gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
@@ -119,17 +148,17 @@ gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
 
 /* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
 GCG_FM_FN void
-gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t sx, int32_t sy,
-    float *rgb)
+gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format,
+    int32_t sx, int32_t sy, float *rgb)
 {
   const uint8_t *row = gcg_fm_src_row (p, 0, sy);
   const uint8_t *px;
   float y, u, v;
 
-  switch (p->in_format) {
+  switch (in_format) {
     case GCG_FKP_NV12:
     case GCG_FKP_I420:
-      if (p->in_format == GCG_FKP_NV12) {
+      if (in_format == GCG_FKP_NV12) {
         px = gcg_fm_src_row (p, 1, sy >> 1) + 2 * (sx >> 1);
         u = (float) px[0];
         v = (float) px[1];
@@ -146,14 +175,14 @@ gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t sx, int32_t sy,
       break;
     case GCG_FKP_RGBA:
     case GCG_FKP_RGB:
-      px = row + (p->in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
+      px = row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
       rgb[0] = (float) px[0];
       rgb[1] = (float) px[1];
       rgb[2] = (float) px[2];
       break;
     case GCG_FKP_BGRA:
     case GCG_FKP_BGR:
-      px = row + (p->in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
+      px = row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
       rgb[0] = (float) px[2];
       rgb[1] = (float) px[1];
       rgb[2] = (float) px[0];
@@ -195,18 +224,18 @@ gcg_fm_nearest_axis (int32_t l, float ratio, int32_t size)
 
 /* Step 5. */
 GCG_FM_FN void
-gcg_fm_bilinear (const GcgFrameKernelParams *p, const GcgFrameItem *it,
-    int32_t lx, int32_t ly, float *rgb)
+gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
+    const GcgFrameItem *it, int32_t lx, int32_t ly, float *rgb)
 {
   int32_t x0, x1, y0, y1;
   float ax = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0, &x1);
   float ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
   float p00[3], p10[3], p01[3], p11[3];
 
-  gcg_fm_read_rgb (p, it->cx + x0, it->cy + y0, p00);
-  gcg_fm_read_rgb (p, it->cx + x1, it->cy + y0, p10);
-  gcg_fm_read_rgb (p, it->cx + x0, it->cy + y1, p01);
-  gcg_fm_read_rgb (p, it->cx + x1, it->cy + y1, p11);
+  gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y0, p00);
+  gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y0, p10);
+  gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y1, p01);
+  gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y1, p11);
   for (int c = 0; c < 3; c++) {
     float top = p00[c] + (p10[c] - p00[c]) * ax;
     float bottom = p01[c] + (p11[c] - p01[c]) * ax;
@@ -238,19 +267,20 @@ gcg_fm_adjust (const GcgFrameKernelParams *p, float *rgb)
 /* Steps 2-6 for output pixel (x, y) of an item: the adjusted RGB, or
  * nonzero when the pixel is padding (rgb then untouched). */
 GCG_FM_FN int
-gcg_fm_sample (const GcgFrameKernelParams *p, const GcgFrameItem *it,
-    int32_t x, int32_t y, float *rgb)
+gcg_fm_sample (const GcgFrameKernelParams *p, GcgFmShape s,
+    const GcgFrameItem *it, int32_t x, int32_t y, float *rgb)
 {
   int32_t lx = x - it->px;
   int32_t ly = y - it->py;
 
   if (it->empty || lx < 0 || ly < 0 || lx >= it->sw || ly >= it->sh)
     return 1;
-  if (p->resize == GCG_FKP_NEAREST)
-    gcg_fm_read_rgb (p, it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw),
+  if (s.resize == GCG_FKP_NEAREST)
+    gcg_fm_read_rgb (p, s.in_format,
+        it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw),
         it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch), rgb);
   else
-    gcg_fm_bilinear (p, it, lx, ly, rgb);
+    gcg_fm_bilinear (p, s.in_format, it, lx, ly, rgb);
   gcg_fm_adjust (p, rgb);
   return 0;
 }
@@ -258,27 +288,30 @@ gcg_fm_sample (const GcgFrameKernelParams *p, const GcgFrameItem *it,
 /* Step 7, video RGB-type and GRAY8 outputs: one pixel.  Padding is the
  * RGBA colour pad[] (GRAY8 takes its luma). */
 GCG_FM_FN void
-gcg_fm_video_pixel (const GcgFrameKernelParams *p, int32_t x, int32_t y)
+gcg_fm_video_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t x,
+    int32_t y)
 {
   uint8_t *row = gcg_fm_dst_row (p, 0, y);
   float rgb[3];
   uint8_t alpha = 255;
 
-  if (gcg_fm_sample (p, &p->items[0], x, y, rgb)) {
+  if (gcg_fm_sample (p, s, &p->items[0], x, y, rgb)) {
     rgb[0] = p->pad[0];
     rgb[1] = p->pad[1];
     rgb[2] = p->pad[2];
     alpha = gcg_fm_u8 (p->pad[3]);
   }
-  if (p->out_format == GCG_FKP_GRAY8) {
+  if (s.out_format == GCG_FKP_GRAY8) {
     row[x] = gcg_fm_u8 (gcg_fm_luma (p, rgb));
   } else {
-    int four = p->out_format == GCG_FKP_RGBA || p->out_format == GCG_FKP_BGRA;
-    int swap = p->out_format == GCG_FKP_BGRA || p->out_format == GCG_FKP_BGR;
+    int four = s.out_format == GCG_FKP_RGBA || s.out_format == GCG_FKP_BGRA;
+    int swap = s.out_format == GCG_FKP_BGRA || s.out_format == GCG_FKP_BGR;
     uint8_t *o = row + (four ? 4 : 3) * x;
-    uint8_t c0 = gcg_fm_u8 (rgb[swap ? 2 : 0]);
+    /* Selects, not rgb[swap ? 2 : 0]: a computed index can put rgb[] in
+     * local memory on the GPU. */
+    uint8_t c0 = gcg_fm_u8 (swap ? rgb[2] : rgb[0]);
     uint8_t c1 = gcg_fm_u8 (rgb[1]);
-    uint8_t c2 = gcg_fm_u8 (rgb[swap ? 0 : 2]);
+    uint8_t c2 = gcg_fm_u8 (swap ? rgb[0] : rgb[2]);
 
     /* One 32-bit store per 4-byte pixel where the row allows it: a quarter
      * of the store instructions, and the same bytes (little endian). */
@@ -301,7 +334,8 @@ gcg_fm_video_pixel (const GcgFrameKernelParams *p, int32_t x, int32_t y)
  * sample is written once, from the block's top-left pixel.  Odd sizes:
  * the last block column/row has only the pixels inside the frame. */
 GCG_FM_FN void
-gcg_fm_yuv420_block (const GcgFrameKernelParams *p, int32_t bx, int32_t by)
+gcg_fm_yuv420_block (const GcgFrameKernelParams *p, GcgFmShape s, int32_t bx,
+    int32_t by)
 {
   float rgb0[3] = { 0.0f, 0.0f, 0.0f };
   float luma0 = 0.0f;
@@ -319,7 +353,7 @@ gcg_fm_yuv420_block (const GcgFrameKernelParams *p, int32_t bx, int32_t by)
 
       if (x >= p->out_width)
         break;
-      if (gcg_fm_sample (p, &p->items[0], x, y, rgb)) {
+      if (gcg_fm_sample (p, s, &p->items[0], x, y, rgb)) {
         rgb[0] = p->pad[0];
         rgb[1] = p->pad[1];
         rgb[2] = p->pad[2];
@@ -338,7 +372,7 @@ gcg_fm_yuv420_block (const GcgFrameKernelParams *p, int32_t bx, int32_t by)
     uint8_t u = gcg_fm_u8 ((rgb0[2] - luma0) * p->out_u_scale + 128.0f);
     uint8_t v = gcg_fm_u8 ((rgb0[0] - luma0) * p->out_v_scale + 128.0f);
 
-    if (p->out_format == GCG_FKP_NV12) {
+    if (s.out_format == GCG_FKP_NV12) {
       uint8_t *o = gcg_fm_dst_row (p, 1, by) + 2 * bx;
 
       o[0] = u;
@@ -352,9 +386,10 @@ gcg_fm_yuv420_block (const GcgFrameKernelParams *p, int32_t bx, int32_t by)
 
 /* Step 7, tensors: element (n, c, y, x) of the output. */
 GCG_FM_FN void
-gcg_fm_tensor_store (const GcgFrameKernelParams *p, size_t index, float v)
+gcg_fm_tensor_store (const GcgFrameKernelParams *p, int32_t tensor_type,
+    size_t index, float v)
 {
-  switch (p->tensor_type) {
+  switch (tensor_type) {
     case GCG_FKP_FLOAT32:
       ((float *) (uintptr_t) p->dst[0])[index] = v;
       break;
@@ -369,23 +404,23 @@ gcg_fm_tensor_store (const GcgFrameKernelParams *p, size_t index, float v)
 
 /* Step 7, tensors: every channel of pixel (x, y) of item n. */
 GCG_FM_FN void
-gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, int32_t n, int32_t x,
-    int32_t y)
+gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t n,
+    int32_t x, int32_t y)
 {
-  int nc = p->tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
+  int nc = s.tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
   size_t plane = (size_t) p->out_width * (size_t) p->out_height;
   size_t pixel = (size_t) y * (size_t) p->out_width + (size_t) x;
   size_t base = (size_t) n * (size_t) nc * plane;
   float rgb[3], v[3];
 
-  if (gcg_fm_sample (p, &p->items[n], x, y, rgb)) {
+  if (gcg_fm_sample (p, s, &p->items[n], x, y, rgb)) {
     v[0] = p->pad[0];
     v[1] = p->pad[1];
     v[2] = p->pad[2];
   } else {
-    if (p->tensor_channels == GCG_FKP_CH_GRAY) {
+    if (s.tensor_channels == GCG_FKP_CH_GRAY) {
       v[0] = gcg_fm_luma (p, rgb);
-    } else if (p->tensor_channels == GCG_FKP_CH_BGR) {
+    } else if (s.tensor_channels == GCG_FKP_CH_BGR) {
       v[0] = rgb[2];
       v[1] = rgb[1];
       v[2] = rgb[0];
@@ -398,10 +433,10 @@ gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, int32_t n, int32_t x,
       v[c] = v[c] * p->scale[c] + p->offset[c];
   }
   for (int c = 0; c < nc; c++) {
-    size_t index = p->tensor_layout == GCG_FKP_NCHW
+    size_t index = s.tensor_layout == GCG_FKP_NCHW
         ? base + (size_t) c * plane + pixel : base + pixel * nc + c;
 
-    gcg_fm_tensor_store (p, index, v[c]);
+    gcg_fm_tensor_store (p, s.tensor_type, index, v[c]);
   }
 }
 
