@@ -16,9 +16,18 @@
  * from the buffer and its metadata, stages system memory to the device and
  * back, and runs the chain.
  *
+ * GstCudaMemory (caps feature `memory:CUDAMemory`, from nvcodec's
+ * cudaupload or nvh264dec) is read and written in place: the element
+ * shares one #GstCudaContext with its neighbours (context type
+ * `gst.cuda.context`; when nobody has one it shares the device's primary
+ * context) and runs its chain in that context.  CUDA memory of another
+ * context, or met with the CPU backend, is copied through the host.
+ *
  * At EOS (or at stop when no EOS came) it posts an element message named
  * `cudagraph-stats` with the fields `backend` (string), `captures`,
- * `replays`, `eager-frames` and `frames` (guint64), which
+ * `replays`, `eager-frames`, `frames`, `in-place-inputs` and
+ * `in-place-outputs` (guint64: frames whose GstCudaMemory the chain read or
+ * wrote in place, with no copy), which
  * `gst-launch-1.0 -m` prints.
  *
  * Since: 0.1
@@ -28,9 +37,11 @@
 #include <string.h>
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphcudainterop.h"
 #include "gstcudagraphpinnedallocator.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_base_transform_debug);
+/* Shared with gstcudagraphcudainterop.c. */
+GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
 enum
@@ -73,10 +84,18 @@ typedef struct
   guint64 retired_replays;
   guint64 retired_eager;
   guint64 frames;
+  /* Streaming thread only (read at EOS, or at stop once it has ended). */
+  guint64 in_place_in;
+  guint64 in_place_out;
   gboolean stats_posted;
+
+  /* The GstCudaContext offered by the pipeline or a neighbour, under the
+   * object lock (set_context may come from any thread). */
+  GstObject *gst_context;
 
   /* Streaming state (streaming thread, or state changes). */
   GcgBackend active;
+  GstObject *cuda_context;      /* the GstCudaContext our chain runs in */
   GcgContext *context;
   GcgStream *stream;
   GcgAllocator *allocator;
@@ -123,12 +142,17 @@ static gboolean gst_cuda_graph_base_transform_propose_allocation
     (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_graph_base_transform_decide_allocation
     (GstBaseTransform * trans, GstQuery * query);
+static void gst_cuda_graph_base_transform_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
 
 static void
 gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
     klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
@@ -165,6 +189,9 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           "Frames run without a graph (use-graph=false, or the CPU backend)",
           0, G_MAXUINT64, 0, ro));
 
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_stop);
   trans_class->set_caps =
@@ -328,24 +355,84 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
   g_clear_object (&priv->allocator);
   g_clear_object (&priv->stream);
   g_clear_object (&priv->context);
+  /* Only now: the GcgContext above may have wrapped its CUcontext. */
+  gst_clear_object (&priv->cuda_context);
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&priv->gst_context);
+  GST_OBJECT_UNLOCK (self);
   priv->active = GCG_BACKEND_CPU;
 }
 
-/* Opens everything the CUDA backend needs; on failure nothing is kept. */
-static gboolean
-open_cuda (GstCudaGraphBaseTransform * self, gint device_id, GError ** error)
+#ifdef HAVE_GST_CUDA
+/* The GstCudaContext to run in: one offered already, else one a neighbour
+ * or the application has, else the primary context, shared from now on.
+ * Returns a reference, or NULL with @error set. */
+static GstObject *
+get_shared_context (GstCudaGraphBaseTransform * self, gint device_id,
+    GError ** error)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GcgContext) context = NULL;
+  GstObject *gst_ctx;
+
+  if (!gst_cuda_graph_cuda_load (error))
+    return NULL;
+  gst_cuda_graph_cuda_find_context (GST_ELEMENT (self));
+  GST_OBJECT_LOCK (self);
+  gst_ctx = priv->gst_context ? gst_object_ref (priv->gst_context) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (gst_ctx)
+    return gst_ctx;
+
+  gst_ctx = gst_cuda_graph_cuda_share_primary (GST_ELEMENT (self), device_id,
+      error);
+  if (gst_ctx == NULL)
+    return NULL;
+  GST_OBJECT_LOCK (self);
+  if (priv->gst_context == NULL)
+    priv->gst_context = gst_object_ref (gst_ctx);
+  GST_OBJECT_UNLOCK (self);
+  return gst_ctx;
+}
+#endif
+
+/* A context for the chain: the one shared with nvcodec's elements (so
+ * GstCudaMemory is used in place) when gstreamer-cuda can give one, the
+ * device's primary context otherwise. */
+static GcgContext *
+open_context (GstCudaGraphBaseTransform * self, gint device_id,
+    GError ** error)
+{
+#ifdef HAVE_GST_CUDA
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) shared_error = NULL;
+  GstObject *gst_ctx = get_shared_context (self, device_id, &shared_error);
+  GcgContext *context = NULL;
+
+  if (gst_ctx)
+    context = gst_cuda_graph_cuda_wrap (gst_ctx, &shared_error);
+  if (context) {
+    priv->cuda_context = gst_ctx;
+    return context;
+  }
+  gst_clear_object (&gst_ctx);
+  GST_WARNING_OBJECT (self, "no GstCudaContext to share (%s): CUDA memory "
+      "will be copied through the host", shared_error->message);
+#endif
+  return gcg_context_new (MAX (device_id, 0), error);
+}
+
+/* Loads the kernels and makes the stream and allocators in @context; on
+ * success they and @context (transfer full) are the element's, on failure
+ * nothing was kept and @context is still the caller's. */
+static gboolean
+open_in_context (GstCudaGraphBaseTransform * self, GcgContext * context,
+    GError ** error)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GcgStream) stream = NULL;
   g_autoptr (GcgAllocator) allocator = NULL;
   g_autoptr (GcgHostPool) host_pool = NULL;
 
-  if (!gcg_driver_init (error))
-    return FALSE;
-  context = gcg_context_new (MAX (device_id, 0), error);
-  if (context == NULL)
-    return FALSE;
   /* Report a build without kernels, or a GPU they do not cover, now rather
    * than at the first frame. */
   if (!gcg_context_load_kernels (context, error))
@@ -358,14 +445,38 @@ open_cuda (GstCudaGraphBaseTransform * self, gint device_id, GError ** error)
     return FALSE;
   host_pool = gcg_host_pool_new (context);
 
-  priv->context = g_steal_pointer (&context);
+  priv->context = context;
   priv->stream = g_steal_pointer (&stream);
   priv->allocator = g_steal_pointer (&allocator);
   priv->pinned = gst_cuda_graph_pinned_allocator_new (host_pool);
+  return TRUE;
+}
+
+/* Opens everything the CUDA backend needs; on failure nothing is kept. */
+static gboolean
+open_cuda (GstCudaGraphBaseTransform * self, gint device_id, GError ** error)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GcgContext *context;
+
+  if (!gcg_driver_init (error))
+    return FALSE;
+  context = open_context (self, device_id, error);
+  if (context == NULL)
+    return FALSE;
+  if (!open_in_context (self, context, error)) {
+    /* The GcgContext may wrap the GstCudaContext's CUcontext: it goes
+     * first. */
+    g_object_unref (context);
+    gst_clear_object (&priv->cuda_context);
+    return FALSE;
+  }
   priv->active = GCG_BACKEND_CUDA;
-  GST_INFO_OBJECT (self, "CUDA backend on device %d (%s)",
+  GST_INFO_OBJECT (self, "CUDA backend on device %d (%s)%s",
       gcg_context_get_device_id (priv->context),
-      gcg_context_get_name (priv->context));
+      gcg_context_get_name (priv->context),
+      priv->cuda_context ? ", context shared with GStreamer's CUDA elements"
+      : "");
   return TRUE;
 }
 
@@ -378,6 +489,7 @@ reset_counters (GstCudaGraphBaseTransform * self)
   priv->captures = priv->replays = priv->eager = 0;
   priv->retired_captures = priv->retired_replays = priv->retired_eager = 0;
   priv->frames = 0;
+  priv->in_place_in = priv->in_place_out = 0;
   priv->stats_posted = FALSE;
   GST_OBJECT_UNLOCK (self);
 }
@@ -434,7 +546,9 @@ post_stats (GstCudaGraphBaseTransform * self)
       "captures", G_TYPE_UINT64, priv->captures,
       "replays", G_TYPE_UINT64, priv->replays,
       "eager-frames", G_TYPE_UINT64, priv->eager,
-      "frames", G_TYPE_UINT64, priv->frames, NULL);
+      "frames", G_TYPE_UINT64, priv->frames,
+      "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
+      "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
   priv->stats_posted = TRUE;
   GST_OBJECT_UNLOCK (self);
 
@@ -464,6 +578,58 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
 
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->sink_event (trans, event);
+}
+
+/* --- context sharing ---------------------------------------------------- */
+
+/* A "gst.cuda.context" from the pipeline or a neighbour; kept only while we
+ * have none (the one our chain runs in is never replaced mid-stream). */
+static void
+gst_cuda_graph_base_transform_set_context (GstElement * element,
+    GstContext * context)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (element));
+  GstObject *found = NULL;
+  gint device_id;
+
+  GST_OBJECT_LOCK (element);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+  gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
+  GST_OBJECT_LOCK (element);
+  if (priv->gst_context == NULL)
+    priv->gst_context = g_steal_pointer (&found);
+  GST_OBJECT_UNLOCK (element);
+  gst_clear_object (&found);
+
+  GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)->set_context
+      (element, context);
+}
+
+static gboolean
+gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstObject *ctx;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (trans);
+    ctx = priv->gst_context ? gst_object_ref (priv->gst_context) : NULL;
+    GST_OBJECT_UNLOCK (trans);
+    answered = gst_cuda_graph_cuda_context_query (GST_ELEMENT (trans), query,
+        ctx);
+    gst_clear_object (&ctx);
+    if (answered)
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_base_transform_parent_class)->query (trans, direction,
+      query);
 }
 
 /* --- negotiation --------------------------------------------------------- */
@@ -619,6 +785,23 @@ gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
 
 /* --- allocation ---------------------------------------------------------- */
 
+/* CUDA memory in our context lets upstream write where the chain reads. */
+static void
+propose_cuda_pool (GstCudaGraphBaseTransformPrivate * priv, GstQuery * query,
+    GstCaps * caps)
+{
+  GstBufferPool *pool;
+  gsize size = 0;
+
+  if (priv->active != GCG_BACKEND_CUDA || priv->cuda_context == NULL)
+    return;
+  pool = gst_cuda_graph_cuda_pool_new (priv->cuda_context, caps, &size);
+  if (pool == NULL)
+    return;
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+}
+
 /* Offers upstream a pool of pinned host memory when the CUDA backend runs,
  * so that its frames are copied to the device asynchronously at full bus
  * speed; and says which metas we read instead of having them applied. */
@@ -647,6 +830,10 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
+    propose_cuda_pool (priv, query, caps);
+    return TRUE;
+  }
   if (priv->pinned == NULL || caps == NULL
       || !gst_video_info_from_caps (&info, caps))
     return TRUE;
@@ -665,6 +852,43 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* CUDA memory output comes from a pool of our context, whatever downstream
+ * offered (a pool of another context would need copies), keeping its
+ * buffer counts. */
+static gboolean
+decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
+    GstCaps * caps)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gsize pool_size = 0;
+
+  if (priv->active != GCG_BACKEND_CUDA || priv->cuda_context == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("memory:CUDAMemory output needs the CUDA backend with a shared "
+            "GstCudaContext"), ("backend is %s",
+            priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu"));
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    gst_clear_object (&pool);
+  }
+  pool = gst_cuda_graph_cuda_pool_new (priv->cuda_context, caps, &pool_size);
+  if (pool == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The CUDA buffer pool refused %" GST_PTR_FORMAT, caps), (NULL));
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, pool_size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, pool_size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
 /* With the CUDA backend and no pool from downstream, results are written
  * into pinned memory so the device-to-host copy runs at full speed. */
 static gboolean
@@ -679,7 +903,11 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
   gsize size;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (priv->pinned && caps && gst_query_get_n_allocation_pools (query) == 0
+  if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
+    if (!decide_cuda_pool (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), query, caps))
+      return FALSE;
+  } else if (priv->pinned && caps
+      && gst_query_get_n_allocation_pools (query) == 0
       && gst_cuda_graph_base_transform_get_unit_size (trans, caps, &size)) {
     gboolean video = gst_structure_has_name (gst_caps_get_structure (caps, 0),
         "video/x-raw");
@@ -739,22 +967,6 @@ planes_total (const GcgPlanes * planes)
   return total;
 }
 
-static void
-params_set_host (GcgFrameParams * params, const GcgPlanes * in,
-    const GcgPlanes * out)
-{
-  guint i;
-
-  for (i = 0; i < in->n; i++) {
-    params->src[i] = (guint64) (guintptr) in->data[i];
-    params->src_stride[i] = in->stride[i];
-  }
-  for (i = 0; i < out->n; i++) {
-    params->dst[i] = (guint64) (guintptr) out->data[i];
-    params->dst_stride[i] = out->stride[i];
-  }
-}
-
 /* Grows a staging buffer when a frame's layout (strides from a video meta)
  * needs more than the caps did; normally allocated once per caps. */
 static gboolean
@@ -773,40 +985,95 @@ ensure_staging (GstCudaGraphBaseTransformPrivate * priv, guint64 * ptr,
   return TRUE;
 }
 
-/* CUDA backend on system memory: planes are staged back to back in device
- * memory with the host strides, so each plane is one contiguous copy. */
-static gboolean
-run_cuda (GstCudaGraphBaseTransformPrivate * priv, GcgFrameParams * params,
-    const GcgPlanes * in, const GcgPlanes * out, GError ** error)
+/* Points @ptr/@stride at @planes: where they are when @base is 0 (device
+ * memory), else back to back from @base with the same strides. */
+static void
+set_plane_addresses (guint64 * ptr, gint * stride, const GcgPlanes * planes,
+    guint64 base)
 {
-  guint64 off;
   guint i;
 
-  if (!ensure_staging (priv, &priv->dev_in, &priv->dev_in_size,
-          planes_total (in), error)
-      || !ensure_staging (priv, &priv->dev_out, &priv->dev_out_size,
-          planes_total (out), error))
-    return FALSE;
+  for (i = 0; i < planes->n; i++) {
+    ptr[i] = base ? base : (guint64) (guintptr) planes->data[i];
+    stride[i] = planes->stride[i];
+    base += base ? planes->size[i] : 0;
+  }
+}
 
-  for (i = 0, off = priv->dev_in; i < in->n; off += in->size[i], i++) {
-    params->src[i] = off;
-    params->src_stride[i] = in->stride[i];
-    if (!gcg_stream_copy_to_device (priv->stream, off, in->data[i],
-            in->size[i], error))
+/* Input in device memory is read where it is; host memory is staged, each
+ * plane one contiguous copy. */
+static gboolean
+input_to_device (GstCudaGraphBaseTransformPrivate * priv,
+    GcgFrameParams * params, const GcgPlanes * in, gboolean on_device,
+    GError ** error)
+{
+  guint i;
+
+  if (on_device) {
+    set_plane_addresses (params->src, params->src_stride, in, 0);
+    return TRUE;
+  }
+  if (!ensure_staging (priv, &priv->dev_in, &priv->dev_in_size,
+          planes_total (in), error))
+    return FALSE;
+  set_plane_addresses (params->src, params->src_stride, in, priv->dev_in);
+  for (i = 0; i < in->n; i++) {
+    if (!gcg_stream_copy_to_device (priv->stream, params->src[i],
+            in->data[i], in->size[i], error))
       return FALSE;
   }
-  for (i = 0, off = priv->dev_out; i < out->n; off += out->size[i], i++) {
-    params->dst[i] = off;
-    params->dst_stride[i] = out->stride[i];
+  return TRUE;
+}
+
+/* Output in device memory is written in place; host memory gets a staging
+ * area, copied back by output_to_host(). */
+static gboolean
+output_on_device (GstCudaGraphBaseTransformPrivate * priv,
+    GcgFrameParams * params, const GcgPlanes * out, gboolean on_device,
+    GError ** error)
+{
+  if (on_device) {
+    set_plane_addresses (params->dst, params->dst_stride, out, 0);
+    return TRUE;
   }
-  if (!gcg_frame_chain_process (priv->chain, params, priv->stream, error))
+  if (!ensure_staging (priv, &priv->dev_out, &priv->dev_out_size,
+          planes_total (out), error))
     return FALSE;
+  set_plane_addresses (params->dst, params->dst_stride, out, priv->dev_out);
+  return TRUE;
+}
+
+static gboolean
+output_to_host (GstCudaGraphBaseTransformPrivate * priv,
+    const GcgFrameParams * params, const GcgPlanes * out, GError ** error)
+{
+  guint i;
+
   for (i = 0; i < out->n; i++) {
     if (!gcg_stream_copy_to_host (priv->stream, out->data[i], params->dst[i],
             out->size[i], error))
       return FALSE;
   }
-  /* The output buffer holds the result only once the copies are done. */
+  return TRUE;
+}
+
+/* The CUDA backend; @in_dev / @out_dev say the planes are device memory of
+ * our context (GstCudaMemory mapped with GST_MAP_CUDA). */
+static gboolean
+run_cuda (GstCudaGraphBaseTransformPrivate * priv, GcgFrameParams * params,
+    const GcgPlanes * in, gboolean in_dev, const GcgPlanes * out,
+    gboolean out_dev, GError ** error)
+{
+  if (!input_to_device (priv, params, in, in_dev, error)
+      || !output_on_device (priv, params, out, out_dev, error)
+      || !gcg_frame_chain_process (priv->chain, params, priv->stream, error)
+      || (!out_dev && !output_to_host (priv, params, out, error)))
+    return FALSE;
+  priv->in_place_in += in_dev ? 1 : 0;
+  priv->in_place_out += out_dev ? 1 : 0;
+  /* The output buffer holds the result only once the stream is done, in
+   * device memory as in host memory: downstream (1.22's CUDA elements
+   * included) reads it without waiting on our stream. */
   return gcg_stream_synchronize (priv->stream, error);
 }
 
@@ -839,9 +1106,19 @@ fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* GST_MAP_CUDA when the chain can use @buffer's memory in place: CUDA
+ * memory of our context, with the CUDA backend. */
+static GstMapFlags
+device_map_flags (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * buffer)
+{
+  if (priv->active != GCG_BACKEND_CUDA)
+    return 0;
+  return gst_cuda_graph_cuda_map_flags (buffer, priv->cuda_context);
+}
+
 static GstFlowReturn
 process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
-    GstVideoFrame * in_frame, GstBuffer * outbuf)
+    GstVideoFrame * in_frame, gboolean in_dev, GstBuffer * outbuf)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
@@ -849,12 +1126,13 @@ process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   GstMapInfo out_map;
   GcgPlanes in, out = { 0 };
   gboolean video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
+  GstMapFlags out_dev = video ? device_map_flags (priv, outbuf) : 0;
   gboolean ok;
 
   planes_from_frame (&in, in_frame);
   if (video) {
     if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
-            GST_MAP_WRITE))
+            GST_MAP_WRITE | out_dev))
       goto map_failed;
     planes_from_frame (&out, &out_frame);
   } else {
@@ -870,9 +1148,10 @@ process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   }
 
   if (priv->active == GCG_BACKEND_CUDA) {
-    ok = run_cuda (priv, params, &in, &out, &error);
+    ok = run_cuda (priv, params, &in, in_dev, &out, out_dev != 0, &error);
   } else {
-    params_set_host (params, &in, &out);
+    set_plane_addresses (params->src, params->src_stride, &in, 0);
+    set_plane_addresses (params->dst, params->dst_stride, &out, 0);
     ok = gcg_frame_chain_process (priv->chain, params, NULL, &error);
   }
 
@@ -906,6 +1185,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   GcgFrameParams params;
   GstVideoFrame in_frame;
   GstFlowReturn ret;
+  GstMapFlags in_dev;
   gboolean use_graph;
 
   if (priv->chain == NULL) {
@@ -921,7 +1201,11 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   fill_common_params (self, inbuf, &params);
   klass->fill_params (self, inbuf, &params);
 
-  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ)) {
+  in_dev = device_map_flags (priv, inbuf);
+  if (in_dev)
+    gst_cuda_graph_cuda_wait_ready (inbuf);
+  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
+          GST_MAP_READ | in_dev)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",
             GST_VIDEO_INFO_NAME (&priv->in_info),
@@ -929,7 +1213,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
             GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
     return GST_FLOW_ERROR;
   }
-  ret = process_mapped (self, &params, &in_frame, outbuf);
+  ret = process_mapped (self, &params, &in_frame, in_dev != 0, outbuf);
   gst_video_frame_unmap (&in_frame);
   if (ret != GST_FLOW_OK)
     return ret;

@@ -24,6 +24,12 @@
  * `brightness`, `contrast`, `gamma` and `gain` used instead of the
  * properties for that buffer.
  *
+ * Both pads take `video/x-raw` in system memory and in
+ * `video/x-raw(memory:CUDAMemory)` (GstCudaMemory, as nvcodec's decoders,
+ * cudaupload and cudadownload make and take it): CUDA memory is used in
+ * place, in the #GstCudaContext the element shares with its neighbours.
+ * The output keeps the input's memory kind when downstream takes it.
+ *
  * When input and output caps are equal, no crop is set and every
  * adjustment is the identity, buffers pass through untouched.
  *
@@ -38,6 +44,11 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,width=1280,height=720 ! cudagraphconvert crop-x=320 crop-width=640 letterbox=symmetric brightness=0.1 ! video/x-raw,format=BGR,width=640,height=640 ! fakesink
  * ]| Crops the centre, letterboxes it into a square and brightens it.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphconvert ! video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=360 ! cudadownload ! fakesink
+ * ]| The same conversion on GStreamer's CUDA memory (nvcodec's cudaupload
+ * and cudadownload): read and written in place, no copy between host and
+ * device in the element.
  *
  * Since: 0.1
  */
@@ -45,13 +56,14 @@
 #include <math.h>
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug
 
 #define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGB, BGR, GRAY8 }"
-#define CONVERT_CAPS GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
+#define CONVERT_CAPS GST_CUDA_GRAPH_VIDEO_CAPS (CONVERT_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CONVERT_CAPS));
@@ -376,7 +388,10 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
         "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
     freed = gst_caps_merge_structure (freed, s);
   }
+  /* The same memory kind first: CUDA memory stays CUDA memory when the
+   * peer takes it, system memory stays system memory. */
   result = gst_caps_merge (gst_caps_ref (caps), freed);
+  result = gst_cuda_graph_caps_add_memory_kinds (result);
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
         GST_CAPS_INTERSECT_FIRST);

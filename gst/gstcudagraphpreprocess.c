@@ -26,6 +26,11 @@
  * #GstCudaGraphPreprocess:scale and #GstCudaGraphPreprocess:offset
  * properties apply to every channel.
  *
+ * The sink pad takes `video/x-raw` in system memory and in
+ * `video/x-raw(memory:CUDAMemory)` (GstCudaMemory from nvcodec's elements,
+ * read in place in a shared #GstCudaContext); the tensor goes out in
+ * system memory (NNStreamer's elements read it on the host).
+ *
  * Every output buffer carries a #GcgTensorMeta (gstcudagraphtensormeta.h)
  * with each item's region, scale and padding, to map detections back to
  * the frame.
@@ -37,6 +42,10 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1280,height=720 ! cudagraphpreprocess width=224 height=224 letterbox=none mean="0.485,0.456,0.406" std="0.229,0.224,0.225" ! fakesink
  * ]| ImageNet-style input: 1×3×224×224 float32, normalised.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
+ * ]| YOLO-style input from GStreamer's CUDA memory (nvh264dec or
+ * cudaupload), read in place.
  *
  * Since: 0.1
  */
@@ -45,6 +54,7 @@
 #include <stdlib.h>
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphtensormeta.h"
 
@@ -58,7 +68,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (PREPROCESS_FORMATS)));
+    GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (PREPROCESS_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TENSOR_CAPS));
 

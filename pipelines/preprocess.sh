@@ -10,3 +10,9 @@ gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1
 
 # ImageNet-style input: 1x3x224x224 float32, normalised.
 gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1280,height=720 ! cudagraphpreprocess width=224 height=224 letterbox=none mean="0.485,0.456,0.406" std="0.229,0.224,0.225" ! fakesink
+
+# The same on GStreamer's CUDA memory (nvcodec), read in place; needs
+# nvcodec's cudaupload, i.e. a GPU.
+if gst-inspect-1.0 cudaupload >/dev/null 2>&1; then
+  gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
+fi

@@ -122,6 +122,23 @@ gcg_test_get_u64 (GstHarness * h, const gchar * factory, const gchar * prop)
   return v;
 }
 
+/* On a GPU host with the runtime bundle (tools/gpu-host-run.sh) the stock
+ * plugins are in GST_PLUGIN_SYSTEM_PATH, which the test environment's empty
+ * GST_PLUGIN_SYSTEM_PATH_1_0 would hide: add it to the plugin path.  Call
+ * before gcg_test_gst_init(). */
+static inline void
+gcg_test_add_bundle_plugins (void)
+{
+  const gchar *sys = g_getenv ("GST_PLUGIN_SYSTEM_PATH");
+  const gchar *path = g_getenv ("GST_PLUGIN_PATH_1_0");
+  g_autofree gchar *both = NULL;
+
+  if (sys == NULL || *sys == '\0')
+    return;
+  both = g_strjoin (G_SEARCHPATH_SEPARATOR_S, path ? path : "", sys, NULL);
+  g_setenv ("GST_PLUGIN_PATH_1_0", both, TRUE);
+}
+
 /* Points the registry at a fresh file and scans in-process, so that every
  * test program sees the plugin just built. */
 static inline void

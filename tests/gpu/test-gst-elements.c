@@ -275,26 +275,10 @@ test_pipeline_eos (void)
   gst_element_set_state (pipeline, GST_STATE_NULL);
 }
 
-/* On a GPU host with the runtime bundle (tools/gpu-host-run.sh) the stock
- * plugins are in GST_PLUGIN_SYSTEM_PATH, which the test environment's empty
- * GST_PLUGIN_SYSTEM_PATH_1_0 would hide: add it to the plugin path. */
-static void
-add_bundle_plugins (void)
-{
-  const gchar *sys = g_getenv ("GST_PLUGIN_SYSTEM_PATH");
-  const gchar *path = g_getenv ("GST_PLUGIN_PATH_1_0");
-  g_autofree gchar *both = NULL;
-
-  if (sys == NULL || *sys == '\0')
-    return;
-  both = g_strjoin (G_SEARCHPATH_SEPARATOR_S, path ? path : "", sys, NULL);
-  g_setenv ("GST_PLUGIN_PATH_1_0", both, TRUE);
-}
-
 int
 main (int argc, char **argv)
 {
-  add_bundle_plugins ();
+  gcg_test_add_bundle_plugins ();
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
 

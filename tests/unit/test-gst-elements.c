@@ -9,6 +9,8 @@
  */
 #include <math.h>
 
+#include <gst/base/gstbasetransform.h>
+
 #include "gcg-gst-test-util.h"
 #include "../../gst/gstcudagraphtensormeta.h"
 
@@ -680,6 +682,123 @@ test_registration (void)
   g_assert_cmpint (dev, ==, -1);
 }
 
+/* --- CUDA memory (caps only: no GPU here) ------------------------------- */
+
+#define CUDA_FEATURE "memory:CUDAMemory"
+
+/* Index of the first structure of @caps with (or without) the CUDA memory
+ * feature, or -1. */
+static gint
+find_memory_kind (GstCaps * caps, gboolean cuda)
+{
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gboolean is_cuda = f && gst_caps_features_contains (f, CUDA_FEATURE);
+
+    if (is_cuda == cuda)
+      return (gint) i;
+  }
+  return -1;
+}
+
+static void
+check_template (const gchar * factory, const gchar * pad, gboolean cuda)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make (factory, NULL);
+  g_autoptr (GstCaps) caps = NULL;
+
+  g_assert_nonnull (e);
+  caps = gst_pad_template_get_caps (gst_element_get_pad_template (e, pad));
+  g_assert_cmpint (find_memory_kind (caps, FALSE), >=, 0);
+  g_assert_cmpint (find_memory_kind (caps, TRUE) >= 0, ==, cuda);
+}
+
+static void
+test_cuda_memory_templates (void)
+{
+#ifdef HAVE_GST_CUDA
+  const gboolean built = TRUE;
+#else
+  const gboolean built = FALSE;
+#endif
+
+  check_template ("cudagraphconvert", "sink", built);
+  check_template ("cudagraphconvert", "src", built);
+  check_template ("cudagraphpreprocess", "sink", built);
+  /* Tensors go out in system memory. */
+  check_template ("cudagraphpreprocess", "src", FALSE);
+}
+
+#ifdef HAVE_GST_CUDA
+static GstCaps *
+transform_caps (GstElement * e, GstPadDirection direction, const gchar * str)
+{
+  g_autoptr (GstCaps) caps = gst_caps_from_string (str);
+
+  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
+      (GST_BASE_TRANSFORM (e), direction, caps, NULL);
+}
+#endif
+
+/* The same memory kind comes first, the other one is offered too. */
+static void
+test_cuda_memory_transform_caps (void)
+{
+#ifdef HAVE_GST_CUDA
+  g_autoptr (GstElement) conv = gst_element_factory_make ("cudagraphconvert",
+      NULL);
+  g_autoptr (GstElement) pre = gst_element_factory_make ("cudagraphpreprocess",
+      NULL);
+  g_autoptr (GstCaps) from_cuda = transform_caps (conv, GST_PAD_SINK,
+      "video/x-raw(" CUDA_FEATURE "),format=NV12,width=64,height=48");
+  g_autoptr (GstCaps) from_sys = transform_caps (conv, GST_PAD_SINK,
+      "video/x-raw,format=NV12,width=64,height=48");
+  g_autoptr (GstCaps) to_pre = transform_caps (pre, GST_PAD_SRC,
+      "other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,"
+      "types=float32,framerate=30/1");
+  g_autoptr (GstCaps) from_pre = transform_caps (pre, GST_PAD_SINK,
+      "video/x-raw(" CUDA_FEATURE "),format=NV12,width=64,height=48");
+
+  g_assert_cmpint (find_memory_kind (from_cuda, TRUE), ==, 0);
+  g_assert_cmpint (find_memory_kind (from_cuda, FALSE), >, 0);
+  g_assert_cmpint (find_memory_kind (from_sys, FALSE), ==, 0);
+  g_assert_cmpint (find_memory_kind (from_sys, TRUE), >, 0);
+  g_assert_cmpint (find_memory_kind (to_pre, TRUE), >=, 0);
+  g_assert_cmpint (find_memory_kind (to_pre, FALSE), >=, 0);
+  g_assert_cmpint (find_memory_kind (from_pre, TRUE), ==, -1);
+#else
+  g_test_skip ("built without gstreamer-cuda");
+#endif
+}
+
+/* Buffers under CUDA memory caps that are not GstCudaMemory (or that the
+ * CPU backend meets) are read through a host map: CUDA memory in, system
+ * memory out gives the same bytes as system memory throughout. */
+static void
+test_cuda_memory_caps_host_path (void)
+{
+#ifdef HAVE_GST_CUDA
+  const gchar *sys = "video/x-raw,format=RGBA,width=8,height=8";
+  const gchar *cuda = "video/x-raw(" CUDA_FEATURE "),format=RGBA,width=8,"
+      "height=8";
+  const gchar *out_caps = "video/x-raw,format=RGBA,width=4,height=4";
+  GstVideoInfo info;
+  g_autoptr (GstBuffer) a = convert_one (CONVERT, sys, out_caps,
+      gcg_test_frame_new (sys, pattern_px, NULL, 0), &info);
+  g_autoptr (GstBuffer) b = convert_one (CONVERT, cuda, out_caps,
+      gcg_test_frame_new (sys, pattern_px, NULL, 0), &info);
+
+  GstMapInfo m;
+
+  g_assert_cmpuint (gst_buffer_get_size (a), ==, gst_buffer_get_size (b));
+  g_assert_true (gst_buffer_map (a, &m, GST_MAP_READ));
+  g_assert_cmpint (gst_buffer_memcmp (b, 0, m.data, m.size), ==, 0);
+  gst_buffer_unmap (a, &m);
+#else
+  g_test_skip ("built without gstreamer-cuda");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -705,5 +824,10 @@ main (int argc, char **argv)
       test_cuda_without_driver);
   g_test_add_func ("/gst/errors/auto-falls-back", test_auto_falls_back);
   g_test_add_func ("/gst/plugin/registration", test_registration);
+  g_test_add_func ("/gst/cuda-memory/templates", test_cuda_memory_templates);
+  g_test_add_func ("/gst/cuda-memory/transform-caps",
+      test_cuda_memory_transform_caps);
+  g_test_add_func ("/gst/cuda-memory/caps-host-path",
+      test_cuda_memory_caps_host_path);
   return g_test_run ();
 }

@@ -1,0 +1,120 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gcg.h>
+
+G_BEGIN_DECLS
+
+/* Interop with GStreamer's own CUDA memory (gstreamer-cuda-1.0, as made and
+ * taken by nvcodec's elements).  The GstCudaContext travels as a GstObject
+ * so that callers need not include the CUDA toolkit's headers; without
+ * HAVE_GST_CUDA every helper says "not CUDA memory" and the elements keep
+ * to system memory. */
+
+/* Same string as GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, usable without the
+ * gstreamer-cuda headers. */
+#define GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
+
+/* A caps string of video/x-raw in system memory and, when built with
+ * gstreamer-cuda, in CUDA memory, for @formats. */
+#ifdef HAVE_GST_CUDA
+#define GST_CUDA_GRAPH_VIDEO_CAPS(formats) \
+  GST_VIDEO_CAPS_MAKE (formats) "; " \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY, \
+      formats)
+#else
+#define GST_CUDA_GRAPH_VIDEO_CAPS(formats) GST_VIDEO_CAPS_MAKE (formats)
+#endif
+
+#ifdef HAVE_GST_CUDA
+
+/* Loads the driver for gstreamer-cuda; FALSE (error set) when it cannot. */
+gboolean gst_cuda_graph_cuda_load (GError ** error);
+
+/* Asks the neighbours and the application for a GstCudaContext; one that
+ * is found arrives through the element's set_context. */
+void gst_cuda_graph_cuda_find_context (GstElement * element);
+
+/* Wraps the device's primary context as a GstCudaContext and offers it to
+ * the pipeline (have-context), for when nobody had one.  NULL (error set)
+ * on failure. */
+GstObject *gst_cuda_graph_cuda_share_primary (GstElement * element,
+    gint device_id, GError ** error);
+
+/* A GcgContext on @gst_context's CUcontext: it relies on @gst_context, so
+ * keep a reference to that until the GcgContext and everything made in it
+ * are gone. */
+GcgContext *gst_cuda_graph_cuda_wrap (GstObject * gst_context,
+    GError ** error);
+
+/* GstElement::set_context and the context query, for "gst.cuda.context". */
+void gst_cuda_graph_cuda_set_context (GstElement * element,
+    GstContext * context, gint device_id, GstObject ** gst_context);
+gboolean gst_cuda_graph_cuda_context_query (GstElement * element,
+    GstQuery * query, GstObject * gst_context);
+
+/* GST_MAP_CUDA when @buffer's memory is GstCudaMemory of the CUcontext
+ * @gst_context wraps (its device pointers are valid in our chain's
+ * context), 0 otherwise: then it is mapped and staged as host memory,
+ * which GstCudaMemory supports by copying. */
+GstMapFlags gst_cuda_graph_cuda_map_flags (GstBuffer * buffer,
+    GstObject * gst_context);
+
+/* Makes sure whatever wrote @buffer's CUDA memory is finished before
+ * another stream reads it. */
+void gst_cuda_graph_cuda_wait_ready (GstBuffer * buffer);
+
+/* A configured pool of GstCudaMemory in @gst_context for @caps; @size gets
+ * the pool's (pitched) buffer size.  NULL when it refuses the config. */
+GstBufferPool *gst_cuda_graph_cuda_pool_new (GstObject * gst_context,
+    GstCaps * caps, gsize * size);
+
+#else
+
+static inline void
+gst_cuda_graph_cuda_set_context (GstElement * element, GstContext * context,
+    gint device_id, GstObject ** gst_context)
+{
+}
+
+static inline gboolean
+gst_cuda_graph_cuda_context_query (GstElement * element, GstQuery * query,
+    GstObject * gst_context)
+{
+  return FALSE;
+}
+
+static inline GstMapFlags
+gst_cuda_graph_cuda_map_flags (GstBuffer * buffer, GstObject * gst_context)
+{
+  return 0;
+}
+
+static inline void
+gst_cuda_graph_cuda_wait_ready (GstBuffer * buffer)
+{
+}
+
+static inline GstBufferPool *
+gst_cuda_graph_cuda_pool_new (GstObject * gst_context, GstCaps * caps,
+    gsize * size)
+{
+  return NULL;
+}
+
+#endif
+
+/* TRUE when the first structure of @caps has the CUDA memory feature. */
+gboolean gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps);
+
+/* @caps with every structure also offered with the other memory kind
+ * (system <-> CUDA), the original features first.  Without HAVE_GST_CUDA,
+ * only system memory.  Takes ownership of @caps. */
+GstCaps *gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps);
+
+G_END_DECLS
