@@ -53,11 +53,14 @@ enum
   PROP_CAPTURES,
   PROP_REPLAYS,
   PROP_EAGER_FRAMES,
+  PROP_MAX_ERRORS,
+  PROP_DROPPED_FRAMES,
 };
 
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_BACKEND GCG_BACKEND_AUTO
 #define DEFAULT_USE_GRAPH TRUE
+#define DEFAULT_MAX_ERRORS 10
 
 /* Input or output planes of one frame as host memory. */
 typedef struct
@@ -74,6 +77,7 @@ typedef struct
   gint device_id;
   GcgBackend backend;
   gboolean use_graph;
+  gint max_errors;
 
   /* Counters, under the object lock: totals over every chain since start,
    * and the part of them from chains already replaced. */
@@ -84,10 +88,12 @@ typedef struct
   guint64 retired_replays;
   guint64 retired_eager;
   guint64 frames;
+  guint64 dropped;
   /* Streaming thread only (read at EOS, or at stop once it has ended). */
   guint64 in_place_in;
   guint64 in_place_out;
   gboolean stats_posted;
+  guint consecutive_errors;
 
   /* The GstCudaContext offered by the pipeline or a neighbour, under the
    * object lock (set_context may come from any thread). */
@@ -188,6 +194,17 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
       g_param_spec_uint64 ("eager-frames", "Eager frames",
           "Frames run without a graph (use-graph=false, or the CPU backend)",
           0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_MAX_ERRORS,
+      g_param_spec_int ("max-errors", "Max errors",
+          "Consecutive frames that may fail to process (a driver error, "
+          "say) before the element errors out; each failed frame is "
+          "dropped with a warning (-1 = never error out, 0 = error out on "
+          "the first)", -1, G_MAXINT, DEFAULT_MAX_ERRORS,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
+      g_param_spec_uint64 ("dropped-frames", "Dropped frames",
+          "Frames dropped because processing them failed", 0, G_MAXUINT64,
+          0, ro));
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_set_context);
@@ -226,6 +243,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
   priv->device_id = DEFAULT_CUDA_DEVICE_ID;
   priv->backend = DEFAULT_BACKEND;
   priv->use_graph = DEFAULT_USE_GRAPH;
+  priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->active = GCG_BACKEND_CPU;
 }
 
@@ -246,6 +264,9 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
       break;
     case PROP_USE_GRAPH:
       priv->use_graph = g_value_get_boolean (value);
+      break;
+    case PROP_MAX_ERRORS:
+      priv->max_errors = g_value_get_int (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -280,6 +301,12 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
       break;
     case PROP_EAGER_FRAMES:
       g_value_set_uint64 (value, priv->eager);
+      break;
+    case PROP_MAX_ERRORS:
+      g_value_set_int (value, priv->max_errors);
+      break;
+    case PROP_DROPPED_FRAMES:
+      g_value_set_uint64 (value, priv->dropped);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -488,7 +515,8 @@ reset_counters (GstCudaGraphBaseTransform * self)
   GST_OBJECT_LOCK (self);
   priv->captures = priv->replays = priv->eager = 0;
   priv->retired_captures = priv->retired_replays = priv->retired_eager = 0;
-  priv->frames = 0;
+  priv->frames = priv->dropped = 0;
+  priv->consecutive_errors = 0;
   priv->in_place_in = priv->in_place_out = 0;
   priv->stats_posted = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -547,6 +575,7 @@ post_stats (GstCudaGraphBaseTransform * self)
       "replays", G_TYPE_UINT64, priv->replays,
       "eager-frames", G_TYPE_UINT64, priv->eager,
       "frames", G_TYPE_UINT64, priv->frames,
+      "dropped-frames", G_TYPE_UINT64, priv->dropped,
       "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
       "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
   priv->stats_posted = TRUE;
@@ -1116,6 +1145,38 @@ device_map_flags (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * buffer)
   return gst_cuda_graph_cuda_map_flags (buffer, priv->cuda_context);
 }
 
+/* A frame that failed to process (a driver error, an invalid per-frame
+ * value that slipped through) is dropped with a warning so the stream goes
+ * on, like GstVideoDecoder's max-errors; only a run of more than
+ * max-errors failures in a row (a lost device, a sticky CUDA error) stops
+ * the pipeline. */
+static GstFlowReturn
+frame_failed (GstCudaGraphBaseTransform * self, const GError * error)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gint max_errors;
+
+  GST_OBJECT_LOCK (self);
+  max_errors = priv->max_errors;
+  priv->dropped++;
+  GST_OBJECT_UNLOCK (self);
+  priv->consecutive_errors++;
+  GST_WARNING_OBJECT (self, "frame failed (%u in a row): %s",
+      priv->consecutive_errors, error->message);
+  if (max_errors >= 0 && priv->consecutive_errors > (guint) max_errors) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Processing a frame failed %u times in a row: %s",
+            priv->consecutive_errors, error->message),
+        ("max-errors is %d", max_errors));
+    return GST_FLOW_ERROR;
+  }
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("Processing a frame failed, frame dropped: %s", error->message),
+      ("%u failure(s) in a row, max-errors %d", priv->consecutive_errors,
+          max_errors));
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
 static GstFlowReturn
 process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     GstVideoFrame * in_frame, gboolean in_dev, GstBuffer * outbuf)
@@ -1159,12 +1220,9 @@ process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     gst_video_frame_unmap (&out_frame);
   else
     gst_buffer_unmap (outbuf, &out_map);
-  if (!ok) {
-    GST_ERROR_OBJECT (self, "frame chain failed: %s", error->message);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Processing a frame failed: %s", error->message), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (!ok)
+    return frame_failed (self, error);
+  priv->consecutive_errors = 0;
   return GST_FLOW_OK;
 
 map_failed:

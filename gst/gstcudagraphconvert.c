@@ -384,8 +384,9 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
 
     gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site",
         "pixel-aspect-ratio", NULL);
-    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
-        "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+    gst_structure_set (s,
+        "width", GST_TYPE_INT_RANGE, 1, GCG_FRAME_CHAIN_MAX_SIZE,
+        "height", GST_TYPE_INT_RANGE, 1, GCG_FRAME_CHAIN_MAX_SIZE, NULL);
     freed = gst_caps_merge_structure (freed, s);
   }
   /* The same memory kind first: CUDA memory stays CUDA memory when the

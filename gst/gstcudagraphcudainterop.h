@@ -20,15 +20,27 @@ G_BEGIN_DECLS
  * gstreamer-cuda headers. */
 #define GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
 
+/* video/x-raw caps for @formats with @features ("" or "(memory:...)"),
+ * sizes limited to what the frame chain takes, so that too large a frame
+ * fails at negotiation rather than at the first buffer. */
+#define GST_CUDA_GRAPH_SIZE_RANGE \
+  "[ 1, " G_STRINGIFY (GCG_FRAME_CHAIN_MAX_SIZE) " ]"
+#define GST_CUDA_GRAPH_VIDEO_CAPS_FEATURES(features, formats) \
+  "video/x-raw" features ", format = (string) " formats ", " \
+  "width = (int) " GST_CUDA_GRAPH_SIZE_RANGE ", " \
+  "height = (int) " GST_CUDA_GRAPH_SIZE_RANGE ", " \
+  "framerate = " GST_VIDEO_FPS_RANGE
+
 /* A caps string of video/x-raw in system memory and, when built with
  * gstreamer-cuda, in CUDA memory, for @formats. */
 #ifdef HAVE_GST_CUDA
 #define GST_CUDA_GRAPH_VIDEO_CAPS(formats) \
-  GST_VIDEO_CAPS_MAKE (formats) "; " \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY, \
-      formats)
+  GST_CUDA_GRAPH_VIDEO_CAPS_FEATURES ("", formats) "; " \
+  GST_CUDA_GRAPH_VIDEO_CAPS_FEATURES \
+      ("(" GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY ")", formats)
 #else
-#define GST_CUDA_GRAPH_VIDEO_CAPS(formats) GST_VIDEO_CAPS_MAKE (formats)
+#define GST_CUDA_GRAPH_VIDEO_CAPS(formats) \
+  GST_CUDA_GRAPH_VIDEO_CAPS_FEATURES ("", formats)
 #endif
 
 #ifdef HAVE_GST_CUDA

@@ -179,10 +179,10 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_uint ("width", "Width", "Width of each tensor item", 1,
-          16384, DEFAULT_WIDTH, READY_FLAGS));
+          GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_WIDTH, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_uint ("height", "Height", "Height of each tensor item", 1,
-          16384, DEFAULT_HEIGHT, READY_FLAGS));
+          GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_HEIGHT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor memory layout",
           GCG_TYPE_TENSOR_LAYOUT, DEFAULT_LAYOUT, READY_FLAGS));

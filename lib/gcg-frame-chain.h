@@ -152,6 +152,13 @@ typedef enum
 #define GCG_FRAME_CHAIN_MAX_ROIS 64
 
 /**
+ * GCG_FRAME_CHAIN_MAX_SIZE:
+ *
+ * Largest width or height of an input or output frame.
+ */
+#define GCG_FRAME_CHAIN_MAX_SIZE 16384
+
+/**
  * GcgRect:
  * @x: left column
  * @y: top row

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#define MAX_SIZE 16384
+#define MAX_SIZE GCG_FRAME_CHAIN_MAX_SIZE
 
 G_DEFINE_BOXED_TYPE (GcgRect, gcg_rect, gcg_rect_copy, gcg_rect_free)
 G_DEFINE_BOXED_TYPE (GcgFrameChainConfig, gcg_frame_chain_config,

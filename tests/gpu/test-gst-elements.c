@@ -225,6 +225,42 @@ test_caps_change_recaptures (void)
   gst_harness_teardown (h);
 }
 
+/* Driver failures mid-stream (injected into cuGraphLaunch): a failed frame
+ * is dropped with a warning and the stream goes on; more than max-errors
+ * failures in a row stop it with an error.  Nothing crashes or leaks. */
+static void
+test_driver_failure_drops_frame (void)
+{
+  const gchar *caps = "video/x-raw,format=NV12,width=64,height=48";
+  GstHarness *h;
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint pushed;
+
+  if (!have_gpu ())
+    return;
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda max-errors=2",
+      caps, "video/x-raw,format=RGBA");
+  g_assert_true (gcg_fault_inject ("cuGraphLaunch:3", NULL));
+  for (guint i = 0; i < 5; i++)
+    g_assert_cmpint (gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
+                GUINT_TO_POINTER (i), 128)), ==, GST_FLOW_OK);
+  /* Frame 3 was dropped, the others came through. */
+  g_assert_cmpuint (gst_harness_buffers_received (h), ==, 4);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert",
+          "dropped-frames"), ==, 1);
+
+  /* Every launch fails from now on: 2 drops are tolerated, the third
+   * failure in a row is an error. */
+  g_assert_true (gcg_fault_inject ("cuGraphLaunch:*", NULL));
+  for (pushed = 0; pushed < 5 && ret == GST_FLOW_OK; pushed++)
+    ret = gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
+            GUINT_TO_POINTER (pushed), 128));
+  g_assert_cmpint (ret, ==, GST_FLOW_ERROR);
+  g_assert_cmpuint (pushed, ==, 3);
+  g_assert_true (gcg_fault_inject (NULL, NULL));
+  gst_harness_teardown (h);
+}
+
 /* videotestsrc ! cudagraphconvert ! fakesink reaches EOS, and the stats
  * message says the CUDA backend ran. */
 static void
@@ -288,5 +324,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/gpu/caps-change-recaptures",
       test_caps_change_recaptures);
   g_test_add_func ("/gst/gpu/pipeline-eos", test_pipeline_eos);
+  g_test_add_func ("/gst/gpu/driver-failure-drops-frame",
+      test_driver_failure_drops_frame);
   return g_test_run ();
 }
