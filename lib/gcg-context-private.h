@@ -22,15 +22,15 @@ typedef struct
 
 #define GCG_CONTEXT_GUARD_INIT { FALSE }
 
-gboolean gcg__context_guard_enter (GcgContextGuard *guard, GcgContext *ctx,
+GCG_PRIVATE_API gboolean gcg__context_guard_enter (GcgContextGuard *guard, GcgContext *ctx,
     GError **error);
-void gcg__context_guard_leave (GcgContextGuard *guard);
+GCG_PRIVATE_API void gcg__context_guard_leave (GcgContextGuard *guard);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GcgContextGuard, gcg__context_guard_leave)
 
 CUcontext gcg__context_get_cu (GcgContext *self);
-CUdevice gcg__context_get_cu_device (GcgContext *self);
-CUfunction gcg__context_get_function (GcgContext *self, const gchar *name,
+GCG_PRIVATE_API CUdevice gcg__context_get_cu_device (GcgContext *self);
+GCG_PRIVATE_API CUfunction gcg__context_get_function (GcgContext *self, const gchar *name,
     GError **error);
 
 G_END_DECLS

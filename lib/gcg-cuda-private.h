@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include "gcg-version.h"
 
 G_BEGIN_DECLS
 
@@ -314,14 +315,14 @@ typedef struct
 #undef GCG_CUDA_FIELD
 
 /* Filled once by gcg__cuda_load(); read-only afterwards. */
-extern GcgCudaTable gcg__cuda;
-extern gint gcg__cuda_faults_armed;
+GCG_PRIVATE_API GcgCudaTable gcg__cuda;
+GCG_PRIVATE_API gint gcg__cuda_faults_armed;
 
 gboolean gcg__cuda_load (GError **error);
 const gchar *gcg__cuda_func_name (GcgCudaId id);
 gint gcg__cuda_lookup_func (const gchar *name);
-CUresult gcg__cuda_fault_slow (GcgCudaId id);
-CUresult gcg__cuda_fault_last (void);
+GCG_PRIVATE_API CUresult gcg__cuda_fault_slow (GcgCudaId id);
+GCG_PRIVATE_API CUresult gcg__cuda_fault_last (void);
 
 static inline CUresult
 gcg__cuda_fault (GcgCudaId id)
@@ -337,7 +338,7 @@ gcg__cuda_fault (GcgCudaId id)
   (gcg__cuda_fault (GCG_CUDA_ID_##fn) == CUDA_SUCCESS \
       ? gcg__cuda.fn (__VA_ARGS__) : gcg__cuda_fault_last ())
 
-gboolean gcg__cuda_result (CUresult res, const gchar *call, GError **error,
+GCG_PRIVATE_API gboolean gcg__cuda_result (CUresult res, const gchar *call, GError **error,
     const gchar *file, gint line, const gchar *func);
 
 /* if (!GCG_CU_OK (error, cuMemAlloc, &ptr, size)) return FALSE; */

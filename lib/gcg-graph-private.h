@@ -11,12 +11,12 @@ G_BEGIN_DECLS
 
 GcgGraph *gcg__graph_new_take (GcgContext *context, CUgraph graph,
     GcgCapturePool *pool, GError **error);
-CUgraph gcg__graph_get_cu (GcgGraph *self);
+GCG_PRIVATE_API CUgraph gcg__graph_get_cu (GcgGraph *self);
 
 /* Every CUgraph and CUgraphExec the library holds is counted, so tests can
  * check that no failure path leaks one. */
 void gcg__graph_handle_acquired (void);
 void gcg__graph_destroy_cu (CUgraph graph);
-gint gcg__graph_debug_live_handles (void);
+GCG_PRIVATE_API gint gcg__graph_debug_live_handles (void);
 
 G_END_DECLS

@@ -9,6 +9,6 @@
 
 G_BEGIN_DECLS
 
-CUstream gcg__stream_get_cu (GcgStream *self);
+GCG_PRIVATE_API CUstream gcg__stream_get_cu (GcgStream *self);
 
 G_END_DECLS

@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
 [ -d "$build" ] || meson setup "$build" -Dcuda-archs=90 >/dev/null
 ninja -C "$build" >/dev/null
-find "$build" -name '*.o' -delete
+# Intermediates the GPU host never needs: objects, the fatbin and the C
+# source generated from it (the library embeds it).
+find "$build" \( -name '*.o' -o -name '*.fatbin' -o -name '*-fatbin.c' \) -delete
 find "$build" -type f \( -perm -u+x -o -name '*.so*' \) -print0 \
   | while IFS= read -r -d '' f; do
       if file "$f" | grep -q ELF; then strip --strip-debug "$f"; fi
