@@ -37,11 +37,8 @@
 #include "gcg-stream-private.h"
 
 #define RING_DEPTH 8
-/* 32x4 blocks: with several pixels per thread a 1080p-sized output is a
- * few hundred blocks, and smaller blocks spread them more evenly over the
- * SMs. */
 #define BLOCK_W 32
-#define BLOCK_H 4
+#define BLOCK_H 8
 
 /* What a stream needs of its own: the device struct and the graph that
  * recorded its address. */
@@ -122,9 +119,8 @@ gcg_frame_chain_init (GcgFrameChain *self)
   g_array_set_clear_func (self->streams, clear_stream_state);
 }
 
-/* The kernel and launch grid for the configuration: one thread per
- * GCG_FRAME_KP_PX_PER_THREAD output pixels along x (per 2x2 block for
- * 4:2:0 outputs); grid.z is the tensor item.  The
+/* The kernel and launch grid for the configuration: one thread per output
+ * pixel, per 2x2 block for 4:2:0 outputs; grid.z is the tensor item.  The
  * kernels are instantiated per input format and resize method (tensors
  * also per element type) and named after those values (the GCG_FKP_*
  * enums, equal to the config's; see gcg-frame-kernels.cu). */
@@ -135,14 +131,11 @@ pick_kernel (GcgFrameChain *self, gchar *name, gsize size)
   guint w = c->out_width, h = c->out_height;
 
   self->grid[2] = 1;
-  if (c->output == GCG_OUTPUT_KIND_TENSOR)
+  if (c->output == GCG_OUTPUT_KIND_TENSOR) {
     self->grid[2] = c->max_rois;
-  if (c->output != GCG_OUTPUT_KIND_TENSOR
-      && gcg__pixel_format_is_yuv420 (c->out_format)) {
+  } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
-  } else {
-    w = (w + GCG_FRAME_KP_PX_PER_THREAD - 1) / GCG_FRAME_KP_PX_PER_THREAD;
   }
   self->grid[0] = (w + BLOCK_W - 1) / BLOCK_W;
   self->grid[1] = (h + BLOCK_H - 1) / BLOCK_H;

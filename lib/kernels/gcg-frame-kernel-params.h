@@ -18,10 +18,6 @@
 
 #define GCG_FRAME_KP_MAX_ITEMS 64
 
-/* Output pixels a thread of the video and tensor kernels computes, along
- * x (gcg-frame-kernels.cu); gcg-frame-chain.c sizes their grid with it. */
-#define GCG_FRAME_KP_PX_PER_THREAD 4
-
 /* Values of the enums in gcg-frame-chain.h, repeated here because nvcc
  * never sees GLib headers.  gcg-frame-prepare.c asserts they agree. */
 enum

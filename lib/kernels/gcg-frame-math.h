@@ -146,45 +146,6 @@ gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
   return p->kr * rgb[0] + p->kg * rgb[1] + p->kb * rgb[2];
 }
 
-/* Step 4: the bytes of one input pixel as RGB float 0-255.  b0-b2 are
- * Y, U, V for the YUV inputs, the first three bytes of the pixel in memory
- * order for the packed ones, the value for GRAY8.  Kept apart from the
- * loads so that the CUDA kernels can fetch the bytes their own way (wider
- * or shared loads) and still run these very operations. */
-GCG_FM_FN void
-gcg_fm_bytes_rgb (const GcgFrameKernelParams *p, int32_t in_format,
-    uint8_t b0, uint8_t b1, uint8_t b2, float *rgb)
-{
-  float y, u, v;
-
-  switch (in_format) {
-    case GCG_FKP_NV12:
-    case GCG_FKP_I420:
-      y = ((float) b0 - p->in_y_off) * p->in_y_scale;
-      u = ((float) b1 - 128.0f) * p->in_c_scale;
-      v = ((float) b2 - 128.0f) * p->in_c_scale;
-      rgb[0] = y + p->crv * v;
-      rgb[1] = y - p->cgu * u - p->cgv * v;
-      rgb[2] = y + p->cbu * u;
-      break;
-    case GCG_FKP_RGBA:
-    case GCG_FKP_RGB:
-      rgb[0] = (float) b0;
-      rgb[1] = (float) b1;
-      rgb[2] = (float) b2;
-      break;
-    case GCG_FKP_BGRA:
-    case GCG_FKP_BGR:
-      rgb[0] = (float) b2;
-      rgb[1] = (float) b1;
-      rgb[2] = (float) b0;
-      break;
-    default:
-      rgb[0] = rgb[1] = rgb[2] = (float) b0;
-      break;
-  }
-}
-
 /* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
 GCG_FM_FN void
 gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format,
@@ -192,27 +153,42 @@ gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format,
 {
   const uint8_t *row = gcg_fm_src_row (p, 0, sy);
   const uint8_t *px;
+  float y, u, v;
 
   switch (in_format) {
     case GCG_FKP_NV12:
-      px = gcg_fm_src_row (p, 1, sy >> 1) + 2 * (sx >> 1);
-      gcg_fm_bytes_rgb (p, in_format, row[sx], px[0], px[1], rgb);
-      break;
     case GCG_FKP_I420:
-      gcg_fm_bytes_rgb (p, in_format, row[sx],
-          gcg_fm_src_row (p, 1, sy >> 1)[sx >> 1],
-          gcg_fm_src_row (p, 2, sy >> 1)[sx >> 1], rgb);
+      if (in_format == GCG_FKP_NV12) {
+        px = gcg_fm_src_row (p, 1, sy >> 1) + 2 * (sx >> 1);
+        u = (float) px[0];
+        v = (float) px[1];
+      } else {
+        u = (float) gcg_fm_src_row (p, 1, sy >> 1)[sx >> 1];
+        v = (float) gcg_fm_src_row (p, 2, sy >> 1)[sx >> 1];
+      }
+      y = ((float) row[sx] - p->in_y_off) * p->in_y_scale;
+      u = (u - 128.0f) * p->in_c_scale;
+      v = (v - 128.0f) * p->in_c_scale;
+      rgb[0] = y + p->crv * v;
+      rgb[1] = y - p->cgu * u - p->cgv * v;
+      rgb[2] = y + p->cbu * u;
       break;
     case GCG_FKP_RGBA:
-    case GCG_FKP_BGRA:
     case GCG_FKP_RGB:
+      px = row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
+      rgb[0] = (float) px[0];
+      rgb[1] = (float) px[1];
+      rgb[2] = (float) px[2];
+      break;
+    case GCG_FKP_BGRA:
     case GCG_FKP_BGR:
-      px = row + (in_format == GCG_FKP_RGBA || in_format == GCG_FKP_BGRA
-          ? 4 : 3) * sx;
-      gcg_fm_bytes_rgb (p, in_format, px[0], px[1], px[2], rgb);
+      px = row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
+      rgb[0] = (float) px[2];
+      rgb[1] = (float) px[1];
+      rgb[2] = (float) px[0];
       break;
     default:
-      gcg_fm_bytes_rgb (p, in_format, row[sx], 0, 0, rgb);
+      rgb[0] = rgb[1] = rgb[2] = (float) row[sx];
       break;
   }
 }
@@ -246,20 +222,6 @@ gcg_fm_nearest_axis (int32_t l, float ratio, int32_t size)
   return i > size - 1 ? size - 1 : i;
 }
 
-/* Step 5's weighting: the taps at (x0, y0), (x1, y0), (x0, y1), (x1, y1)
- * and the weights of the second column and row. */
-GCG_FM_FN void
-gcg_fm_bilinear_mix (const float *p00, const float *p10, const float *p01,
-    const float *p11, float ax, float ay, float *rgb)
-{
-  for (int c = 0; c < 3; c++) {
-    float top = p00[c] + (p10[c] - p00[c]) * ax;
-    float bottom = p01[c] + (p11[c] - p01[c]) * ax;
-
-    rgb[c] = top + (bottom - top) * ay;
-  }
-}
-
 /* Step 5. */
 GCG_FM_FN void
 gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
@@ -274,7 +236,12 @@ gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
   gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y0, p10);
   gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y1, p01);
   gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y1, p11);
-  gcg_fm_bilinear_mix (p00, p10, p01, p11, ax, ay, rgb);
+  for (int c = 0; c < 3; c++) {
+    float top = p00[c] + (p10[c] - p00[c]) * ax;
+    float bottom = p01[c] + (p11[c] - p01[c]) * ax;
+
+    rgb[c] = top + (bottom - top) * ay;
+  }
 }
 
 /* Step 6, skipped as a whole when every value is the identity, so that
@@ -318,73 +285,49 @@ gcg_fm_sample (const GcgFrameKernelParams *p, GcgFmShape s,
   return 0;
 }
 
-/* Step 7, video RGB-type and GRAY8 outputs: the bytes of one pixel,
- * packed first byte lowest (GRAY8: its one byte).  @padded: the pixel is
- * padding, the RGBA colour pad[] (GRAY8 takes its luma), and rgb is not
- * read. */
-GCG_FM_FN uint32_t
-gcg_fm_video_word (const GcgFrameKernelParams *p, GcgFmShape s, int padded,
-    const float *rgb)
-{
-  float v[3];
-  uint8_t alpha = 255;
-  int swap = s.out_format == GCG_FKP_BGRA || s.out_format == GCG_FKP_BGR;
-
-  if (padded) {
-    v[0] = p->pad[0];
-    v[1] = p->pad[1];
-    v[2] = p->pad[2];
-    alpha = gcg_fm_u8 (p->pad[3]);
-  } else {
-    v[0] = rgb[0];
-    v[1] = rgb[1];
-    v[2] = rgb[2];
-  }
-  if (s.out_format == GCG_FKP_GRAY8)
-    return gcg_fm_u8 (gcg_fm_luma (p, v));
-  /* Selects, not v[swap ? 2 : 0]: a computed index can put v[] in local
-   * memory on the GPU. */
-  return (uint32_t) gcg_fm_u8 (swap ? v[2] : v[0])
-      | ((uint32_t) gcg_fm_u8 (v[1]) << 8)
-      | ((uint32_t) gcg_fm_u8 (swap ? v[0] : v[2]) << 16)
-      | ((uint32_t) alpha << 24);
-}
-
-/* Stores gcg_fm_video_word()'s pixel at x of an output row. */
-GCG_FM_FN void
-gcg_fm_video_put (GcgFmShape s, uint8_t *row, int32_t x, uint32_t word)
-{
-  int four = s.out_format == GCG_FKP_RGBA || s.out_format == GCG_FKP_BGRA;
-  uint8_t *o;
-
-  if (s.out_format == GCG_FKP_GRAY8) {
-    row[x] = (uint8_t) word;
-    return;
-  }
-  o = row + (four ? 4 : 3) * x;
-  /* One 32-bit store per 4-byte pixel where the row allows it: a quarter
-   * of the store instructions, and the same bytes (little endian). */
-  if (GCG_FM_LITTLE_ENDIAN && four && ((uintptr_t) o & 3u) == 0) {
-    *(uint32_t *) (void *) o = word;
-  } else {
-    o[0] = (uint8_t) word;
-    o[1] = (uint8_t) (word >> 8);
-    o[2] = (uint8_t) (word >> 16);
-    if (four)
-      o[3] = (uint8_t) (word >> 24);
-  }
-}
-
-/* Step 7, video RGB-type and GRAY8 outputs: one pixel. */
+/* Step 7, video RGB-type and GRAY8 outputs: one pixel.  Padding is the
+ * RGBA colour pad[] (GRAY8 takes its luma). */
 GCG_FM_FN void
 gcg_fm_video_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t x,
     int32_t y)
 {
-  float rgb[3] = { 0.0f, 0.0f, 0.0f };
-  int padded = gcg_fm_sample (p, s, &p->items[0], x, y, rgb);
+  uint8_t *row = gcg_fm_dst_row (p, 0, y);
+  float rgb[3];
+  uint8_t alpha = 255;
 
-  gcg_fm_video_put (s, gcg_fm_dst_row (p, 0, y), x,
-      gcg_fm_video_word (p, s, padded, rgb));
+  if (gcg_fm_sample (p, s, &p->items[0], x, y, rgb)) {
+    rgb[0] = p->pad[0];
+    rgb[1] = p->pad[1];
+    rgb[2] = p->pad[2];
+    alpha = gcg_fm_u8 (p->pad[3]);
+  }
+  if (s.out_format == GCG_FKP_GRAY8) {
+    row[x] = gcg_fm_u8 (gcg_fm_luma (p, rgb));
+  } else {
+    int four = s.out_format == GCG_FKP_RGBA || s.out_format == GCG_FKP_BGRA;
+    int swap = s.out_format == GCG_FKP_BGRA || s.out_format == GCG_FKP_BGR;
+    uint8_t *o = row + (four ? 4 : 3) * x;
+    /* Selects, not rgb[swap ? 2 : 0]: a computed index can put rgb[] in
+     * local memory on the GPU. */
+    uint8_t c0 = gcg_fm_u8 (swap ? rgb[2] : rgb[0]);
+    uint8_t c1 = gcg_fm_u8 (rgb[1]);
+    uint8_t c2 = gcg_fm_u8 (swap ? rgb[0] : rgb[2]);
+
+    /* One 32-bit store per 4-byte pixel where the row allows it: a quarter
+     * of the store instructions, and the same bytes (little endian). */
+    if (GCG_FM_LITTLE_ENDIAN && four && ((uintptr_t) o & 3u) == 0) {
+      uint32_t packed = (uint32_t) c0 | ((uint32_t) c1 << 8)
+          | ((uint32_t) c2 << 16) | ((uint32_t) alpha << 24);
+
+      *(uint32_t *) (void *) o = packed;
+    } else {
+      o[0] = c0;
+      o[1] = c1;
+      o[2] = c2;
+      if (four)
+        o[3] = alpha;
+    }
+  }
 }
 
 /* Step 7, NV12/I420 outputs: the 2x2 block (bx, by), so each chroma
@@ -459,35 +402,6 @@ gcg_fm_tensor_store (const GcgFrameKernelParams *p, int32_t tensor_type,
   }
 }
 
-/* Step 7, tensors: the channel values of one pixel (v[0] alone for
- * GRAY); @padded: the pixel is padding, pad[], and rgb is not read. */
-GCG_FM_FN void
-gcg_fm_tensor_values (const GcgFrameKernelParams *p, GcgFmShape s,
-    int padded, const float *rgb, float *v)
-{
-  int nc = s.tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
-
-  if (padded) {
-    v[0] = p->pad[0];
-    v[1] = p->pad[1];
-    v[2] = p->pad[2];
-    return;
-  }
-  if (s.tensor_channels == GCG_FKP_CH_GRAY) {
-    v[0] = gcg_fm_luma (p, rgb);
-  } else if (s.tensor_channels == GCG_FKP_CH_BGR) {
-    v[0] = rgb[2];
-    v[1] = rgb[1];
-    v[2] = rgb[0];
-  } else {
-    v[0] = rgb[0];
-    v[1] = rgb[1];
-    v[2] = rgb[2];
-  }
-  for (int c = 0; c < nc; c++)
-    v[c] = v[c] * p->scale[c] + p->offset[c];
-}
-
 /* Step 7, tensors: every channel of pixel (x, y) of item n. */
 GCG_FM_FN void
 gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t n,
@@ -497,10 +411,27 @@ gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t n,
   size_t plane = (size_t) p->out_width * (size_t) p->out_height;
   size_t pixel = (size_t) y * (size_t) p->out_width + (size_t) x;
   size_t base = (size_t) n * (size_t) nc * plane;
-  float rgb[3] = { 0.0f, 0.0f, 0.0f }, v[3];
-  int padded = gcg_fm_sample (p, s, &p->items[n], x, y, rgb);
+  float rgb[3], v[3];
 
-  gcg_fm_tensor_values (p, s, padded, rgb, v);
+  if (gcg_fm_sample (p, s, &p->items[n], x, y, rgb)) {
+    v[0] = p->pad[0];
+    v[1] = p->pad[1];
+    v[2] = p->pad[2];
+  } else {
+    if (s.tensor_channels == GCG_FKP_CH_GRAY) {
+      v[0] = gcg_fm_luma (p, rgb);
+    } else if (s.tensor_channels == GCG_FKP_CH_BGR) {
+      v[0] = rgb[2];
+      v[1] = rgb[1];
+      v[2] = rgb[0];
+    } else {
+      v[0] = rgb[0];
+      v[1] = rgb[1];
+      v[2] = rgb[2];
+    }
+    for (int c = 0; c < nc; c++)
+      v[c] = v[c] * p->scale[c] + p->offset[c];
+  }
   for (int c = 0; c < nc; c++) {
     size_t index = s.tensor_layout == GCG_FKP_NCHW
         ? base + (size_t) c * plane + pixel : base + pixel * nc + c;
