@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential meson ninja-build pkg-config python3 python3-gi
   libglib2.0-dev gobject-introspection libgirepository1.0-dev gir1.2-glib-2.0
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev libgl-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
