@@ -17,7 +17,8 @@
  * and every per-frame value (plane pointers included) reaches it through
  * one host-to-device copy of that struct before the replay.  Each stream
  * gets its own parameter block and graph, because one device struct
- * cannot hold two frames in flight on two streams.
+ * cannot hold two frames in flight on two streams; a chain serves up to 16
+ * streams and keeps a reference to each.
  *
  * The CPU backend runs the same per-pixel code on host pointers,
  * synchronously: it is the oracle of the GPU tests and the fallback where
@@ -37,6 +38,7 @@
 #include "gcg-stream-private.h"
 
 #define RING_DEPTH 8
+#define MAX_STREAMS 16
 #define BLOCK_W 32
 #define BLOCK_H 8
 
@@ -319,6 +321,14 @@ get_stream_state (GcgFrameChain *self, GcgStream *stream, GError **error)
   if (gcg_stream_get_context (stream) != self->context) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The stream belongs to another context than the frame chain");
+    return NULL;
+  }
+  /* Each stream keeps its own device struct, graph and a reference to
+   * the stream: bound what a caller cycling through streams can pile up. */
+  if (self->streams->len >= MAX_STREAMS) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A frame chain serves at most %d streams; use one chain per group "
+        "of streams", MAX_STREAMS);
     return NULL;
   }
   if (self->spare_block != NULL)
