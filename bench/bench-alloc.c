@@ -9,6 +9,7 @@
  * video-like trace.  Needs a GPU; exits 77 (skip) without one.
  */
 #include <gcg.h>
+#include "gcg-bench-util.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,15 +43,6 @@ typedef struct
   GcgAllocator *allocator;
   GcgStream *stream;
 } Env;
-
-static gdouble
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* 70% up to 1 MiB, 25% up to 10 MiB, 5% up to 64 MiB, log-uniform within
  * each range: many small tensors, some frames, a few big buffers. */
@@ -104,9 +96,9 @@ measure (const Trace *trace, const Method *m)
   gdouble start;
 
   replay (trace, m, MIN (m->pairs, TRACE_LEN));
-  start = now_ns ();
+  start = gcg_bench_now_ns ();
   replay (trace, m, m->pairs);
-  return (now_ns () - start) / m->pairs;
+  return (gcg_bench_now_ns () - start) / m->pairs;
 }
 
 static gboolean
@@ -203,29 +195,10 @@ video_trace (Env *env, GcgAllocatorStats *out)
   return (gdouble) stats->reserved_bytes_peak / stats->allocated_bytes_peak;
 }
 
-static GcgContext *
-open_gpu (void)
-{
-  g_autoptr (GError) error = NULL;
-  GcgContext *ctx;
-
-  if (!gcg_driver_init (&error) || gcg_context_get_device_count (&error) <= 0) {
-    printf ("bench-alloc needs a CUDA GPU: %s\n",
-        error ? error->message : "no device");
-    exit (77);
-  }
-  ctx = gcg_context_new (0, &error);
-  if (ctx == NULL) {
-    printf ("bench-alloc: %s\n", error->message);
-    exit (1);
-  }
-  return ctx;
-}
-
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GcgContext) ctx = open_gpu ();
+  g_autoptr (GcgContext) ctx = gcg_bench_open_gpu ("bench-alloc");
   g_autoptr (GError) error = NULL;
   g_autofree Trace *trace = g_new0 (Trace, 1);
   Env env = { 0 };

@@ -16,6 +16,7 @@
  *   bench-frame-chain [--frames=1000] [--warmup=100] [--cpu-frames=3]
  */
 #include <gcg.h>
+#include "gcg-bench-util.h"
 #include "gcg-context-private.h"
 #include "gcg-stream-private.h"
 
@@ -44,15 +45,6 @@ typedef struct
   gdouble gpu_us;
   gdouble host_us;
 } Timing;
-
-static gint64
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
 
 static void
 die (const gchar *what, GError *error)
@@ -157,11 +149,11 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
       record (b, b->start);
     p.frame_number = f;
     p.brightness = (f & 1) ? 0.01f : 0.0f;
-    t0 = now_ns ();
+    t0 = gcg_bench_now_ns ();
     check (gcg_frame_chain_process (chain, &p, b->stream, &error),
         "process", error);
     if (f >= b->warmup)
-      host += now_ns () - t0;
+      host += gcg_bench_now_ns () - t0;
   }
   record (b, b->stop);
   t.gpu_us = elapsed_ms (b) * 1e3 / b->frames;
@@ -180,11 +172,11 @@ time_cpu (Bench *b, const GcgFrameChainConfig *c)
 
   check (chain != NULL, "cpu chain", error);
   fill_params (b, c, FALSE, &p);
-  t0 = now_ns ();
+  t0 = gcg_bench_now_ns ();
   for (guint f = 0; f < b->cpu_frames; f++)
     check (gcg_frame_chain_process (chain, &p, NULL, &error), "cpu process",
         error);
-  return (now_ns () - t0) / 1e6 / b->cpu_frames;
+  return (gcg_bench_now_ns () - t0) / 1e6 / b->cpu_frames;
 }
 
 static void
@@ -202,22 +194,6 @@ run_row (Bench *b, const gchar *name, const GcgFrameChainConfig *c)
   fflush (stdout);
 }
 
-static GcgContext *
-open_gpu (void)
-{
-  g_autoptr (GError) error = NULL;
-  GcgContext *ctx = NULL;
-
-  if (gcg_context_get_device_count (&error) > 0)
-    ctx = gcg_context_new (0, &error);
-  if (ctx == NULL) {
-    printf ("bench-frame-chain: skipped, no CUDA device (%s)\n",
-        error ? error->message : "device count is 0");
-    exit (77);
-  }
-  return ctx;
-}
-
 static void
 setup (Bench *b)
 {
@@ -225,7 +201,7 @@ setup (Bench *b)
   gsize in_size = IN_W * IN_H * 3 / 2;
   gsize out_size = 3 * 640 * 640 * 4;
 
-  b->ctx = open_gpu ();
+  b->ctx = gcg_bench_open_gpu ("bench-frame-chain");
   check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
       && gcg_context_push (b->ctx, &error)
       && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)

@@ -18,6 +18,7 @@
  *   bench-replay [--frames=2000] [--warmup=200]
  */
 #include <gcg.h>
+#include "gcg-bench-util.h"
 #include "gcg-context-private.h"
 #include "gcg-stream-private.h"
 
@@ -42,15 +43,6 @@ typedef struct
   gdouble host_us;
   gdouble wall_us;
 } Timing;
-
-static gint64
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
 
 static void
 die (const gchar *what, GError *error)
@@ -103,17 +95,17 @@ time_frames (Bench *b, guint kernels, GcgGraph *graph)
   Timing t;
 
   for (guint f = 0; f < b->warmup + b->frames; f++) {
-    gint64 t0 = now_ns (), t1;
+    gint64 t0 = gcg_bench_now_ns (), t1;
 
     if (graph)
       graph_frame (b, graph, f);
     else
       enqueue_chain (b, kernels);
-    t1 = now_ns ();
+    t1 = gcg_bench_now_ns ();
     wait_stream (b);
     if (f >= b->warmup) {
       host += t1 - t0;
-      wall += now_ns () - t0;
+      wall += gcg_bench_now_ns () - t0;
     }
   }
   t.host_us = host / 1e3 / b->frames;
@@ -132,11 +124,11 @@ time_pipelined (Bench *b, guint kernels, GcgGraph *graph)
   for (guint f = 0; f < b->warmup; f++)
     graph ? graph_frame (b, graph, f) : enqueue_chain (b, kernels);
   wait_stream (b);
-  t0 = now_ns ();
+  t0 = gcg_bench_now_ns ();
   for (guint f = 0; f < b->frames; f++)
     graph ? graph_frame (b, graph, f) : enqueue_chain (b, kernels);
   wait_stream (b);
-  return (now_ns () - t0) / 1e3 / b->frames;
+  return (gcg_bench_now_ns () - t0) / 1e3 / b->frames;
 }
 
 static GcgGraph *
@@ -175,28 +167,12 @@ run_row (Bench *b, guint kernels)
   g_object_unref (graph);
 }
 
-static GcgContext *
-open_gpu (void)
-{
-  g_autoptr (GError) error = NULL;
-  GcgContext *ctx = NULL;
-
-  if (gcg_context_get_device_count (&error) > 0)
-    ctx = gcg_context_new (0, &error);
-  if (ctx == NULL) {
-    printf ("bench-replay: skipped, no CUDA device (%s)\n",
-        error ? error->message : "device count is 0");
-    exit (77);
-  }
-  return ctx;
-}
-
 static void
 setup (Bench *b)
 {
   GError *error = NULL;
 
-  b->ctx = open_gpu ();
+  b->ctx = gcg_bench_open_gpu ("bench-replay");
   if (!(b->stream = gcg_stream_new (b->ctx, &error))
       || !gcg_context_push (b->ctx, &error)
       || !(b->add = gcg__context_get_function (b->ctx, "gcg_test_add_u32",
