@@ -12,6 +12,8 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gcg-gst-test-util.h"
+
+#include <gst/controller/controller.h>
 #include "../../gst/gstcudagraphtensormeta.h"
 
 #define CONVERT "cudagraphconvert backend=cpu"
@@ -277,6 +279,39 @@ test_brightness (void)
   out = convert_one (CONVERT " brightness=0.2", caps, caps,
       gcg_test_solid_new (caps, gray100, 4, 0), &info);
   assert_uniform (out, &info, 151);
+}
+
+/* A GstController drives brightness over stream time: each buffer gets the
+ * value at its timestamp, with no re-capture (the CPU backend here, the
+ * same path for CUDA). */
+static void
+test_controller (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  GstHarness *h = gcg_test_harness_new (CONVERT, caps, caps);
+  g_autoptr (GstElement) e = gst_harness_find_element (h, "cudagraphconvert");
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstTimedValueControlSource *tv = GST_TIMED_VALUE_CONTROL_SOURCE (cs);
+  GstVideoInfo info = gcg_test_info (caps);
+  const guint expect[] = { 100, 151, 100 };
+
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  gst_timed_value_control_source_set (tv, 0, 0.0);
+  gst_timed_value_control_source_set (tv, GST_SECOND, 0.2);
+  gst_timed_value_control_source_set (tv, 2 * GST_SECOND, 0.0);
+  g_assert_true (gst_object_add_control_binding (GST_OBJECT (e),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (e),
+              "brightness", cs)));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++) {
+    GstBuffer *in = gcg_test_solid_new (caps, gray100, 4, 0);
+    g_autoptr (GstBuffer) out = NULL;
+
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    out = gcg_test_push_pull (h, in);
+    assert_uniform (out, &info, expect[i]);
+  }
+  gst_object_unref (cs);
+  gst_harness_teardown (h);
 }
 
 /* A "GcgParamsMeta" on one buffer overrides the properties for it only. */
@@ -814,6 +849,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/letterbox", test_letterbox);
   g_test_add_func ("/gst/convert/brightness", test_brightness);
   g_test_add_func ("/gst/convert/params-meta", test_params_meta);
+  g_test_add_func ("/gst/convert/controller", test_controller);
   g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
   g_test_add_func ("/gst/convert/caps-change", test_caps_change);
   g_test_add_func ("/gst/convert/passthrough", test_passthrough);
