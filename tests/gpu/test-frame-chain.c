@@ -11,44 +11,13 @@
  * an injected cuGraphLaunch fault; refused parameters that leave the
  * output alone.  Skips (TAP) without a driver.
  */
-#include "gcg-test-util.h"
-#include "gcg-context-private.h"
-#include "gcg-stream-private.h"
+#include "gcg-gpu-fixture.h"
 
 #include <math.h>
 #include <string.h>
 
 #define GUARD 256
 #define SENTINEL 0xab
-
-typedef struct
-{
-  GcgContext *ctx;
-  GcgStream *stream;
-  GcgContextGuard guard;
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->ctx = gcg_test_open_gpu ();
-  if (!f->ctx)
-    return;
-  f->stream = gcg_stream_new (f->ctx, NULL);
-  g_assert_nonnull (f->stream);
-  g_assert_true (gcg__context_guard_enter (&f->guard, f->ctx, NULL));
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  g_assert_true (gcg_fault_inject (NULL, NULL));
-  if (f->ctx)
-    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
-  gcg__context_guard_leave (&f->guard);
-  g_clear_object (&f->stream);
-  g_clear_object (&f->ctx);
-}
 
 /* --- buffers ---------------------------------------------------------- */
 

@@ -9,36 +9,7 @@
  * every frame's output checked, which fails if a pinned slot were rewritten
  * while its copy was still pending.
  */
-#include "gcg-test-util.h"
-#include "gcg-context-private.h"
-#include "gcg-stream-private.h"
-
-typedef struct
-{
-  GcgContext *ctx;
-  GcgStream *stream;
-  GcgContextGuard guard;
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->ctx = gcg_test_open_gpu ();
-  if (!f->ctx)
-    return;
-  f->stream = gcg_stream_new (f->ctx, NULL);
-  g_assert_nonnull (f->stream);
-  g_assert_true (gcg__context_guard_enter (&f->guard, f->ctx, NULL));
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  g_assert_true (gcg_fault_inject (NULL, NULL));
-  gcg__context_guard_leave (&f->guard);
-  g_clear_object (&f->stream);
-  g_clear_object (&f->ctx);
-}
+#include "gcg-gpu-fixture.h"
 
 static void
 read_back (Fixture *f, guint64 ptr, gpointer dst, gsize size)
