@@ -52,6 +52,10 @@ typedef struct
   gboolean (*event_query) (gpointer user_data, gpointer event);
   void (*event_synchronize) (gpointer user_data, gpointer event);
   void (*event_destroy) (gpointer user_data, gpointer event);
+  /* Waits for the work queued on @stream: the fallback when no event can
+   * be created or recorded for a stream use. */
+  gboolean (*stream_synchronize) (gpointer user_data, gpointer stream,
+      GError **error);
 } GcgSegmentSource;
 
 typedef struct _GcgBlockAllocator GcgBlockAllocator;

@@ -444,23 +444,43 @@ gcg__block_allocator_alloc (GcgBlockAllocator *self, gsize size,
 }
 
 static gpointer
-take_event (GcgBlockAllocator *self)
+take_event (GcgBlockAllocator *self, GError **error)
 {
-  g_autoptr (GError) error = NULL;
-  gpointer event;
-
   if (self->spare_events->len > 0)
     return g_ptr_array_steal_index_fast (self->spare_events,
         self->spare_events->len - 1);
-  event = self->source->event_create (self->user_data, &error);
-  if (event == NULL)
-    g_warning ("Creating an event failed: %s", error->message);
-  return event;
+  return self->source->event_create (self->user_data, error);
 }
 
-/* Records one event per stream that used @block.  An event that cannot be
- * recorded is still counted: the block then stays out of the cache for
- * good, which wastes memory but never hands out memory still in use. */
+/* Queues an event behind the work on @stream; FALSE (and the event back to
+ * the spares) when there is none to be had. */
+static gboolean
+queue_stream_use (GcgBlockAllocator *self, GcgBlock *block, gpointer stream,
+    GError **error)
+{
+  gpointer event = take_event (self, error);
+  PendingEvent *pending;
+
+  if (event == NULL)
+    return FALSE;
+  if (!self->source->event_record (self->user_data, event, stream, error)) {
+    g_ptr_array_add (self->spare_events, event);
+    return FALSE;
+  }
+  pending = g_new0 (PendingEvent, 1);
+  pending->event = event;
+  pending->block = block;
+  pending->link.data = pending;
+  g_queue_push_tail_link (&self->pending, &pending->link);
+  block->event_count++;
+  return TRUE;
+}
+
+/* Records one event per stream that used @block.  Without an event the
+ * stream is waited for right here, which stalls this thread but keeps the
+ * block reusable.  Only when even that fails is the use counted for good:
+ * the block then stays out of the cache, which wastes memory but never
+ * hands out memory still in use. */
 static void
 record_stream_uses (GcgBlockAllocator *self, GcgBlock *block)
 {
@@ -468,27 +488,25 @@ record_stream_uses (GcgBlockAllocator *self, GcgBlock *block)
 
   for (guint i = 0; i < streams->len; i++) {
     g_autoptr (GError) error = NULL;
-    gpointer event = take_event (self);
-    PendingEvent *pending;
+    g_autoptr (GError) sync_error = NULL;
 
-    block->event_count++;
-    if (event == NULL)
+    if (queue_stream_use (self, block, streams->pdata[i], &error))
       continue;
-    if (!self->source->event_record (self->user_data, event,
-            streams->pdata[i], &error)) {
-      g_warning ("Recording a stream use of block 0x%" G_GINT64_MODIFIER
-          "x failed; the block is kept out of the cache: %s", block->addr,
+    if (self->source->stream_synchronize (self->user_data, streams->pdata[i],
+            &sync_error)) {
+      g_warning ("No event for a stream use of block 0x%" G_GINT64_MODIFIER
+          "x (%s); waited for the stream instead", block->addr,
           error->message);
-      g_ptr_array_add (self->spare_events, event);
       continue;
     }
-    pending = g_new0 (PendingEvent, 1);
-    pending->event = event;
-    pending->block = block;
-    pending->link.data = pending;
-    g_queue_push_tail_link (&self->pending, &pending->link);
+    block->event_count++;
+    g_warning ("No event for a stream use of block 0x%" G_GINT64_MODIFIER
+        "x (%s) and waiting for the stream failed (%s); the block is kept "
+        "out of the cache", block->addr, error->message, sync_error->message);
   }
   g_ptr_array_set_size (streams, 0);
+  if (block->event_count == 0)
+    return_block (self, block);
 }
 
 /* Frees the block at @addr: back to the pool at once, or once the work of

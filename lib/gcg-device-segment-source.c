@@ -100,6 +100,16 @@ device_event_destroy (gpointer user_data, gpointer event)
     GCG_CU_WARN (cuEventDestroy, event);
 }
 
+static gboolean
+device_stream_synchronize (gpointer user_data, gpointer stream,
+    GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  return gcg__context_guard_enter (&guard, user_data, error)
+      && GCG_CU_OK (error, cuStreamSynchronize, stream);
+}
+
 const GcgSegmentSource gcg__device_segment_source = {
   .alloc_segment = device_alloc_segment,
   .free_segment = device_free_segment,
@@ -109,4 +119,5 @@ const GcgSegmentSource gcg__device_segment_source = {
   .event_query = device_event_query,
   .event_synchronize = device_event_synchronize,
   .event_destroy = device_event_destroy,
+  .stream_synchronize = device_stream_synchronize,
 };

@@ -227,6 +227,43 @@ test_record_stream (void)
   gpu_close (&g);
 }
 
+/* A stream use whose event cannot be recorded is waited for on free: the
+ * block is free afterwards, and the kernel's write landed before reuse. */
+static void
+test_record_stream_event_fails (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgStream) other = NULL;
+  Gpu g = { 0 };
+  guint64 p, r;
+  guint32 flag = 0;
+  gboolean idle = FALSE;
+
+  if (!gpu_open (&g))
+    return;
+  other = gcg_stream_new (g.ctx, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (gcg__context_get_function (g.ctx, "gcg_test_spin",
+          &error));
+  p = alloc_ok (g.allocator, MiB, g.stream);
+  launch_spin (&g, other, 100, p);
+  g_assert_true (gcg_allocator_record_stream (g.allocator, p, other, &error));
+  g_assert_true (gcg_fault_inject ("cuEventRecord:1", &error));
+  g_test_expect_message ("Gcg", G_LOG_LEVEL_WARNING, "*waited for the stream*");
+  gcg_allocator_free (g.allocator, p);
+  g_test_assert_expected_messages ();
+  g_assert_true (gcg_fault_inject (NULL, &error));
+  g_assert_true (gcg_stream_query (other, &idle, &error));
+  g_assert_true (idle);
+  g_assert_cmpint (block_state (g.allocator, p), ==, GCG_MEMORY_BLOCK_FREE);
+  r = alloc_ok (g.allocator, MiB, g.stream);
+  g_assert_cmpuint (r, ==, p);
+  g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, &flag, r, sizeof (flag)));
+  g_assert_cmpuint (flag, ==, 1);
+  gcg_allocator_free (g.allocator, r);
+  gpu_close (&g);
+}
+
 static void
 test_empty_cache (void)
 {
@@ -366,6 +403,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gpu/allocator/write-read", test_write_read);
   g_test_add_func ("/gpu/allocator/record-stream", test_record_stream);
+  g_test_add_func ("/gpu/allocator/record-stream-event-fails",
+      test_record_stream_event_fails);
   g_test_add_func ("/gpu/allocator/empty-cache", test_empty_cache);
   g_test_add_func ("/gpu/allocator/out-of-memory", test_out_of_memory);
   g_test_add_func ("/gpu/allocator/injected-oom-retry",

@@ -54,12 +54,25 @@ host_get_free_memory (gpointer user_data, guint64 *free_bytes)
   return TRUE;
 }
 
+static gboolean
+host_event_fails (HostSource *src, GError **error)
+{
+  if (src->fail_events == 0)
+    return FALSE;
+  src->fail_events--;
+  g_set_error_literal (error, GCG_ERROR, GCG_ERROR_DRIVER, "event failed");
+  return TRUE;
+}
+
 static gpointer
 host_event_create (gpointer user_data, GError **error)
 {
   HostSource *src = user_data;
-  HostEvent *event = g_new0 (HostEvent, 1);
+  HostEvent *event;
 
+  if (host_event_fails (src, error))
+    return NULL;
+  event = g_new0 (HostEvent, 1);
   src->events_created++;
   g_ptr_array_add (src->events, event);
   return event;
@@ -71,6 +84,8 @@ host_event_record (gpointer user_data, gpointer event, gpointer stream,
 {
   HostEvent *e = event;
 
+  if (host_event_fails (user_data, error))
+    return FALSE;
   e->stream = stream;
   e->recorded = TRUE;
   e->complete = FALSE;
@@ -98,6 +113,22 @@ host_event_destroy (gpointer user_data, gpointer event)
   g_free (event);
 }
 
+/* Events are never complete on their own here, so waiting for a stream is
+ * completing every event recorded on it. */
+static gboolean
+host_stream_synchronize (gpointer user_data, gpointer stream, GError **error)
+{
+  HostSource *src = user_data;
+
+  if (src->fail_stream_sync) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_DRIVER, "sync failed");
+    return FALSE;
+  }
+  src->stream_syncs++;
+  host_source_complete_stream (src, stream);
+  return TRUE;
+}
+
 const GcgSegmentSource host_segment_source = {
   .alloc_segment = host_alloc_segment,
   .free_segment = host_free_segment,
@@ -107,6 +138,7 @@ const GcgSegmentSource host_segment_source = {
   .event_query = host_event_query,
   .event_synchronize = host_event_synchronize,
   .event_destroy = host_event_destroy,
+  .stream_synchronize = host_stream_synchronize,
 };
 
 HostSource *

@@ -19,6 +19,9 @@ typedef struct
   guint64 reserved;
   guint fail_next;              /* that many alloc calls fail with OOM */
   gboolean fail_hard;           /* the next alloc call fails otherwise */
+  guint fail_events;            /* that many event create/record calls fail */
+  gboolean fail_stream_sync;    /* stream synchronize fails */
+  guint stream_syncs;
   guint alloc_calls;
   guint64 free_memory;          /* reported in OOM messages */
 

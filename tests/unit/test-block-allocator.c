@@ -371,6 +371,54 @@ test_stream_use (Fixture *f, gconstpointer data)
   release_ok (f, again);
 }
 
+/* Without an event the stream is waited for and the block is free at once;
+ * only when that fails too does the block stay out of the cache. */
+static void
+test_stream_use_without_events (Fixture *f, gconstpointer data)
+{
+  guint64 a = alloc_ok (f, MiB, S1);
+  guint64 again;
+
+  g_assert_true (gcg__block_allocator_record_stream (f->ba, a, S2, NULL));
+  g_assert_true (gcg__block_allocator_record_stream (f->ba, a, S3, NULL));
+  f->src->fail_events = 1;      /* event_create for S2 */
+  g_test_expect_message ("Gcg", G_LOG_LEVEL_WARNING, "*waited for the stream*");
+  release_ok (f, a);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (f->src->stream_syncs, ==, 1);
+  /* S3 still got its event. */
+  assert_block (f, a, MiB, GCG_MEMORY_BLOCK_PENDING);
+  host_source_complete_stream (f->src, S3);
+  gcg__block_allocator_process_events (f->ba);
+  assert_block (f, a, 2 * MiB, GCG_MEMORY_BLOCK_FREE);
+
+  /* Recording fails for the only stream: free at once after the wait. */
+  again = alloc_ok (f, MiB, S1);
+  g_assert_cmpuint (again, ==, a);
+  g_assert_true (gcg__block_allocator_record_stream (f->ba, again, S2, NULL));
+  f->src->fail_events = 1;
+  g_test_expect_message ("Gcg", G_LOG_LEVEL_WARNING, "*waited for the stream*");
+  release_ok (f, again);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (f->src->stream_syncs, ==, 2);
+  assert_block (f, a, 2 * MiB, GCG_MEMORY_BLOCK_FREE);
+  g_assert_cmpuint (stats_of (f).active_bytes, ==, 0);
+
+  /* Nothing works: never reused, still accounted for. */
+  again = alloc_ok (f, MiB, S1);
+  g_assert_true (gcg__block_allocator_record_stream (f->ba, again, S2, NULL));
+  f->src->fail_events = 2;
+  f->src->fail_stream_sync = TRUE;
+  g_test_expect_message ("Gcg", G_LOG_LEVEL_WARNING, "*kept out of the cache*");
+  release_ok (f, again);
+  g_test_assert_expected_messages ();
+  assert_block (f, again, MiB, GCG_MEMORY_BLOCK_PENDING);
+  a = alloc_ok (f, MiB, S1);
+  g_assert_cmpuint (a, !=, again);
+  g_assert_cmpuint (stats_of (f).active_bytes, ==, 2 * MiB);
+  release_ok (f, a);
+}
+
 static void
 test_empty_cache (Fixture *f, gconstpointer data)
 {
@@ -742,6 +790,7 @@ main (int argc, char **argv)
   ADD ("coalesce", test_coalesce, NULL);
   ADD ("best-fit-per-stream", test_best_fit_per_stream, NULL);
   ADD ("stream-use", test_stream_use, NULL);
+  ADD ("stream-use-without-events", test_stream_use_without_events, NULL);
   ADD ("empty-cache", test_empty_cache, NULL);
   ADD ("oom-retry", test_oom_retry, &capacity_21mib);
   ADD ("oom-waits-for-stream-uses", test_oom_waits_for_stream_uses, NULL);
