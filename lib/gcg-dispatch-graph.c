@@ -14,7 +14,9 @@
  * the caller declares the inputs unchanged since the last dispatch.
  *
  * Every buffer is allocated when the object is made, before any capture,
- * so the graphs hold no allocation nodes.  The shape (number and sizes of
+ * so the graphs hold no allocation nodes: device buffers from a
+ * #GcgAllocator, pinned host buffers from a #GcgHostPool, shared with the
+ * rest of the application through gcg_dispatch_graph_new_full().  The shape (number and sizes of
  * inputs) is fixed: a dispatch with other sizes is refused with
  * %GCG_ERROR_SHAPE_MISMATCH, telling the caller to record a new graph.
  * Recordings are serialised process-wide, cooperative launches are
@@ -22,7 +24,9 @@
  * synchronous: outputs are readable when it returns.
  */
 #include "gcg-dispatch-graph.h"
+#include "gcg-allocator.h"
 #include "gcg-capture.h"
+#include "gcg-host-pool.h"
 #include "gcg-stream-private.h"
 
 #include <string.h>
@@ -30,7 +34,7 @@
 typedef struct
 {
   gsize size;
-  CUdeviceptr device;
+  guint64 device;
   guint8 *host;
 } Buffer;
 
@@ -39,6 +43,8 @@ struct _GcgDispatchGraph
   GObject parent_instance;
 
   GcgContext *context;
+  GcgAllocator *allocator;
+  GcgHostPool *host_pool;
   GcgStream *stream;
   GArray *inputs;
   GArray *outputs;
@@ -59,15 +65,17 @@ G_DEFINE_FINAL_TYPE (GcgDispatchGraph, gcg_dispatch_graph, G_TYPE_OBJECT);
 static GMutex record_lock;
 
 static void
-free_buffers (GArray *buffers)
+free_buffers (GcgDispatchGraph *self, GArray *buffers)
 {
   for (guint i = 0; buffers && i < buffers->len; i++) {
     Buffer *b = &g_array_index (buffers, Buffer, i);
+    g_autoptr (GError) error = NULL;
 
     if (b->device)
-      GCG_CU_WARN (cuMemFree, b->device);
-    if (b->host)
-      GCG_CU_WARN (cuMemFreeHost, b->host);
+      gcg_allocator_free (self->allocator, b->device);
+    if (b->host && !gcg_host_pool_release (self->host_pool, b->host, b->size,
+            &error))
+      g_warning ("Releasing a dispatch buffer: %s", error->message);
     b->device = 0;
     b->host = NULL;
   }
@@ -86,10 +94,12 @@ gcg_dispatch_graph_finalize (GObject *object)
         GCG_CU_WARN (cuStreamSynchronize, gcg__stream_get_cu (self->stream));
       g_clear_object (&self->full);
       g_clear_object (&self->resident);
-      free_buffers (self->inputs);
-      free_buffers (self->outputs);
+      free_buffers (self, self->inputs);
+      free_buffers (self, self->outputs);
     }
   }
+  g_clear_object (&self->allocator);
+  g_clear_object (&self->host_pool);
   g_clear_pointer (&self->inputs, g_array_unref);
   g_clear_pointer (&self->outputs, g_array_unref);
   g_clear_object (&self->stream);
@@ -111,22 +121,26 @@ gcg_dispatch_graph_init (GcgDispatchGraph *self)
   self->outputs = g_array_new (FALSE, TRUE, sizeof (Buffer));
 }
 
-/* Zero-byte buffers never touch the driver. */
+/* Zero-byte buffers never touch the driver.  Appended before allocating,
+ * so a failure leaves what was allocated to free_buffers(). */
 static gboolean
-alloc_buffers (GArray *buffers, const gsize *sizes, guint n, GError **error)
+alloc_buffers (GcgDispatchGraph *self, GArray *buffers, const gsize *sizes,
+    guint n, GError **error)
 {
   for (guint i = 0; i < n; i++) {
-    Buffer b = { sizes[i], 0, NULL };
+    Buffer *b;
 
-    g_array_append_val (buffers, b);
+    g_array_append_val (buffers, ((Buffer) { sizes[i], 0, NULL }));
+    b = &g_array_index (buffers, Buffer, buffers->len - 1);
     if (sizes[i] == 0)
       continue;
-    if (!GCG_CU_OK (error, cuMemAlloc,
-            &g_array_index (buffers, Buffer, i).device, sizes[i])
-        || !GCG_CU_OK (error, cuMemHostAlloc,
-            (void **) &g_array_index (buffers, Buffer, i).host, sizes[i], 0))
+    if (!gcg_allocator_alloc (self->allocator, sizes[i], self->stream,
+            &b->device, error))
       return FALSE;
-    memset (g_array_index (buffers, Buffer, i).host, 0, sizes[i]);
+    b->host = gcg_host_pool_alloc (self->host_pool, sizes[i], error);
+    if (b->host == NULL)
+      return FALSE;
+    memset (b->host, 0, sizes[i]);
   }
   return TRUE;
 }
@@ -140,7 +154,8 @@ alloc_buffers (GArray *buffers, const gsize *sizes, guint n, GError **error)
  * @n_outputs: number of outputs
  * @error: return location for a #GError, or %NULL
  *
- * Allocates every device and pinned host buffer and the dedicated stream.
+ * Like gcg_dispatch_graph_new_full() with an allocator and a host pool of
+ * its own.
  *
  * Returns: (transfer full) (nullable): a new #GcgDispatchGraph, or %NULL
  *   with @error set; nothing stays allocated on error
@@ -150,21 +165,63 @@ gcg_dispatch_graph_new (GcgContext *context, const gsize *input_sizes,
     guint n_inputs, const gsize *output_sizes, guint n_outputs,
     GError **error)
 {
-  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  g_autoptr (GcgDispatchGraph) self = NULL;
+  g_autoptr (GcgAllocator) allocator = NULL;
+  g_autoptr (GcgHostPool) host_pool = NULL;
 
   g_return_val_if_fail (GCG_IS_CONTEXT (context), NULL);
+
+  allocator = gcg_allocator_new (context, error);
+  if (allocator == NULL)
+    return NULL;
+  host_pool = gcg_host_pool_new (context);
+  return gcg_dispatch_graph_new_full (allocator, host_pool, input_sizes,
+      n_inputs, output_sizes, n_outputs, error);
+}
+
+/**
+ * gcg_dispatch_graph_new_full:
+ * @allocator: the #GcgAllocator device buffers come from; its context is
+ *   the dispatch graph's
+ * @host_pool: the #GcgHostPool pinned host buffers come from
+ * @input_sizes: (array length=n_inputs): byte size of each input
+ * @n_inputs: number of inputs
+ * @output_sizes: (array length=n_outputs): byte size of each output
+ * @n_outputs: number of outputs
+ * @error: return location for a #GError, or %NULL
+ *
+ * Allocates every device and pinned host buffer and the dedicated stream.
+ * The buffers go back to @allocator and @host_pool when the dispatch graph
+ * is finalized, after its last dispatch has completed.
+ *
+ * Returns: (transfer full) (nullable): a new #GcgDispatchGraph, or %NULL
+ *   with @error set; nothing stays allocated on error
+ */
+GcgDispatchGraph *
+gcg_dispatch_graph_new_full (GcgAllocator *allocator, GcgHostPool *host_pool,
+    const gsize *input_sizes, guint n_inputs, const gsize *output_sizes,
+    guint n_outputs, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  g_autoptr (GcgDispatchGraph) self = NULL;
+  GcgContext *context;
+
+  g_return_val_if_fail (GCG_IS_ALLOCATOR (allocator), NULL);
+  g_return_val_if_fail (GCG_IS_HOST_POOL (host_pool), NULL);
   g_return_val_if_fail (n_inputs == 0 || input_sizes != NULL, NULL);
   g_return_val_if_fail (n_outputs == 0 || output_sizes != NULL, NULL);
 
+  context = gcg_allocator_get_context (allocator);
+  g_return_val_if_fail (GCG_IS_CONTEXT (context), NULL);
   if (!gcg__context_guard_enter (&guard, context, error))
     return NULL;
   self = g_object_new (GCG_TYPE_DISPATCH_GRAPH, NULL);
   self->context = g_object_ref (context);
+  self->allocator = g_object_ref (allocator);
+  self->host_pool = g_object_ref (host_pool);
   self->stream = gcg_stream_new (context, error);
   if (self->stream == NULL
-      || !alloc_buffers (self->inputs, input_sizes, n_inputs, error)
-      || !alloc_buffers (self->outputs, output_sizes, n_outputs, error))
+      || !alloc_buffers (self, self->inputs, input_sizes, n_inputs, error)
+      || !alloc_buffers (self, self->outputs, output_sizes, n_outputs, error))
     return NULL;
   return g_steal_pointer (&self);
 }

@@ -8,7 +8,9 @@
 #error "Only <gcg/gcg.h> can be included directly."
 #endif
 
+#include "gcg-allocator.h"
 #include "gcg-graph.h"
+#include "gcg-host-pool.h"
 
 G_BEGIN_DECLS
 
@@ -55,6 +57,11 @@ GCG_API
 GcgDispatchGraph *gcg_dispatch_graph_new (GcgContext *context,
     const gsize *input_sizes, guint n_inputs, const gsize *output_sizes,
     guint n_outputs, GError **error);
+
+GCG_API
+GcgDispatchGraph *gcg_dispatch_graph_new_full (GcgAllocator *allocator,
+    GcgHostPool *host_pool, const gsize *input_sizes, guint n_inputs,
+    const gsize *output_sizes, guint n_outputs, GError **error);
 
 GCG_API
 gboolean gcg_dispatch_graph_record (GcgDispatchGraph *self,

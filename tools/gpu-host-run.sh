@@ -10,6 +10,7 @@ build=${1:-build}
 what=${2:-all}
 out=${OUT:-gpu-out}
 mkdir -p "$out"
+host_ld=${LD_LIBRARY_PATH:-}
 . .gpu-bundle/env.sh
 # The freshly built library wins over any copy in the bundle, and a fresh
 # registry forgets plugins an earlier run failed to load.
@@ -31,4 +32,8 @@ if [ "$what" != tests ]; then
     echo "== $(basename "$b")" | tee -a "$out/bench.txt"
     timeout 240 "$b" 2>&1 | tee -a "$out/bench.txt"
   done
+  # The peer, in the same run, with the host's own libraries for PyTorch.
+  echo "== peer-torch" | tee -a "$out/bench.txt"
+  LD_LIBRARY_PATH="$host_ld" timeout 240 python3 bench/peer-torch.py \
+    --ours "$out/bench.txt" 2>&1 | tee -a "$out/bench.txt"
 fi

@@ -5,7 +5,8 @@
  * The cached dispatch graph: correct outputs for fresh inputs, the
  * resident-input graph used when inputs are declared unchanged (and never
  * when the work mutates its inputs), shape mismatches refused with the
- * re-record hint, cooperative work refused.
+ * re-record hint, cooperative work refused, buffers borrowed from a shared
+ * allocator and host pool and given back, also when making one fails.
  */
 #include "gcg-test-util.h"
 #include "gcg-context-private.h"
@@ -188,6 +189,80 @@ test_flags (void)
   g_assert_no_error (error);
 }
 
+static guint64
+allocated_bytes (GcgAllocator *allocator)
+{
+  g_autoptr (GcgAllocatorStats) stats = gcg_allocator_get_stats (allocator);
+
+  return stats->allocated_bytes;
+}
+
+static GcgDispatchGraph *
+make_shared (GcgAllocator *allocator, GcgHostPool *host_pool, GError **error)
+{
+  const gsize in_sizes[] = { N * sizeof (gfloat), 2 * sizeof (gfloat) };
+  const gsize out_sizes[] = { N * sizeof (gfloat) };
+
+  return gcg_dispatch_graph_new_full (allocator, host_pool, in_sizes, 2,
+      out_sizes, 1, error);
+}
+
+static void
+test_shared_pools (void)
+{
+  g_autoptr (GcgContext) ctx = gcg_test_open_gpu ();
+  g_autoptr (GcgAllocator) allocator = NULL;
+  g_autoptr (GcgHostPool) host_pool = NULL;
+  g_autoptr (GcgAllocatorStats) before = NULL;
+  g_autoptr (GcgAllocatorStats) after = NULL;
+  g_autoptr (GError) error = NULL;
+  GcgDispatchGraph *d;
+
+  if (!ctx)
+    return;
+  allocator = gcg_allocator_new (ctx, &error);
+  g_assert_no_error (error);
+  host_pool = gcg_host_pool_new (ctx);
+
+  d = make_shared (allocator, host_pool, &error);
+  g_assert_no_error (error);
+  /* Two 4000-byte buffers and an 8-byte one, in 512-byte units. */
+  g_assert_cmpuint (allocated_bytes (allocator), ==, 4096 + 4096 + 512);
+  g_assert_true (gcg_dispatch_graph_record (d, 0, enqueue_affine, ctx, &error));
+  {
+    g_autoptr (GBytes) x = make_x (7.0f);
+    g_autoptr (GBytes) p = make_p (3.0f, 0.5f);
+    GBytes *inputs[] = { x, p };
+
+    g_assert_true (gcg_dispatch_graph_dispatch (d, inputs, 2, FALSE, &error));
+    check_output (d, 7.0f, 3.0f, 0.5f);
+  }
+  g_object_unref (d);
+  g_assert_cmpuint (allocated_bytes (allocator), ==, 0);
+  g_assert_cmpuint (gcg_host_pool_get_cached_bytes (host_pool), >, 0);
+  g_assert_cmpuint (gcg_host_pool_get_in_use_bytes (host_pool), ==, 0);
+
+  /* The next one is served from both caches. */
+  before = gcg_allocator_get_stats (allocator);
+  d = make_shared (allocator, host_pool, &error);
+  g_assert_no_error (error);
+  after = gcg_allocator_get_stats (allocator);
+  g_assert_cmpuint (after->device_allocs, ==, before->device_allocs);
+  g_assert_cmpuint (after->cache_hits, ==, before->cache_hits + 3);
+  g_object_unref (d);
+
+  /* A failing pinned allocation half way: nothing stays allocated. */
+  gcg_host_pool_clear (host_pool);
+  g_assert_true (gcg_fault_inject ("cuMemHostAlloc:2", &error));
+  d = make_shared (allocator, host_pool, &error);
+  g_assert_true (gcg_fault_inject (NULL, NULL));
+  g_assert_null (d);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
+  g_test_message ("%s", error->message);
+  g_assert_cmpuint (allocated_bytes (allocator), ==, 0);
+  g_assert_cmpuint (gcg_host_pool_get_in_use_bytes (host_pool), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -196,6 +271,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/dispatch-graph/dispatch", test_dispatch);
   g_test_add_func ("/gpu/dispatch-graph/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/gpu/dispatch-graph/flags", test_flags);
+  g_test_add_func ("/gpu/dispatch-graph/shared-pools", test_shared_pools);
 
   return g_test_run ();
 }

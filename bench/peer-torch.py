@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# gst-cudagraph
+# Copyright (C) 2026 gst-cudagraph authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The peer: the same two preprocessing workloads as bench-frame-chain,
+written the way a PyTorch user would (tensor ops, F.interpolate), timed the
+same way (frames queued back to back between two CUDA events), eager and
+captured into a torch.cuda.CUDAGraph.
+
+  tensor: 1080p NV12 -> 1x3x640x640 float32 RGB, letterboxed (symmetric,
+          pad 0.5), bilinear, ImageNet mean/std
+  video:  1080p NV12 -> 1280x720 RGBA uint8, bilinear
+
+Both convert BT.709 limited range with the chroma of each 2x2 block, as
+gst-cudagraph does (docs/frame-chain.md).  Given --ours=FILE (the output of
+build/bench/bench-frame-chain from the same run), it also prints
+torch / gst-cudagraph ratios.  Needs a CUDA GPU and PyTorch; exits 77
+otherwise, like the C benchmarks.
+"""
+import argparse
+import re
+import sys
+import time
+
+IN_W, IN_H = 1920, 1080
+MEAN = (0.485, 0.456, 0.406)
+STD = (0.229, 0.224, 0.225)
+
+
+def nv12_to_rgb(torch, frame):
+    """(H*W*3/2,) uint8 -> (1, 3, H, W) float32 in [0, 1]."""
+    y = frame[: IN_W * IN_H].view(IN_H, IN_W).float()
+    uv = frame[IN_W * IN_H:].view(IN_H // 2, IN_W // 2, 2).float()
+    uv = uv.repeat_interleave(2, 0).repeat_interleave(2, 1)
+    yl = (y - 16.0) * (1.0 / 219.0)
+    cb = (uv[..., 0] - 128.0) * (1.0 / 224.0)
+    cr = (uv[..., 1] - 128.0) * (1.0 / 224.0)
+    r = yl + 1.5748 * cr
+    g = yl - 0.1873 * cb - 0.4681 * cr
+    b = yl + 1.8556 * cb
+    return torch.stack((r, g, b)).clamp_(0.0, 1.0).unsqueeze(0)
+
+
+def make_tensor_step(torch, F, frame, out):
+    scale = min(640 / IN_W, 640 / IN_H)
+    sw, sh = round(IN_W * scale), round(IN_H * scale)
+    top, left = (640 - sh) // 2, (640 - sw) // 2
+    mean = torch.tensor(MEAN, device=frame.device).view(1, 3, 1, 1)
+    std = torch.tensor(STD, device=frame.device).view(1, 3, 1, 1)
+
+    def step():
+        rgb = nv12_to_rgb(torch, frame)
+        small = F.interpolate(rgb, size=(sh, sw), mode="bilinear",
+                              align_corners=False, antialias=False)
+        out.fill_(0.5)
+        out[:, :, top:top + sh, left:left + sw] = (small - mean) / std
+    return step
+
+
+def make_video_step(torch, F, frame, out):
+    def step():
+        rgb = nv12_to_rgb(torch, frame)
+        small = F.interpolate(rgb, size=(720, 1280), mode="bilinear",
+                              align_corners=False, antialias=False)
+        out[..., :3] = (small[0] * 255.0).round_().clamp_(0, 255) \
+            .permute(1, 2, 0).to(torch.uint8)
+        out[..., 3] = 255
+    return step
+
+
+def time_frames(torch, run, frames, warmup):
+    """GPU and host µs per frame, frames queued back to back."""
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    for _ in range(warmup):
+        run()
+    torch.cuda.synchronize()
+    start.record()
+    t0 = time.perf_counter()
+    for _ in range(frames):
+        run()
+    host = time.perf_counter() - t0
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) * 1e3 / frames, host * 1e6 / frames
+
+
+def graphed(torch, step, warmup):
+    """Captures @step into a CUDA graph after a warm-up on a side stream, as
+    torch's documentation prescribes."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph.replay
+
+
+def parse_ours(path):
+    """{'tensor': (gpu_us, host_us), 'video': ...} from bench-frame-chain."""
+    ours = {}
+    row = re.compile(r"^(tensor|video)\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = row.match(line)
+            if m:
+                ours[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return ours
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=1000)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--ours", help="bench-frame-chain output of this run")
+    args = ap.parse_args()
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError as e:
+        print(f"peer-torch: skipped: no PyTorch ({e})")
+        return 77
+    if not torch.cuda.is_available():
+        print("peer-torch: skipped: no CUDA device")
+        return 77
+
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(1)
+    frame = torch.randint(0, 256, (IN_W * IN_H * 3 // 2,), device=dev,
+                          dtype=torch.uint8, generator=gen)
+    rows = {
+        "tensor": make_tensor_step(torch, F, frame, torch.empty(
+            (1, 3, 640, 640), device=dev)),
+        "video": make_video_step(torch, F, frame, torch.empty(
+            (720, 1280, 4), device=dev, dtype=torch.uint8)),
+    }
+    ours = parse_ours(args.ours) if args.ours else {}
+
+    print(f"peer-torch: torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name(dev)}, {args.frames} frames per "
+          f"variant after {args.warmup} warm-up, pipelined")
+    print("output | torch eager | torch eager | torch graph | torch graph |"
+          "  gcg graph |  gcg graph | eager/gcg | graph/gcg")
+    print("       |  GPU µs/f   |  host µs/f  |  GPU µs/f   |  host µs/f  |"
+          "  GPU µs/f  |  host µs/f |  GPU time | GPU time")
+    with torch.inference_mode():
+        for name, step in rows.items():
+            eager = time_frames(torch, step, args.frames, args.warmup)
+            graph = time_frames(torch, graphed(torch, step, args.warmup),
+                                args.frames, args.warmup)
+            gcg = ours.get(name)
+            tail = (f"{gcg[0]:10.2f} | {gcg[1]:10.2f} | "
+                    f"{eager[0] / gcg[0]:8.2f}x | {graph[0] / gcg[0]:7.2f}x"
+                    if gcg else "         - |          - |         - |        -")
+            print(f"{name:<6} | {eager[0]:11.2f} | {eager[1]:11.2f} | "
+                  f"{graph[0]:11.2f} | {graph[1]:11.2f} | {tail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
