@@ -134,8 +134,11 @@ alloc_buffers (GcgDispatchGraph *self, GArray *buffers, const gsize *sizes,
     b = &g_array_index (buffers, Buffer, buffers->len - 1);
     if (sizes[i] == 0)
       continue;
-    if (!gcg_allocator_alloc (self->allocator, sizes[i], self->stream,
-            &b->device, error))
+    /* Keyed on the default stream, not our own: finalize waits for our
+     * stream before freeing, so the blocks are idle then and the next
+     * dispatch graph (on another stream) can reuse them. */
+    if (!gcg_allocator_alloc (self->allocator, sizes[i], NULL, &b->device,
+            error))
       return FALSE;
     b->host = gcg_host_pool_alloc (self->host_pool, sizes[i], error);
     if (b->host == NULL)
