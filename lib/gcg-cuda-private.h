@@ -319,7 +319,7 @@ GCG_PRIVATE_API GcgCudaTable gcg__cuda;
 GCG_PRIVATE_API gint gcg__cuda_faults_armed;
 
 gboolean gcg__cuda_load (GError **error);
-const gchar *gcg__cuda_func_name (GcgCudaId id);
+GCG_PRIVATE_API const gchar *gcg__cuda_func_name (GcgCudaId id);
 gint gcg__cuda_lookup_func (const gchar *name);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_slow (GcgCudaId id);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_last (void);

@@ -8,8 +8,9 @@
  * bit for bit (8-bit, float32 and float16 alike, gamma 1); gamma ≠ 1
  * within the documented tolerance; 50 replays with changing ROIs, values
  * and plane pointers, one capture; eager launches; one graph per stream;
- * an injected cuGraphLaunch fault; refused parameters that leave the
- * output alone.  Skips (TAP) without a driver.
+ * an injected cuGraphLaunch fault; every driver entry point failing at
+ * its first, second or third call while frames are processed, each frame
+ * after it still right; refused parameters that leave the output alone.  Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
 
@@ -663,6 +664,79 @@ test_launch_fault (Fixture *f, gconstpointer data)
   case_clear (&k);
 }
 
+/* Warnings are expected from cleanup calls failing under injection;
+ * criticals and errors stay fatal. */
+static gboolean
+warnings_not_fatal (const gchar *domain, GLogLevelFlags level,
+    const gchar *message, gpointer data)
+{
+  return (level & G_LOG_LEVEL_WARNING) == 0;
+}
+
+/* One entry point failing at its @nth call during three frames: each frame
+ * succeeds or fails with a GError; afterwards the chain is right again.
+ * Returns how many frames failed. */
+static guint
+sweep_one (Fixture *f, const GcgFrameChainConfig *c, const GcgFrameParams *p,
+    const gchar *fn, guint nth)
+{
+  g_autofree gchar *spec = g_strdup_printf ("%s:%u", fn, nth);
+  GcgFrameParams q;
+  guint failed = 0;
+  Case k;
+
+  case_init (&k, f, c, p, 13);
+  case_params (&k, TRUE, &q);
+  g_assert_true (gcg_fault_inject (spec, NULL));
+  for (guint frame = 0; frame < 3; frame++) {
+    g_autoptr (GError) error = NULL;
+
+    q.frame_number = frame;
+    if (gcg_frame_chain_process (k.gpu, &q, f->stream, &error))
+      continue;
+    g_assert_nonnull (error);
+    g_assert_true (error->domain == GCG_ERROR);
+    g_assert_cmpuint (strlen (error->message), >, 0);
+    if (failed++ == 0)
+      g_test_message ("%s: %s", spec, error->message);
+  }
+  g_assert_true (gcg_fault_inject (NULL, NULL));
+  /* Whatever the fault left queued is done before the comparison. */
+  (void) gcg_stream_synchronize (f->stream, NULL);
+  case_compare (&k, f);
+  case_clear (&k);
+  return failed;
+}
+
+static void
+test_fault_sweep (Fixture *f, gconstpointer data)
+{
+  GcgFrameChainConfig c;
+  GcgFrameParams p;
+  guint hit = 0, failed_frames = 0;
+
+  if (!f->ctx)
+    return;
+  matrix_config (&c, GCG_PIXEL_FORMAT_NV12, &outputs[5], &geometries[2], 0);
+  matrix_params (&p, &c, &geometries[2], 0);
+  g_test_log_set_fatal_handler (warnings_not_fatal, NULL);
+  for (GcgCudaId id = 0; id < GCG_CUDA_N_FUNCS; id++) {
+    for (guint nth = 1; nth <= 3; nth++) {
+      guint failed = sweep_one (f, &c, &p, gcg__cuda_func_name (id), nth);
+
+      hit += failed > 0;
+      failed_frames += failed;
+    }
+  }
+  g_test_log_set_fatal_handler (NULL, NULL);
+  g_test_message ("%u of %u injected faults failed a frame (%u frames); "
+      "every chain was right afterwards", hit, 3 * GCG_CUDA_N_FUNCS,
+      failed_frames);
+  /* The frame path makes a dozen kinds of calls; a sweep where almost
+   * nothing fired would prove nothing. */
+  g_assert_cmpuint (hit, >=, 10);
+}
+
 static void
 test_refused (Fixture *f, gconstpointer data)
 {
@@ -716,6 +790,7 @@ main (int argc, char **argv)
   ADD ("/frame-chain/eager", test_eager);
   ADD ("/frame-chain/two-streams", test_two_streams);
   ADD ("/frame-chain/launch-fault", test_launch_fault);
+  ADD ("/frame-chain/fault-sweep", test_fault_sweep);
   ADD ("/frame-chain/refused", test_refused);
 #undef ADD
 
