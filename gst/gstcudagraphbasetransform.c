@@ -50,6 +50,7 @@ enum
   PROP_CUDA_DEVICE_ID,
   PROP_BACKEND,
   PROP_USE_GRAPH,
+  PROP_SYNC_MODE,
   PROP_CAPTURES,
   PROP_REPLAYS,
   PROP_EAGER_FRAMES,
@@ -60,6 +61,7 @@ enum
 #define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_BACKEND GCG_BACKEND_AUTO
 #define DEFAULT_USE_GRAPH TRUE
+#define DEFAULT_SYNC_MODE GCG_SYNC_MODE_BLOCKING
 #define DEFAULT_MAX_ERRORS 10
 
 /* Input or output planes of one frame as host memory. */
@@ -77,6 +79,7 @@ typedef struct
   gint device_id;
   GcgBackend backend;
   gboolean use_graph;
+  GcgSyncMode sync_mode;
   gint max_errors;
 
   /* Counters, under the object lock: totals over every chain since start,
@@ -181,6 +184,13 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           "Capture the chain into a CUDA graph once and replay it per frame "
           "(FALSE launches the same kernels eagerly, for A/B measurement)",
           DEFAULT_USE_GRAPH, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_SYNC_MODE,
+      g_param_spec_enum ("sync-mode", "Sync mode",
+          "How the streaming thread waits for each frame's GPU work: "
+          "blocking sleeps until the GPU is done (least CPU), driver lets "
+          "the CUDA driver spin a core while it waits (least latency)",
+          GCG_TYPE_SYNC_MODE, DEFAULT_SYNC_MODE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CAPTURES,
       g_param_spec_uint64 ("captures", "Captures",
           "Graph captures since start (one per negotiated caps)", 0,
@@ -233,6 +243,7 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM, 0);
   gst_type_mark_as_plugin_api (GCG_TYPE_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
 static void
@@ -243,6 +254,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
   priv->device_id = DEFAULT_CUDA_DEVICE_ID;
   priv->backend = DEFAULT_BACKEND;
   priv->use_graph = DEFAULT_USE_GRAPH;
+  priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->active = GCG_BACKEND_CPU;
 }
@@ -264,6 +276,9 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
       break;
     case PROP_USE_GRAPH:
       priv->use_graph = g_value_get_boolean (value);
+      break;
+    case PROP_SYNC_MODE:
+      priv->sync_mode = g_value_get_enum (value);
       break;
     case PROP_MAX_ERRORS:
       priv->max_errors = g_value_get_int (value);
@@ -292,6 +307,9 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
       break;
     case PROP_USE_GRAPH:
       g_value_set_boolean (value, priv->use_graph);
+      break;
+    case PROP_SYNC_MODE:
+      g_value_set_enum (value, priv->sync_mode);
       break;
     case PROP_CAPTURES:
       g_value_set_uint64 (value, priv->captures);
@@ -1245,6 +1263,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   GstFlowReturn ret;
   GstMapFlags in_dev;
   gboolean use_graph;
+  GcgSyncMode sync_mode;
 
   if (priv->chain == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -1253,8 +1272,11 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   }
   GST_OBJECT_LOCK (self);
   use_graph = priv->use_graph;
+  sync_mode = priv->sync_mode;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_chain_set_use_graph (priv->chain, use_graph);
+  if (priv->stream)
+    gcg_stream_set_sync_mode (priv->stream, sync_mode);
 
   fill_common_params (self, inbuf, &params);
   klass->fill_params (self, inbuf, &params);

@@ -10,9 +10,11 @@
  * they never synchronise with the legacy default stream, which both keeps
  * unrelated work from serialising and is required for stream capture.
  * A stream made by someone else can be wrapped; it is then never
- * destroyed.
+ * destroyed.  #GcgStream:sync-mode chooses between spinning and sleeping
+ * while gcg_stream_synchronize() waits.
  */
 #include "gcg-stream-private.h"
+#include "gcg-enum-types.h"
 
 struct _GcgStream
 {
@@ -21,7 +23,20 @@ struct _GcgStream
   GcgContext *context;
   CUstream cu_stream;
   gboolean owned;
+
+  gint sync_mode;               /* GcgSyncMode, atomic */
+  GMutex event_lock;
+  CUevent blocking_event;       /* made on first use */
 };
+
+enum
+{
+  PROP_0,
+  PROP_SYNC_MODE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (GcgStream, gcg_stream, G_TYPE_OBJECT);
 
@@ -30,26 +45,74 @@ gcg_stream_finalize (GObject *object)
 {
   GcgStream *self = GCG_STREAM (object);
 
-  if (self->owned && self->cu_stream) {
+  if (self->blocking_event || (self->owned && self->cu_stream)) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
-    if (gcg__context_guard_enter (&guard, self->context, NULL))
-      GCG_CU_WARN (cuStreamDestroy, self->cu_stream);
+    if (gcg__context_guard_enter (&guard, self->context, NULL)) {
+      if (self->blocking_event)
+        GCG_CU_WARN (cuEventDestroy, self->blocking_event);
+      if (self->owned && self->cu_stream)
+        GCG_CU_WARN (cuStreamDestroy, self->cu_stream);
+    }
   }
   g_clear_object (&self->context);
+  g_mutex_clear (&self->event_lock);
 
   G_OBJECT_CLASS (gcg_stream_parent_class)->finalize (object);
 }
 
 static void
+gcg_stream_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
+{
+  switch (prop_id) {
+    case PROP_SYNC_MODE:
+      gcg_stream_set_sync_mode (GCG_STREAM (object), g_value_get_enum (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
+gcg_stream_get_property (GObject *object, guint prop_id, GValue *value,
+    GParamSpec *pspec)
+{
+  switch (prop_id) {
+    case PROP_SYNC_MODE:
+      g_value_set_enum (value, gcg_stream_get_sync_mode (GCG_STREAM (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
 gcg_stream_class_init (GcgStreamClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = gcg_stream_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = gcg_stream_finalize;
+  object_class->set_property = gcg_stream_set_property;
+  object_class->get_property = gcg_stream_get_property;
+
+  /**
+   * GcgStream:sync-mode:
+   *
+   * How gcg_stream_synchronize() waits: spinning (the driver's choice) or
+   * sleeping on a blocking-sync event.
+   */
+  properties[PROP_SYNC_MODE] = g_param_spec_enum ("sync-mode", "Sync mode",
+      "How synchronize waits for the GPU", GCG_TYPE_SYNC_MODE,
+      GCG_SYNC_MODE_DRIVER, G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+      | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 gcg_stream_init (GcgStream *self)
 {
+  g_mutex_init (&self->event_lock);
 }
 
 /**
@@ -132,12 +195,70 @@ gcg__stream_get_cu (GcgStream *self)
 }
 
 /**
+ * gcg_stream_get_sync_mode:
+ * @self: a #GcgStream
+ *
+ * Returns: how gcg_stream_synchronize() waits
+ */
+GcgSyncMode
+gcg_stream_get_sync_mode (GcgStream *self)
+{
+  g_return_val_if_fail (GCG_IS_STREAM (self), GCG_SYNC_MODE_DRIVER);
+  return g_atomic_int_get (&self->sync_mode);
+}
+
+/**
+ * gcg_stream_set_sync_mode:
+ * @self: a #GcgStream
+ * @mode: how gcg_stream_synchronize() is to wait
+ */
+void
+gcg_stream_set_sync_mode (GcgStream *self, GcgSyncMode mode)
+{
+  g_return_if_fail (GCG_IS_STREAM (self));
+  g_return_if_fail (mode == GCG_SYNC_MODE_DRIVER
+      || mode == GCG_SYNC_MODE_BLOCKING);
+
+  if (g_atomic_int_exchange (&self->sync_mode, mode) != (gint) mode)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SYNC_MODE]);
+}
+
+/* Sleeps until the stream's work is done.  A capturing stream takes the
+ * plain path, so the capture is invalidated and reported as it would be
+ * in the driver mode instead of gaining an event-record node.  Two
+ * threads may share the event: a later record only waits for more. */
+static gboolean
+synchronize_blocking (GcgStream *self, GError **error)
+{
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUevent event;
+
+  if (!GCG_CU_OK (error, cuStreamIsCapturing, self->cu_stream, &status))
+    return FALSE;
+  if (status != CU_STREAM_CAPTURE_STATUS_NONE)
+    return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
+  g_mutex_lock (&self->event_lock);
+  if (self->blocking_event == NULL
+      && !GCG_CU_OK (error, cuEventCreate, &self->blocking_event,
+          CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) {
+    self->blocking_event = NULL;
+    g_mutex_unlock (&self->event_lock);
+    return FALSE;
+  }
+  event = self->blocking_event;
+  g_mutex_unlock (&self->event_lock);
+  return GCG_CU_OK (error, cuEventRecord, event, self->cu_stream)
+      && GCG_CU_OK (error, cuEventSynchronize, event);
+}
+
+/**
  * gcg_stream_synchronize:
  * @self: a #GcgStream
  * @error: return location for a #GError, or %NULL
  *
- * Waits until all work queued on the stream has completed.  Not allowed
- * while the stream captures: that invalidates the capture.
+ * Waits until all work queued on the stream has completed, as
+ * #GcgStream:sync-mode says.  Not allowed while the stream captures: that
+ * invalidates the capture.
  *
  * Returns: %TRUE on success; the error of a failed kernel otherwise
  */
@@ -148,8 +269,11 @@ gcg_stream_synchronize (GcgStream *self, GError **error)
 
   g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
 
-  return gcg__context_guard_enter (&guard, self->context, error)
-      && GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
+  if (!gcg__context_guard_enter (&guard, self->context, error))
+    return FALSE;
+  if (g_atomic_int_get (&self->sync_mode) == GCG_SYNC_MODE_BLOCKING)
+    return synchronize_blocking (self, error);
+  return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
 }
 
 /**

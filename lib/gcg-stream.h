@@ -28,6 +28,24 @@ typedef enum
   GCG_CAPTURE_STATUS_INVALIDATED = 2,
 } GcgCaptureStatus;
 
+/**
+ * GcgSyncMode:
+ * @GCG_SYNC_MODE_DRIVER: cuStreamSynchronize() under the context's
+ *   scheduling policy; on a primary context that is the driver's automatic
+ *   choice, which spins a CPU core while the GPU works whenever there are
+ *   fewer contexts than cores: the lowest latency, a busy core
+ * @GCG_SYNC_MODE_BLOCKING: record an event made with
+ *   CU_EVENT_BLOCKING_SYNC and wait on it: the thread sleeps until the
+ *   GPU is done, at the price of a wake-up latency
+ *
+ * How gcg_stream_synchronize() waits.
+ */
+typedef enum
+{
+  GCG_SYNC_MODE_DRIVER = 0,
+  GCG_SYNC_MODE_BLOCKING = 1,
+} GcgSyncMode;
+
 #define GCG_TYPE_STREAM (gcg_stream_get_type ())
 GCG_API
 G_DECLARE_FINAL_TYPE (GcgStream, gcg_stream, GCG, STREAM, GObject)
@@ -46,6 +64,12 @@ gpointer gcg_stream_get_handle (GcgStream *self);
 
 GCG_API
 gboolean gcg_stream_synchronize (GcgStream *self, GError **error);
+
+GCG_API
+GcgSyncMode gcg_stream_get_sync_mode (GcgStream *self);
+
+GCG_API
+void gcg_stream_set_sync_mode (GcgStream *self, GcgSyncMode mode);
 
 GCG_API
 gboolean gcg_stream_query (GcgStream *self, gboolean *idle, GError **error);

@@ -131,6 +131,9 @@ test_invalidated_capture (ChainFixture *f, gconstpointer data)
 
   if (!c->ctx)
     return;
+  /* Both sync modes: the blocking one must not slip an event record into
+   * the capture instead of failing. */
+  gcg_stream_set_sync_mode (c->stream, GPOINTER_TO_INT (data));
   capture = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_DEFAULT, &error);
   g_assert_no_error (error);
   g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
@@ -474,6 +477,9 @@ main (int argc, char **argv)
   ADD ("/gpu/capture/eager-allocations-between-replays",
       test_eager_allocations_between_replays);
   ADD ("/gpu/capture/invalidated", test_invalidated_capture);
+  g_test_add ("/gpu/capture/invalidated-blocking-sync", ChainFixture,
+      GINT_TO_POINTER (GCG_SYNC_MODE_BLOCKING), chain_fixture_setup,
+      test_invalidated_capture, chain_fixture_teardown);
   ADD ("/gpu/capture/abandoned-guard", test_abandoned_guard);
   ADD ("/gpu/capture/begin-twice-refused", test_begin_twice_refused);
   ADD ("/gpu/capture/finish-from-other-thread",

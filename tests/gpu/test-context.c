@@ -101,6 +101,59 @@ test_stream (void)
   g_assert_no_error (error);
 }
 
+/* A blocking synchronize really waits: a 100 ms kernel has set its flag
+ * when it returns, in both modes, and the mode is a notifying property. */
+static void
+test_stream_sync_modes (void)
+{
+  g_autoptr (GcgContext) ctx = gcg_test_open_gpu ();
+  g_autoptr (GcgStream) stream = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUdeviceptr flag = 0;
+  CUfunction fn;
+  gint khz = 0;
+  guint notified = 0;
+
+  if (!ctx)
+    return;
+  stream = gcg_stream_new (ctx, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gcg_stream_get_sync_mode (stream), ==,
+      GCG_SYNC_MODE_DRIVER);
+  g_signal_connect_swapped (stream, "notify::sync-mode",
+      G_CALLBACK (g_atomic_int_inc), &notified);
+  fn = gcg__context_get_function (ctx, "gcg_test_spin", &error);
+  g_assert_nonnull (fn);
+  g_assert_true (gcg__context_guard_enter (&guard, ctx, &error));
+  g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &flag, sizeof (guint32)));
+  g_assert_true (GCG_CU_OK (&error, cuDeviceGetAttribute, &khz,
+          CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gcg__context_get_cu_device (ctx)));
+  for (GcgSyncMode mode = GCG_SYNC_MODE_DRIVER;
+      mode <= GCG_SYNC_MODE_BLOCKING; mode++) {
+    unsigned long long cycles = (unsigned long long) MAX (khz, 1000000) * 100;
+    void *params[] = { &cycles, &flag };
+    guint32 host = 0;
+
+    g_object_set (stream, "sync-mode", mode, NULL);
+    for (gint round = 0; round < 2; round++) {
+      g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, flag, 0, 1,
+              gcg__stream_get_cu (stream)));
+      g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1,
+              0, gcg__stream_get_cu (stream), params, NULL));
+      g_assert_true (gcg_stream_synchronize (stream, &error));
+      g_assert_no_error (error);
+      g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, &host, flag,
+              sizeof (host)));
+      g_assert_cmpuint (host, ==, 1);
+    }
+  }
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_set (stream, "sync-mode", GCG_SYNC_MODE_BLOCKING, NULL);
+  g_assert_cmpuint (notified, ==, 1);
+  GCG_CU_WARN (cuMemFree, flag);
+}
+
 static void
 test_embedded_kernel_runs (void)
 {
@@ -192,6 +245,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/context/properties", test_properties);
   g_test_add_func ("/gpu/context/bad-ordinal-and-wrap", test_bad_ordinal_and_wrap);
   g_test_add_func ("/gpu/context/stream", test_stream);
+  g_test_add_func ("/gpu/context/stream-sync-modes", test_stream_sync_modes);
   g_test_add_func ("/gpu/context/embedded-kernel-runs", test_embedded_kernel_runs);
   g_test_add_func ("/gpu/context/fault-hook", test_fault_hook);
 

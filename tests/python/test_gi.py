@@ -57,6 +57,8 @@ class NoDriver(unittest.TestCase):
         self.assertEqual(Gcg.CaptureMode.GLOBAL, 0)
         self.assertEqual(Gcg.CaptureMode.THREAD_LOCAL, 1)
         self.assertEqual(Gcg.CaptureMode.RELAXED, 2)
+        self.assertEqual(Gcg.SyncMode.DRIVER, 0)
+        self.assertEqual(Gcg.SyncMode.BLOCKING, 1)
         self.assertIsInstance(Gcg.kernels_get_archs(), str)
 
     def test_capture_pool(self):

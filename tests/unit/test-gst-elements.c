@@ -665,6 +665,18 @@ check_pspec (GstElement * e, const gchar * name, GType type, GParamFlags flags)
   g_assert_cmpint (p->flags & flags, ==, flags);
 }
 
+static gchar *
+enum_nick (GstElement *e, const gchar *name)
+{
+  GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
+  g_auto (GValue) v = G_VALUE_INIT;
+
+  g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (p));
+  g_object_get_property (G_OBJECT (e), name, &v);
+  return g_strdup (g_enum_get_value (G_PARAM_SPEC_ENUM (p)->enum_class,
+          g_value_get_enum (&v))->value_nick);
+}
+
 static void
 test_registration (void)
 {
@@ -679,6 +691,7 @@ test_registration (void)
       GST_PARAM_MUTABLE_PLAYING;
   guint64 captures = 1;
   gint dev = 0;
+  g_autofree gchar *sync = NULL;
 
   g_assert_nonnull (plugin);
   g_assert_nonnull (conv);
@@ -689,6 +702,7 @@ test_registration (void)
     check_pspec (e, "cuda-device-id", G_TYPE_INT, rw);
     check_pspec (e, "backend", G_TYPE_ENUM, rw);
     check_pspec (e, "use-graph", G_TYPE_BOOLEAN, rw);
+    check_pspec (e, "sync-mode", G_TYPE_ENUM, rw);
     check_pspec (e, "captures", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "replays", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "eager-frames", G_TYPE_UINT64, G_PARAM_READABLE);
@@ -715,6 +729,13 @@ test_registration (void)
   g_object_get (conv, "captures", &captures, "cuda-device-id", &dev, NULL);
   g_assert_cmpuint (captures, ==, 0);
   g_assert_cmpint (dev, ==, -1);
+  /* Least CPU by default; the driver's spin by name, as gst-launch sets it. */
+  sync = enum_nick (conv, "sync-mode");
+  g_assert_cmpstr (sync, ==, "blocking");
+  gst_util_set_object_arg (G_OBJECT (conv), "sync-mode", "driver");
+  g_free (sync);
+  sync = enum_nick (conv, "sync-mode");
+  g_assert_cmpstr (sync, ==, "driver");
 }
 
 /* --- CUDA memory (caps only: no GPU here) ------------------------------- */
