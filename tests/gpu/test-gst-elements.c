@@ -4,11 +4,12 @@
  *
  * The cudagraph elements on a GPU: every conversion with backend=cuda is
  * compared byte for byte with backend=cpu (gamma 1, so the documented
- * arithmetic is identical), graph counters, eager mode, caps changes and a
- * real pipeline.  Skipped (TAP skip) without a CUDA driver and device.
+ * arithmetic is identical), graph counters, eager mode, caps changes, a
+ * real pipeline, and every driver entry point failing mid-stream.  Skipped (TAP skip) without a CUDA driver and device.
  */
 #include "gcg-test-util.h"
 #include "gcg-gst-test-util.h"
+#include "gcg-cuda-private.h"
 
 #define N_FRAMES 10
 
@@ -261,6 +262,69 @@ test_driver_failure_drops_frame (void)
   gst_harness_teardown (h);
 }
 
+/* Warnings are expected from cleanup calls failing under injection;
+ * criticals and errors stay fatal. */
+static gboolean
+warnings_not_fatal (const gchar * domain, GLogLevelFlags level,
+    const gchar * message, gpointer data)
+{
+  return (level & G_LOG_LEVEL_WARNING) == 0;
+}
+
+/* Every entry point failing at its first or second call while three
+ * frames go through: each frame comes out or is counted as dropped, none
+ * is lost otherwise, and the next frame after the fault equals the CPU
+ * backend's. */
+static void
+test_fault_sweep (void)
+{
+  const gchar *caps = "video/x-raw,format=NV12,width=64,height=48";
+  const gchar *out_caps = "video/x-raw,format=RGBA,width=40,height=30";
+  GstVideoInfo info = gcg_test_info (out_caps);
+  GstHarness *cpu;
+  GstBuffer *expected;
+  guint hit = 0;
+
+  if (!have_gpu ())
+    return;
+  cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps, out_caps);
+  expected = gcg_test_push_pull (cpu, gcg_test_frame_new (caps, moving_px,
+          GUINT_TO_POINTER (9), 128));
+  gst_harness_teardown (cpu);
+  g_test_log_set_fatal_handler (warnings_not_fatal, NULL);
+  for (GcgCudaId id = 0; id < GCG_CUDA_N_FUNCS; id++) {
+    for (guint nth = 1; nth <= 2; nth++) {
+      g_autofree gchar *spec = g_strdup_printf ("%s:%u",
+          gcg__cuda_func_name (id), nth);
+      GstHarness *h = gcg_test_harness_new
+          ("cudagraphconvert backend=cuda max-errors=-1", caps, out_caps);
+      guint64 dropped;
+      GstBuffer *out;
+
+      g_assert_true (gcg_fault_inject (spec, NULL));
+      for (guint i = 0; i < 3; i++)
+        g_assert_cmpint (gst_harness_push (h, gcg_test_frame_new (caps,
+                    moving_px, GUINT_TO_POINTER (i), 128)), ==, GST_FLOW_OK);
+      g_assert_true (gcg_fault_inject (NULL, NULL));
+      dropped = gcg_test_get_u64 (h, "cudagraphconvert", "dropped-frames");
+      g_assert_cmpuint (gst_harness_buffers_received (h) + dropped, ==, 3);
+      hit += dropped > 0;
+      while ((out = gst_harness_try_pull (h)))
+        gst_buffer_unref (out);
+      out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px,
+              GUINT_TO_POINTER (9), 128));
+      assert_same_buffer (expected, out, &info);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+  }
+  g_test_log_set_fatal_handler (NULL, NULL);
+  gst_buffer_unref (expected);
+  g_test_message ("%u of %u injected faults dropped a frame; every stream "
+      "went on with right output", hit, 2 * GCG_CUDA_N_FUNCS);
+  g_assert_cmpuint (hit, >=, 10);
+}
+
 /* videotestsrc ! cudagraphconvert ! fakesink reaches EOS, and the stats
  * message says the CUDA backend ran. */
 static void
@@ -324,6 +388,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/gpu/caps-change-recaptures",
       test_caps_change_recaptures);
   g_test_add_func ("/gst/gpu/pipeline-eos", test_pipeline_eos);
+  g_test_add_func ("/gst/gpu/fault-sweep", test_fault_sweep);
   g_test_add_func ("/gst/gpu/driver-failure-drops-frame",
       test_driver_failure_drops_frame);
   return g_test_run ();
