@@ -12,6 +12,9 @@
  * mappable system memory, but page-locked, so the cudagraph elements copy
  * it to and from the device asynchronously at full bus speed.  Blocks go
  * back to the pool's cache when freed (pinning is slow, reuse is not).
+ * When memory cannot be pinned (the driver failing, page-locked memory
+ * exhausted) it hands out ordinary system memory instead, with a warning:
+ * copies from it are slower, but the stream goes on.
  *
  * Since: 0.1
  */
@@ -52,15 +55,16 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   guint8 *data;
 
   if (params->align >= PINNED_ALIGN) {
-    GST_WARNING_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported",
-        params->align + 1);
-    return NULL;
+    GST_WARNING_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported, "
+        "using system memory", params->align + 1);
+    return gst_allocator_alloc (NULL, size, params);
   }
   data = gcg_host_pool_alloc (self->pool, maxsize, &error);
   if (data == NULL) {
-    GST_ERROR_OBJECT (self, "pinned allocation of %" G_GSIZE_FORMAT
-        " bytes failed: %s", maxsize, error ? error->message : "size 0");
-    return NULL;
+    GST_WARNING_OBJECT (self, "pinned allocation of %" G_GSIZE_FORMAT
+        " bytes failed, using system memory: %s", maxsize,
+        error ? error->message : "size 0");
+    return gst_allocator_alloc (NULL, size, params);
   }
   if (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED && params->prefix)
     memset (data, 0, params->prefix);
