@@ -97,6 +97,9 @@ typedef struct
   guint64 in_place_out;
   gboolean stats_posted;
   guint consecutive_errors;
+  /* priv->config holds the negotiated configuration (the chain for it may
+   * still be missing after a driver failure). */
+  gboolean have_config;
 
   /* The GstCudaContext offered by the pipeline or a neighbour, under the
    * object lock (set_context may come from any thread). */
@@ -396,6 +399,7 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
 
   retire_chain (self);
   free_staging (priv);
+  priv->have_config = FALSE;
   gst_clear_object (&priv->pinned);
   g_clear_object (&priv->allocator);
   g_clear_object (&priv->stream);
@@ -739,34 +743,50 @@ configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
 
 /* Builds the chain for @config unless the current one already matches it
  * (a renegotiation to the same caps keeps the capture). */
+/* Makes the chain for priv->config unless there is one. */
 static gboolean
+build_chain (GstCudaGraphBaseTransform * self, GError ** error)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  const GcgFrameChainConfig *config = &priv->config;
+
+  if (priv->chain)
+    return TRUE;
+  priv->chain = gcg_frame_chain_new (config, priv->active, priv->context,
+      error);
+  if (priv->chain == NULL)
+    return FALSE;
+  GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
+      config->in_width, config->in_height, config->out_width,
+      config->out_height, priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
+  return TRUE;
+}
+
+/* Takes @config (already validated) as the one to run.  A chain the
+ * driver cannot make now (a transient failure) does not fail the caps:
+ * each buffer tries again and counts as a failed frame until it works,
+ * so max-errors decides, as for any other driver failure. */
+static void
 ensure_chain (GstCudaGraphBaseTransform * self,
     const GcgFrameChainConfig * config)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
-  GcgFrameChain *chain;
 
-  if (priv->chain && memcmp (&priv->config, config, sizeof (*config)) == 0) {
+  if (priv->have_config
+      && memcmp (&priv->config, config, sizeof (*config)) == 0
+      && priv->chain) {
     GST_DEBUG_OBJECT (self, "same configuration, keeping the chain");
-    return TRUE;
+    return;
   }
   retire_chain (self);
   free_staging (priv);
-
-  chain = gcg_frame_chain_new (config, priv->active, priv->context, &error);
-  if (chain == NULL) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Cannot set up the frame chain for these caps: %s", error->message),
-        (NULL));
-    return FALSE;
-  }
-  priv->chain = chain;
   priv->config = *config;
-  GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
-      config->in_width, config->in_height, config->out_width,
-      config->out_height, priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
-  return TRUE;
+  priv->have_config = TRUE;
+  if (!build_chain (self, &error))
+    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+        ("Cannot set up the frame chain yet: %s", error->message),
+        ("tried again with each buffer"));
 }
 
 static gboolean
@@ -803,7 +823,8 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
     return FALSE;
   }
   priv->in_info = in_info;
-  return ensure_chain (self, &config);
+  ensure_chain (self, &config);
+  return TRUE;
 }
 
 static gboolean
@@ -1265,10 +1286,16 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   gboolean use_graph;
   GcgSyncMode sync_mode;
 
-  if (priv->chain == NULL) {
+  if (!priv->have_config) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("buffer before caps were set"));
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (priv->chain == NULL) {
+    g_autoptr (GError) error = NULL;
+
+    if (!build_chain (self, &error))
+      return frame_failed (self, error);
   }
   GST_OBJECT_LOCK (self);
   use_graph = priv->use_graph;
