@@ -10,26 +10,32 @@
 G_BEGIN_DECLS
 
 /* Makes a capture pool's private CUmemoryPool the device's current memory
- * pool for a window and puts the previous one back:
+ * pool for a window (gcg-mem-pool-scope.c):
  *   GcgMemPoolScope scope = GCG_MEM_POOL_SCOPE_INIT;
  *   if (!gcg__mem_pool_scope_enter (&scope, pool, error))
  *     return FALSE;
  *   ...
  *   gcg__mem_pool_scope_leave (&scope);
  * Entering with a pool that has no private CUmemoryPool changes nothing.
- * Scopes nest: each one restores what it found. */
+ * Scopes may end in any order (two captures on two threads): the device
+ * keeps the pool of the newest scope still open, and gets back the pool it
+ * had before the first one once the last has left. */
 typedef struct
 {
   CUdevice device;
-  CUmemoryPool previous;
+  CUmemoryPool pool;
   gboolean active;
+  GList link;
 } GcgMemPoolScope;
 
-#define GCG_MEM_POOL_SCOPE_INIT { 0, NULL, FALSE }
+#define GCG_MEM_POOL_SCOPE_INIT { 0, NULL, FALSE, { NULL, NULL, NULL } }
 
 gboolean gcg__mem_pool_scope_enter (GcgMemPoolScope *scope,
     GcgCapturePool *pool, GError **error);
 void gcg__mem_pool_scope_leave (GcgMemPoolScope *scope);
+
+/* The context of a pool with a private CUmemoryPool, NULL otherwise. */
+GcgContext *gcg__capture_pool_get_context (GcgCapturePool *self);
 
 gboolean gcg__capture_pool_check_unsealed (GcgCapturePool *self,
     GError **error);

@@ -363,6 +363,7 @@ gcg_capture_pool_keep (GcgCapturePool *self, gpointer data,
 guint
 gcg_capture_pool_keep_object (GcgCapturePool *self, GObject *object)
 {
+  g_return_val_if_fail (GCG_IS_CAPTURE_POOL (self), 0);
   g_return_val_if_fail (G_IS_OBJECT (object), 0);
 
   return gcg_capture_pool_keep (self, g_object_ref (object),
@@ -518,31 +519,8 @@ gcg_capture_pool_free (GcgCapturePool *self, GcgStream *stream,
       gcg__stream_get_cu (stream));
 }
 
-/* Device-level calls: they need no current context, so the restore in
- * leave() cannot fail for want of one. */
-gboolean
-gcg__mem_pool_scope_enter (GcgMemPoolScope *scope, GcgCapturePool *pool,
-    GError **error)
+GcgContext *
+gcg__capture_pool_get_context (GcgCapturePool *self)
 {
-  CUdevice dev;
-
-  scope->active = FALSE;
-  if (pool == NULL || pool->mem_pool == NULL)
-    return TRUE;
-  dev = gcg__context_get_cu_device (pool->context);
-  if (!GCG_CU_OK (error, cuDeviceGetMemPool, &scope->previous, dev)
-      || !GCG_CU_OK (error, cuDeviceSetMemPool, dev, pool->mem_pool))
-    return FALSE;
-  scope->device = dev;
-  scope->active = TRUE;
-  return TRUE;
-}
-
-void
-gcg__mem_pool_scope_leave (GcgMemPoolScope *scope)
-{
-  if (!scope->active)
-    return;
-  GCG_CU_WARN (cuDeviceSetMemPool, scope->device, scope->previous);
-  scope->active = FALSE;
+  return self->context;
 }

@@ -304,19 +304,21 @@ gcg_context_push (GcgContext *self, GError **error)
 gboolean
 gcg_context_pop (GcgContext *self, GError **error)
 {
-  CUcontext popped = NULL;
+  CUcontext current = NULL, popped = NULL;
 
   g_return_val_if_fail (GCG_IS_CONTEXT (self), FALSE);
 
-  if (!GCG_CU_OK (error, cuCtxPopCurrent, &popped))
+  /* Checked before popping, so a mismatch leaves the caller's stack as it
+   * was. */
+  if (!GCG_CU_OK (error, cuCtxGetCurrent, &current))
     return FALSE;
-  if (popped != self->cu_context) {
+  if (current != self->cu_context) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
-        "gcg_context_pop: the current context was not this one; pushes and "
+        "gcg_context_pop: the current context is not this one; pushes and "
         "pops must pair up");
     return FALSE;
   }
-  return TRUE;
+  return GCG_CU_OK (error, cuCtxPopCurrent, &popped);
 }
 
 gboolean
@@ -534,8 +536,12 @@ CUfunction
 gcg__context_get_function (GcgContext *self, const gchar *name,
     GError **error)
 {
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   CUfunction fn = NULL;
 
+  /* cuModuleGetFunction wants the module's context current. */
+  if (!gcg__context_guard_enter (&guard, self, error))
+    return NULL;
   g_mutex_lock (&self->module_lock);
   if (load_module_locked (self, error)) {
     fn = g_hash_table_lookup (self->functions, name);

@@ -136,7 +136,8 @@ alloc_buffers (GcgDispatchGraph *self, GArray *buffers, const gsize *sizes,
       continue;
     /* Keyed on the default stream, not our own: finalize waits for our
      * stream before freeing, so the blocks are idle then and the next
-     * dispatch graph (on another stream) can reuse them. */
+     * dispatch graph (on another stream) can reuse them.  The other way
+     * round, see wait_for_default_stream(). */
     if (!gcg_allocator_alloc (self->allocator, sizes[i], NULL, &b->device,
             error))
       return FALSE;
@@ -146,6 +147,24 @@ alloc_buffers (GcgDispatchGraph *self, GArray *buffers, const gsize *sizes,
     memset (b->host, 0, sizes[i]);
   }
   return TRUE;
+}
+
+/* Blocks keyed on the legacy default stream come back to the allocator in
+ * that stream's order: work queued there may still use them.  Our
+ * non-blocking stream does not wait for it by itself, so it does once. */
+static gboolean
+wait_for_default_stream (GcgDispatchGraph *self, GError **error)
+{
+  CUevent event = NULL;
+  gboolean ok;
+
+  ok = GCG_CU_OK (error, cuEventCreate, &event, CU_EVENT_DISABLE_TIMING)
+      && GCG_CU_OK (error, cuEventRecord, event, NULL)
+      && GCG_CU_OK (error, cuStreamWaitEvent,
+      gcg__stream_get_cu (self->stream), event, 0);
+  if (event)
+    GCG_CU_WARN (cuEventDestroy, event);
+  return ok;
 }
 
 /**
@@ -224,7 +243,8 @@ gcg_dispatch_graph_new_full (GcgAllocator *allocator, GcgHostPool *host_pool,
   self->stream = gcg_stream_new (context, error);
   if (self->stream == NULL
       || !alloc_buffers (self, self->inputs, input_sizes, n_inputs, error)
-      || !alloc_buffers (self, self->outputs, output_sizes, n_outputs, error))
+      || !alloc_buffers (self, self->outputs, output_sizes, n_outputs, error)
+      || !wait_for_default_stream (self, error))
     return NULL;
   return g_steal_pointer (&self);
 }

@@ -19,7 +19,10 @@
  * otherwise.
  *
  * A graph holds a reference on the #GcgCapturePool of its capture, which
- * keeps the buffers the graph touches alive.  Graphs whose capture
+ * keeps the buffers the graph touches alive.  Before it lets go of that
+ * pool (finalize, or an update that brings another pool) it waits for the
+ * streams it was launched on, so no launch still in flight reads buffers
+ * the pool then releases.  Graphs whose capture
  * allocated memory (graph memory-allocation nodes, see #GcgCapturePool)
  * are instantiated with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
  *
@@ -43,6 +46,12 @@ struct _GcgGraph
 
   atomic_uint_fast64_t replays;
   gint uploaded;                /* atomic */
+
+  /* Streams launched on while holding a pool, to wait for before the pool
+   * goes; last_stream (atomic) keeps the per-frame check to one compare. */
+  GMutex streams_lock;
+  GPtrArray *streams;
+  gpointer last_stream;
 };
 
 enum
@@ -111,16 +120,58 @@ gcg_graph_get_property (GObject *object, guint prop_id, GValue *value,
   }
 }
 
-/* Its own scope, so the context is popped before it may be released. */
+/* Waits for every launch of the graph so far; a stream that is capturing
+ * cannot be waited for (that would end its capture) and is skipped with a
+ * warning.  The context must be current. */
+static void
+wait_for_launches (GcgGraph *self)
+{
+  g_mutex_lock (&self->streams_lock);
+  for (guint i = 0; self->streams && i < self->streams->len; i++) {
+    CUstream s = gcg__stream_get_cu (self->streams->pdata[i]);
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+
+    if (GCG_CU (cuStreamIsCapturing, s, &status) == CUDA_SUCCESS
+        && status != CU_STREAM_CAPTURE_STATUS_NONE) {
+      g_warning ("A graph's capture pool is released while a stream it ran "
+          "on is capturing; synchronize before dropping the graph");
+      continue;
+    }
+    GCG_CU_WARN (cuStreamSynchronize, s);
+  }
+  g_clear_pointer (&self->streams, g_ptr_array_unref);
+  g_atomic_pointer_set (&self->last_stream, NULL);
+  g_mutex_unlock (&self->streams_lock);
+}
+
+static void
+note_stream (GcgGraph *self, GcgStream *stream)
+{
+  if (g_atomic_pointer_get (&self->last_stream) == stream)
+    return;
+  g_mutex_lock (&self->streams_lock);
+  if (self->streams == NULL)
+    self->streams = g_ptr_array_new_with_free_func (g_object_unref);
+  if (!g_ptr_array_find (self->streams, stream, NULL))
+    g_ptr_array_add (self->streams, g_object_ref (stream));
+  g_atomic_pointer_set (&self->last_stream, stream);
+  g_mutex_unlock (&self->streams_lock);
+}
+
+/* Its own scope, so the context is popped before it may be released.  The
+ * destroy calls take their handle, not the current context: without a
+ * push they are still tried rather than leaked. */
 static void
 release_handles (GcgGraph *self)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  gboolean current;
 
-  if (!self->exec && !self->graph)
+  if (!self->exec && !self->graph && !self->streams)
     return;
-  if (!gcg__context_guard_enter (&guard, self->context, NULL))
-    return;
+  current = gcg__context_guard_enter (&guard, self->context, NULL);
+  if (current && self->pool)
+    wait_for_launches (self);
   /* An executable graph still in flight is freed once it completes. */
   if (self->exec)
     destroy_exec (self->exec);
@@ -137,6 +188,8 @@ gcg_graph_finalize (GObject *object)
   /* Last: the pool's buffers may still be read by the graph until here. */
   g_clear_object (&self->pool);
   g_clear_object (&self->context);
+  g_clear_pointer (&self->streams, g_ptr_array_unref);
+  g_mutex_clear (&self->streams_lock);
 
   G_OBJECT_CLASS (gcg_graph_parent_class)->finalize (object);
 }
@@ -169,6 +222,7 @@ static void
 gcg_graph_init (GcgGraph *self)
 {
   atomic_init (&self->replays, 0);
+  g_mutex_init (&self->streams_lock);
 }
 
 /* Counts the nodes of @graph, and among them the memory-allocation nodes
@@ -270,6 +324,8 @@ gcg_graph_launch (GcgGraph *self, GcgStream *stream, GError **error)
           gcg__stream_get_cu (stream)))
     return FALSE;
   atomic_fetch_add_explicit (&self->replays, 1, memory_order_relaxed);
+  if (self->pool)
+    note_stream (self, stream);
   return TRUE;
 }
 
@@ -476,8 +532,12 @@ adopt (GcgGraph *self, CUgraph graph, guint n_nodes, guint n_alloc,
   self->n_alloc_nodes = n_alloc;
   /* Parameters changed on the host: the next upload must push them. */
   g_atomic_int_set (&self->uploaded, FALSE);
-  if (g_set_object (&self->pool, pool))
+  if (self->pool != pool) {
+    if (self->pool)
+      wait_for_launches (self);
+    g_set_object (&self->pool, pool);
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_POOL]);
+  }
   if (nodes_changed)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NODE_COUNT]);
 }

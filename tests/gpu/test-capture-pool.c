@@ -332,6 +332,52 @@ test_guard_swaps_mem_pool (ChainFixture *f, gconstpointer data)
   chain_check_eager (c, 2);
 }
 
+/* Two captures with two private pools, ended in the order they began:
+ * the device keeps the newer open capture's pool, then gets its own back
+ * (each guard restoring what it found would leave the first pool). */
+static void
+test_guard_scopes_end_out_of_order (ChainFixture *f, gconstpointer data)
+{
+  Chain *c = &f->chain;
+  g_autoptr (GcgCapturePool) p1 = NULL;
+  g_autoptr (GcgCapturePool) p2 = NULL;
+  g_autoptr (GcgStream) other = NULL;
+  g_autoptr (GError) error = NULL;
+  GcgCapture *a, *b;
+
+  if (!c->ctx)
+    return;
+  p1 = gcg_capture_pool_new_private (c->ctx, &error);
+  p2 = gcg_capture_pool_new_private (c->ctx, &error);
+  other = gcg_stream_new (c->ctx, &error);
+  g_assert_no_error (error);
+  a = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED, p1,
+      &error);
+  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2,
+      &error);
+  g_assert_no_error (error);
+  g_assert_true (chain_current_mem_pool (c) ==
+      gcg_capture_pool_get_mem_pool_handle (p2));
+  g_object_unref (a);
+  g_assert_true (chain_current_mem_pool (c) ==
+      gcg_capture_pool_get_mem_pool_handle (p2));
+  g_object_unref (b);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
+
+  /* The other order too. */
+  a = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED, p1,
+      &error);
+  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2,
+      &error);
+  g_object_unref (b);
+  g_assert_true (chain_current_mem_pool (c) ==
+      gcg_capture_pool_get_mem_pool_handle (p1));
+  g_object_unref (a);
+  g_assert_true (chain_current_mem_pool (c) == f->original);
+  g_assert_no_error (error);
+  chain_check_eager (c, 2);
+}
+
 /* Allocation from the private pool: served from it eagerly, refused on a
  * capturing stream. */
 static void
@@ -524,6 +570,8 @@ main (int argc, char **argv)
   ADD ("/gpu/capture-pool/into-pool-restores-mem-pool",
       test_into_pool_restores_mem_pool);
   ADD ("/gpu/capture-pool/guard-swaps-mem-pool", test_guard_swaps_mem_pool);
+  ADD ("/gpu/capture-pool/guard-scopes-end-out-of-order",
+      test_guard_scopes_end_out_of_order);
   ADD ("/gpu/capture-pool/alloc", test_pool_alloc);
   ADD ("/gpu/capture-pool/alloc-in-capture-freed",
       test_alloc_in_capture_freed);

@@ -76,6 +76,20 @@ test_bad_ordinal_and_wrap (void)
   g_assert_true (gcg_context_push (wrapped, &error));
   g_assert_true (gcg_context_pop (wrapped, &error));
   g_assert_no_error (error);
+
+  /* A pop that does not pair up fails and leaves the stack alone. */
+  {
+    CUcontext before = NULL, after = NULL;
+
+    g_assert_true (GCG_CU_OK (&error, cuCtxGetCurrent, &before));
+    if (before != gcg_context_get_handle (ctx)) {
+      g_assert_false (gcg_context_pop (ctx, &error));
+      g_assert_error (error, GCG_ERROR, GCG_ERROR_FAILED);
+      g_clear_error (&error);
+      g_assert_true (GCG_CU_OK (&error, cuCtxGetCurrent, &after));
+      g_assert_true (after == before);
+    }
+  }
 }
 
 static void
