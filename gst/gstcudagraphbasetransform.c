@@ -100,6 +100,8 @@ typedef struct
   /* priv->config holds the negotiated configuration (the chain for it may
    * still be missing after a driver failure). */
   gboolean have_config;
+  /* Between start and stop: the backend (and CUDA memory output) known. */
+  gboolean started;
 
   /* The GstCudaContext offered by the pipeline or a neighbour, under the
    * object lock (set_context may come from any thread). */
@@ -545,9 +547,8 @@ reset_counters (GstCudaGraphBaseTransform * self)
 }
 
 static gboolean
-gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
+open_backend (GstCudaGraphBaseTransform * self)
 {
-  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
   GcgBackend backend;
@@ -581,6 +582,15 @@ gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
       ("no usable GPU (%s): running the CPU reference backend",
           error->message), (NULL));
   return TRUE;
+}
+
+static gboolean
+gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+
+  GET_PRIV (self)->started = open_backend (self);
+  return GET_PRIV (self)->started;
 }
 
 static void
@@ -617,6 +627,7 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
   if (!priv->stats_posted)
     post_stats (self);
   gst_cuda_graph_base_transform_close (self);
+  priv->started = FALSE;
   return TRUE;
 }
 
@@ -892,8 +903,11 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
   if (decide_query == NULL)
     return TRUE;
 
+  /* Crop meta is not offered: an upstream that then stops cropping sends
+   * caps of the cropped size with full-size frames, which the caps-sized
+   * mapping cannot read.  A crop meta on a frame of the caps' size (an
+   * application's) is still honoured by cudagraphconvert. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   gst_query_add_allocation_meta (query,
       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
 
@@ -984,8 +998,16 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
     config = gst_buffer_pool_get_config (pool);
     gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
     gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
-    if (gst_buffer_pool_set_config (pool, config))
+    if (gst_buffer_pool_set_config (pool, config)) {
       gst_query_add_allocation_pool (query, pool, size, 2, 0);
+      /* The base class configures the pool again with the query's first
+       * allocator: it has to be ours, or the pool falls back to plain
+       * system memory. */
+      if (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_set_nth_allocation_param (query, 0, priv->pinned, NULL);
+      else
+        gst_query_add_allocation_param (query, priv->pinned, NULL);
+    }
   }
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->decide_allocation (trans,
@@ -1135,8 +1157,13 @@ run_cuda (GstCudaGraphBaseTransformPrivate * priv, GcgFrameParams * params,
   if (!input_to_device (priv, params, in, in_dev, error)
       || !output_on_device (priv, params, out, out_dev, error)
       || !gcg_frame_chain_process (priv->chain, params, priv->stream, error)
-      || (!out_dev && !output_to_host (priv, params, out, error)))
+      || (!out_dev && !output_to_host (priv, params, out, error))) {
+    /* Copies and kernels queued before the failure may still use the
+     * frames about to be unmapped and the staging buffers: wait for them
+     * (a sticky error would fail this too; there is nothing else to do). */
+    (void) gcg_stream_synchronize (priv->stream, NULL);
     return FALSE;
+  }
   priv->in_place_in += in_dev ? 1 : 0;
   priv->in_place_out += out_dev ? 1 : 0;
   /* The output buffer holds the result only once the stream is done, in
@@ -1343,6 +1370,20 @@ const GcgFrameChainConfig *
 gst_cuda_graph_base_transform_get_config (GstCudaGraphBaseTransform * self)
 {
   return &GET_PRIV (self)->config;
+}
+
+/* CUDA memory output needs the CUDA backend on a context shared with
+ * GStreamer's CUDA elements; before start that is not known yet, and the
+ * caps may offer it. */
+gboolean
+gst_cuda_graph_base_transform_can_output_cuda_memory
+    (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (!priv->started)
+    return TRUE;
+  return priv->active == GCG_BACKEND_CUDA && priv->cuda_context != NULL;
 }
 
 GcgBackend

@@ -61,6 +61,9 @@ const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info
     (GstCudaGraphBaseTransform *self);
 const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
     (GstCudaGraphBaseTransform *self);
+gboolean gst_cuda_graph_base_transform_can_output_cuda_memory
+    (GstCudaGraphBaseTransform * self);
+
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
 

@@ -393,6 +393,12 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
    * peer takes it, system memory stays system memory. */
   result = gst_caps_merge (gst_caps_ref (caps), freed);
   result = gst_cuda_graph_caps_add_memory_kinds (result);
+  /* CUDA memory out only where the backend can make it; in, it is always
+   * readable (mapped through the host on the CPU backend). */
+  if (direction == GST_PAD_SINK
+      && !gst_cuda_graph_base_transform_can_output_cuda_memory
+      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
+    result = gst_cuda_graph_caps_remove_cuda_memory (result);
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
         GST_CAPS_INTERSECT_FIRST);
@@ -450,6 +456,40 @@ fixate_par (const GstStructure * in_s, GstStructure * s)
     gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d, NULL);
 }
 
+static gboolean
+structure_is_yuv (const GstStructure * s)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+
+  return format && GST_VIDEO_FORMAT_INFO_IS_YUV (gst_video_format_get_info
+      (gst_video_format_from_string (format)));
+}
+
+/* YUV to YUV keeps the input's matrix and range (one conversion matrix
+ * for both ways), so the output says so, rather than the default its size
+ * would give it (BT.709 above SD, BT.601 below). */
+static void
+fixate_colorimetry (GstCaps * caps, GstStructure * s)
+{
+  const GstStructure *in_s = gst_caps_get_structure (caps, 0);
+  const gchar *site = gst_structure_get_string (in_s, "chroma-site");
+  g_autofree gchar *colorimetry = NULL;
+  GstVideoInfo in_info;
+
+  if (!structure_is_yuv (in_s) || !structure_is_yuv (s)
+      || !gst_video_info_from_caps (&in_info, caps))
+    return;
+  colorimetry = gst_video_colorimetry_to_string (&in_info.colorimetry);
+  if (colorimetry == NULL)
+    return;
+  if (gst_structure_has_field (s, "colorimetry"))
+    gst_structure_fixate_field_string (s, "colorimetry", colorimetry);
+  else
+    gst_structure_set (s, "colorimetry", G_TYPE_STRING, colorimetry, NULL);
+  if (site && !gst_structure_has_field (s, "chroma-site"))
+    gst_structure_set (s, "chroma-site", G_TYPE_STRING, site, NULL);
+}
+
 static GstCaps *
 gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
@@ -470,6 +510,7 @@ gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
   fixate_format (in_s, s);
   fixate_size (in_s, s);
   fixate_par (in_s, s);
+  fixate_colorimetry (caps, s);
   othercaps = gst_caps_fixate (othercaps);
   GST_DEBUG_OBJECT (trans, "fixated to %" GST_PTR_FORMAT, othercaps);
   return othercaps;
@@ -510,13 +551,25 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
   config->out_width = GST_VIDEO_INFO_WIDTH (&out_info);
   config->out_height = GST_VIDEO_INFO_HEIGHT (&out_info);
   config->max_rois = 1;
-  /* RGB in, YUV out: the output's colorimetry decides. */
-  if (!GST_VIDEO_INFO_IS_YUV (in_info) && GST_VIDEO_INFO_IS_YUV (&out_info)) {
-    config->matrix =
+  /* RGB in, YUV out: the output's colorimetry decides.  YUV to YUV keeps
+   * the input's (see fixate_colorimetry()): other output caps are refused
+   * rather than mislabelled. */
+  if (GST_VIDEO_INFO_IS_YUV (&out_info)) {
+    GcgColorMatrix matrix =
         out_info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709
         ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
-    config->full_range =
+    gboolean full_range =
         out_info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+
+    if (!GST_VIDEO_INFO_IS_YUV (in_info)) {
+      config->matrix = matrix;
+      config->full_range = full_range;
+    } else if (matrix != config->matrix || full_range != config->full_range) {
+      GST_ERROR_OBJECT (self, "YUV to YUV keeps the input's colour matrix "
+          "and range; output caps %" GST_PTR_FORMAT " ask for others",
+          outcaps);
+      return FALSE;
+    }
   }
   GST_OBJECT_LOCK (self);
   config->resize = self->method;
@@ -569,6 +622,13 @@ update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
   if (passthrough != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %d", passthrough);
     gst_base_transform_set_passthrough (trans, passthrough);
+    /* In passthrough no allocation was decided: without a new query the
+     * output would come from plain system memory whatever the caps say
+     * (CUDA memory, downstream's pool, pinned memory).  Runs before the
+     * base class checks for reconfiguration, so it applies to this
+     * buffer already. */
+    if (!passthrough)
+      gst_base_transform_reconfigure_src (trans);
   }
 }
 
@@ -602,10 +662,16 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
   if (!gst_cuda_graph_clip_rect (&region, fw, fh))
     goto refused;
 
+  /* The properties go up to G_MAXINT: beyond the region is refused, and
+   * the arithmetic cannot overflow. */
+  if ((gint64) prop->x >= region.width || (gint64) prop->y >= region.height)
+    goto refused;
   r.x = region.x + prop->x;
   r.y = region.y + prop->y;
-  r.width = prop->width ? prop->width : region.width - prop->x;
-  r.height = prop->height ? prop->height : region.height - prop->y;
+  r.width = prop->width ? MIN (prop->width, region.width) :
+      region.width - prop->x;
+  r.height = prop->height ? MIN (prop->height, region.height) :
+      region.height - prop->y;
   if (r.width <= 0 || r.height <= 0
       || !gst_cuda_graph_clip_rect (&r, region.x + region.width, region.y + region.height))
     goto refused;

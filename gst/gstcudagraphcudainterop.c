@@ -35,6 +35,20 @@ gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps)
 }
 
 GstCaps *
+gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps)
+{
+  caps = gst_caps_make_writable (caps);
+  for (guint i = gst_caps_get_size (caps); i > 0; i--) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i - 1);
+
+    if (f && gst_caps_features_contains (f,
+            GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY))
+      gst_caps_remove_structure (caps, i - 1);
+  }
+  return caps;
+}
+
+GstCaps *
 gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps)
 {
 #ifdef HAVE_GST_CUDA
@@ -153,8 +167,17 @@ gst_cuda_graph_cuda_share_primary (GstElement * element, gint device_id,
 GcgContext *
 gst_cuda_graph_cuda_wrap (GstObject * gst_context, GError ** error)
 {
-  return gcg_context_new_wrapped (gst_cuda_context_get_handle
+  GcgContext *context = gcg_context_new_wrapped (gst_cuda_context_get_handle
       (GST_CUDA_CONTEXT (gst_context)), error);
+
+  /* Pinned memory, streams and chains made in @context may outlive the
+   * element (buffers held downstream or by the application): each holds
+   * the GcgContext, which holds the GstCudaContext and so the CUcontext.
+   * Qdata goes after the GcgContext's own finalize, which still uses it. */
+  if (context)
+    g_object_set_data_full (G_OBJECT (context), "gst-cuda-context",
+        gst_object_ref (gst_context), gst_object_unref);
+  return context;
 }
 
 void

@@ -58,9 +58,8 @@ void gst_cuda_graph_cuda_find_context (GstElement * element);
 GstObject *gst_cuda_graph_cuda_share_primary (GstElement * element,
     gint device_id, GError ** error);
 
-/* A GcgContext on @gst_context's CUcontext: it relies on @gst_context, so
- * keep a reference to that until the GcgContext and everything made in it
- * are gone. */
+/* A GcgContext on @gst_context's CUcontext, holding a reference on
+ * @gst_context for as long as it (and so everything made in it) lives. */
 GcgContext *gst_cuda_graph_cuda_wrap (GstObject * gst_context,
     GError ** error);
 
@@ -128,5 +127,9 @@ gboolean gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps);
  * (system <-> CUDA), the original features first.  Without HAVE_GST_CUDA,
  * only system memory.  Takes ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps);
+
+/* @caps without the structures that have the CUDA memory feature.  Takes
+ * ownership of @caps. */
+GstCaps *gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps);
 
 G_END_DECLS

@@ -160,8 +160,9 @@ gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator * self)
   allocator->mem_map = pinned_map;
   allocator->mem_unmap = pinned_unmap;
   allocator->mem_share = pinned_share;
-  /* Mapping is free, so copies and is_span can use the defaults. */
-  GST_OBJECT_FLAG_SET (allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+  /* Mapping is free, so copies and is_span can use the defaults.  Not
+   * CUSTOM_ALLOC: any element may allocate from it (that is what proposing
+   * it upstream is for). */
 }
 
 /**

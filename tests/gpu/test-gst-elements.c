@@ -262,6 +262,42 @@ test_driver_failure_drops_frame (void)
   gst_harness_teardown (h);
 }
 
+/* With no pool from downstream, results land in pinned memory (so the
+ * download runs at full speed), also after a passthrough spell ends. */
+static void
+test_output_pinned (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48";
+  GstHarness *h;
+  GstBuffer *out;
+
+  if (!have_gpu ())
+    return;
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps,
+      "video/x-raw,format=RGBA,width=32,height=24");
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          "CudaGraphPinnedMemory"));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* Same caps, identity settings: passthrough; then brightness ends it. */
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps, caps);
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  gst_buffer_unref (out);
+  {
+    g_autoptr (GstElement) conv = gst_harness_find_element (h,
+        "cudagraphconvert");
+
+    g_object_set (conv, "brightness", 0.1, NULL);
+  }
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          "CudaGraphPinnedMemory"));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
 /* Same visible bytes as assert_same_buffer(), as a verdict. */
 static gboolean
 same_frame (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
@@ -439,6 +475,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/gpu/caps-change-recaptures",
       test_caps_change_recaptures);
   g_test_add_func ("/gst/gpu/pipeline-eos", test_pipeline_eos);
+  g_test_add_func ("/gst/gpu/output-pinned", test_output_pinned);
   g_test_add_func ("/gst/gpu/fault-sweep", test_fault_sweep);
   g_test_add_func ("/gst/gpu/driver-failure-drops-frame",
       test_driver_failure_drops_frame);

@@ -200,6 +200,60 @@ test_crop_meta (void)
   check_crop (out, &info, 2, 3);
 }
 
+/* A crop meta shifted by crop-x far beyond the frame (up to G_MAXINT,
+ * no overflow) is refused: the last good crop, the meta's own, is used. */
+static void
+test_crop_far_outside (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  const gchar *out_caps = "video/x-raw,format=RGBA,width=4,height=4";
+  g_autoptr (GstBuffer) out = NULL;
+  g_autoptr (GstBuffer) out2 = NULL;
+  GstHarness *h = gcg_test_harness_new (CONVERT, caps, out_caps);
+  GstBuffer *in = gcg_test_frame_new (caps, pattern_px, NULL, 0);
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (in);
+  GstVideoInfo info = gcg_test_info (out_caps);
+
+  meta->x = 2;
+  meta->y = 3;
+  meta->width = 4;
+  meta->height = 4;
+  out = gcg_test_push_pull (h, gst_buffer_copy_deep (in));
+  check_crop (out, &info, 2, 3);
+  {
+    g_autoptr (GstElement) conv = gst_harness_find_element (h,
+        "cudagraphconvert");
+
+    gst_util_set_object_arg (G_OBJECT (conv), "crop-x", "2147483000");
+  }
+  out2 = gcg_test_push_pull (h, in);
+  check_crop (out2, &info, 2, 3);
+  gst_harness_teardown (h);
+}
+
+/* YUV to YUV downscaled below HD keeps the input's BT.709 in the output
+ * caps instead of the BT.601 default of the smaller size. */
+static void
+test_yuv_keeps_colorimetry (void)
+{
+  const gchar *caps =
+      "video/x-raw,format=NV12,width=1280,height=720,colorimetry=bt709";
+  GstHarness *h = gcg_test_harness_new (CONVERT, caps,
+      "video/x-raw,format=NV12,width=320,height=180");
+  g_autoptr (GstCaps) out_caps = NULL;
+  GstBuffer *out;
+  GstVideoInfo info;
+
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, pattern_px, NULL,
+          128));
+  gst_buffer_unref (out);
+  out_caps = gst_pad_get_current_caps (h->sinkpad);
+  g_assert_true (gst_video_info_from_caps (&info, out_caps));
+  g_assert_cmpint (info.colorimetry.matrix, ==, GST_VIDEO_COLOR_MATRIX_BT709);
+  g_assert_cmpint (info.colorimetry.range, ==, GST_VIDEO_COLOR_RANGE_16_235);
+  gst_harness_teardown (h);
+}
+
 /* Nearest picks floor((x + 0.5) * 2) = 1, 3, 5, 7 of each row and column. */
 static void
 test_resize (void)
@@ -822,6 +876,28 @@ test_cuda_memory_transform_caps (void)
   g_assert_cmpint (find_memory_kind (to_pre, TRUE), >=, 0);
   g_assert_cmpint (find_memory_kind (to_pre, FALSE), >=, 0);
   g_assert_cmpint (find_memory_kind (from_pre, TRUE), ==, -1);
+
+  /* Started on the CPU backend: CUDA memory is still taken in, never
+   * offered out (the backend could not write it). */
+  {
+    g_autoptr (GstElement) cpu = gst_element_factory_make ("cudagraphconvert",
+        NULL);
+    g_autoptr (GstCaps) out = NULL;
+    g_autoptr (GstCaps) in = NULL;
+
+    gst_util_set_object_arg (G_OBJECT (cpu), "backend", "cpu");
+    g_assert_cmpint (gst_element_set_state (cpu, GST_STATE_PAUSED), !=,
+        GST_STATE_CHANGE_FAILURE);
+    out = transform_caps (cpu, GST_PAD_SINK,
+        "video/x-raw(" CUDA_FEATURE "),format=NV12,width=64,height=48");
+    in = transform_caps (cpu, GST_PAD_SRC,
+        "video/x-raw,format=NV12,width=64,height=48");
+    g_assert_cmpint (find_memory_kind (out, TRUE), ==, -1);
+    g_assert_cmpint (find_memory_kind (out, FALSE), >=, 0);
+    g_assert_cmpint (find_memory_kind (in, TRUE), >=, 0);
+    g_assert_cmpint (gst_element_set_state (cpu, GST_STATE_NULL), ==,
+        GST_STATE_CHANGE_SUCCESS);
+  }
 #else
   g_test_skip ("built without gstreamer-cuda");
 #endif
@@ -866,6 +942,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/rgb-bgr", test_rgb_bgr);
   g_test_add_func ("/gst/convert/crop-property", test_crop_property);
   g_test_add_func ("/gst/convert/crop-meta", test_crop_meta);
+  g_test_add_func ("/gst/convert/crop-far-outside", test_crop_far_outside);
+  g_test_add_func ("/gst/convert/yuv-keeps-colorimetry",
+      test_yuv_keeps_colorimetry);
   g_test_add_func ("/gst/convert/resize", test_resize);
   g_test_add_func ("/gst/convert/letterbox", test_letterbox);
   g_test_add_func ("/gst/convert/brightness", test_brightness);
