@@ -38,6 +38,8 @@
 
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
+#include "gstcudagraphcudapool.h"
+#include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
 
 /* Shared with gstcudagraphcudainterop.c. */
@@ -56,6 +58,7 @@ enum
   PROP_EAGER_FRAMES,
   PROP_MAX_ERRORS,
   PROP_DROPPED_FRAMES,
+  PROP_IN_FLIGHT,
 };
 
 #define DEFAULT_CUDA_DEVICE_ID -1
@@ -63,15 +66,16 @@ enum
 #define DEFAULT_USE_GRAPH TRUE
 #define DEFAULT_SYNC_MODE GCG_SYNC_MODE_BLOCKING
 #define DEFAULT_MAX_ERRORS 10
+#define DEFAULT_IN_FLIGHT 4
 
-/* Input or output planes of one frame as host memory. */
+/* A frame whose GPU work may still be running: its input stays mapped
+ * (and so referenced) until the frame queue says the device is done. */
 typedef struct
 {
-  guint n;
-  guint8 *data[3];
-  gint stride[3];
-  gsize size[3];
-} GcgPlanes;
+  GstCudaGraphBaseTransform *self;
+  GstVideoFrame in_frame;
+  GstClockTime pts;
+} InFlightFrame;
 
 typedef struct
 {
@@ -81,6 +85,7 @@ typedef struct
   gboolean use_graph;
   GcgSyncMode sync_mode;
   gint max_errors;
+  guint in_flight;
 
   /* Counters, under the object lock: totals over every chain since start,
    * and the part of them from chains already replaced. */
@@ -97,6 +102,9 @@ typedef struct
   guint64 in_place_out;
   gboolean stats_posted;
   guint consecutive_errors;
+  /* A frame that failed on the GPU after it was pushed took the errors past
+   * max-errors: the next buffer returns GST_FLOW_ERROR. */
+  gboolean flow_error;
   /* priv->config holds the negotiated configuration (the chain for it may
    * still be missing after a driver failure). */
   gboolean have_config;
@@ -113,16 +121,17 @@ typedef struct
   GcgContext *context;
   GcgStream *stream;
   GcgAllocator *allocator;
+  GcgHostPool *host_pool;
   GstAllocator *pinned;
+  GcgFrameQueue *queue;
   GcgFrameChain *chain;
   GcgFrameChainConfig config;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
   gsize out_size;
-  guint64 dev_in;
-  gsize dev_in_size;
-  guint64 dev_out;
-  gsize dev_out_size;
+  /* Device address of the last output when it was device memory, else 0
+   * (for the subclasses' metadata). */
+  guint64 out_device_ptr;
 } GstCudaGraphBaseTransformPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaGraphBaseTransform,
@@ -218,8 +227,16 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
       g_param_spec_uint64 ("dropped-frames", "Dropped frames",
-          "Frames dropped because processing them failed", 0, G_MAXUINT64,
-          0, ro));
+          "Frames that failed to process: dropped, or (when the GPU failed "
+          "after the buffer was pushed) reported with a warning", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
+      g_param_spec_uint ("in-flight", "Frames in flight",
+          "Frames whose GPU work may be queued at once: buffers leave the "
+          "element while the GPU still works on them, and whoever maps one "
+          "first waits for that frame only (1 = one frame at a time)", 1,
+          GCG_FRAME_QUEUE_MAX_DEPTH, DEFAULT_IN_FLIGHT,
+          rw | GST_PARAM_MUTABLE_READY));
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_set_context);
@@ -261,6 +278,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
   priv->use_graph = DEFAULT_USE_GRAPH;
   priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
+  priv->in_flight = DEFAULT_IN_FLIGHT;
   priv->active = GCG_BACKEND_CPU;
 }
 
@@ -287,6 +305,9 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
       break;
     case PROP_MAX_ERRORS:
       priv->max_errors = g_value_get_int (value);
+      break;
+    case PROP_IN_FLIGHT:
+      priv->in_flight = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -331,6 +352,9 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_DROPPED_FRAMES:
       g_value_set_uint64 (value, priv->dropped);
       break;
+    case PROP_IN_FLIGHT:
+      g_value_set_uint (value, priv->in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -351,19 +375,6 @@ gst_cuda_graph_base_transform_finalize (GObject * object)
 }
 
 /* --- device resources ---------------------------------------------------- */
-
-static void
-free_staging (GstCudaGraphBaseTransformPrivate * priv)
-{
-  /* The stream is synchronised after every frame, so nothing in flight
-   * still reads or writes these. */
-  if (priv->dev_in)
-    gcg_allocator_free (priv->allocator, priv->dev_in);
-  if (priv->dev_out)
-    gcg_allocator_free (priv->allocator, priv->dev_out);
-  priv->dev_in = priv->dev_out = 0;
-  priv->dev_in_size = priv->dev_out_size = 0;
-}
 
 /* The chain counts every graph launch, the one right after a capture
  * included; the element's "replays" are the frames that reused a graph
@@ -399,10 +410,14 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
+  /* Frames in flight still use the chain, the staging and their buffers. */
+  if (priv->queue)
+    gcg_frame_queue_cancel (priv->queue);
+  g_clear_object (&priv->queue);
   retire_chain (self);
-  free_staging (priv);
   priv->have_config = FALSE;
   gst_clear_object (&priv->pinned);
+  g_clear_object (&priv->host_pool);
   g_clear_object (&priv->allocator);
   g_clear_object (&priv->stream);
   g_clear_object (&priv->context);
@@ -500,6 +515,7 @@ open_in_context (GstCudaGraphBaseTransform * self, GcgContext * context,
   priv->stream = g_steal_pointer (&stream);
   priv->allocator = g_steal_pointer (&allocator);
   priv->pinned = gst_cuda_graph_pinned_allocator_new (host_pool);
+  priv->host_pool = g_steal_pointer (&host_pool);
   return TRUE;
 }
 
@@ -543,6 +559,7 @@ reset_counters (GstCudaGraphBaseTransform * self)
   priv->consecutive_errors = 0;
   priv->in_place_in = priv->in_place_out = 0;
   priv->stats_posted = FALSE;
+  priv->flow_error = FALSE;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -584,13 +601,38 @@ open_backend (GstCudaGraphBaseTransform * self)
   return TRUE;
 }
 
+/* The queue the frames run through: on the stream for CUDA, synchronous
+ * for the CPU backend. */
+static gboolean
+open_queue (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  guint depth;
+
+  GST_OBJECT_LOCK (self);
+  depth = priv->in_flight;
+  GST_OBJECT_UNLOCK (self);
+  priv->queue = gcg_frame_queue_new (priv->stream, priv->allocator,
+      priv->host_pool, depth, &error);
+  if (priv->queue == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot make the frame queue: %s", error->message), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
-  GET_PRIV (self)->started = open_backend (self);
-  return GET_PRIV (self)->started;
+  priv->started = open_backend (self) && open_queue (self);
+  if (!priv->started)
+    gst_cuda_graph_base_transform_close (self);
+  return priv->started;
 }
 
 static void
@@ -631,12 +673,31 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* EOS waits for the frames in flight, so that their failures are
+ * reported before it and the counters are final; a flush gives them up
+ * (they left already: nothing is held back) and forgets past failures. */
 static gboolean
 gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-    post_stats (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      if (priv->queue)
+        gcg_frame_queue_drain (priv->queue);
+      post_stats (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      if (priv->queue)
+        gcg_frame_queue_cancel (priv->queue);
+      priv->consecutive_errors = 0;
+      priv->flow_error = FALSE;
+      break;
+    default:
+      break;
+  }
 
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->sink_event (trans, event);
@@ -790,8 +851,10 @@ ensure_chain (GstCudaGraphBaseTransform * self,
     GST_DEBUG_OBJECT (self, "same configuration, keeping the chain");
     return;
   }
+  /* The old chain's frames finish first (none is lost). */
+  if (priv->queue)
+    gcg_frame_queue_drain (priv->queue);
   retire_chain (self);
-  free_staging (priv);
   priv->config = *config;
   priv->have_config = TRUE;
   if (!build_chain (self, &error))
@@ -864,6 +927,14 @@ gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
 
 /* --- allocation ---------------------------------------------------------- */
 
+/* Input buffers stay with us until their frame is done: upstream needs
+ * that many more than it would otherwise. */
+static guint
+proposed_min_buffers (GstCudaGraphBaseTransformPrivate * priv)
+{
+  return priv->queue ? gcg_frame_queue_get_depth (priv->queue) + 1 : 2;
+}
+
 /* CUDA memory in our context lets upstream write where the chain reads. */
 static void
 propose_cuda_pool (GstCudaGraphBaseTransformPrivate * priv, GstQuery * query,
@@ -877,7 +948,8 @@ propose_cuda_pool (GstCudaGraphBaseTransformPrivate * priv, GstQuery * query,
   pool = gst_cuda_graph_cuda_pool_new (priv->cuda_context, caps, &size);
   if (pool == NULL)
     return;
-  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_query_add_allocation_pool (query, pool, size,
+      proposed_min_buffers (priv), 0);
   gst_object_unref (pool);
 }
 
@@ -922,21 +994,24 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
 
   pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, 2, 0);
+  gst_buffer_pool_config_set_params (config, caps, info.size,
+      proposed_min_buffers (priv), 0);
   gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_WARNING_OBJECT (trans, "pinned pool refused its config");
     return TRUE;
   }
-  gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
+  gst_query_add_allocation_pool (query, pool, info.size,
+      proposed_min_buffers (priv), 0);
   gst_query_add_allocation_param (query, priv->pinned, NULL);
   return TRUE;
 }
 
 /* CUDA memory output comes from a pool of our context, whatever downstream
- * offered (a pool of another context would need copies), keeping its
- * buffer counts. */
+ * offered (a pool of another context would need copies, and only ours
+ * makes readers wait for frames still running), keeping its buffer
+ * counts.  Video frames are pitched; a tensor is one contiguous block. */
 static gboolean
 decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
     GstCaps * caps)
@@ -944,7 +1019,7 @@ decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GstBufferPool *pool = NULL;
   guint size = 0, min = 0, max = 0;
-  gsize pool_size = 0;
+  gsize pool_size = 0, tensor_size = 0;
 
   if (priv->active != GCG_BACKEND_CUDA || priv->cuda_context == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -957,7 +1032,13 @@ decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
     gst_clear_object (&pool);
   }
-  pool = gst_cuda_graph_cuda_pool_new (priv->cuda_context, caps, &pool_size);
+  if (!gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "video/x-raw")
+      && !gst_cuda_graph_base_transform_get_unit_size (GST_BASE_TRANSFORM
+          (self), caps, &tensor_size))
+    tensor_size = 0;
+  pool = gst_cuda_graph_cuda_output_pool_new (priv->cuda_context, caps,
+      tensor_size, min, &pool_size);
   if (pool == NULL) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("The CUDA buffer pool refused %" GST_PTR_FORMAT, caps), (NULL));
@@ -1031,14 +1112,41 @@ gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
   }
 }
 
+/* GST_MAP_CUDA when the chain can use @buffer's memory in place: CUDA
+ * memory of our context, with the CUDA backend. */
+static GstMapFlags
+device_map_flags (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * buffer)
+{
+  if (priv->active != GCG_BACKEND_CUDA)
+    return 0;
+  return gst_cuda_graph_cuda_map_flags (buffer, priv->cuda_context);
+}
+
+/* Where @buffer's memory is for the frame queue: device memory when mapped
+ * with GST_MAP_CUDA, pinned host memory when it is ours (DMA straight from
+ * or into it), pageable host memory otherwise (staged). */
+static GcgMemoryKind
+memory_kind (GstBuffer * buffer, GstMapFlags device)
+{
+  if (device)
+    return GCG_MEMORY_KIND_DEVICE;
+  if (gst_buffer_n_memory (buffer) == 1
+      && gst_cuda_graph_is_pinned_memory (gst_buffer_peek_memory (buffer, 0)))
+    return GCG_MEMORY_KIND_HOST_PINNED;
+  return GCG_MEMORY_KIND_HOST;
+}
+
 static void
-planes_from_frame (GcgPlanes * planes, GstVideoFrame * frame)
+planes_from_frame (GcgFramePlanes * planes, GstVideoFrame * frame,
+    GcgMemoryKind kind)
 {
   guint i;
 
-  planes->n = GST_VIDEO_FRAME_N_PLANES (frame);
-  for (i = 0; i < planes->n; i++) {
-    planes->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, i);
+  planes->kind = kind;
+  planes->n_planes = GST_VIDEO_FRAME_N_PLANES (frame);
+  for (i = 0; i < planes->n_planes; i++) {
+    planes->data[i] = (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (frame,
+        i);
     planes->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
     /* Component i lives in plane i for every format we take. */
     planes->size[i] = (gsize) planes->stride[i]
@@ -1046,130 +1154,51 @@ planes_from_frame (GcgPlanes * planes, GstVideoFrame * frame)
   }
 }
 
-static gsize
-planes_total (const GcgPlanes * planes)
+/* The output buffer, mapped for the chain to write: a video frame, or the
+ * tensor as one plane. */
+typedef struct
 {
-  gsize total = 0;
-  guint i;
+  gboolean video;
+  GstVideoFrame frame;
+  GstMapInfo map;
+} OutputMapping;
 
-  for (i = 0; i < planes->n; i++)
-    total += planes->size[i];
-  return total;
-}
-
-/* Grows a staging buffer when a frame's layout (strides from a video meta)
- * needs more than the caps did; normally allocated once per caps. */
 static gboolean
-ensure_staging (GstCudaGraphBaseTransformPrivate * priv, guint64 * ptr,
-    gsize * have, gsize need, GError ** error)
+map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
+    OutputMapping * m, GcgFramePlanes * planes)
 {
-  if (*ptr && *have >= need)
+  GstMapFlags device = device_map_flags (priv, outbuf);
+  GcgMemoryKind kind = memory_kind (outbuf, device);
+
+  memset (planes, 0, sizeof (*planes));
+  m->video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
+  if (m->video) {
+    if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf,
+            GST_MAP_WRITE | device))
+      return FALSE;
+    planes_from_frame (planes, &m->frame, kind);
     return TRUE;
-  if (*ptr)
-    gcg_allocator_free (priv->allocator, *ptr);
-  *ptr = 0;
-  *have = 0;
-  if (!gcg_allocator_alloc (priv->allocator, need, priv->stream, ptr, error))
+  }
+  if (!gst_buffer_map (outbuf, &m->map, GST_MAP_WRITE | device))
     return FALSE;
-  *have = need;
+  if (m->map.size < priv->out_size) {
+    gst_buffer_unmap (outbuf, &m->map);
+    return FALSE;
+  }
+  planes->kind = kind;
+  planes->n_planes = 1;
+  planes->data[0] = (guint64) (guintptr) m->map.data;
+  planes->size[0] = priv->out_size;
   return TRUE;
 }
 
-/* Points @ptr/@stride at @planes: where they are when @base is 0 (device
- * memory), else back to back from @base with the same strides. */
 static void
-set_plane_addresses (guint64 * ptr, gint * stride, const GcgPlanes * planes,
-    guint64 base)
+unmap_output (GstBuffer * outbuf, OutputMapping * m)
 {
-  guint i;
-
-  for (i = 0; i < planes->n; i++) {
-    ptr[i] = base ? base : (guint64) (guintptr) planes->data[i];
-    stride[i] = planes->stride[i];
-    base += base ? planes->size[i] : 0;
-  }
-}
-
-/* Input in device memory is read where it is; host memory is staged, each
- * plane one contiguous copy. */
-static gboolean
-input_to_device (GstCudaGraphBaseTransformPrivate * priv,
-    GcgFrameParams * params, const GcgPlanes * in, gboolean on_device,
-    GError ** error)
-{
-  guint i;
-
-  if (on_device) {
-    set_plane_addresses (params->src, params->src_stride, in, 0);
-    return TRUE;
-  }
-  if (!ensure_staging (priv, &priv->dev_in, &priv->dev_in_size,
-          planes_total (in), error))
-    return FALSE;
-  set_plane_addresses (params->src, params->src_stride, in, priv->dev_in);
-  for (i = 0; i < in->n; i++) {
-    if (!gcg_stream_copy_to_device (priv->stream, params->src[i],
-            in->data[i], in->size[i], error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Output in device memory is written in place; host memory gets a staging
- * area, copied back by output_to_host(). */
-static gboolean
-output_on_device (GstCudaGraphBaseTransformPrivate * priv,
-    GcgFrameParams * params, const GcgPlanes * out, gboolean on_device,
-    GError ** error)
-{
-  if (on_device) {
-    set_plane_addresses (params->dst, params->dst_stride, out, 0);
-    return TRUE;
-  }
-  if (!ensure_staging (priv, &priv->dev_out, &priv->dev_out_size,
-          planes_total (out), error))
-    return FALSE;
-  set_plane_addresses (params->dst, params->dst_stride, out, priv->dev_out);
-  return TRUE;
-}
-
-static gboolean
-output_to_host (GstCudaGraphBaseTransformPrivate * priv,
-    const GcgFrameParams * params, const GcgPlanes * out, GError ** error)
-{
-  guint i;
-
-  for (i = 0; i < out->n; i++) {
-    if (!gcg_stream_copy_to_host (priv->stream, out->data[i], params->dst[i],
-            out->size[i], error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* The CUDA backend; @in_dev / @out_dev say the planes are device memory of
- * our context (GstCudaMemory mapped with GST_MAP_CUDA). */
-static gboolean
-run_cuda (GstCudaGraphBaseTransformPrivate * priv, GcgFrameParams * params,
-    const GcgPlanes * in, gboolean in_dev, const GcgPlanes * out,
-    gboolean out_dev, GError ** error)
-{
-  if (!input_to_device (priv, params, in, in_dev, error)
-      || !output_on_device (priv, params, out, out_dev, error)
-      || !gcg_frame_chain_process (priv->chain, params, priv->stream, error)
-      || (!out_dev && !output_to_host (priv, params, out, error))) {
-    /* Copies and kernels queued before the failure may still use the
-     * frames about to be unmapped and the staging buffers: wait for them
-     * (a sticky error would fail this too; there is nothing else to do). */
-    (void) gcg_stream_synchronize (priv->stream, NULL);
-    return FALSE;
-  }
-  priv->in_place_in += in_dev ? 1 : 0;
-  priv->in_place_out += out_dev ? 1 : 0;
-  /* The output buffer holds the result only once the stream is done, in
-   * device memory as in host memory: downstream (1.22's CUDA elements
-   * included) reads it without waiting on our stream. */
-  return gcg_stream_synchronize (priv->stream, error);
+  if (m->video)
+    gst_video_frame_unmap (&m->frame);
+  else
+    gst_buffer_unmap (outbuf, &m->map);
 }
 
 static void
@@ -1201,23 +1230,14 @@ fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* GST_MAP_CUDA when the chain can use @buffer's memory in place: CUDA
- * memory of our context, with the CUDA backend. */
-static GstMapFlags
-device_map_flags (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * buffer)
-{
-  if (priv->active != GCG_BACKEND_CUDA)
-    return 0;
-  return gst_cuda_graph_cuda_map_flags (buffer, priv->cuda_context);
-}
-
-/* A frame that failed to process (a driver error, an invalid per-frame
- * value that slipped through) is dropped with a warning so the stream goes
- * on, like GstVideoDecoder's max-errors; only a run of more than
- * max-errors failures in a row (a lost device, a sticky CUDA error) stops
- * the pipeline. */
-static GstFlowReturn
-frame_failed (GstCudaGraphBaseTransform * self, const GError * error)
+/* Counts a failed frame; TRUE when that makes more than max-errors
+ * failures in a row.  A failed frame is dropped (or, failing on the GPU
+ * after it left, reported) with a warning so the stream goes on, like
+ * GstVideoDecoder's max-errors; only a run of failures (a lost device, a
+ * sticky CUDA error) stops the pipeline. */
+static gboolean
+count_failure (GstCudaGraphBaseTransform * self, const GError * error,
+    GstClockTime pts, const gchar * what)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   gint max_errors;
@@ -1227,75 +1247,117 @@ frame_failed (GstCudaGraphBaseTransform * self, const GError * error)
   priv->dropped++;
   GST_OBJECT_UNLOCK (self);
   priv->consecutive_errors++;
-  GST_WARNING_OBJECT (self, "frame failed (%u in a row): %s",
-      priv->consecutive_errors, error->message);
+  GST_WARNING_OBJECT (self, "frame %" GST_TIME_FORMAT " failed (%u in a row):"
+      " %s", GST_TIME_ARGS (pts), priv->consecutive_errors, error->message);
   if (max_errors >= 0 && priv->consecutive_errors > (guint) max_errors) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Processing a frame failed %u times in a row: %s",
-            priv->consecutive_errors, error->message),
+        ("Processing a frame failed %u times in a row (frame PTS %"
+            GST_TIME_FORMAT "): %s", priv->consecutive_errors,
+            GST_TIME_ARGS (pts), error->message),
         ("max-errors is %d", max_errors));
-    return GST_FLOW_ERROR;
+    return TRUE;
   }
   GST_ELEMENT_WARNING (self, STREAM, FAILED,
-      ("Processing a frame failed, frame dropped: %s", error->message),
+      ("Processing the frame with PTS %" GST_TIME_FORMAT " failed, %s: %s",
+          GST_TIME_ARGS (pts), what, error->message),
       ("%u failure(s) in a row, max-errors %d", priv->consecutive_errors,
           max_errors));
+  return FALSE;
+}
+
+/* A frame that failed before it was queued is dropped. */
+static GstFlowReturn
+frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
+    GstClockTime pts)
+{
+  if (count_failure (self, error, pts, "frame dropped"))
+    return GST_FLOW_ERROR;
   return GST_BASE_TRANSFORM_FLOW_DROPPED;
 }
 
+/* The frame queue is done with a frame: release its input and account for
+ * a failure on the GPU (the buffer left already: it can only be reported,
+ * with its PTS, and the next buffer errors out past max-errors). */
+static void
+frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
+    gpointer user_data)
+{
+  InFlightFrame *frame = user_data;
+  GstCudaGraphBaseTransform *self = frame->self;
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gst_video_frame_unmap (&frame->in_frame);
+  if (error == NULL)
+    priv->consecutive_errors = 0;
+  else if (!g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED)
+      && count_failure (self, error, frame->pts, "its output is invalid"))
+    priv->flow_error = TRUE;
+  g_free (frame);
+}
+
+/* Output the GPU may still be writing leaves now when its readers will
+ * wait for it (our pinned memory, our CUDA memory: the map waits on a
+ * fence); any other memory is complete before it leaves. */
+static gboolean
+finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
+    const GcgFramePlanes * out, guint64 seq, GError ** error)
+{
+  GstMemory *mem = gst_buffer_peek_memory (outbuf, 0);
+
+  if (priv->active != GCG_BACKEND_CUDA)
+    return TRUE;
+  if (gst_buffer_n_memory (outbuf) == 1 && out->kind != GCG_MEMORY_KIND_HOST
+      && (gst_cuda_graph_is_pinned_memory (mem)
+          || gst_cuda_graph_cuda_memory_is_fenced (mem))) {
+    gst_cuda_graph_fence_set (mem, priv->queue, seq);
+    return TRUE;
+  }
+  return gcg_frame_queue_wait (priv->queue, seq, error);
+}
+
+/* Queues @frame (its input mapped) into @outbuf; takes @frame. */
 static GstFlowReturn
-process_mapped (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
-    GstVideoFrame * in_frame, gboolean in_dev, GstBuffer * outbuf)
+submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
+    InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
-  GstVideoFrame out_frame;
-  GstMapInfo out_map;
-  GcgPlanes in, out = { 0 };
-  gboolean video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
-  GstMapFlags out_dev = video ? device_map_flags (priv, outbuf) : 0;
-  gboolean ok;
+  GcgFramePlanes in, out;
+  OutputMapping m;
+  GstClockTime pts = frame->pts;
+  guint64 seq = 0;
+  gboolean queued, ready;
 
-  planes_from_frame (&in, in_frame);
-  if (video) {
-    if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
-            GST_MAP_WRITE | out_dev))
-      goto map_failed;
-    planes_from_frame (&out, &out_frame);
-  } else {
-    if (!gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE))
-      goto map_failed;
-    if (out_map.size < priv->out_size) {
-      gst_buffer_unmap (outbuf, &out_map);
-      goto map_failed;
-    }
-    out.n = 1;
-    out.data[0] = out_map.data;
-    out.size[0] = priv->out_size;
+  if (!map_output (priv, outbuf, &m, &out)) {
+    gst_video_frame_unmap (&frame->in_frame);
+    g_free (frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
+            priv->out_size), (NULL));
+    return GST_FLOW_ERROR;
   }
-
-  if (priv->active == GCG_BACKEND_CUDA) {
-    ok = run_cuda (priv, params, &in, in_dev, &out, out_dev != 0, &error);
-  } else {
-    set_plane_addresses (params->src, params->src_stride, &in, 0);
-    set_plane_addresses (params->dst, params->dst_stride, &out, 0);
-    ok = gcg_frame_chain_process (priv->chain, params, NULL, &error);
+  planes_from_frame (&in, &frame->in_frame,
+      memory_kind (frame->in_frame.buffer, in_dev));
+  queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in,
+      &out, frame_done, frame, &seq, &error);
+  if (!queued) {
+    unmap_output (outbuf, &m);
+    gst_video_frame_unmap (&frame->in_frame);
+    g_free (frame);
+    return frame_failed (self, error, pts);
   }
-
-  if (video)
-    gst_video_frame_unmap (&out_frame);
-  else
-    gst_buffer_unmap (outbuf, &out_map);
-  if (!ok)
-    return frame_failed (self, error);
-  priv->consecutive_errors = 0;
+  /* @frame belongs to the queue now. */
+  priv->out_device_ptr =
+      out.kind == GCG_MEMORY_KIND_DEVICE ? params->dst[0] : 0;
+  ready = finish_output (priv, outbuf, &out, seq, &error);
+  unmap_output (outbuf, &m);
+  /* A frame that failed while we waited for it was reported by
+   * frame_done(): drop its output. */
+  if (!ready)
+    return priv->flow_error ? GST_FLOW_ERROR : GST_BASE_TRANSFORM_FLOW_DROPPED;
+  priv->in_place_in += in.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
+  priv->in_place_out += out.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
   return GST_FLOW_OK;
-
-map_failed:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED,
-      ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
-          priv->out_size), (NULL));
-  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -1307,7 +1369,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
       GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GcgFrameParams params;
-  GstVideoFrame in_frame;
+  InFlightFrame *frame;
   GstFlowReturn ret;
   GstMapFlags in_dev;
   gboolean use_graph;
@@ -1318,11 +1380,13 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
         ("buffer before caps were set"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  if (priv->flow_error)
+    return GST_FLOW_ERROR;
   if (priv->chain == NULL) {
     g_autoptr (GError) error = NULL;
 
     if (!build_chain (self, &error))
-      return frame_failed (self, error);
+      return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
   }
   GST_OBJECT_LOCK (self);
   use_graph = priv->use_graph;
@@ -1338,8 +1402,13 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   in_dev = device_map_flags (priv, inbuf);
   if (in_dev)
     gst_cuda_graph_cuda_wait_ready (inbuf);
-  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
+  frame = g_new0 (InFlightFrame, 1);
+  frame->self = self;
+  frame->pts = GST_BUFFER_PTS (inbuf);
+  /* The mapping holds a reference on @inbuf until the frame is done. */
+  if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
           GST_MAP_READ | in_dev)) {
+    g_free (frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",
             GST_VIDEO_INFO_NAME (&priv->in_info),
@@ -1347,18 +1416,42 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
             GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
     return GST_FLOW_ERROR;
   }
-  ret = process_mapped (self, &params, &in_frame, in_dev != 0, outbuf);
-  gst_video_frame_unmap (&in_frame);
+  ret = submit_frame (self, &params, frame, in_dev, outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
 
   update_counters (self);
   if (klass->decorate)
     klass->decorate (self, outbuf, &params);
-  return GST_FLOW_OK;
+  /* A frame done meanwhile may have failed once too often. */
+  return priv->flow_error ? GST_FLOW_ERROR : GST_FLOW_OK;
 }
 
 /* --- helpers for the subclasses ------------------------------------------ */
+
+/**
+ * gst_cuda_graph_base_transform_get_output_location:
+ * @self: a #GstCudaGraphBaseTransform
+ * @device_ptr: (out): device address of the last output
+ * @device_id: (out): its CUDA device
+ * @stream: (out) (transfer none): the stream writing it
+ *
+ * Returns: %TRUE when the last output went to device memory (then the out
+ *   values are set), %FALSE for host memory
+ */
+gboolean
+gst_cuda_graph_base_transform_get_output_location (GstCudaGraphBaseTransform
+    * self, guint64 * device_ptr, gint * device_id, GcgStream ** stream)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (priv->out_device_ptr == 0 || priv->context == NULL)
+    return FALSE;
+  *device_ptr = priv->out_device_ptr;
+  *device_id = gcg_context_get_device_id (priv->context);
+  *stream = priv->stream;
+  return TRUE;
+}
 
 const GstVideoInfo *
 gst_cuda_graph_base_transform_get_in_info (GstCudaGraphBaseTransform * self)

@@ -31,12 +31,14 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaGraphBaseTransform,
  *   metadata.  Plane addresses, PTS and frame number are the base's job.
  *   Invalid values are refused here (with a warning) and replaced by the
  *   last good ones, so processing never fails on them.
- * @decorate: called after a frame was processed, to attach metadata to
- *   @outbuf that describes how it was made
+ * @decorate: called after a frame was queued, to attach metadata to
+ *   @outbuf that describes how it was made (the GPU may still be writing
+ *   @outbuf: never map it here)
  *
  * The shared base of the cudagraph elements: it owns the CUDA context,
  * stream, device allocator and the #GcgFrameChain built for the current
- * caps, maps buffers, stages system memory and runs the chain.
+ * caps, maps buffers and hands each frame to a #GcgFrameQueue, which
+ * stages, runs and tracks it while the buffer moves on.
  */
 struct _GstCudaGraphBaseTransformClass
 {
@@ -66,6 +68,10 @@ gboolean gst_cuda_graph_base_transform_can_output_cuda_memory
 
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
+
+gboolean gst_cuda_graph_base_transform_get_output_location
+    (GstCudaGraphBaseTransform *self, guint64 *device_ptr, gint *device_id,
+    GcgStream **stream);
 
 /* Overrides @params' colour adjustment with the fields of a "GcgParamsMeta"
  * custom meta on @buffer, if there is one. */

@@ -20,6 +20,9 @@
  */
 
 #include "gstcudagraphpinnedallocator.h"
+#include "gstcudagraphfence.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_pinned_allocator_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_pinned_allocator_debug
@@ -95,9 +98,12 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
   g_free (mem);
 }
 
+/* The GPU may still be writing an output frame into it: wait for that
+ * frame (gstcudagraphfence.h). */
 static gpointer
 pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
 {
+  gst_cuda_graph_fence_wait (memory);
   return ((GcgPinnedMemory *) memory)->data;
 }
 
@@ -160,9 +166,23 @@ gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator * self)
   allocator->mem_map = pinned_map;
   allocator->mem_unmap = pinned_unmap;
   allocator->mem_share = pinned_share;
-  /* Mapping is free, so copies and is_span can use the defaults.  Not
+  /* Mapping is cheap (it waits only for a fence), so copies and is_span
+   * can use the defaults, which map.  Not
    * CUSTOM_ALLOC: any element may allocate from it (that is what proposing
    * it upstream is for). */
+}
+
+/**
+ * gst_cuda_graph_is_pinned_memory:
+ * @mem: a #GstMemory
+ *
+ * Returns: whether @mem is page-locked memory from a pinned allocator (the
+ *   device copies it by DMA, asynchronously)
+ */
+gboolean
+gst_cuda_graph_is_pinned_memory (GstMemory * mem)
+{
+  return mem->allocator && GST_IS_CUDA_GRAPH_PINNED_ALLOCATOR (mem->allocator);
 }
 
 /**

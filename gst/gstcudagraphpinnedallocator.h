@@ -19,4 +19,6 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphPinnedAllocator,
 
 GstAllocator *gst_cuda_graph_pinned_allocator_new (GcgHostPool * pool);
 
+gboolean gst_cuda_graph_is_pinned_memory (GstMemory * mem);
+
 G_END_DECLS

@@ -69,8 +69,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (PREPROCESS_FORMATS)));
+#ifdef HAVE_GST_CUDA
+#define SRC_CAPS TENSOR_CAPS "; other/tensors(" \
+  GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY "), format = (string) static, " \
+  "num_tensors = (int) 1, types = (string) { float32, float16, uint8 }, " \
+  "framerate = (fraction) [ 0/1, MAX ]"
+#else
+#define SRC_CAPS TENSOR_CAPS
+#endif
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TENSOR_CAPS));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
 enum
 {
@@ -565,12 +573,22 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     const GValue *fr = gst_structure_get_value (gst_caps_get_structure (caps,
             i), "framerate");
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
 
+    /* The tensor stays in the input's memory kind when downstream takes
+     * it (CUDA in, CUDA out: no round trip over the bus). */
     if (direction == GST_PAD_SINK)
-      result = gst_caps_merge_structure (result,
-          make_tensor_structure (self, fr));
+      result = gst_caps_merge_structure_full (result,
+          make_tensor_structure (self, fr), f && !gst_caps_features_is_any (f)
+          ? gst_caps_features_copy (f) : NULL);
     else
       result = gst_caps_merge (result, make_video_caps (fr));
+  }
+  if (direction == GST_PAD_SINK) {
+    result = gst_cuda_graph_caps_add_memory_kinds (result);
+    if (!gst_cuda_graph_base_transform_can_output_cuda_memory
+        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
+      result = gst_cuda_graph_caps_remove_cuda_memory (result);
   }
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
@@ -760,33 +778,29 @@ fit_item (const GcgFrameChainConfig * config, const GcgRect * r,
   item->scale_y = (gfloat) sh / r->height;
 }
 
-static gsize
-item_bytes (const GcgFrameChainConfig * config)
-{
-  gsize channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
-  gsize type_size = config->tensor_type == GCG_TENSOR_TYPE_FLOAT32 ? 4
-      : config->tensor_type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 1;
-
-  return channels * type_size * config->out_width * config->out_height;
-}
-
-/* Items the chain left untouched are zeroed, so a consumer never sees a
- * previous frame's data in them. */
+/* Where the tensor is and its shape, outermost dimension first.  Items
+ * past the frame's ROIs were zeroed by the frame queue, on the device. */
 static void
-zero_unused_items (GstCudaGraphPreprocess * self, GstBuffer * outbuf,
+describe_location (GstCudaGraphBaseTransform * base, GcgTensorMeta * meta,
     const GcgFrameChainConfig * config)
 {
-  gsize bytes = item_bytes (config);
-  GstMapInfo map;
+  guint64 c = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
+  GcgStream *stream = NULL;
+  gboolean nchw = config->tensor_layout == GCG_TENSOR_LAYOUT_NCHW;
 
-  if (self->n_items >= config->max_rois)
+  meta->n_dims = 4;
+  meta->shape[0] = config->max_rois;
+  meta->shape[1] = nchw ? c : config->out_height;
+  meta->shape[2] = nchw ? config->out_height : config->out_width;
+  meta->shape[3] = nchw ? config->out_width : c;
+  meta->size = gcg_frame_chain_config_get_output_size (config);
+  meta->memory = GCG_TENSOR_MEMORY_SYSTEM;
+  if (!gst_cuda_graph_base_transform_get_output_location (base, &meta->data,
+          &meta->device_id, &stream))
     return;
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE))
-    return;
-  if (map.size >= bytes * config->max_rois)
-    memset (map.data + bytes * self->n_items, 0,
-        bytes * (config->max_rois - self->n_items));
-  gst_buffer_unmap (outbuf, &map);
+  meta->memory = GCG_TENSOR_MEMORY_CUDA;
+  meta->stream = gcg_stream_get_handle (stream);
+  meta->stream_owner = G_OBJECT (g_object_ref (stream));
 }
 
 static void
@@ -799,8 +813,8 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   GcgTensorMeta *meta;
   guint i;
 
-  zero_unused_items (self, outbuf, config);
   meta = gcg_buffer_add_tensor_meta (outbuf);
+  describe_location (base, meta, config);
   meta->layout = config->tensor_layout;
   meta->type = config->tensor_type;
   meta->channels = config->tensor_channels;

@@ -38,7 +38,14 @@ tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 
   memset ((guint8 *) tmeta + sizeof (GstMeta), 0,
       sizeof (*tmeta) - sizeof (GstMeta));
+  tmeta->device_id = -1;
   return TRUE;
+}
+
+static void
+tensor_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  g_clear_object (&((GcgTensorMeta *) meta)->stream_owner);
 }
 
 static gboolean
@@ -56,6 +63,8 @@ tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     return FALSE;
   memcpy ((guint8 *) dst + sizeof (GstMeta), (guint8 *) src + sizeof (GstMeta),
       sizeof (*dst) - sizeof (GstMeta));
+  if (dst->stream_owner)
+    g_object_ref (dst->stream_owner);
   return TRUE;
 }
 
@@ -66,7 +75,8 @@ gcg_tensor_meta_get_info (void)
 
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
     const GstMetaInfo *mi = gst_meta_register (gcg_tensor_meta_api_get_type (),
-        "GcgTensorMeta", sizeof (GcgTensorMeta), tensor_meta_init, NULL,
+        "GcgTensorMeta", sizeof (GcgTensorMeta), tensor_meta_init,
+        tensor_meta_free,
         tensor_meta_transform);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
   }

@@ -41,8 +41,36 @@ typedef struct
 } GcgTensorMetaItem;
 
 /**
+ * GcgTensorMemory:
+ * @GCG_TENSOR_MEMORY_SYSTEM: host memory: map the buffer to read it
+ * @GCG_TENSOR_MEMORY_CUDA: device memory (GstCudaMemory) at
+ *   #GcgTensorMeta.data
+ *
+ * Where a tensor lives.
+ */
+typedef enum
+{
+  GCG_TENSOR_MEMORY_SYSTEM = 0,
+  GCG_TENSOR_MEMORY_CUDA = 1,
+} GcgTensorMemory;
+
+/**
  * GcgTensorMeta:
  * @meta: the parent #GstMeta
+ * @memory: a #GcgTensorMemory
+ * @device_id: the CUDA device ordinal of CUDA memory, -1 for system memory
+ * @data: device address of the tensor (CUDA memory), 0 for system memory
+ * @size: bytes of the tensor (batch × item bytes)
+ * @n_dims: number of @shape entries (4)
+ * @shape: dimensions, outermost first: N, C, H, W (NCHW) or N, H, W, C
+ *   (NHWC); the tensor is contiguous (C order)
+ * @stream: the CUstream the tensor is written on (CUDA memory), or %NULL.
+ *   The buffer may leave the element before the GPU is done: read @data
+ *   only after mapping the buffer with `GST_MAP_CUDA` (the map waits for
+ *   this frame only) or after making your stream wait on @stream
+ *   (cuEventRecord on @stream, cuStreamWaitEvent on yours).  The handle
+ *   stays valid as long as the meta does.
+ * @stream_owner: (nullable): private, keeps @stream alive
  * @layout: 0 NCHW, 1 NHWC (#GcgTensorLayout)
  * @type: 0 float32, 1 float16, 2 uint8 (#GcgTensorType)
  * @channels: 0 RGB, 1 BGR, 2 GRAY (#GcgTensorChannels)
@@ -60,6 +88,15 @@ typedef struct
 typedef struct
 {
   GstMeta meta;
+
+  guint memory;
+  gint device_id;
+  guint64 data;
+  guint64 size;
+  guint n_dims;
+  guint64 shape[4];
+  gpointer stream;
+  GObject *stream_owner;
 
   guint layout;
   guint type;

@@ -41,6 +41,8 @@ G_BEGIN_DECLS
  * @GCG_ERROR_INVALID_ARGUMENT: a value given by the caller is out of range
  * @GCG_ERROR_NOT_SUPPORTED: the operation is not supported on this device
  *   or build
+ * @GCG_ERROR_CANCELLED: queued work was given up (a #GcgFrameQueue
+ *   cancelled its frames); nothing went wrong with it
  *
  * Error codes in the #GCG_ERROR domain.
  */
@@ -59,6 +61,7 @@ typedef enum
   GCG_ERROR_OUT_OF_MEMORY,
   GCG_ERROR_INVALID_ARGUMENT,
   GCG_ERROR_NOT_SUPPORTED,
+  GCG_ERROR_CANCELLED,
 } GcgError;
 
 GCG_API

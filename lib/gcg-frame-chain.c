@@ -27,9 +27,10 @@
  * A chain is driven from one thread at a time (the streaming thread);
  * gcg_frame_chain_process() takes no locks and, once a stream has been
  * seen, allocates nothing and never waits for the GPU (except when the
- * host runs a whole parameter ring, 8 frames, ahead).
+ * host runs a whole parameter ring, 18 frames, ahead).
  */
 #include "gcg-frame-chain.h"
+#include "gcg-frame-queue.h"
 #include "gcg-capture.h"
 #include "gcg-enum-types.h"
 #include "gcg-error.h"
@@ -37,7 +38,9 @@
 #include "gcg-param-block.h"
 #include "gcg-stream-private.h"
 
-#define RING_DEPTH 8
+/* Deeper than a GcgFrameQueue, so each frame in flight keeps its own
+ * parameter slot. */
+#define RING_DEPTH (GCG_FRAME_QUEUE_MAX_DEPTH + 2)
 #define MAX_STREAMS 16
 #define BLOCK_W 32
 #define BLOCK_H 8

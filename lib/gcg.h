@@ -25,4 +25,5 @@
 #include "gcg-allocator.h"
 #include "gcg-host-pool.h"
 #include "gcg-frame-chain.h"
+#include "gcg-frame-queue.h"
 #undef GCG_INSIDE

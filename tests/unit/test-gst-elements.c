@@ -835,8 +835,8 @@ test_cuda_memory_templates (void)
   check_template ("cudagraphconvert", "sink", built);
   check_template ("cudagraphconvert", "src", built);
   check_template ("cudagraphpreprocess", "sink", built);
-  /* Tensors go out in system memory. */
-  check_template ("cudagraphpreprocess", "src", FALSE);
+  /* Tensors go out in system memory, or stay on the GPU. */
+  check_template ("cudagraphpreprocess", "src", built);
 }
 
 #ifdef HAVE_GST_CUDA
@@ -868,6 +868,8 @@ test_cuda_memory_transform_caps (void)
       "types=float32,framerate=30/1");
   g_autoptr (GstCaps) from_pre = transform_caps (pre, GST_PAD_SINK,
       "video/x-raw(" CUDA_FEATURE "),format=NV12,width=64,height=48");
+  g_autoptr (GstCaps) from_pre_sys = transform_caps (pre, GST_PAD_SINK,
+      "video/x-raw,format=NV12,width=64,height=48");
 
   g_assert_cmpint (find_memory_kind (from_cuda, TRUE), ==, 0);
   g_assert_cmpint (find_memory_kind (from_cuda, FALSE), >, 0);
@@ -875,7 +877,11 @@ test_cuda_memory_transform_caps (void)
   g_assert_cmpint (find_memory_kind (from_sys, TRUE), >, 0);
   g_assert_cmpint (find_memory_kind (to_pre, TRUE), >=, 0);
   g_assert_cmpint (find_memory_kind (to_pre, FALSE), >=, 0);
-  g_assert_cmpint (find_memory_kind (from_pre, TRUE), ==, -1);
+  /* Tensors: the input's memory kind first, the other one offered too. */
+  g_assert_cmpint (find_memory_kind (from_pre, TRUE), ==, 0);
+  g_assert_cmpint (find_memory_kind (from_pre, FALSE), >, 0);
+  g_assert_cmpint (find_memory_kind (from_pre_sys, FALSE), ==, 0);
+  g_assert_cmpint (find_memory_kind (from_pre_sys, TRUE), >, 0);
 
   /* Started on the CPU backend: CUDA memory is still taken in, never
    * offered out (the backend could not write it). */

@@ -1,0 +1,261 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Output buffers in GStreamer's CUDA memory that may leave the element
+ * before the GPU has written them.
+ *
+ * GStreamer 1.22's GstCudaMemory has no stream of its own: its users
+ * expect the data to be ready when a buffer arrives.  So the memory comes
+ * from a subclass of GstCudaAllocator whose map and copy first wait for
+ * the memory's fence (the frame still being written): a CUDA element
+ * mapping it with GST_MAP_CUDA, a download for the CPU, or a deep copy
+ * all see finished data, and each waits for that one frame only.
+ */
+#ifdef HAVE_GST_CUDA
+
+#include "gstcudagraphcudapool.h"
+#include "gstcudagraphfence.h"
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_cuda_pool_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_cuda_pool_debug
+
+/* --- the fenced allocator ------------------------------------------------- */
+
+typedef struct
+{
+  GstCudaAllocator parent;
+
+  GstMemoryMapFunction parent_map;
+  GstMemoryCopyFunction parent_copy;
+} GcgFencedAllocator;
+
+typedef struct
+{
+  GstCudaAllocatorClass parent_class;
+} GcgFencedAllocatorClass;
+
+static GType gcg_fenced_allocator_get_type (void);
+G_DEFINE_TYPE (GcgFencedAllocator, gcg_fenced_allocator,
+    GST_TYPE_CUDA_ALLOCATOR);
+
+static gpointer
+fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+{
+  GcgFencedAllocator *self = (GcgFencedAllocator *) mem->allocator;
+
+  gst_cuda_graph_fence_wait (mem);
+  return self->parent_map (mem, maxsize, flags);
+}
+
+static GstMemory *
+fenced_copy (GstMemory * mem, gssize offset, gssize size)
+{
+  GcgFencedAllocator *self = (GcgFencedAllocator *) mem->allocator;
+
+  gst_cuda_graph_fence_wait (mem);
+  return self->parent_copy (mem, offset, size);
+}
+
+static void
+gcg_fenced_allocator_class_init (GcgFencedAllocatorClass * klass)
+{
+}
+
+/* GstCudaAllocator sets its memory functions per instance: wrap them. */
+static void
+gcg_fenced_allocator_init (GcgFencedAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR (self);
+
+  self->parent_map = allocator->mem_map;
+  self->parent_copy = allocator->mem_copy;
+  allocator->mem_map = fenced_map;
+  allocator->mem_copy = fenced_copy;
+}
+
+gboolean
+gst_cuda_graph_cuda_memory_is_fenced (GstMemory * mem)
+{
+  return mem->allocator && G_TYPE_CHECK_INSTANCE_TYPE (mem->allocator,
+      gcg_fenced_allocator_get_type ());
+}
+
+/* One for the process: allocators are stateless here. */
+static GstAllocator *
+fenced_allocator (void)
+{
+  static GstAllocator *allocator = NULL;
+
+  if (g_once_init_enter (&allocator)) {
+    GstAllocator *a = g_object_new (gcg_fenced_allocator_get_type (), NULL);
+
+    gst_object_ref_sink (a);
+    GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&allocator, a);
+  }
+  return allocator;
+}
+
+/* --- the pool -------------------------------------------------------------- */
+
+typedef struct
+{
+  GstBufferPool parent;
+
+  GstCudaContext *context;
+  GstVideoInfo info;            /* of the frame, or of the tensor's block */
+  gboolean video;
+  gsize size;
+} GcgCudaOutputPool;
+
+typedef struct
+{
+  GstBufferPoolClass parent_class;
+} GcgCudaOutputPoolClass;
+
+static GType gcg_cuda_output_pool_get_type (void);
+G_DEFINE_TYPE (GcgCudaOutputPool, gcg_cuda_output_pool,
+    GST_TYPE_BUFFER_POOL);
+
+/* A tensor is one row of bytes: the pitched allocation is then one
+ * contiguous block. */
+static gboolean
+tensor_info (GstVideoInfo * info, gsize size)
+{
+  if (size == 0 || size > G_MAXINT / 2)
+    return FALSE;
+  return gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, (guint) size,
+      1);
+}
+
+static GstMemory *
+output_pool_alloc_memory (GcgCudaOutputPool * self)
+{
+  return gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (fenced_allocator ()),
+      self->context, &self->info);
+}
+
+/* A video frame's rows are pitched for the device: one trial allocation
+ * tells the buffer size the pool must announce (the pool resizes every
+ * returning buffer to it), as GstCudaBufferPool does. */
+static gboolean
+pitched_size (GcgCudaOutputPool * self, gsize * size)
+{
+  GstMemory *mem = output_pool_alloc_memory (self);
+
+  if (mem == NULL)
+    return FALSE;
+  *size = mem->size;
+  gst_memory_unref (mem);
+  return TRUE;
+}
+
+static gboolean
+output_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GcgCudaOutputPool *self = (GcgCudaOutputPool *) pool;
+  GstCaps *caps = NULL;
+  guint size, min, max;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
+      || caps == NULL)
+    return FALSE;
+  self->video = gst_video_info_from_caps (&self->info, caps);
+  if (!self->video && !tensor_info (&self->info, size)) {
+    GST_WARNING_OBJECT (pool, "cannot hold a %u-byte tensor", size);
+    return FALSE;
+  }
+  self->size = size;
+  if (self->video && (!pitched_size (self, &self->size)
+          || self->size > G_MAXUINT)) {
+    GST_WARNING_OBJECT (pool, "cannot allocate CUDA memory for %"
+        GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  gst_buffer_pool_config_set_params (config, caps, (guint) self->size, min,
+      max);
+  return GST_BUFFER_POOL_CLASS (gcg_cuda_output_pool_parent_class)->set_config
+      (pool, config);
+}
+
+static GstFlowReturn
+output_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GcgCudaOutputPool *self = (GcgCudaOutputPool *) pool;
+  GstMemory *mem = output_pool_alloc_memory (self);
+  GstVideoInfo *minfo;
+  GstBuffer *buf;
+
+  if (mem == NULL) {
+    GST_ERROR_OBJECT (pool, "cannot allocate CUDA memory");
+    return GST_FLOW_ERROR;
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  minfo = &GST_CUDA_MEMORY_CAST (mem)->info;
+  if (self->video)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (minfo), GST_VIDEO_INFO_WIDTH (minfo),
+        GST_VIDEO_INFO_HEIGHT (minfo), GST_VIDEO_INFO_N_PLANES (minfo),
+        minfo->offset, minfo->stride);
+  else
+    gst_buffer_set_size (buf, self->size);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+static void
+output_pool_finalize (GObject * object)
+{
+  gst_clear_object (&((GcgCudaOutputPool *) object)->context);
+  G_OBJECT_CLASS (gcg_cuda_output_pool_parent_class)->finalize (object);
+}
+
+static void
+gcg_cuda_output_pool_class_init (GcgCudaOutputPoolClass * klass)
+{
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = output_pool_finalize;
+  pool_class->set_config = output_pool_set_config;
+  pool_class->alloc_buffer = output_pool_alloc_buffer;
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_cuda_pool_debug,
+      "cudagraphcudapool", 0, "cudagraph CUDA output pool");
+}
+
+static void
+gcg_cuda_output_pool_init (GcgCudaOutputPool * self)
+{
+}
+
+GstBufferPool *
+gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context, GstCaps * caps,
+    gsize tensor_size, guint min_buffers, gsize * size)
+{
+  GcgCudaOutputPool *self;
+  GstStructure *config;
+
+  if (gst_context == NULL || tensor_size > G_MAXUINT)
+    return NULL;
+  self = g_object_new (gcg_cuda_output_pool_get_type (), NULL);
+  gst_object_ref_sink (self);
+  self->context = GST_CUDA_CONTEXT (gst_object_ref (gst_context));
+  config = gst_buffer_pool_get_config (GST_BUFFER_POOL (self));
+  gst_buffer_pool_config_set_params (config, caps, (guint) tensor_size,
+      min_buffers, 0);
+  if (!gst_buffer_pool_set_config (GST_BUFFER_POOL (self), config)) {
+    gst_object_unref (self);
+    return NULL;
+  }
+  *size = self->size;
+  return GST_BUFFER_POOL (self);
+}
+
+#endif

@@ -1,0 +1,99 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Fences ride on the memory as qdata, so that any GstMemory (ours, or
+ * GStreamer's CUDA memory made by our allocator) can carry one without a
+ * struct of its own.  Setting one per frame allocates only the first time
+ * a memory is used: the pool hands the same memories back. */
+#include "gstcudagraphfence.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_fence_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_fence_debug
+
+typedef struct
+{
+  GMutex lock;
+  GcgFrameQueue *queue;         /* NULL: no pending frame */
+  guint64 seq;
+} Fence;
+
+static GQuark
+fence_quark (void)
+{
+  static gsize quark = 0;
+
+  if (g_once_init_enter (&quark)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_fence_debug, "cudagraphfence", 0,
+        "cudagraph output fences");
+    g_once_init_leave (&quark, g_quark_from_static_string ("gcg-fence"));
+  }
+  return (GQuark) quark;
+}
+
+static void
+fence_free (gpointer data)
+{
+  Fence *fence = data;
+
+  g_clear_object (&fence->queue);
+  g_mutex_clear (&fence->lock);
+  g_free (fence);
+}
+
+/* Sub-memories share their parent's data, so they share its fence. */
+static GstMemory *
+fence_owner (GstMemory * mem)
+{
+  return mem->parent ? mem->parent : mem;
+}
+
+void
+gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue, guint64 seq)
+{
+  GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
+  Fence *fence = gst_mini_object_get_qdata (obj, fence_quark ());
+  GcgFrameQueue *old;
+
+  if (fence == NULL) {
+    fence = g_new0 (Fence, 1);
+    g_mutex_init (&fence->lock);
+    gst_mini_object_set_qdata (obj, fence_quark (), fence, fence_free);
+  }
+  g_mutex_lock (&fence->lock);
+  old = fence->queue;
+  fence->queue = old == queue ? old : g_object_ref (queue);
+  fence->seq = seq;
+  g_mutex_unlock (&fence->lock);
+  if (old != queue)
+    g_clear_object (&old);
+}
+
+void
+gst_cuda_graph_fence_wait (GstMemory * mem)
+{
+  GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
+  Fence *fence = gst_mini_object_get_qdata (obj, fence_quark ());
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameQueue) queue = NULL;
+  guint64 seq;
+
+  if (fence == NULL)
+    return;
+  /* Two readers may map at once: each waits; the fence is cleared only
+   * once the frame it named is done. */
+  g_mutex_lock (&fence->lock);
+  queue = fence->queue ? g_object_ref (fence->queue) : NULL;
+  seq = fence->seq;
+  g_mutex_unlock (&fence->lock);
+  if (queue == NULL)
+    return;
+  if (!gcg_frame_queue_wait_ready (queue, seq, &error))
+    GST_WARNING ("waiting for frame %" G_GUINT64_FORMAT " of %p: %s", seq,
+        mem, error->message);
+  g_mutex_lock (&fence->lock);
+  if (fence->queue == queue && fence->seq == seq)
+    g_clear_object (&fence->queue);
+  g_mutex_unlock (&fence->lock);
+}

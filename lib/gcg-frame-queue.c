@@ -1,0 +1,937 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * GcgFrameQueue:
+ *
+ * Keeps up to #GcgFrameQueue:depth frames in flight on one #GcgStream.
+ * gcg_frame_queue_submit() queues a frame's copy to the device, its
+ * #GcgFrameChain run (graph replay or eager launch) and its copy back, and
+ * returns at once; the GPU works through the frames in order while the
+ * caller prepares the next ones.
+ *
+ * Each slot owns what one frame needs while the GPU works on it: device
+ * staging from a #GcgAllocator for host inputs and outputs, pinned staging
+ * from a #GcgHostPool for pageable host memory, and a completion event.  A
+ * slot is reused only once its frame is done, so none of this is ever
+ * rewritten while the GPU may still read it; the chain's parameter ring
+ * (deeper than the queue) gives each frame its own parameter slot too.
+ *
+ * Completion is observed per frame: gcg_frame_queue_poll() retires the
+ * frames that are done without waiting, gcg_frame_queue_wait() waits for
+ * one, and each retired frame's #GcgFrameDoneFunc says the caller may
+ * release its memory, or why the frame failed.  gcg_frame_queue_wait_ready()
+ * may be called from any thread (a consumer mapping an output buffer): it
+ * waits for that frame only and retires nothing.
+ *
+ * Without a stream the queue runs the CPU backend: each frame is done when
+ * submit returns, with the same callbacks in the same order.
+ *
+ * The queue is driven from one thread (submit, poll, wait, drain, cancel);
+ * only gcg_frame_queue_wait_ready() and the getters are thread-safe.
+ */
+#include "gcg-frame-queue-private.h"
+#include "gcg-error.h"
+#include "gcg-frame-private.h"
+#include "gcg-stream-private.h"
+
+#include <string.h>
+
+typedef struct
+{
+  guint64 seq;                  /* the frame in the slot; 0 when free */
+  GcgFrameDoneFunc done;
+  gpointer user_data;
+  CUevent event;
+
+  /* Staging, grown on demand and kept for the slot's next frames. */
+  guint64 in_dev;
+  gsize in_dev_size;
+  guint64 out_dev;
+  gsize out_dev_size;
+  guint8 *in_host;
+  gsize in_host_size;
+  guint8 *out_host;
+  gsize out_host_size;
+
+  /* Pageable output: filled from out_host when the frame is retired. */
+  gboolean copy_out;
+  GcgFramePlanes out;
+} Slot;
+
+struct _GcgFrameQueue
+{
+  GObject parent_instance;
+
+  GcgStream *stream;
+  GcgContext *context;
+  GcgAllocator *allocator;
+  GcgHostPool *host_pool;
+  guint depth;
+  Slot slots[GCG_FRAME_QUEUE_MAX_DEPTH];
+
+  const GcgCompletionOps *ops;
+  gpointer ops_data;
+
+  /* submitted and retired are written by the driving thread under the
+   * lock, and read under it by wait_ready's callers. */
+  GMutex lock;
+  guint64 submitted;
+  guint64 retired;
+  guint64 slot_waits;
+  gboolean cancelling;
+};
+
+G_DEFINE_FINAL_TYPE (GcgFrameQueue, gcg_frame_queue, G_TYPE_OBJECT)
+
+G_DEFINE_BOXED_TYPE (GcgFramePlanes, gcg_frame_planes, gcg_frame_planes_copy,
+    gcg_frame_planes_free)
+
+/**
+ * gcg_frame_planes_copy:
+ * @planes: a #GcgFramePlanes
+ *
+ * Returns: (transfer full): a copy of @planes
+ */
+GcgFramePlanes *
+gcg_frame_planes_copy (const GcgFramePlanes *planes)
+{
+  return g_memdup2 (planes, sizeof (*planes));
+}
+
+/**
+ * gcg_frame_planes_free:
+ * @planes: a #GcgFramePlanes
+ *
+ * Frees a copy made by gcg_frame_planes_copy().
+ */
+void
+gcg_frame_planes_free (GcgFramePlanes *planes)
+{
+  g_free (planes);
+}
+
+/* --- completion: CUDA events, or done at once on the CPU ----------------- */
+
+static gboolean
+event_record (gpointer data, guint slot, GError **error)
+{
+  GcgFrameQueue *self = data;
+
+  return GCG_CU_OK (error, cuEventRecord, self->slots[slot].event,
+      gcg__stream_get_cu (self->stream));
+}
+
+static GcgCompletion
+event_query (gpointer data, guint slot, GError **error)
+{
+  GcgFrameQueue *self = data;
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUresult res;
+
+  if (!gcg__context_guard_enter (&guard, self->context, error))
+    return GCG_COMPLETION_FAILED;
+  res = GCG_CU (cuEventQuery, self->slots[slot].event);
+  if (res == CUDA_ERROR_NOT_READY)
+    return GCG_COMPLETION_PENDING;
+  if (!gcg__cuda_result (res, "cuEventQuery", error, __FILE__, __LINE__,
+          G_STRFUNC))
+    return GCG_COMPLETION_FAILED;
+  return GCG_COMPLETION_DONE;
+}
+
+/* Sleeps on the blocking-sync event, or spins on queries in the driver
+ * sync mode (the lowest latency, a busy core), as gcg_stream_synchronize()
+ * does. */
+static gboolean
+event_wait (gpointer data, guint slot, GError **error)
+{
+  GcgFrameQueue *self = data;
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  CUevent event = self->slots[slot].event;
+  CUresult res;
+
+  if (!gcg__context_guard_enter (&guard, self->context, error))
+    return FALSE;
+  if (gcg_stream_get_sync_mode (self->stream) == GCG_SYNC_MODE_BLOCKING)
+    return GCG_CU_OK (error, cuEventSynchronize, event);
+  while ((res = GCG_CU (cuEventQuery, event)) == CUDA_ERROR_NOT_READY)
+    ;
+  return gcg__cuda_result (res, "cuEventQuery", error, __FILE__, __LINE__,
+      G_STRFUNC);
+}
+
+static const GcgCompletionOps event_ops = {
+  event_record, event_query, event_wait
+};
+
+static gboolean
+cpu_record (gpointer data, guint slot, GError **error)
+{
+  return TRUE;
+}
+
+static GcgCompletion
+cpu_query (gpointer data, guint slot, GError **error)
+{
+  return GCG_COMPLETION_DONE;
+}
+
+static gboolean
+cpu_wait (gpointer data, guint slot, GError **error)
+{
+  return TRUE;
+}
+
+static const GcgCompletionOps cpu_ops = { cpu_record, cpu_query, cpu_wait };
+
+/* --- life cycle ----------------------------------------------------------- */
+
+static void
+free_slot_staging (GcgFrameQueue *self, Slot *slot)
+{
+  if (slot->in_dev)
+    gcg_allocator_free (self->allocator, slot->in_dev);
+  if (slot->out_dev)
+    gcg_allocator_free (self->allocator, slot->out_dev);
+  if (slot->in_host)
+    gcg_host_pool_release (self->host_pool, slot->in_host,
+        slot->in_host_size, NULL);
+  if (slot->out_host)
+    gcg_host_pool_release (self->host_pool, slot->out_host,
+        slot->out_host_size, NULL);
+  slot->in_dev = slot->out_dev = 0;
+  slot->in_host = slot->out_host = NULL;
+  slot->in_dev_size = slot->out_dev_size = 0;
+  slot->in_host_size = slot->out_host_size = 0;
+}
+
+static void
+gcg_frame_queue_dispose (GObject *object)
+{
+  GcgFrameQueue *self = GCG_FRAME_QUEUE (object);
+
+  /* Frames still queued are given up, but their callbacks still run: that
+   * is where their owners release the memory the GPU was using. */
+  if (self->ops != NULL)
+    gcg_frame_queue_cancel (self);
+
+  G_OBJECT_CLASS (gcg_frame_queue_parent_class)->dispose (object);
+}
+
+static void
+gcg_frame_queue_finalize (GObject *object)
+{
+  GcgFrameQueue *self = GCG_FRAME_QUEUE (object);
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  gboolean current = self->context != NULL
+      && gcg__context_guard_enter (&guard, self->context, NULL);
+
+  for (guint i = 0; i < self->depth; i++) {
+    free_slot_staging (self, &self->slots[i]);
+    if (current && self->slots[i].event)
+      GCG_CU_WARN (cuEventDestroy, self->slots[i].event);
+  }
+  gcg__context_guard_leave (&guard);
+  g_clear_object (&self->allocator);
+  g_clear_object (&self->host_pool);
+  g_clear_object (&self->stream);
+  g_clear_object (&self->context);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (gcg_frame_queue_parent_class)->finalize (object);
+}
+
+static void
+gcg_frame_queue_class_init (GcgFrameQueueClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = gcg_frame_queue_dispose;
+  G_OBJECT_CLASS (klass)->finalize = gcg_frame_queue_finalize;
+}
+
+static void
+gcg_frame_queue_init (GcgFrameQueue *self)
+{
+  g_mutex_init (&self->lock);
+}
+
+static gboolean
+create_events (GcgFrameQueue *self, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  if (!gcg__context_guard_enter (&guard, self->context, error))
+    return FALSE;
+  for (guint i = 0; i < self->depth; i++) {
+    /* Blocking sync: a waiting thread sleeps instead of spinning. */
+    if (!GCG_CU_OK (error, cuEventCreate, &self->slots[i].event,
+            CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) {
+      self->slots[i].event = NULL;
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The stream's allocator and pinned pool, the caller's or new ones. */
+static gboolean
+init_cuda (GcgFrameQueue *self, GcgStream *stream, GcgAllocator *allocator,
+    GcgHostPool *host_pool, GError **error)
+{
+  self->stream = g_object_ref (stream);
+  self->context = g_object_ref (gcg_stream_get_context (stream));
+  if (allocator)
+    self->allocator = g_object_ref (allocator);
+  else if ((self->allocator = gcg_allocator_new (self->context, error))
+      == NULL)
+    return FALSE;
+  self->host_pool = host_pool ? g_object_ref (host_pool)
+      : gcg_host_pool_new (self->context);
+  if (!create_events (self, error))
+    return FALSE;
+  self->ops = &event_ops;
+  self->ops_data = self;
+  return TRUE;
+}
+
+/**
+ * gcg_frame_queue_new:
+ * @stream: (nullable): the stream the frames run on; %NULL for the CPU
+ *   backend (frames are done when submitted)
+ * @allocator: (nullable): device staging comes from it (a new one on
+ *   @stream's context when %NULL)
+ * @host_pool: (nullable): pinned staging comes from it (a new one when
+ *   %NULL)
+ * @depth: frames in flight at most, 1 to %GCG_FRAME_QUEUE_MAX_DEPTH
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a queue.  @allocator and @host_pool must belong to @stream's
+ * context.  Staging is allocated on first use, as frames need it.
+ *
+ * Returns: (transfer full) (nullable): the queue, or %NULL with @error set
+ */
+GcgFrameQueue *
+gcg_frame_queue_new (GcgStream *stream, GcgAllocator *allocator,
+    GcgHostPool *host_pool, guint depth, GError **error)
+{
+  g_autoptr (GcgFrameQueue) self = NULL;
+
+  g_return_val_if_fail (stream == NULL || GCG_IS_STREAM (stream), NULL);
+  g_return_val_if_fail (allocator == NULL || GCG_IS_ALLOCATOR (allocator),
+      NULL);
+  g_return_val_if_fail (host_pool == NULL || GCG_IS_HOST_POOL (host_pool),
+      NULL);
+
+  if (depth < 1 || depth > GCG_FRAME_QUEUE_MAX_DEPTH) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A frame queue holds 1 to %d frames, not %u",
+        GCG_FRAME_QUEUE_MAX_DEPTH, depth);
+    return NULL;
+  }
+  self = g_object_new (GCG_TYPE_FRAME_QUEUE, NULL);
+  self->depth = depth;
+  if (stream == NULL) {
+    self->ops = &cpu_ops;
+    return g_steal_pointer (&self);
+  }
+  if (!init_cuda (self, stream, allocator, host_pool, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+void
+gcg__frame_queue_set_completion (GcgFrameQueue *self,
+    const GcgCompletionOps *ops, gpointer data)
+{
+  g_return_if_fail (GCG_IS_FRAME_QUEUE (self));
+  g_return_if_fail (self->submitted == self->retired);
+  self->ops = ops;
+  self->ops_data = data;
+}
+
+/**
+ * gcg_frame_queue_get_depth:
+ * @self: a #GcgFrameQueue
+ *
+ * Returns: the most frames the queue keeps in flight
+ */
+guint
+gcg_frame_queue_get_depth (GcgFrameQueue *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+  return self->depth;
+}
+
+/**
+ * gcg_frame_queue_get_stream:
+ * @self: a #GcgFrameQueue
+ *
+ * Returns: (transfer none) (nullable): the stream the frames run on, %NULL
+ *   for the CPU backend
+ */
+GcgStream *
+gcg_frame_queue_get_stream (GcgFrameQueue *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), NULL);
+  return self->stream;
+}
+
+/* --- retiring frames ------------------------------------------------------ */
+
+static Slot *
+slot_of (GcgFrameQueue *self, guint64 seq)
+{
+  return &self->slots[seq % self->depth];
+}
+
+static void
+copy_staged_output (Slot *slot)
+{
+  const guint8 *src = slot->out_host;
+
+  for (guint i = 0; i < slot->out.n_planes; i++) {
+    memcpy ((gpointer) (guintptr) slot->out.data[i], src, slot->out.size[i]);
+    src += slot->out.size[i];
+  }
+}
+
+/* Frees the oldest frame's slot and tells its owner; takes @error. */
+static void
+retire_oldest (GcgFrameQueue *self, GError *error)
+{
+  guint64 seq = self->retired + 1;
+  Slot *slot = slot_of (self, seq);
+  GcgFrameDoneFunc done = slot->done;
+  gpointer user_data = slot->user_data;
+
+  if (error == NULL && self->cancelling)
+    error = g_error_new_literal (GCG_ERROR, GCG_ERROR_CANCELLED,
+        "The frame was cancelled");
+  if (error == NULL && slot->copy_out)
+    copy_staged_output (slot);
+  g_mutex_lock (&self->lock);
+  slot->seq = 0;
+  slot->done = NULL;
+  slot->user_data = NULL;
+  slot->copy_out = FALSE;
+  self->retired = seq;
+  g_mutex_unlock (&self->lock);
+  if (done)
+    done (self, seq, error, user_data);
+  g_clear_error (&error);
+}
+
+/* Observes the oldest frame, waiting for it when @block; FALSE when it is
+ * still pending.  Its error (if any) goes to @error. */
+static gboolean
+oldest_complete (GcgFrameQueue *self, gboolean block, GError **error)
+{
+  guint index = (guint) ((self->retired + 1) % self->depth);
+
+  switch (self->ops->query (self->ops_data, index, error)) {
+    case GCG_COMPLETION_DONE:
+    case GCG_COMPLETION_FAILED:
+      return TRUE;
+    case GCG_COMPLETION_PENDING:
+    default:
+      if (!block)
+        return FALSE;
+      (void) self->ops->wait (self->ops_data, index, error);
+      return TRUE;
+  }
+}
+
+/**
+ * gcg_frame_queue_poll:
+ * @self: a #GcgFrameQueue
+ *
+ * Retires every frame that is done, oldest first, without waiting; their
+ * #GcgFrameDoneFunc run now.
+ *
+ * Returns: the number of frames retired
+ */
+guint
+gcg_frame_queue_poll (GcgFrameQueue *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+
+  while (self->retired < self->submitted) {
+    GError *error = NULL;
+
+    if (!oldest_complete (self, FALSE, &error))
+      break;
+    retire_oldest (self, error);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * gcg_frame_queue_wait:
+ * @self: a #GcgFrameQueue
+ * @seq: a frame's sequence number
+ * @error: return location for a #GError, or %NULL
+ *
+ * Waits for frame @seq and retires it and every frame before it (their
+ * #GcgFrameDoneFunc run, in order).  A frame retired already returns at
+ * once.
+ *
+ * Returns: %FALSE with @error set when frame @seq itself failed
+ */
+gboolean
+gcg_frame_queue_wait (GcgFrameQueue *self, guint64 seq, GError **error)
+{
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+
+  seq = MIN (seq, self->submitted);
+  while (self->retired < seq) {
+    GError *frame_error = NULL;
+    gboolean last = self->retired + 1 == seq;
+
+    (void) oldest_complete (self, TRUE, &frame_error);
+    if (last && frame_error != NULL) {
+      g_propagate_error (error, g_error_copy (frame_error));
+      ok = FALSE;
+    }
+    retire_oldest (self, frame_error);
+  }
+  return ok;
+}
+
+/**
+ * gcg_frame_queue_drain:
+ * @self: a #GcgFrameQueue
+ *
+ * Waits for every frame in flight and retires them all: at EOS, before a
+ * caps change, or before the memory they use goes away.
+ */
+void
+gcg_frame_queue_drain (GcgFrameQueue *self)
+{
+  g_return_if_fail (GCG_IS_FRAME_QUEUE (self));
+  (void) gcg_frame_queue_wait (self, self->submitted, NULL);
+}
+
+/**
+ * gcg_frame_queue_cancel:
+ * @self: a #GcgFrameQueue
+ *
+ * Gives up every frame in flight: each is retired with
+ * %GCG_ERROR_CANCELLED (or its own error) once the device no longer uses
+ * its memory.  Work already queued on the GPU cannot be stopped, so this
+ * still waits for it; what is saved is the use of its results (a pageable
+ * output is not filled in).
+ */
+void
+gcg_frame_queue_cancel (GcgFrameQueue *self)
+{
+  g_return_if_fail (GCG_IS_FRAME_QUEUE (self));
+  self->cancelling = TRUE;
+  gcg_frame_queue_drain (self);
+  self->cancelling = FALSE;
+}
+
+/**
+ * gcg_frame_queue_wait_ready:
+ * @self: a #GcgFrameQueue
+ * @seq: a frame's sequence number
+ * @error: return location for a #GError, or %NULL
+ *
+ * Waits until frame @seq is done on the device, from any thread, without
+ * retiring anything: for a consumer about to read an output buffer that
+ * left before its frame was done.  Frames retired already return at once.
+ *
+ * Returns: %FALSE with @error set when waiting failed (the frame, or a
+ *   frame before it on the stream, failed)
+ */
+gboolean
+gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
+{
+  gboolean pending;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+
+  g_mutex_lock (&self->lock);
+  pending = seq > self->retired && seq <= self->submitted;
+  g_mutex_unlock (&self->lock);
+  /* A slot reused meanwhile holds a later frame: waiting for it waits a
+   * little longer, never too little. */
+  if (!pending)
+    return TRUE;
+  return self->ops->wait (self->ops_data, (guint) (seq % self->depth), error);
+}
+
+/**
+ * gcg_frame_queue_get_in_flight:
+ * @self: a #GcgFrameQueue
+ *
+ * Returns: frames submitted and not yet retired
+ */
+guint
+gcg_frame_queue_get_in_flight (GcgFrameQueue *self)
+{
+  guint n;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+  g_mutex_lock (&self->lock);
+  n = (guint) (self->submitted - self->retired);
+  g_mutex_unlock (&self->lock);
+  return n;
+}
+
+/**
+ * gcg_frame_queue_get_submitted:
+ * @self: a #GcgFrameQueue
+ *
+ * Returns: the sequence number of the last frame submitted (0 before the
+ *   first)
+ */
+guint64
+gcg_frame_queue_get_submitted (GcgFrameQueue *self)
+{
+  guint64 n;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+  g_mutex_lock (&self->lock);
+  n = self->submitted;
+  g_mutex_unlock (&self->lock);
+  return n;
+}
+
+/**
+ * gcg_frame_queue_get_slot_waits:
+ * @self: a #GcgFrameQueue
+ *
+ * Returns: how often a submit had to wait for a slot (the GPU was
+ *   #GcgFrameQueue:depth frames behind)
+ */
+guint64
+gcg_frame_queue_get_slot_waits (GcgFrameQueue *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+  return self->slot_waits;
+}
+
+/* --- submitting a frame --------------------------------------------------- */
+
+static gboolean
+planes_valid (const GcgFramePlanes *p, gsize *total, GError **error)
+{
+  gsize sum = 0;
+
+  if (p->n_planes < 1 || p->n_planes > 3 || p->kind > GCG_MEMORY_KIND_DEVICE) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A frame has 1 to 3 planes of a known memory kind (got %u, kind %d)",
+        p->n_planes, (gint) p->kind);
+    return FALSE;
+  }
+  for (guint i = 0; i < p->n_planes; i++) {
+    /* catch size_t overflow */
+    if (p->data[i] == 0 || !g_size_checked_add (&sum, sum, p->size[i])) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "Plane %u has no memory or an impossible size", i);
+      return FALSE;
+    }
+  }
+  *total = sum;
+  return TRUE;
+}
+
+/* Points @ptr/@stride at @p's planes, or at @p's layout packed back to
+ * back from @base when @base is not 0 (staging). */
+static void
+set_addresses (guint64 *ptr, gint *stride, const GcgFramePlanes *p,
+    guint64 base)
+{
+  for (guint i = 0; i < p->n_planes; i++) {
+    ptr[i] = base ? base : p->data[i];
+    stride[i] = p->stride[i];
+    base += base ? p->size[i] : 0;
+  }
+  for (guint i = p->n_planes; i < 3; i++) {
+    ptr[i] = 0;
+    stride[i] = 0;
+  }
+}
+
+static gboolean
+grow_device (GcgFrameQueue *self, guint64 *ptr, gsize *have, gsize need,
+    GError **error)
+{
+  if (*have >= need)
+    return TRUE;
+  if (*ptr)
+    gcg_allocator_free (self->allocator, *ptr);
+  *ptr = 0;
+  *have = 0;
+  if (!gcg_allocator_alloc (self->allocator, need, self->stream, ptr, error))
+    return FALSE;
+  *have = need;
+  return TRUE;
+}
+
+static gboolean
+grow_host (GcgFrameQueue *self, guint8 **ptr, gsize *have, gsize need,
+    GError **error)
+{
+  if (*have >= need)
+    return TRUE;
+  if (*ptr)
+    gcg_host_pool_release (self->host_pool, *ptr, *have, NULL);
+  *ptr = NULL;
+  *have = 0;
+  if ((*ptr = gcg_host_pool_alloc (self->host_pool, need, error)) == NULL)
+    return FALSE;
+  *have = need;
+  return TRUE;
+}
+
+/* The slot's staging for @in/@out (sizes @in_total/@out_total). */
+static gboolean
+ensure_staging (GcgFrameQueue *self, Slot *slot, const GcgFramePlanes *in,
+    gsize in_total, const GcgFramePlanes *out, gsize out_total,
+    GError **error)
+{
+  if (in->kind != GCG_MEMORY_KIND_DEVICE
+      && !grow_device (self, &slot->in_dev, &slot->in_dev_size, in_total,
+          error))
+    return FALSE;
+  if (out->kind != GCG_MEMORY_KIND_DEVICE
+      && !grow_device (self, &slot->out_dev, &slot->out_dev_size, out_total,
+          error))
+    return FALSE;
+  if (in->kind == GCG_MEMORY_KIND_HOST
+      && !grow_host (self, &slot->in_host, &slot->in_host_size, in_total,
+          error))
+    return FALSE;
+  return out->kind != GCG_MEMORY_KIND_HOST
+      || grow_host (self, &slot->out_host, &slot->out_host_size, out_total,
+      error);
+}
+
+/* Host input to the slot's device staging: pinned planes by DMA; pageable
+ * ones packed into pinned staging first (a CPU copy, but the DMA after it
+ * is asynchronous, unlike the driver's own staging of pageable memory). */
+static gboolean
+stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
+    const GcgFramePlanes *in, gsize in_total, GError **error)
+{
+  guint8 *dst = slot->in_host;
+
+  if (in->kind == GCG_MEMORY_KIND_DEVICE) {
+    set_addresses (params->src, params->src_stride, in, 0);
+    return TRUE;
+  }
+  set_addresses (params->src, params->src_stride, in, slot->in_dev);
+  if (in->kind == GCG_MEMORY_KIND_HOST) {
+    for (guint i = 0; i < in->n_planes; i++) {
+      memcpy (dst, (gconstpointer) (guintptr) in->data[i], in->size[i]);
+      dst += in->size[i];
+    }
+    return gcg_stream_copy_to_device (self->stream, slot->in_dev,
+        slot->in_host, in_total, error);
+  }
+  for (guint i = 0; i < in->n_planes; i++) {
+    if (!gcg_stream_copy_to_device (self->stream, params->src[i],
+            (gconstpointer) (guintptr) in->data[i], in->size[i], error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Device staging back to host output: pinned planes by DMA, pageable ones
+ * into pinned staging, copied out when the frame is retired. */
+static gboolean
+stage_output (GcgFrameQueue *self, Slot *slot, const GcgFrameParams *params,
+    const GcgFramePlanes *out, gsize out_total, GError **error)
+{
+  if (out->kind == GCG_MEMORY_KIND_DEVICE)
+    return TRUE;
+  if (out->kind == GCG_MEMORY_KIND_HOST) {
+    slot->copy_out = TRUE;
+    slot->out = *out;
+    return gcg_stream_copy_to_host (self->stream, slot->out_host,
+        slot->out_dev, out_total, error);
+  }
+  for (guint i = 0; i < out->n_planes; i++) {
+    if (!gcg_stream_copy_to_host (self->stream,
+            (gpointer) (guintptr) out->data[i], params->dst[i], out->size[i],
+            error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Bytes of a tensor's output the frame's items do not cover: a reused
+ * output buffer must not show an earlier frame's items.  0 for video. */
+static gsize
+unused_tail (GcgFrameChain *chain, const GcgFrameParams *params,
+    gsize *offset)
+{
+  GcgFrameChainConfig config;
+  guint used = MAX (params->n_rois, 1);
+  gsize total, item;
+
+  gcg_frame_chain_get_config (chain, &config);
+  if (config.output != GCG_OUTPUT_KIND_TENSOR || used >= config.max_rois)
+    return 0;
+  total = gcg_frame_chain_config_get_output_size (&config);
+  item = total / config.max_rois;
+  *offset = item * used;
+  return total - *offset;
+}
+
+static gboolean
+zero_tail_cuda (GcgFrameQueue *self, GcgFrameChain *chain,
+    const GcgFrameParams *params, GError **error)
+{
+  gsize offset = 0, n = unused_tail (chain, params, &offset);
+
+  return n == 0 || GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset,
+      0, n, gcg__stream_get_cu (self->stream));
+}
+
+static gboolean
+submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
+    GcgFrameParams *params, const GcgFramePlanes *in, gsize in_total,
+    const GcgFramePlanes *out, gsize out_total, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  guint index = (guint) (slot - self->slots);
+
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || !ensure_staging (self, slot, in, in_total, out, out_total, error))
+    return FALSE;
+  set_addresses (params->dst, params->dst_stride, out,
+      out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
+  if (stage_input (self, slot, params, in, in_total, error)
+      && gcg_frame_chain_process (chain, params, self->stream, error)
+      && zero_tail_cuda (self, chain, params, error)
+      && stage_output (self, slot, params, out, out_total, error)
+      && self->ops->record (self->ops_data, index, error))
+    return TRUE;
+  /* Copies queued before the failure may still read or write the caller's
+   * memory, which is theirs again once we return: wait for them (a sticky
+   * error fails this too; there is nothing more to do then). */
+  slot->copy_out = FALSE;
+  (void) gcg_stream_synchronize (self->stream, NULL);
+  return FALSE;
+}
+
+static gboolean
+submit_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
+    GcgFrameParams *params, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, GError **error)
+{
+  gsize offset = 0, n;
+
+  if (in->kind == GCG_MEMORY_KIND_DEVICE
+      || out->kind == GCG_MEMORY_KIND_DEVICE) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The CPU backend reads and writes host memory only");
+    return FALSE;
+  }
+  set_addresses (params->src, params->src_stride, in, 0);
+  set_addresses (params->dst, params->dst_stride, out, 0);
+  if (!gcg_frame_chain_process (chain, params, NULL, error))
+    return FALSE;
+  n = unused_tail (chain, params, &offset);
+  if (n > 0)
+    memset ((guint8 *) (guintptr) params->dst[0] + offset, 0, n);
+  return self->ops->record (self->ops_data, (guint) (slot - self->slots),
+      error);
+}
+
+/* The slot of the next frame, free: waits for the frame #depth earlier
+ * when the GPU is that far behind. */
+static Slot *
+next_free_slot (GcgFrameQueue *self)
+{
+  Slot *slot = slot_of (self, self->submitted + 1);
+
+  if (slot->seq != 0) {
+    self->slot_waits++;
+    (void) gcg_frame_queue_wait (self, slot->seq, NULL);
+  }
+  return slot;
+}
+
+/**
+ * gcg_frame_queue_submit:
+ * @self: a #GcgFrameQueue
+ * @chain: the chain to run (its backend must match the queue's: CUDA with
+ *   a stream, CPU without)
+ * @params: (inout): the frame's values; the queue fills in the plane
+ *   addresses and strides (@src, @dst and their strides)
+ * @in: the input planes
+ * @out: the output planes (video) or the tensor (one plane)
+ * @done: (scope async) (closure user_data): called once when the frame is
+ *   retired
+ * @user_data: data for @done
+ * @seq: (out) (optional): the frame's sequence number (1, 2, ...)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues one frame and returns without waiting for it, unless all slots
+ * are busy (then it waits for the oldest frame first).  Frames that are
+ * done are retired first, so @done callbacks of earlier frames may run
+ * inside this call.  Memory in @in and @out must stay valid until @done
+ * runs.  A %GCG_MEMORY_KIND_HOST output is written when the frame is
+ * retired; %GCG_MEMORY_KIND_HOST_PINNED and %GCG_MEMORY_KIND_DEVICE
+ * outputs are written by the device (gcg_frame_queue_wait_ready() waits
+ * for them).  Tensor items past the frame's ROI count are zeroed.
+ *
+ * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
+ *   nothing of the frame is still running and @done is never called.
+ */
+gboolean
+gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
+    GcgFrameParams *params, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, GcgFrameDoneFunc done, gpointer user_data,
+    guint64 *seq, GError **error)
+{
+  gsize in_total = 0, out_total = 0;
+  gboolean ok;
+  Slot *slot;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
+  g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
+
+  if (!planes_valid (in, &in_total, error)
+      || !planes_valid (out, &out_total, error))
+    return FALSE;
+  if ((self->stream != NULL)
+      != (gcg_frame_chain_get_backend (chain) == GCG_BACKEND_CUDA)) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The chain's backend does not match the queue's (CUDA needs a "
+        "stream, the CPU none)");
+    return FALSE;
+  }
+  gcg_frame_queue_poll (self);
+  slot = next_free_slot (self);
+  if (self->stream)
+    ok = submit_cuda (self, slot, chain, params, in, in_total, out,
+        out_total, error);
+  else
+    ok = submit_cpu (self, slot, chain, params, in, out, error);
+  if (!ok)
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  slot->seq = ++self->submitted;
+  slot->done = done;
+  slot->user_data = user_data;
+  g_mutex_unlock (&self->lock);
+  if (seq)
+    *seq = slot->seq;
+  /* The CPU backend is done already: retire now, as a GPU would soon. */
+  if (self->stream == NULL)
+    gcg_frame_queue_poll (self);
+  return TRUE;
+}
