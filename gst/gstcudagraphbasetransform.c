@@ -25,10 +25,25 @@
  *
  * At EOS (or at stop when no EOS came) it posts an element message named
  * `cudagraph-stats` with the fields `backend` (string), `captures`,
- * `replays`, `eager-frames`, `frames`, `in-place-inputs` and
- * `in-place-outputs` (guint64: frames whose GstCudaMemory the chain read or
- * wrote in place, with no copy), which
- * `gst-launch-1.0 -m` prints.
+ * `replays`, `eager-frames`, `frames`, `dropped-frames`, `in-place-inputs`
+ * and `in-place-outputs` (guint64: frames whose GstCudaMemory the chain
+ * read or wrote in place, with no copy), `in-flight` (guint) and
+ * `slot-waits` (guint64: frames that waited for a free slot because the
+ * GPU was that far behind) and, with the CUDA backend,
+ * `device-bytes-allocated`, `device-bytes-reserved` and
+ * `pinned-bytes-in-use` (guint64, what the element holds at that moment),
+ * which `gst-launch-1.0 -m` prints.
+ *
+ * Frames in flight: each buffer's work is queued on the GPU (copy in,
+ * graph replay, copy out) and the buffer is pushed at once, up to
+ * #GstCudaGraphBaseTransform:in-flight frames ahead of the GPU.  Pinned
+ * system memory and CUDA memory made by the element wait, when mapped or
+ * copied, for the one frame still being written into them, so downstream
+ * reads finished data without the streaming thread ever waiting per
+ * frame.  (The alternative, holding buffer N back until frame N-k is done,
+ * would add a frame interval of latency to live sources.)  Output into
+ * memory of anyone else (a downstream pool of pageable memory) is waited
+ * for before it leaves.
  *
  * Since: 0.1
  */
@@ -635,6 +650,23 @@ gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
   return priv->started;
 }
 
+/* Device and pinned memory the element holds now: a run that neither
+ * leaks nor grows shows the same figures at every EOS. */
+static void
+add_memory_stats (GstCudaGraphBaseTransformPrivate * priv, GstStructure * s)
+{
+  g_autoptr (GcgAllocatorStats) stats = NULL;
+
+  if (priv->allocator == NULL)
+    return;
+  stats = gcg_allocator_get_stats (priv->allocator);
+  gst_structure_set (s,
+      "device-bytes-allocated", G_TYPE_UINT64, stats->allocated_bytes,
+      "device-bytes-reserved", G_TYPE_UINT64, stats->reserved_bytes,
+      "pinned-bytes-in-use", G_TYPE_UINT64,
+      gcg_host_pool_get_in_use_bytes (priv->host_pool), NULL);
+}
+
 static void
 post_stats (GstCudaGraphBaseTransform * self)
 {
@@ -654,6 +686,12 @@ post_stats (GstCudaGraphBaseTransform * self)
       "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
   priv->stats_posted = TRUE;
   GST_OBJECT_UNLOCK (self);
+  if (priv->queue)
+    gst_structure_set (s,
+        "in-flight", G_TYPE_UINT, gcg_frame_queue_get_depth (priv->queue),
+        "slot-waits", G_TYPE_UINT64,
+        gcg_frame_queue_get_slot_waits (priv->queue), NULL);
+  add_memory_stats (priv, s);
 
   GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, s);
   gst_element_post_message (GST_ELEMENT (self),
