@@ -25,8 +25,8 @@
  *
  * At EOS (or at stop when no EOS came) it posts an element message named
  * `cudagraph-stats` with the fields `backend` (string), `captures`,
- * `replays`, `eager-frames`, `frames`, `dropped-frames`, `in-place-inputs`
- * and `in-place-outputs` (guint64: frames whose GstCudaMemory the chain
+ * `replays`, `eager-frames`, `frames`, `dropped-frames`, `failed-frames`,
+ * `in-place-inputs` and `in-place-outputs` (guint64: frames whose GstCudaMemory the chain
  * read or wrote in place, with no copy), `in-flight` (guint) and
  * `slot-waits` (guint64: frames that waited for a free slot because the
  * GPU was that far behind) and, with the CUDA backend,
@@ -74,6 +74,7 @@ enum
   PROP_MAX_ERRORS,
   PROP_DROPPED_FRAMES,
   PROP_IN_FLIGHT,
+  PROP_FAILED_FRAMES,
 };
 
 #define DEFAULT_CUDA_DEVICE_ID -1
@@ -112,6 +113,7 @@ typedef struct
   guint64 retired_eager;
   guint64 frames;
   guint64 dropped;
+  guint64 failed;
   /* Streaming thread only (read at EOS, or at stop once it has ended). */
   guint64 in_place_in;
   guint64 in_place_out;
@@ -242,9 +244,13 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
       g_param_spec_uint64 ("dropped-frames", "Dropped frames",
-          "Frames that failed to process: dropped, or (when the GPU failed "
-          "after the buffer was pushed) reported with a warning", 0,
-          G_MAXUINT64, 0, ro));
+          "Frames dropped because processing them failed", 0, G_MAXUINT64,
+          0, ro));
+  g_object_class_install_property (gobject_class, PROP_FAILED_FRAMES,
+      g_param_spec_uint64 ("failed-frames", "Failed frames",
+          "Frames whose processing failed: the dropped ones, and those that "
+          "failed on the GPU after their buffer had left (reported with a "
+          "warning naming their PTS)", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "Frames in flight",
           "Frames whose GPU work may be queued at once: buffers leave the "
@@ -369,6 +375,9 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
       break;
     case PROP_IN_FLIGHT:
       g_value_set_uint (value, priv->in_flight);
+      break;
+    case PROP_FAILED_FRAMES:
+      g_value_set_uint64 (value, priv->failed);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -570,7 +579,7 @@ reset_counters (GstCudaGraphBaseTransform * self)
   GST_OBJECT_LOCK (self);
   priv->captures = priv->replays = priv->eager = 0;
   priv->retired_captures = priv->retired_replays = priv->retired_eager = 0;
-  priv->frames = priv->dropped = 0;
+  priv->frames = priv->dropped = priv->failed = 0;
   priv->consecutive_errors = 0;
   priv->in_place_in = priv->in_place_out = 0;
   priv->stats_posted = FALSE;
@@ -682,6 +691,7 @@ post_stats (GstCudaGraphBaseTransform * self)
       "eager-frames", G_TYPE_UINT64, priv->eager,
       "frames", G_TYPE_UINT64, priv->frames,
       "dropped-frames", G_TYPE_UINT64, priv->dropped,
+      "failed-frames", G_TYPE_UINT64, priv->failed,
       "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
       "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
   priv->stats_posted = TRUE;
@@ -1282,7 +1292,7 @@ count_failure (GstCudaGraphBaseTransform * self, const GError * error,
 
   GST_OBJECT_LOCK (self);
   max_errors = priv->max_errors;
-  priv->dropped++;
+  priv->failed++;
   GST_OBJECT_UNLOCK (self);
   priv->consecutive_errors++;
   GST_WARNING_OBJECT (self, "frame %" GST_TIME_FORMAT " failed (%u in a row):"
@@ -1308,6 +1318,11 @@ static GstFlowReturn
 frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
     GstClockTime pts)
 {
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  priv->dropped++;
+  GST_OBJECT_UNLOCK (self);
   if (count_failure (self, error, pts, "frame dropped"))
     return GST_FLOW_ERROR;
   return GST_BASE_TRANSFORM_FLOW_DROPPED;
@@ -1391,8 +1406,12 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   unmap_output (outbuf, &m);
   /* A frame that failed while we waited for it was reported by
    * frame_done(): drop its output. */
-  if (!ready)
+  if (!ready) {
+    GST_OBJECT_LOCK (self);
+    priv->dropped++;
+    GST_OBJECT_UNLOCK (self);
     return priv->flow_error ? GST_FLOW_ERROR : GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
   priv->in_place_in += in.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
   priv->in_place_out += out.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
   return GST_FLOW_OK;

@@ -123,15 +123,16 @@ static GType gcg_cuda_output_pool_get_type (void);
 G_DEFINE_TYPE (GcgCudaOutputPool, gcg_cuda_output_pool,
     GST_TYPE_BUFFER_POOL);
 
-/* A tensor is one row of bytes: the pitched allocation is then one
- * contiguous block. */
+/* A tensor is one row of RGBA "pixels" (GstCudaMemory takes a handful
+ * of video formats only, GRAY8 not among them): the pitched allocation is
+ * then one contiguous block of at least @size bytes. */
 static gboolean
 tensor_info (GstVideoInfo * info, gsize size)
 {
   if (size == 0 || size > G_MAXINT / 2)
     return FALSE;
-  return gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, (guint) size,
-      1);
+  return gst_video_info_set_format (info, GST_VIDEO_FORMAT_RGBA,
+      (guint) ((size + 3) / 4), 1);
 }
 
 static GstMemory *
