@@ -29,11 +29,18 @@
  * The sink pad takes `video/x-raw` in system memory and in
  * `video/x-raw(memory:CUDAMemory)` (GstCudaMemory from nvcodec's elements,
  * read in place in a shared #GstCudaContext); the tensor goes out in
- * system memory (NNStreamer's elements read it on the host).
+ * system memory (NNStreamer's elements read it on the host) or, when
+ * downstream takes `other/tensors(memory:CUDAMemory)`, stays on the GPU as
+ * one contiguous block of GstCudaMemory (an inference engine on the same
+ * GPU reads it in place; the Python module `gcg.tensor` hands it to
+ * PyTorch through DLPack with no copy).  The tensor keeps the input's
+ * memory kind when downstream accepts both.  Buffers leave while the GPU
+ * may still write them: mapping one waits for that frame only.
  *
  * Every output buffer carries a #GcgTensorMeta (gstcudagraphtensormeta.h)
- * with each item's region, scale and padding, to map detections back to
- * the frame.
+ * with where the tensor is (device pointer, size, shape, stream) and each
+ * item's region, scale and padding, to map detections back to the frame;
+ * built against GStreamer 1.26 or newer, also a `GstTensorMeta`.
  *
  * ## Example launch line
  * |[
@@ -46,6 +53,10 @@
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
  * ]| YOLO-style input from GStreamer's CUDA memory (nvh264dec or
  * cudaupload), read in place.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! "other/tensors(memory:CUDAMemory)" ! appsink name=sink
+ * ]| Zero copy in and out: decoded frames are read in place on the GPU and
+ * the tensor stays there for an application (see `gcg.tensor`).
  *
  * Since: 0.1
  */
@@ -57,6 +68,10 @@
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphtensormeta.h"
+
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_preprocess_debug
@@ -803,6 +818,35 @@ describe_location (GstCudaGraphBaseTransform * base, GcgTensorMeta * meta,
   meta->stream_owner = G_OBJECT (g_object_ref (stream));
 }
 
+#ifdef HAVE_GST_ANALYTICS
+/* GStreamer 1.26's own description of the same tensor, for its analytics
+ * elements: the data is a buffer sharing @outbuf's memory. */
+static void
+add_gst_tensor_meta (GstBuffer * outbuf, const GcgTensorMeta * meta)
+{
+  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
+    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
+  };
+  gsize dims[4];
+  GstBuffer *data;
+  GstTensor **tensors;
+  GstTensorMeta *tmeta;
+
+  data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY, 0,
+      meta->size);
+  if (data == NULL || meta->type >= G_N_ELEMENTS (types))
+    return;
+  for (guint i = 0; i < 4; i++)
+    dims[i] = meta->shape[i];
+  tensors = g_new (GstTensor *, 1);
+  tensors[0] = gst_tensor_new_simple (g_quark_from_static_string
+      ("cudagraphpreprocess"), types[meta->type], data,
+      GST_TENSOR_DIM_ORDER_ROW_MAJOR, 4, dims);
+  tmeta = gst_buffer_add_tensor_meta (outbuf);
+  gst_tensor_meta_set (tmeta, 1, tensors);
+}
+#endif
+
 static void
 gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
     GstBuffer * outbuf, const GcgFrameParams * params)
@@ -826,4 +870,7 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
     fit_item (config, &params->rois[i], &meta->items[i]);
     meta->items[i].roi_id = self->item_ids[i];
   }
+#ifdef HAVE_GST_ANALYTICS
+  add_gst_tensor_meta (outbuf, meta);
+#endif
 }

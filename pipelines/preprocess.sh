@@ -16,3 +16,10 @@ gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1
 if gst-inspect-1.0 cudaupload >/dev/null 2>&1; then
   gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
 fi
+
+# Zero copy in and out: H.264 decoded on the GPU (nvh264dec), read in
+# place, the tensor left in CUDA memory for the application (appsink; see
+# python/gcg/tensor.py for PyTorch through DLPack).  CLIP=path/to/h264.mp4.
+if [ -n "${CLIP:-}" ] && gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
+  gst-launch-1.0 -m filesrc location="$CLIP" ! qtdemux ! h264parse ! nvh264dec ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! "other/tensors(memory:CUDAMemory)" ! fakesink
+fi

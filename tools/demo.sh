@@ -26,11 +26,12 @@ else
 fi
 
 # run TITLE PIPELINE...: runs it with -m and prints the element's
-# cudagraph-stats message (backend, counters) and the wall time.
+# cudagraph-stats message (backend, counters), fps and CPU per frame.
 run () {
-  local title=$1 log stats time
+  local title=$1 log stats time cpu fps
   shift
-  log=$(gst-launch-1.0 -m "$@" 2>&1)
+  local TIMEFORMAT="cpu %U %S"
+  log=$( { time gst-launch-1.0 -m "$@" 2>&1; } 2>&1)
   local rc=$?
   stats=$(grep -o 'cudagraph-stats, .*;' <<<"$log" | head -n 1)
   time=$(grep -o 'Execution ended after [0-9:.]*' <<<"$log" | awk '{print $4}')
@@ -39,28 +40,41 @@ run () {
     grep -E 'ERROR|WARNING|debug info|^\.\./' <<<"$log" | head -n 8
     return 1
   fi
-  stats=$(sed -e 's/cudagraph-stats, //' -e 's/(string)//; s/(guint64)//g' \
+  stats=$(sed -e 's/cudagraph-stats, //' -e 's/(string)//; s/(guint64)//g; s/(uint)//g' \
     -e 's/;$//' <<<"$stats")
   echo "demo: $title"
   grep -o 'no usable GPU (.*): running the CPU reference backend' <<<"$log" \
     | head -n 1 | sed 's/^/demo:   warning: /'
-  echo "demo:   $stats, wall time $time"
+  cpu=$(grep -o '^cpu [0-9.]* [0-9.]*' <<<"$log" | tail -n 1)
+  fps=$(awk -v t="$time" -v n="$frames" 'BEGIN { split(t, p, ":");
+    s = p[1] * 3600 + p[2] * 60 + p[3]; if (s > 0) printf "%.0f", n / s }')
+  cpu=$(awk -v c="$cpu" -v n="$frames" 'BEGIN { split(c, p, " ");
+    printf "%.0f", (p[2] + p[3]) * 1e6 / n }')
+  echo "demo:   $stats"
+  echo "demo:   $frames frames in $time: ${fps:-?} fps, ${cpu} us CPU per frame"
 }
+
+# One 1080p NV12 frame repeated: the source costs next to nothing.
+src=(videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=1920,height=1080
+  ! imagefreeze num-buffers="$frames")
 
 ok=0
 run "cudagraphconvert: $frames frames of 1080p NV12 -> 640x360 RGBA" \
-  videotestsrc num-buffers="$frames" ! \
-  video/x-raw,format=NV12,width=1920,height=1080 ! \
-  cudagraphconvert ! video/x-raw,format=RGBA,width=640,height=360 ! \
-  fakesink || ok=1
+  "${src[@]}" ! cudagraphconvert ! \
+  video/x-raw,format=RGBA,width=640,height=360 ! fakesink || ok=1
 run "cudagraphconvert, same with use-graph=false (eager launches, A/B)" \
-  videotestsrc num-buffers="$frames" ! \
-  video/x-raw,format=NV12,width=1920,height=1080 ! \
-  cudagraphconvert use-graph=false ! \
+  "${src[@]}" ! cudagraphconvert use-graph=false ! \
   video/x-raw,format=RGBA,width=640,height=360 ! fakesink || ok=1
 run "cudagraphpreprocess: $frames frames of 1080p NV12 -> 1x3x640x640 float32 tensor, letterboxed" \
-  videotestsrc num-buffers="$frames" ! \
-  video/x-raw,format=NV12,width=1920,height=1080 ! \
-  cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
+  "${src[@]}" ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
   fakesink || ok=1
+# Zero copy on the GPU: GStreamer's CUDA memory in, the tensor stays in
+# CUDA memory (needs nvcodec's cudaupload, i.e. a GPU).
+if gst-inspect-1.0 cudaupload >/dev/null 2>&1 && "$build/tools/gcg-info" >/dev/null 2>&1; then
+  run "cudagraphpreprocess, CUDA memory in and out (zero copy): $frames frames" \
+    videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=1920,height=1080 ! \
+    cudaupload ! imagefreeze num-buffers="$frames" ! \
+    cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
+    "other/tensors(memory:CUDAMemory)" ! fakesink || ok=1
+fi
 exit $ok
