@@ -1217,17 +1217,20 @@ map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 {
   GstMapFlags device = device_map_flags (priv, outbuf);
   GcgMemoryKind kind = memory_kind (outbuf, device);
+  /* The CUDA backend writes in stream order after the buffer's last frame;
+   * the CPU backend must wait for it like any reader. */
+  GstMapFlags flags = GST_MAP_WRITE | device
+      | (priv->active == GCG_BACKEND_CUDA ? GST_CUDA_GRAPH_MAP_NO_FENCE : 0);
 
   memset (planes, 0, sizeof (*planes));
   m->video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
   if (m->video) {
-    if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf,
-            GST_MAP_WRITE | device))
+    if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf, flags))
       return FALSE;
     planes_from_frame (planes, &m->frame, kind);
     return TRUE;
   }
-  if (!gst_buffer_map (outbuf, &m->map, GST_MAP_WRITE | device))
+  if (!gst_buffer_map (outbuf, &m->map, flags))
     return FALSE;
   if (m->map.size < priv->out_size) {
     gst_buffer_unmap (outbuf, &m->map);

@@ -49,8 +49,9 @@ fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 {
   GcgFencedAllocator *self = (GcgFencedAllocator *) mem->allocator;
 
-  gst_cuda_graph_fence_wait (mem);
-  return self->parent_map (mem, maxsize, flags);
+  if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
+    gst_cuda_graph_fence_wait (mem);
+  return self->parent_map (mem, maxsize, flags & ~GST_CUDA_GRAPH_MAP_NO_FENCE);
 }
 
 static GstMemory *

@@ -15,6 +15,13 @@ G_BEGIN_DECLS
  * memory) call gst_cuda_graph_fence_wait() in their map and copy
  * functions, so whoever reads first waits for that frame only. */
 
+/* A map flag for the element's own write of an output buffer: its work is
+ * ordered on the same stream after the frame the fence names, so waiting
+ * for that frame on the CPU would only serialise the frames in flight (a
+ * pool hands a buffer back while its last frame still runs).  Beyond
+ * GstVideoFrame's and GStreamer's CUDA/GL map flags. */
+#define GST_CUDA_GRAPH_MAP_NO_FENCE (GST_MAP_FLAG_LAST << 12)
+
 /* Sets (or moves) @mem's fence; the fence holds a reference on @queue. */
 void gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue,
     guint64 seq);

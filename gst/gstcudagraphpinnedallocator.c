@@ -103,7 +103,8 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
 static gpointer
 pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
 {
-  gst_cuda_graph_fence_wait (memory);
+  if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
+    gst_cuda_graph_fence_wait (memory);
   return ((GcgPinnedMemory *) memory)->data;
 }
 
