@@ -14,8 +14,16 @@ captured into a torch.cuda.CUDAGraph.
 Both convert BT.709 limited range with the chroma of each 2x2 block, as
 gst-cudagraph does (docs/frame-chain.md).  Given --ours=FILE (the output of
 build/bench/bench-frame-chain from the same run), it also prints
-torch / gst-cudagraph ratios.  Needs a CUDA GPU and PyTorch; exits 77
-otherwise, like the C benchmarks.
+torch / gst-cudagraph ratios.
+
+Then the end-to-end peer of bench-pipeline: the same 1080p NV12 frame in
+host memory (pinned and pageable) copied to the GPU and made into the
+tensor, eager and with the preprocessing in a CUDA graph (the copy stays
+outside: a graph cannot capture a copy from pageable memory), frames per
+second and process CPU time per frame.  With bench-pipeline's output in
+--ours it prints gst-cudagraph's fps for the same input (into CUDA
+memory, graph, 4 in flight) and the ratio.  Needs a CUDA GPU and PyTorch;
+exits 77 otherwise, like the C benchmarks.
 """
 import argparse
 import re
@@ -100,6 +108,29 @@ def graphed(torch, step, warmup):
     return graph.replay
 
 
+def time_e2e(torch, run, frames, warmup):
+    """Frames per second (the wall clock until the GPU is done) and process
+    CPU µs per frame, frames queued back to back."""
+    for _ in range(warmup):
+        run()
+    torch.cuda.synchronize()
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    for _ in range(frames):
+        run()
+    torch.cuda.synchronize()
+    wall = time.perf_counter() - t0
+    return frames / wall, (time.process_time() - cpu0) * 1e6 / frames
+
+
+def make_e2e_step(host, frame, step):
+    """A frame from host memory: the stream-ordered upload, then @step (the
+    eager ops, or a graph's replay) on the device copy."""
+    def run():
+        frame.copy_(host, non_blocking=True)
+        step()
+    return run
+
+
 def parse_ours(path):
     """{'tensor': (gpu_us, host_us), 'video': ...} from bench-frame-chain."""
     ours = {}
@@ -110,6 +141,49 @@ def parse_ours(path):
             if m:
                 ours[m.group(1)] = (float(m.group(2)), float(m.group(3)))
     return ours
+
+
+def parse_ours_pipeline(path):
+    """{'pinned': fps, 'pageable': fps} from bench-pipeline's rows of system
+    memory into CUDA memory, graph, 4 in flight."""
+    ours = {}
+    row = re.compile(r"^(pinned|pageable)\s*\|\s*CUDA\s*\|\s*graph\s*\|"
+                     r"\s*4\s*\|\s*([\d.]+)")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = row.match(line)
+            if m:
+                ours[m.group(1)] = float(m.group(2))
+    return ours
+
+
+def run_e2e(torch, F, dev, args):
+    """The end-to-end table: host frame -> H2D -> tensor on the device."""
+    gen = torch.Generator().manual_seed(1)
+    pageable = torch.randint(0, 256, (IN_W * IN_H * 3 // 2,),
+                             dtype=torch.uint8, generator=gen)
+    hosts = {"pinned": pageable.pin_memory(), "pageable": pageable}
+    frame = torch.empty(pageable.shape, device=dev, dtype=torch.uint8)
+    step = make_tensor_step(torch, F, frame,
+                            torch.empty((1, 3, 640, 640), device=dev))
+    ours = parse_ours_pipeline(args.ours) if args.ours else {}
+
+    print(f"peer-torch end to end: 1080p NV12 in host memory -> H2D -> "
+          f"1x3x640x640 float32 on the GPU, {args.frames} frames per variant "
+          f"after {args.warmup} warm-up, pipelined")
+    print("input    | torch |      fps | CPU µs/f |  gcg fps | gcg/torch")
+    replay = graphed(torch, step, args.warmup)
+    for name, host in hosts.items():
+        for launch, run in (("eager", step), ("graph", replay)):
+            fps, cpu = time_e2e(torch, make_e2e_step(host, frame, run),
+                                args.frames, args.warmup)
+            gcg = ours.get(name)
+            tail = (f"{gcg:8.1f} | {gcg / fps:8.2f}x" if gcg
+                    else "       - |         -")
+            print(f"{name:<8} | {launch:<5} | {fps:8.1f} | {cpu:8.1f} | "
+                  f"{tail}")
+    print("gcg: bench-pipeline's row of that input into CUDA memory, graph, "
+          "in-flight 4 (from --ours)")
 
 
 def main():
@@ -158,6 +232,7 @@ def main():
                     if gcg else "         - |          - |         - |        -")
             print(f"{name:<6} | {eager[0]:11.2f} | {eager[1]:11.2f} | "
                   f"{graph[0]:11.2f} | {graph[1]:11.2f} | {tail}")
+        run_e2e(torch, F, dev, args)
     return 0
 
 

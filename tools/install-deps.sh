@@ -4,7 +4,7 @@
 # without embedded kernels and the GPU backend says so at use.
 set -euo pipefail
 pkgs=(
-  build-essential meson ninja-build pkg-config python3 python3-gi
+  build-essential meson ninja-build pkg-config python3 python3-gi python3-numpy
   libglib2.0-dev gobject-introspection libgirepository1.0-dev gir1.2-glib-2.0
   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev

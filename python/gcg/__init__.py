@@ -1,0 +1,13 @@
+# gst-cudagraph
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Python helpers for gst-cudagraph.
+
+`gcg.tensor` turns the tensors `cudagraphpreprocess` pushes into an appsink
+into PyTorch, CuPy or NumPy arrays without copying them.  The module needs
+only the standard library (ctypes) and PyGObject; NumPy and PyTorch are
+imported when a method needs them, so importing `gcg` never fails because
+one is missing.  The library itself is `gi.repository.Gcg`, not this
+package.
+"""
+
+__all__ = ["tensor"]

@@ -1,0 +1,726 @@
+# gst-cudagraph
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Zero-copy tensors from `cudagraphpreprocess`, for PyTorch, CuPy and NumPy.
+
+`cudagraphpreprocess` pushes `other/tensors` buffers that carry a
+`GcgTensorMeta` (gst/gstcudagraphtensormeta.h): where the tensor is (host
+memory, or a device pointer into GStreamer's CUDA memory), its shape,
+element type and layout, the CUDA stream it is written on, and how each
+batch item was cut from the frame.  This module reads that meta through
+ctypes and hands the memory out in place::
+
+    sample = appsink.emit("pull-sample")
+    t = gcg.tensor.from_sample(sample)
+    x = torch.from_dlpack(t)          # CUDA memory: no copy, data_ptr() == t.data_ptr
+    a = t.numpy()                     # system memory: no copy, read-only view
+
+The object returned keeps the GstBuffer alive (its own reference), and so
+does every array made from it, so the buffer pool cannot reuse the memory
+while an array still points there.
+
+Synchronisation.  The element pushes a buffer before the GPU has finished
+writing it.  Whoever reads it must wait for that frame:
+
+* `__dlpack__(stream=S)` (how `torch.from_dlpack` asks, with its current
+  stream) prefers the *event* path: it records a CUDA event on the
+  element's stream (`meta.stream`) and makes S wait on it
+  (cuStreamWaitEvent), so nothing waits on the CPU.  When the consumer's
+  tensor is released, the reverse is done (an event on S, waited on by
+  the element's stream) so a later frame written into the recycled
+  memory cannot overtake kernels still reading it on S.  If any step of
+  that is unavailable (no `libcuda.so.1`, no stream in the meta, a driver
+  call fails) it falls back to the *map* path: the buffer is mapped with
+  `GST_MAP_READ | GST_MAP_CUDA`, which waits on the CPU for that frame
+  only, and stays mapped until the consumer releases the tensor.
+  `stream=-1` means the consumer syncs itself (DLPack): *none*.
+  `Tensor.last_sync` says which path the last export took.
+* `__cuda_array_interface__` (`torch.as_tensor`, CuPy, Numba) cannot learn
+  the consumer's stream, so it always takes the map path and reports
+  `"stream": None` (the data is complete when the dict is returned).
+* `numpy()` maps the buffer for reading (which waits for the frame) and
+  keeps the mapping for as long as the array lives.
+
+The driver is loaded at run time (`GCG_CUDA_LIBRARY` overrides the path,
+as for the library), so the module imports on machines without a GPU.
+"""
+
+import ctypes
+import os
+import threading
+import weakref
+
+__all__ = ["Tensor", "from_sample", "from_buffer"]
+
+# --- C layouts -------------------------------------------------------------
+
+GST_MAP_READ = 1 << 0
+# GST_MAP_FLAG_LAST << 1: GStreamer's CUDA map flag, gives the device pointer.
+GST_MAP_CUDA = 1 << 17
+
+_DTYPES = {  # GcgTensorType -> (name, array-interface typestr, DLPack code, bits)
+    0: ("float32", "<f4", 2, 32),
+    1: ("float16", "<f2", 2, 16),
+    2: ("uint8", "|u1", 1, 8),
+}
+_DTYPE_BY_NAME = {v[0]: k for k, v in _DTYPES.items()}
+_LAYOUTS = {0: "NCHW", 1: "NHWC"}
+_CHANNELS = {0: "RGB", 1: "BGR", 2: "GRAY"}
+_META_MAX_ITEMS = 64
+
+_KDL_CPU = 1
+_KDL_CUDA = 2
+
+
+class _GstMapInfo(ctypes.Structure):
+    _fields_ = [
+        ("memory", ctypes.c_void_p),
+        ("flags", ctypes.c_int),
+        ("data", ctypes.c_void_p),
+        ("size", ctypes.c_size_t),
+        ("maxsize", ctypes.c_size_t),
+        ("user_data", ctypes.c_void_p * 4),
+        ("_gst_reserved", ctypes.c_void_p * 4),
+    ]
+
+
+class _GcgTensorMetaItem(ctypes.Structure):
+    _fields_ = [
+        ("roi_x", ctypes.c_int),
+        ("roi_y", ctypes.c_int),
+        ("roi_width", ctypes.c_int),
+        ("roi_height", ctypes.c_int),
+        ("scale_x", ctypes.c_float),
+        ("scale_y", ctypes.c_float),
+        ("pad_x", ctypes.c_int),
+        ("pad_y", ctypes.c_int),
+        ("roi_id", ctypes.c_int),
+    ]
+
+
+class _GcgTensorMeta(ctypes.Structure):
+    # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
+    # the C compiler, and _Gst checks the size against the GstMetaInfo.
+    _fields_ = [
+        ("meta_flags", ctypes.c_int),
+        ("meta_info", ctypes.c_void_p),
+        ("memory", ctypes.c_uint),
+        ("device_id", ctypes.c_int),
+        ("data", ctypes.c_uint64),
+        ("size", ctypes.c_uint64),
+        ("n_dims", ctypes.c_uint),
+        ("shape", ctypes.c_uint64 * 4),
+        ("stream", ctypes.c_void_p),
+        ("stream_owner", ctypes.c_void_p),
+        ("layout", ctypes.c_uint),
+        ("type", ctypes.c_uint),
+        ("channels", ctypes.c_uint),
+        ("width", ctypes.c_uint),
+        ("height", ctypes.c_uint),
+        ("batch", ctypes.c_uint),
+        ("n_items", ctypes.c_uint),
+        ("items", _GcgTensorMetaItem * _META_MAX_ITEMS),
+    ]
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", _DLTensor)]
+
+
+_DLPACK_FLAG_READ_ONLY = 1 << 0
+
+# --- GStreamer through ctypes ------------------------------------------------
+
+
+class _Gst:
+    """The few GStreamer calls PyGObject does not give with raw pointers:
+    the meta is a C struct with no introspection data, and a mapping has to
+    outlive the Python call that made it (PyGObject's Buffer.map() result
+    cannot back a NumPy array after unmap)."""
+
+    def __init__(self):
+        lib = ctypes.CDLL("libgstreamer-1.0.so.0")
+        gobject = ctypes.CDLL("libgobject-2.0.so.0")
+        vp = ctypes.c_void_p
+        self._sig(lib.gst_buffer_get_type, [], ctypes.c_size_t)
+        self._sig(lib.gst_buffer_get_meta, [vp, ctypes.c_size_t], vp)
+        self._sig(lib.gst_buffer_map, [vp, ctypes.POINTER(_GstMapInfo),
+                                       ctypes.c_int], ctypes.c_int)
+        self._sig(lib.gst_buffer_unmap, [vp, ctypes.POINTER(_GstMapInfo)],
+                  None)
+        self._sig(lib.gst_mini_object_ref, [vp], vp)
+        self._sig(lib.gst_mini_object_unref, [vp], None)
+        self._sig(gobject.g_type_from_name, [ctypes.c_char_p],
+                  ctypes.c_size_t)
+        self.lib = lib
+        self.gobject = gobject
+        self.buffer_type = lib.gst_buffer_get_type()
+        self._meta_api = 0
+
+    @staticmethod
+    def _sig(fn, argtypes, restype):
+        fn.argtypes = argtypes
+        fn.restype = restype
+
+    def buffer_pointer(self, buffer):
+        """The GstBuffer* behind a PyGObject Gst.Buffer.  PyGObject's boxed
+        hash is the C pointer (DeepStream's pyds relies on the same); the
+        GType in the GstMiniObject header guards against anything else."""
+        from gi.repository import Gst
+
+        if not isinstance(buffer, Gst.Buffer):
+            raise TypeError("expected a Gst.Buffer, got %r" % (buffer,))
+        ptr = hash(buffer)
+        if ptr <= 0 or ctypes.c_size_t.from_address(ptr).value != self.buffer_type:
+            raise TypeError("expected a Gst.Buffer, got %r" % (buffer,))
+        return ptr
+
+    def tensor_meta(self, ptr):
+        """The buffer's GcgTensorMeta, or None.  The API type exists only
+        once the plugin is loaded, so it is looked up lazily."""
+        if self._meta_api == 0:
+            self._meta_api = self.gobject.g_type_from_name(b"GcgTensorMetaAPI")
+            if self._meta_api == 0:
+                return None
+        addr = self.lib.gst_buffer_get_meta(ptr, self._meta_api)
+        if not addr:
+            return None
+        meta = _GcgTensorMeta.from_address(addr)
+        # GstMetaInfo starts { GType api; GType type; gsize size; ... }.
+        size = ctypes.c_size_t.from_address(meta.meta_info + 16).value
+        if size != ctypes.sizeof(_GcgTensorMeta):
+            raise RuntimeError(
+                "GcgTensorMeta is %d bytes in the plugin but %d in gcg.tensor: "
+                "the module and the plugin are from different versions"
+                % (size, ctypes.sizeof(_GcgTensorMeta)))
+        return meta
+
+
+_gst_lock = threading.Lock()
+_gst_instance = None
+
+
+def _gst():
+    global _gst_instance
+    with _gst_lock:
+        if _gst_instance is None:
+            _gst_instance = _Gst()
+        return _gst_instance
+
+
+class _Hold:
+    """One reference on a GstBuffer and at most one mapping of it, released
+    together and exactly once (from a finalizer or a DLPack deleter,
+    whichever thread that runs on).  Holding our own reference, not only
+    the Python wrapper, lets a DLPack consumer outlive every Python object."""
+
+    def __init__(self, ptr, flags=None):
+        gst = _gst()
+        self._ptr = gst.lib.gst_mini_object_ref(ptr)
+        self.info = None
+        self._lock = threading.Lock()
+        self._released = False
+        if flags is not None:
+            info = _GstMapInfo()
+            if not gst.lib.gst_buffer_map(self._ptr, ctypes.byref(info), flags):
+                gst.lib.gst_mini_object_unref(self._ptr)
+                self._released = True
+                raise BufferError("could not map the buffer (flags 0x%x)" % flags)
+            self.info = info
+
+    def release(self):
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        gst = _gst()
+        if self.info is not None:
+            gst.lib.gst_buffer_unmap(self._ptr, ctypes.byref(self.info))
+        gst.lib.gst_mini_object_unref(self._ptr)
+
+
+def _release_all(holds):
+    for hold in holds:
+        hold.release()
+
+
+# --- the CUDA driver through ctypes -------------------------------------------
+
+_CU_EVENT_DISABLE_TIMING = 0x2
+
+
+class _Cuda:
+    """The driver calls of the stream handshake.  Never linked: loaded at
+    first use, so every failure here just sends the caller to the map path."""
+
+    def __init__(self):
+        lib = ctypes.CDLL(os.environ.get("GCG_CUDA_LIBRARY", "libcuda.so.1"))
+        vp, pvp = ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)
+        u, i = ctypes.c_uint, ctypes.c_int
+        sigs = {
+            "cuInit": [u],
+            "cuDeviceGet": [ctypes.POINTER(i), i],
+            "cuCtxGetCurrent": [pvp],
+            "cuCtxPushCurrent_v2": [vp],
+            "cuCtxPopCurrent_v2": [pvp],
+            "cuDevicePrimaryCtxRetain": [pvp, i],
+            "cuStreamGetCtx": [vp, pvp],
+            "cuEventCreate": [pvp, u],
+            "cuEventRecord": [vp, vp],
+            "cuEventDestroy_v2": [vp],
+            "cuStreamWaitEvent": [vp, vp, u],
+        }
+        for name, argtypes in sigs.items():
+            fn = getattr(lib, name)
+            fn.argtypes = argtypes
+            fn.restype = ctypes.c_int
+            setattr(self, name, fn)
+        if self.cuInit(0) != 0:
+            raise OSError("cuInit failed")
+        self._primary = {}  # device ordinal -> retained primary context
+
+    def _context_for(self, stream, device_id):
+        """The context a driver call on @stream must run in: a real
+        stream's own; for the legacy (1) and per-thread (2) default streams,
+        the thread's current context, else the device's primary context
+        (what the CUDA runtime, hence PyTorch, will use).  The primary
+        context stays retained for the life of the process: releasing it
+        could destroy it with our wait queued."""
+        ctx = ctypes.c_void_p()
+        if stream > 2:
+            return ctx.value if self.cuStreamGetCtx(stream, ctypes.byref(ctx)) == 0 else None
+        if self.cuCtxGetCurrent(ctypes.byref(ctx)) == 0 and ctx.value:
+            return ctx.value
+        if device_id not in self._primary:
+            dev = ctypes.c_int()
+            if self.cuDeviceGet(ctypes.byref(dev), max(device_id, 0)) != 0:
+                return None
+            if self.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev.value) != 0:
+                return None
+            self._primary[device_id] = ctx.value
+        return self._primary[device_id]
+
+    def _in_context(self, ctx, fn):
+        """Run @fn with @ctx current (push/pop) and return its CUresult."""
+        if self.cuCtxPushCurrent_v2(ctx) != 0:
+            return -1
+        try:
+            return fn()
+        finally:
+            self.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+
+    def order(self, first, first_ctx, then, then_ctx):
+        """Make stream @then wait for the work queued so far on @first:
+        an event recorded on @first (in its context), waited on by @then
+        (in its own; events may cross contexts and devices).  The event is
+        destroyed at once: the wait keeps what it needs.  True on success."""
+        ev = ctypes.c_void_p()
+        if self._in_context(first_ctx, lambda: self.cuEventCreate(
+                ctypes.byref(ev), _CU_EVENT_DISABLE_TIMING)) != 0:
+            return False
+        try:
+            if self._in_context(first_ctx, lambda: self.cuEventRecord(ev, first)) != 0:
+                return False
+            return self._in_context(
+                then_ctx, lambda: self.cuStreamWaitEvent(then, ev, 0)) == 0
+        finally:
+            self._in_context(first_ctx, lambda: self.cuEventDestroy_v2(ev))
+
+
+_cuda_lock = threading.Lock()
+_cuda_instance = None
+_cuda_error = None
+
+
+def _cuda():
+    """The driver wrapper, or None when there is no usable driver (tried
+    once per process)."""
+    global _cuda_instance, _cuda_error
+    with _cuda_lock:
+        if _cuda_instance is None and _cuda_error is None:
+            try:
+                _cuda_instance = _Cuda()
+            except (OSError, AttributeError) as e:
+                _cuda_error = e
+        return _cuda_instance
+
+
+class _Handshake:
+    """A consumer stream made to wait for the element's stream; undone in
+    reverse (the element's stream waits for the consumer's) when the
+    consumer lets go, so recycled memory is not rewritten under its reads."""
+
+    def __init__(self, cuda, producer, producer_ctx, consumer, consumer_ctx):
+        self._args = (cuda, producer, producer_ctx, consumer, consumer_ctx)
+
+    @classmethod
+    def make(cls, producer, device_id, consumer):
+        """A handshake, or None when the event path is unavailable."""
+        cuda = _cuda()
+        if cuda is None or not producer:
+            return None
+        producer_ctx = cuda._context_for(producer, device_id)
+        consumer_ctx = cuda._context_for(consumer, device_id)
+        if producer_ctx is None or consumer_ctx is None:
+            return None
+        if not cuda.order(producer, producer_ctx, consumer, consumer_ctx):
+            return None
+        return cls(cuda, producer, producer_ctx, consumer, consumer_ctx)
+
+    def release(self):
+        cuda, producer, producer_ctx, consumer, consumer_ctx = self._args
+        # Best effort: a failure here cannot be reported to anyone.
+        cuda.order(consumer, consumer_ctx, producer, producer_ctx)
+
+
+# --- DLPack export ---------------------------------------------------------------
+
+_NAME = ctypes.create_string_buffer(b"dltensor")
+_NAME_VERSIONED = ctypes.create_string_buffer(b"dltensor_versioned")
+
+_exports_lock = threading.Lock()
+_exports = {}  # address of the DLManagedTensor(Versioned) -> _Export
+
+
+class _Export:
+    """What one DLPack capsule owns until its deleter runs: the C structs
+    (the consumer reads them), the buffer hold, the handshake."""
+
+    def __init__(self, managed, shape, strides, hold, handshake):
+        self.managed = managed
+        self.shape = shape
+        self.strides = strides
+        self.hold = hold
+        self.handshake = handshake
+
+    def release(self):
+        if self.handshake is not None:
+            self.handshake.release()
+        self.hold.release()
+
+
+def _delete_export(addr):
+    with _exports_lock:
+        export = _exports.pop(addr, None)
+    if export is not None:
+        export.release()
+
+
+# The deleter the consumer calls (any thread; ctypes takes the GIL).  Kept
+# at module level so the C function pointer outlives every capsule.
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_delete_export)
+
+# Raw (GIL-keeping, error-ignoring) views of the capsule API for the
+# destructor.  It may run while an exception propagates (a capsule dropped
+# in an unwinding frame): PyDLL's functions would report that pending
+# exception as their own failure and lose it, so the destructor uses a
+# CDLL handle and only calls functions that cannot fail on our capsules.
+_capi = ctypes.PyDLL(None)
+_capi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+_capi.PyCapsule_New.restype = ctypes.py_object
+_raw = ctypes.CDLL(None)
+_raw.PyCapsule_GetName.argtypes = [ctypes.c_void_p]
+_raw.PyCapsule_GetName.restype = ctypes.c_void_p
+_raw.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+_raw.PyCapsule_GetPointer.restype = ctypes.c_void_p
+
+
+def _capsule_destructor(capsule):
+    """DLPack's rule: a consumer renames the capsule ("used_dltensor") and
+    takes over the deleter; a capsule still holding our name was never
+    consumed, so its tensor is released here.  @capsule is a raw PyObject*
+    (its refcount is already zero: no Python object may be made of it)."""
+    name = _raw.PyCapsule_GetName(capsule)
+    if name not in (ctypes.addressof(_NAME), ctypes.addressof(_NAME_VERSIONED)):
+        return
+    addr = _raw.PyCapsule_GetPointer(capsule, name)
+    if addr:
+        _delete_export(addr)
+
+
+_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructor)
+
+
+def _make_capsule(data, device, dtype, shape, hold, handshake, versioned,
+                  read_only):
+    ndim = len(shape)
+    c_shape = (ctypes.c_int64 * ndim)(*shape)
+    strides, step = [], 1
+    for n in reversed(shape):  # explicit C-order strides, in elements
+        strides.insert(0, step)
+        step *= n
+    c_strides = (ctypes.c_int64 * ndim)(*strides)
+    managed = _DLManagedTensorVersioned() if versioned else _DLManagedTensor()
+    t = managed.dl_tensor
+    t.data = data
+    t.device = _DLDevice(*device)
+    t.ndim = ndim
+    t.dtype = _DLDataType(dtype[2], dtype[3], 1)
+    t.shape = c_shape
+    t.strides = c_strides
+    t.byte_offset = 0
+    addr = ctypes.addressof(managed)
+    managed.manager_ctx = addr
+    managed.deleter = ctypes.cast(_DELETER, ctypes.c_void_p).value
+    if versioned:
+        managed.version = _DLPackVersion(1, 0)
+        managed.flags = _DLPACK_FLAG_READ_ONLY if read_only else 0
+    with _exports_lock:
+        _exports[addr] = _Export(managed, c_shape, c_strides, hold, handshake)
+    name = _NAME_VERSIONED if versioned else _NAME
+    try:
+        return _capi.PyCapsule_New(addr, ctypes.addressof(name),
+                                   ctypes.cast(_DESTRUCTOR, ctypes.c_void_p))
+    except BaseException:
+        with _exports_lock:  # the caller releases what it gave us
+            _exports.pop(addr, None)
+        raise
+
+
+# --- the tensor -----------------------------------------------------------------
+
+
+class _HostView:
+    """Backs a NumPy array with a live read mapping: NumPy keeps this
+    object as the array's base, and its finalizer unmaps when the last view
+    is gone."""
+
+    def __init__(self, hold, shape, typestr):
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": tuple(shape),
+            "typestr": typestr,
+            "data": (hold.info.data, True),  # mapped READ: read-only
+            "strides": None,
+        }
+        weakref.finalize(self, hold.release)
+
+
+def _shape_from_caps(caps):
+    """Shape, outermost first, from NNStreamer caps (innermost first)."""
+    if caps is None or caps.get_size() == 0:
+        return None
+    dims = caps.get_structure(0).get_value("dimensions")
+    if not dims:
+        return None
+    return tuple(int(d) for d in reversed(dims.split(",")[0].split(":")))
+
+
+class Tensor:
+    """One output tensor of `cudagraphpreprocess`, described by its
+    GcgTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
+
+    Attributes read from the meta once, at construction: `shape` (outermost
+    first), `dtype` ("float32", "float16", "uint8"), `layout` ("NCHW" or
+    "NHWC"), `channels` ("RGB", "BGR", "GRAY"), `device` ("cuda" or
+    "cpu"), `device_id`, `nbytes`, `data_ptr` (device address, None in
+    system memory), `stream` (the element's CUstream as an integer, 0 if
+    none), `width`, `height`, `batch`, `items` (one dict per item holding
+    data: roi_x, roi_y, roi_width, roi_height, scale_x, scale_y, pad_x,
+    pad_y, roi_id) and `pts`."""
+
+    def __init__(self, buffer, caps=None):
+        gst = _gst()
+        ptr = gst.buffer_pointer(buffer)
+        meta = gst.tensor_meta(ptr)
+        if meta is None:
+            raise ValueError("the buffer has no GcgTensorMeta "
+                             "(not from cudagraphpreprocess?)")
+        if meta.type not in _DTYPES:
+            raise ValueError("unknown GcgTensorType %d" % meta.type)
+        self._buffer = buffer  # the wrapper too, for callers that want it back
+        self._ptr = ptr
+        self._holds = [_Hold(ptr)]
+        weakref.finalize(self, _release_all, self._holds)
+        self._cuda_hold = None
+
+        shape = tuple(int(meta.shape[i]) for i in range(min(meta.n_dims, 4)))
+        if not shape or 0 in shape:
+            # An element that does not fill the location yet: the caps say it.
+            shape = _shape_from_caps(caps)
+            if shape is None:
+                raise ValueError("the meta has no shape and there are no caps")
+        self.shape = shape
+        self._dtype = _DTYPES[meta.type]
+        self.dtype = self._dtype[0]
+        self.layout = _LAYOUTS.get(meta.layout, str(meta.layout))
+        self.channels = _CHANNELS.get(meta.channels, str(meta.channels))
+        self.device = "cuda" if meta.memory == 1 else "cpu"
+        self.device_id = int(meta.device_id) if self.device == "cuda" else -1
+        self.data_ptr = int(meta.data) if self.device == "cuda" else None
+        self.stream = int(meta.stream or 0)
+        count = 1
+        for n in shape:
+            count *= n
+        self.nbytes = count * self._dtype[3] // 8
+        if meta.size and meta.size != self.nbytes:
+            raise ValueError("meta size %d does not match shape %r of %s"
+                             % (meta.size, shape, self.dtype))
+        self.width = int(meta.width)
+        self.height = int(meta.height)
+        self.batch = int(meta.batch)
+        self.items = [
+            {name: getattr(meta.items[i], name)
+             for name, _ in _GcgTensorMetaItem._fields_}
+            for i in range(min(meta.n_items, _META_MAX_ITEMS))
+        ]
+        self.pts = buffer.pts
+        self.last_sync = None
+
+    @property
+    def buffer(self):
+        """The Gst.Buffer this tensor reads."""
+        return self._buffer
+
+    @property
+    def n_items(self):
+        return len(self.items)
+
+    def __repr__(self):
+        return "<gcg.tensor.Tensor %s %s %s on %s>" % (
+            "x".join(map(str, self.shape)), self.dtype, self.layout,
+            self.device if self.device == "cpu" else "cuda:%d" % self.device_id)
+
+    def item_to_source(self, i, u, v):
+        """Map point (u, v) of item @i (tensor pixels) back to the input
+        frame: `x = roi_x + (u - pad_x) / scale_x`, likewise y.  For boxes
+        a detector reports in tensor coordinates."""
+        if not 0 <= i < len(self.items):
+            raise IndexError("item %d of %d" % (i, len(self.items)))
+        it = self.items[i]
+        return (it["roi_x"] + (u - it["pad_x"]) / it["scale_x"],
+                it["roi_y"] + (v - it["pad_y"]) / it["scale_y"])
+
+    # -- host ---------------------------------------------------------------
+
+    def numpy(self):
+        """A read-only NumPy array over the mapped buffer, no copy; the
+        mapping (and the buffer) live as long as the array.  Mapping waits
+        for the frame.  For CUDA memory the map is GStreamer's host copy of
+        the device memory (GstCudaMemory downloads it on map)."""
+        import numpy as np
+
+        hold = _Hold(self._ptr, GST_MAP_READ)
+        if hold.info.size < self.nbytes:
+            hold.release()
+            raise BufferError("buffer holds %d bytes, the tensor %d"
+                              % (hold.info.size, self.nbytes))
+        return np.asarray(_HostView(hold, self.shape, self._dtype[1]))
+
+    # -- CUDA array interface -------------------------------------------------
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3.  The consumer's stream is unknown here, so the buffer
+        is mapped with GST_MAP_CUDA (a CPU wait for this frame only) and
+        stays mapped while this Tensor lives; hence "stream": None."""
+        if self.device != "cuda":
+            raise AttributeError("tensor is in system memory: use numpy()")
+        if self._cuda_hold is None:
+            hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
+            self._holds.append(hold)
+            self._cuda_hold = hold
+        self.last_sync = "map"
+        return {
+            "version": 3,
+            "shape": self.shape,
+            "typestr": self._dtype[1],
+            "data": (self._cuda_hold.info.data, False),
+            "strides": None,
+            "stream": None,
+        }
+
+    # -- DLPack ---------------------------------------------------------------
+
+    def __dlpack_device__(self):
+        if self.device == "cuda":
+            return (_KDL_CUDA, self.device_id)
+        return (_KDL_CPU, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """A DLPack capsule for the tensor, in place.  @stream is the
+        consumer's (DLPack: None or 1 the legacy default stream, 2 the
+        per-thread one, -1 no synchronisation, else a CUstream); see the
+        module docstring for how it is made to wait.  Gives a versioned
+        capsule (DLPack 1.0) when @max_version allows it."""
+        if copy:
+            raise BufferError("gcg tensors are exported in place only")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("tensor is on %r, not %r"
+                              % (self.__dlpack_device__(), tuple(dl_device)))
+        versioned = max_version is not None and max_version[0] >= 1
+        if self.device == "cpu":
+            if stream is not None and stream != -1:
+                raise BufferError("a host tensor takes no stream")
+            hold = _Hold(self._ptr, GST_MAP_READ)
+            return self._export(hold.info.data, hold, None, versioned, True)
+        if stream == 0:
+            raise BufferError("stream 0 is ambiguous for CUDA (DLPack)")
+        consumer = 1 if stream is None else int(stream)
+        handshake = None
+        if consumer == -1:
+            self.last_sync = "none"
+        else:
+            handshake = _Handshake.make(self.stream, self.device_id, consumer)
+            self.last_sync = "event" if handshake else "map"
+        if handshake is None and consumer != -1:
+            hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
+            data = hold.info.data
+        else:
+            hold = _Hold(self._ptr)
+            data = self.data_ptr
+        return self._export(data, hold, handshake, versioned, False)
+
+    def _export(self, data, hold, handshake, versioned, read_only):
+        try:
+            return _make_capsule(data, self.__dlpack_device__(), self._dtype,
+                                 self.shape, hold, handshake, versioned,
+                                 read_only)
+        except BaseException:
+            if handshake is not None:
+                handshake.release()
+            hold.release()
+            raise
+
+
+def from_buffer(buffer, caps=None):
+    """A Tensor for a Gst.Buffer from `cudagraphpreprocess`; @caps (the
+    sample's) are used only when the meta lacks the shape."""
+    return Tensor(buffer, caps)
+
+
+def from_sample(sample):
+    """A Tensor for a Gst.Sample pulled from an appsink."""
+    return Tensor(sample.get_buffer(), sample.get_caps())
