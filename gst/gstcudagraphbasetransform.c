@@ -950,14 +950,26 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
 }
 
 static gboolean
+caps_are_video (GstCaps * caps)
+{
+  return caps != NULL && gst_caps_get_size (caps) > 0
+      && gst_structure_has_name (gst_caps_get_structure (caps, 0),
+      "video/x-raw");
+}
+
+static gboolean
 gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform * trans,
     GstCaps * caps, gsize * size)
 {
   GstVideoInfo info;
 
-  if (!gst_video_info_from_caps (&info, caps))
+  /* Tensor caps go to the subclass without gst_video_info_from_caps(),
+   * which logs an error for every caps that are not video. */
+  if (!caps_are_video (caps))
     return GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (trans)->get_caps_size
         (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), caps, size);
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
   *size = GST_VIDEO_INFO_SIZE (&info);
   return TRUE;
 }
@@ -1036,7 +1048,7 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
     propose_cuda_pool (priv, query, caps);
     return TRUE;
   }
-  if (priv->pinned == NULL || caps == NULL
+  if (priv->pinned == NULL || !caps_are_video (caps)
       || !gst_video_info_from_caps (&info, caps))
     return TRUE;
 
@@ -1080,8 +1092,7 @@ decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
     gst_clear_object (&pool);
   }
-  if (!gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          "video/x-raw")
+  if (!caps_are_video (caps)
       && !gst_cuda_graph_base_transform_get_unit_size (GST_BASE_TRANSFORM
           (self), caps, &tensor_size))
     tensor_size = 0;
@@ -1120,8 +1131,7 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
   } else if (priv->pinned && caps
       && gst_query_get_n_allocation_pools (query) == 0
       && gst_cuda_graph_base_transform_get_unit_size (trans, caps, &size)) {
-    gboolean video = gst_structure_has_name (gst_caps_get_structure (caps, 0),
-        "video/x-raw");
+    gboolean video = caps_are_video (caps);
 
     pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
     config = gst_buffer_pool_get_config (pool);
@@ -1184,6 +1194,29 @@ memory_kind (GstBuffer * buffer, GstMapFlags device)
   return GCG_MEMORY_KIND_HOST;
 }
 
+/* Bytes of plane @i the chain may touch: stride × rows, cut to what the
+ * mapping holds from the plane's start.  A GstVideoMeta's offsets and
+ * strides are upstream's word only; the frame queue refuses a plane whose
+ * rows reach past this. */
+static gsize
+plane_bytes (GstVideoFrame * frame, guint i)
+{
+  /* With a video meta each plane is mapped on its own. */
+  const GstMapInfo *map = &frame->map[frame->meta ? i : 0];
+  const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, i);
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
+  gsize avail, want;
+
+  if (stride <= 0 || data < map->data || data > map->data + map->size)
+    return 0;
+  avail = (gsize) (map->data + map->size - data);
+  /* Component i lives in plane i for every format we take. */
+  if (!g_size_checked_mul (&want, (gsize) stride,
+          GST_VIDEO_FRAME_COMP_HEIGHT (frame, i)))
+    return avail;
+  return MIN (want, avail);
+}
+
 static void
 planes_from_frame (GcgFramePlanes * planes, GstVideoFrame * frame,
     GcgMemoryKind kind)
@@ -1196,9 +1229,7 @@ planes_from_frame (GcgFramePlanes * planes, GstVideoFrame * frame,
     planes->data[i] = (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (frame,
         i);
     planes->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
-    /* Component i lives in plane i for every format we take. */
-    planes->size[i] = (gsize) planes->stride[i]
-        * GST_VIDEO_FRAME_COMP_HEIGHT (frame, i);
+    planes->size[i] = plane_bytes (frame, i);
   }
 }
 

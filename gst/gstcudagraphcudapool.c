@@ -166,9 +166,12 @@ output_pool_set_config (GstBufferPool * pool, GstStructure * config)
   guint size, min, max;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
-      || caps == NULL)
+      || caps == NULL || gst_caps_is_empty (caps))
     return FALSE;
-  self->video = gst_video_info_from_caps (&self->info, caps);
+  self->video = gst_structure_has_name (gst_caps_get_structure (caps, 0),
+      "video/x-raw");
+  if (self->video && !gst_video_info_from_caps (&self->info, caps))
+    return FALSE;
   if (!self->video && !tensor_info (&self->info, size)) {
     GST_WARNING_OBJECT (pool, "cannot hold a %u-byte tensor", size);
     return FALSE;

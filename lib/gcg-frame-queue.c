@@ -614,8 +614,13 @@ gcg_frame_queue_get_submitted (GcgFrameQueue *self)
 guint64
 gcg_frame_queue_get_slot_waits (GcgFrameQueue *self)
 {
+  guint64 n;
+
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
-  return self->slot_waits;
+  g_mutex_lock (&self->lock);
+  n = self->slot_waits;
+  g_mutex_unlock (&self->lock);
+  return n;
 }
 
 /* --- submitting a frame --------------------------------------------------- */
@@ -640,6 +645,72 @@ planes_valid (const GcgFramePlanes *p, gsize *total, GError **error)
     }
   }
   *total = sum;
+  return TRUE;
+}
+
+/* Bytes plane @i of a @format frame @height rows high reaches with
+ * @stride: the kernels and the staging copies touch no more. */
+static gsize
+plane_extent (GcgPixelFormat format, guint i, guint width, guint height,
+    gint stride)
+{
+  guint rows = gcg__pixel_format_plane_height (format, i, height);
+
+  if (stride <= 0)
+    return G_MAXSIZE;
+  if (rows == 0)
+    return 0;
+  return (gsize) (rows - 1) * (gsize) stride
+      + gcg__pixel_format_row_bytes (format, i, width);
+}
+
+static gboolean
+planes_cover (const gchar *what, const GcgFramePlanes *p,
+    GcgPixelFormat format, guint width, guint height, GError **error)
+{
+  guint n = gcg__pixel_format_n_planes (format);
+
+  if (p->n_planes < n) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The %s frame has %u planes, its format %u", what, p->n_planes, n);
+    return FALSE;
+  }
+  for (guint i = 0; i < n; i++) {
+    gsize need = plane_extent (format, i, width, height, p->stride[i]);
+
+    if (p->size[i] < need) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "The %s frame's plane %u holds %" G_GSIZE_FORMAT " bytes, its "
+          "rows reach %" G_GSIZE_FORMAT, what, i, p->size[i], need);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Every plane holds what the chain will read or write through it: the
+ * caller's sizes bound the copies, the chain's config the kernels. */
+static gboolean
+planes_fit_chain (GcgFrameChain *chain, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, GError **error)
+{
+  GcgFrameChainConfig c;
+  gsize need;
+
+  gcg_frame_chain_get_config (chain, &c);
+  if (!planes_cover ("input", in, c.in_format, c.in_width, c.in_height,
+          error))
+    return FALSE;
+  if (c.output == GCG_OUTPUT_KIND_VIDEO)
+    return planes_cover ("output", out, c.out_format, c.out_width,
+        c.out_height, error);
+  need = gcg_frame_chain_config_get_output_size (&c);
+  if (out->size[0] < need) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The output tensor holds %" G_GSIZE_FORMAT " bytes, the chain "
+        "writes %" G_GSIZE_FORMAT, out->size[0], need);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -831,12 +902,6 @@ submit_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
 {
   gsize offset = 0, n;
 
-  if (in->kind == GCG_MEMORY_KIND_DEVICE
-      || out->kind == GCG_MEMORY_KIND_DEVICE) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The CPU backend reads and writes host memory only");
-    return FALSE;
-  }
   set_addresses (params->src, params->src_stride, in, 0);
   set_addresses (params->dst, params->dst_stride, out, 0);
   if (!gcg_frame_chain_process (chain, params, NULL, error))
@@ -856,7 +921,9 @@ next_free_slot (GcgFrameQueue *self)
   Slot *slot = slot_of (self, self->submitted + 1);
 
   if (slot->seq != 0) {
+    g_mutex_lock (&self->lock);
     self->slot_waits++;
+    g_mutex_unlock (&self->lock);
     (void) gcg_frame_queue_wait (self, slot->seq, NULL);
   }
   return slot;
@@ -904,13 +971,20 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
   g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
 
   if (!planes_valid (in, &in_total, error)
-      || !planes_valid (out, &out_total, error))
+      || !planes_valid (out, &out_total, error)
+      || !planes_fit_chain (chain, in, out, error))
     return FALSE;
   if ((self->stream != NULL)
       != (gcg_frame_chain_get_backend (chain) == GCG_BACKEND_CUDA)) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The chain's backend does not match the queue's (CUDA needs a "
         "stream, the CPU none)");
+    return FALSE;
+  }
+  if (self->stream == NULL && (in->kind == GCG_MEMORY_KIND_DEVICE
+          || out->kind == GCG_MEMORY_KIND_DEVICE)) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The CPU backend reads and writes host memory only");
     return FALSE;
   }
   gcg_frame_queue_poll (self);

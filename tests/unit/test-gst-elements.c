@@ -429,6 +429,44 @@ test_nan_refused (void)
   g_assert_cmpstr (mean, ==, "nan,0,0");
 }
 
+/* A GstVideoMeta whose strides and offsets reach past the buffer: the
+ * frame is dropped with a warning, nothing is read out of bounds (the
+ * sanitizer build would report it), and the next good frame comes out. */
+static void
+test_video_meta_past_buffer (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  const gchar *launch[] = { CONVERT " brightness=0.2",
+    PREPROCESS " width=4 height=4",
+  };
+  GstVideoInfo info = gcg_test_info (caps);
+
+  for (guint i = 0; i < G_N_ELEMENTS (launch); i++) {
+    GstHarness *h = gcg_test_harness_new (launch[i], caps, NULL);
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+    gint huge[GST_VIDEO_MAX_PLANES] = { 1 << 28 }, wide[GST_VIDEO_MAX_PLANES]
+        = { 32 };
+    GstBuffer *bad = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *wide_buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *out;
+
+    gst_buffer_memset (bad, 0, 100, info.size);
+    gst_buffer_memset (wide_buf, 0, 100, info.size);
+    gst_buffer_add_video_meta_full (bad, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_RGBA, 4, 4, 1, offset, huge);
+    gst_buffer_add_video_meta_full (wide_buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_RGBA, 4, 4, 1, offset, wide);
+    g_assert_cmpint (gst_harness_push (h, bad), ==, GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h, wide_buf), ==, GST_FLOW_OK);
+    g_assert_null (gst_harness_try_pull (h));
+    g_assert_cmpuint (gcg_test_get_u64 (h, i == 0 ? "cudagraphconvert"
+            : "cudagraphpreprocess", "dropped-frames"), ==, 2);
+    out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
 /* A new size mid-stream makes a new chain; the stream goes on.  The CPU
  * backend counts every frame as eager and captures nothing. */
 static void
@@ -958,6 +996,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/controller", test_controller);
   g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
   g_test_add_func ("/gst/convert/caps-change", test_caps_change);
+  g_test_add_func ("/gst/errors/video-meta-past-buffer",
+      test_video_meta_past_buffer);
   g_test_add_func ("/gst/convert/passthrough", test_passthrough);
   g_test_add_func ("/gst/preprocess/caps", test_preprocess_caps);
   g_test_add_func ("/gst/preprocess/values", test_preprocess_values);
