@@ -4,10 +4,12 @@
 
 `gcg.tensor` turns the tensors `cudagraphpreprocess` pushes into an appsink
 into PyTorch, CuPy or NumPy arrays without copying them.  The module needs
-only the standard library (ctypes) and PyGObject; NumPy and PyTorch are
-imported when a method needs them, so importing `gcg` never fails because
-one is missing.  The library itself is `gi.repository.Gcg`, not this
-package.
+only the standard library (ctypes) and GStreamer's C libraries: it takes
+PyGObject's Gst.Buffer and Gst.Sample, or raw GstBuffer* addresses, and
+has a small ctypes pipeline driver (`gcg.tensor.Pipeline`) for programs
+without PyGObject.  NumPy and PyTorch are imported when a method needs
+them, so importing `gcg` never fails because one is missing.  The library
+itself is `gi.repository.Gcg`, not this package.
 """
 
 __all__ = ["tensor"]

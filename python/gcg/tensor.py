@@ -18,6 +18,30 @@ The object returned keeps the GstBuffer alive (its own reference), and so
 does every array made from it, so the buffer pool cannot reuse the memory
 while an array still points there.
 
+Without PyGObject.  Nothing here imports `gi` unless the caller passes a
+gi object.  A buffer may be given as the address of a GstBuffer (an int,
+e.g. from ctypes or cffi): it is checked the same way (the GType in its
+GstMiniObject header must be GstBuffer's), its PTS is read from the C
+struct, and the Tensor takes and later drops its own reference
+(gst_mini_object_ref/unref), so the caller may let go of the buffer.  For
+a program with no PyGObject at all, `Pipeline` and `pull_samples` drive a
+launch line through ctypes (libgstreamer-1.0, libgstapp-1.0) and give
+`Sample` objects whose `get_buffer()` and `get_caps()` are addresses::
+
+    for sample in gcg.tensor.pull_samples(
+            "videotestsrc num-buffers=8 ! cudagraphpreprocess ! "
+            "other/tensors(memory:CUDAMemory) ! appsink name=sink"):
+        x = torch.from_dlpack(gcg.tensor.from_sample(sample))
+
+    with gcg.tensor.Pipeline(launch) as p:   # streaming: one at a time
+        p.play()
+        for sample in p:                     # PipelineError on a bus ERROR
+            ...
+
+A Sample holds one reference on the GstSample (released when it is
+collected, or by `release()`); its buffer and caps addresses are borrowed
+from it, but a Tensor made from the buffer holds the buffer itself.
+
 Synchronisation.  The element pushes a buffer before the GPU has finished
 writing it.  Whoever reads it must wait for that frame:
 
@@ -46,14 +70,19 @@ as for the library), so the module imports on machines without a GPU.
 
 import ctypes
 import os
+import re
 import threading
 import weakref
 
-__all__ = ["Tensor", "from_sample", "from_buffer"]
+from . import _ctgst
+from ._ctgst import Pipeline, PipelineError, Sample, pull_samples
+
+__all__ = ["Tensor", "from_sample", "from_buffer", "Pipeline", "PipelineError",
+           "Sample", "pull_samples"]
 
 # --- C layouts -------------------------------------------------------------
 
-GST_MAP_READ = 1 << 0
+GST_MAP_READ = _ctgst.GST_MAP_READ
 # GST_MAP_FLAG_LAST << 1: GStreamer's CUDA map flag, gives the device pointer.
 GST_MAP_CUDA = 1 << 17
 
@@ -69,18 +98,6 @@ _META_MAX_ITEMS = 64
 
 _KDL_CPU = 1
 _KDL_CUDA = 2
-
-
-class _GstMapInfo(ctypes.Structure):
-    _fields_ = [
-        ("memory", ctypes.c_void_p),
-        ("flags", ctypes.c_int),
-        ("data", ctypes.c_void_p),
-        ("size", ctypes.c_size_t),
-        ("maxsize", ctypes.c_size_t),
-        ("user_data", ctypes.c_void_p * 4),
-        ("_gst_reserved", ctypes.c_void_p * 4),
-    ]
 
 
 class _GcgTensorMetaItem(ctypes.Structure):
@@ -164,53 +181,27 @@ _DLPACK_FLAG_READ_ONLY = 1 << 0
 
 
 class _Gst:
-    """The few GStreamer calls PyGObject does not give with raw pointers:
-    the meta is a C struct with no introspection data, and a mapping has to
-    outlive the Python call that made it (PyGObject's Buffer.map() result
-    cannot back a NumPy array after unmap)."""
+    """The few GStreamer calls PyGObject does not give with raw pointers
+    (through _ctgst's handles): the meta is a C struct with no
+    introspection data, and a mapping has to outlive the Python call that
+    made it (PyGObject's Buffer.map() result cannot back a NumPy array
+    after unmap)."""
 
     def __init__(self):
-        lib = ctypes.CDLL("libgstreamer-1.0.so.0")
-        gobject = ctypes.CDLL("libgobject-2.0.so.0")
-        vp = ctypes.c_void_p
-        self._sig(lib.gst_buffer_get_type, [], ctypes.c_size_t)
-        self._sig(lib.gst_buffer_get_meta, [vp, ctypes.c_size_t], vp)
-        self._sig(lib.gst_buffer_map, [vp, ctypes.POINTER(_GstMapInfo),
-                                       ctypes.c_int], ctypes.c_int)
-        self._sig(lib.gst_buffer_unmap, [vp, ctypes.POINTER(_GstMapInfo)],
-                  None)
-        self._sig(lib.gst_mini_object_ref, [vp], vp)
-        self._sig(lib.gst_mini_object_unref, [vp], None)
-        self._sig(gobject.g_type_from_name, [ctypes.c_char_p],
-                  ctypes.c_size_t)
-        self.lib = lib
-        self.gobject = gobject
-        self.buffer_type = lib.gst_buffer_get_type()
+        self.lib = _ctgst.lib()
+        self.buffer_type = self.lib.buffer_type
         self._meta_api = 0
 
-    @staticmethod
-    def _sig(fn, argtypes, restype):
-        fn.argtypes = argtypes
-        fn.restype = restype
-
     def buffer_pointer(self, buffer):
-        """The GstBuffer* behind a PyGObject Gst.Buffer.  PyGObject's boxed
-        hash is the C pointer (DeepStream's pyds relies on the same); the
-        GType in the GstMiniObject header guards against anything else."""
-        from gi.repository import Gst
-
-        if not isinstance(buffer, Gst.Buffer):
-            raise TypeError("expected a Gst.Buffer, got %r" % (buffer,))
-        ptr = hash(buffer)
-        if ptr <= 0 or ctypes.c_size_t.from_address(ptr).value != self.buffer_type:
-            raise TypeError("expected a Gst.Buffer, got %r" % (buffer,))
-        return ptr
+        """The GstBuffer* behind a PyGObject Gst.Buffer or given as an
+        address (int); TypeError for anything else (see _ctgst.address)."""
+        return self.lib.address(buffer, self.buffer_type, "Buffer")
 
     def tensor_meta(self, ptr):
         """The buffer's GcgTensorMeta, or None.  The API type exists only
         once the plugin is loaded, so it is looked up lazily."""
         if self._meta_api == 0:
-            self._meta_api = self.gobject.g_type_from_name(b"GcgTensorMetaAPI")
+            self._meta_api = self.lib.g_type_from_name(b"GcgTensorMetaAPI")
             if self._meta_api == 0:
                 return None
         addr = self.lib.gst_buffer_get_meta(ptr, self._meta_api)
@@ -227,16 +218,7 @@ class _Gst:
         return meta
 
 
-_gst_lock = threading.Lock()
-_gst_instance = None
-
-
-def _gst():
-    global _gst_instance
-    with _gst_lock:
-        if _gst_instance is None:
-            _gst_instance = _Gst()
-        return _gst_instance
+_gst = _ctgst.once(_Gst)
 
 
 class _Hold:
@@ -252,7 +234,7 @@ class _Hold:
         self._lock = threading.Lock()
         self._released = False
         if flags is not None:
-            info = _GstMapInfo()
+            info = _ctgst.GstMapInfo()
             if not gst.lib.gst_buffer_map(self._ptr, ctypes.byref(info), flags):
                 gst.lib.gst_mini_object_unref(self._ptr)
                 self._released = True
@@ -527,14 +509,30 @@ class _HostView:
         weakref.finalize(self, hold.release)
 
 
+_DIMENSIONS = re.compile(r"\bdimensions=(?:\(string\))?\"?([0-9:]+)")
+
+
+def _caps_string(caps):
+    """@caps as a string: given as one, a Gst.Caps (its to_string()) or a
+    GstCaps* address (gst_caps_to_string through ctypes)."""
+    if caps is None or isinstance(caps, str):
+        return caps
+    if isinstance(caps, (int, ctypes.c_void_p)):
+        return _ctgst.caps_to_string(caps)
+    to_string = getattr(caps, "to_string", None)
+    if to_string is None:
+        raise TypeError("expected caps as a Gst.Caps, a string or a GstCaps* "
+                        "address, got %r" % (caps,))
+    return to_string()
+
+
 def _shape_from_caps(caps):
-    """Shape, outermost first, from NNStreamer caps (innermost first)."""
-    if caps is None or caps.get_size() == 0:
+    """Shape, outermost first, from NNStreamer caps (innermost first): the
+    first tensor of the first structure."""
+    found = _DIMENSIONS.search(_caps_string(caps) or "")
+    if found is None:
         return None
-    dims = caps.get_structure(0).get_value("dimensions")
-    if not dims:
-        return None
-    return tuple(int(d) for d in reversed(dims.split(",")[0].split(":")))
+    return tuple(int(d) for d in reversed(found.group(1).split(":")))
 
 
 class Tensor:
@@ -548,7 +546,14 @@ class Tensor:
     system memory), `stream` (the element's CUstream as an integer, 0 if
     none), `width`, `height`, `batch`, `items` (one dict per item holding
     data: roi_x, roi_y, roi_width, roi_height, scale_x, scale_y, pad_x,
-    pad_y, roi_id) and `pts`."""
+    pad_y, roi_id) and `pts` (nanoseconds, `GST_CLOCK_TIME_NONE` when
+    unset).
+
+    @buffer is a PyGObject Gst.Buffer or the address of a GstBuffer (an
+    int, from ctypes, cffi or `Sample.get_buffer()`); either way the
+    Tensor takes a reference of its own on the buffer.  @caps (used only
+    when the meta lacks the shape) is a Gst.Caps, a caps string or a
+    GstCaps* address."""
 
     def __init__(self, buffer, caps=None):
         gst = _gst()
@@ -561,7 +566,7 @@ class Tensor:
             raise ValueError("unknown GcgTensorType %d" % meta.type)
         self._buffer = buffer  # the wrapper too, for callers that want it back
         self._ptr = ptr
-        self._holds = [_Hold(ptr)]
+        self._holds = [_Hold(ptr)]  # our reference, however @buffer came
         weakref.finalize(self, _release_all, self._holds)
         self._cuda_hold = None
 
@@ -595,13 +600,19 @@ class Tensor:
              for name, _ in _GcgTensorMetaItem._fields_}
             for i in range(min(meta.n_items, _META_MAX_ITEMS))
         ]
-        self.pts = buffer.pts
+        self.pts = _ctgst.buffer_pts(ptr)
         self.last_sync = None
 
     @property
     def buffer(self):
-        """The Gst.Buffer this tensor reads."""
+        """The buffer this tensor reads, as it was given: a Gst.Buffer or
+        a GstBuffer* address."""
         return self._buffer
+
+    @property
+    def buffer_address(self):
+        """The GstBuffer* this tensor reads (int)."""
+        return self._ptr
 
     @property
     def n_items(self):
@@ -716,11 +727,13 @@ class Tensor:
 
 
 def from_buffer(buffer, caps=None):
-    """A Tensor for a Gst.Buffer from `cudagraphpreprocess`; @caps (the
-    sample's) are used only when the meta lacks the shape."""
+    """A Tensor for a buffer from `cudagraphpreprocess`, a Gst.Buffer or a
+    GstBuffer* address; @caps (the sample's: Gst.Caps, string or GstCaps*
+    address) are used only when the meta lacks the shape."""
     return Tensor(buffer, caps)
 
 
 def from_sample(sample):
-    """A Tensor for a Gst.Sample pulled from an appsink."""
+    """A Tensor for a sample pulled from an appsink: a Gst.Sample, or a
+    `Sample` from this module's ctypes driver (`Pipeline`)."""
     return Tensor(sample.get_buffer(), sample.get_caps())

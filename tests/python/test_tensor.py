@@ -7,11 +7,74 @@ Checks what an application relies on: shape, dtype and values against the
 raw bytes of the buffer, the meta's description (layout, items, the way
 back to source pixels), and that every view keeps the buffer alive and
 gives it back when dropped (a leaked reference would stall the element's
-buffer pool).  Exits 77 (skipped) only when NumPy is not installed."""
+buffer pool).  `WithoutGi` does the same with no PyGObject object at all:
+gcg.tensor's ctypes pipeline driver and GstBuffer addresses, in this
+process and in a child that cannot import gi, against the gi path's
+values.  Exits 77 (skipped) only when NumPy or PyGObject is not
+installed."""
 import ctypes
 import gc
+import hashlib
+import json
+import os
+import subprocess
 import sys
 import unittest
+
+# `test_tensor.py --no-gi PROPS`: the child process of WithoutGi, in which
+# importing gi fails, so it proves gcg.tensor works without PyGObject.
+# Needs no NumPy either, to run with any interpreter by hand.
+CHILD = __name__ == "__main__" and sys.argv[1:2] == ["--no-gi"]
+if CHILD:
+    sys.modules["gi"] = None  # from here on, `import gi` raises ImportError
+
+import _pipeline  # noqa: E402
+from gcg import tensor  # noqa: E402
+
+SOURCE = ("videotestsrc num-buffers={n} ! "
+          "video/x-raw,format=RGBA,width=64,height=48 ! ")
+
+
+def launch(props="", n=2):
+    """A CPU-backend preprocess of 64×48 RGBA into 32×32."""
+    return (SOURCE.format(n=n) + "cudagraphpreprocess backend=cpu width=32 "
+            "height=32 " + props + " ! appsink name=sink sync=false")
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def no_gi_child(props):
+    """Print, one JSON line per sample pulled through the ctypes driver,
+    what the raw-pointer Tensor says (shape, dtype, pts), digests of its
+    numpy() bytes (None without NumPy) and of the buffer's bytes mapped
+    through ctypes; last, whether anything imported gi."""
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    _pipeline.init()
+    lib = tensor._ctgst.lib()
+    for sample in tensor.pull_samples(launch(props)):
+        t = tensor.from_buffer(sample.get_buffer(), sample.get_caps())
+        del sample
+        gc.collect()  # the tensor's own reference keeps the buffer
+        info = tensor._ctgst.GstMapInfo()
+        assert lib.gst_buffer_map(t.buffer_address, ctypes.byref(info),
+                                  tensor.GST_MAP_READ)
+        raw = ctypes.string_at(info.data, info.size)
+        lib.gst_buffer_unmap(t.buffer_address, ctypes.byref(info))
+        print(json.dumps({
+            "shape": list(t.shape), "dtype": t.dtype, "pts": t.pts,
+            "raw": digest(raw),
+            "numpy": digest(t.numpy().tobytes()) if numpy else None}))
+    print(json.dumps({"gi_imported": sys.modules.get("gi") is not None}))
+    return 0
+
+
+if CHILD:
+    sys.exit(no_gi_child(sys.argv[2] if len(sys.argv) > 2 else ""))
 
 try:
     import numpy as np
@@ -19,36 +82,19 @@ except ImportError:
     print("SKIP: numpy is not installed")
     sys.exit(77)
 
-import gi
-
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
-
-from gcg import tensor  # noqa: E402
-
-Gst.init(None)
-
-SOURCE = ("videotestsrc num-buffers={n} ! "
-          "video/x-raw,format=RGBA,width=64,height=48 ! ")
+# The reference path: PyGObject's own objects (the child above covers the
+# module without them).
+Gst, NO_GI = _pipeline.import_gst()
+if Gst is None:
+    print("SKIP: " + NO_GI)
+    sys.exit(77)
+_pipeline.init(Gst)
 
 
-def pull(props="", n=2):
-    """The samples of a CPU-backend preprocess of 64×48 RGBA into 32×32."""
-    pipeline = Gst.parse_launch(
-        SOURCE.format(n=n) + "cudagraphpreprocess backend=cpu width=32 "
-        "height=32 " + props + " ! appsink name=sink sync=false")
-    sink = pipeline.get_by_name("sink")
-    pipeline.set_state(Gst.State.PLAYING)
-    samples = []
-    while True:
-        sample = sink.emit("pull-sample")
-        if sample is None:
-            break
-        samples.append(sample)
-    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
-    pipeline.set_state(Gst.State.NULL)
-    if msg is not None:
-        raise AssertionError(msg.parse_error()[0].message)
+def pull(props="", n=2, gst=Gst):
+    """The samples of launch(@props, @n): Gst.Sample, or with @gst None
+    gcg.tensor.Sample from the ctypes driver."""
+    samples = _pipeline.pull(launch(props, n), gst)
     assert len(samples) == n, "got %d samples" % len(samples)
     return samples
 
@@ -63,9 +109,7 @@ def raw_array(buffer, dtype, shape):
         buffer.unmap(info)
 
 
-def refcount(buffer):
-    """GstMiniObject.refcount (after the GType) of the C buffer."""
-    return ctypes.c_int.from_address(hash(buffer) + 8).value
+refcount = _pipeline.refcount
 
 
 def caps_shape(sample):
@@ -214,6 +258,141 @@ class Errors(unittest.TestCase):
     def test_buffer_without_meta(self):
         with self.assertRaises(ValueError):
             tensor.from_buffer(Gst.Buffer.new_allocate(None, 64, None))
+
+
+class WithoutGi(unittest.TestCase):
+    """The ctypes driver and GstBuffer addresses, no gi object in play,
+    give what the gi path gives."""
+
+    PROPS = ("", "tensor-type=uint8 layout=nhwc channels=bgr")
+
+    def test_raw_pointer_matches_gi(self):
+        for props in self.PROPS:
+            for ref, sample in zip(pull(props), pull(props, gst=None)):
+                self.assertIsInstance(sample, tensor.Sample)
+                ptr = sample.get_buffer()
+                self.assertIsInstance(ptr, int)
+                expected = tensor.from_sample(ref)
+                t = tensor.from_buffer(ptr, sample.get_caps())
+                self.assertEqual(t.buffer, ptr)
+                self.assertEqual(t.buffer_address, ptr)
+                for name in ("shape", "dtype", "layout", "channels", "nbytes",
+                             "items", "pts"):
+                    self.assertEqual(getattr(t, name), getattr(expected, name),
+                                     name)
+                self.assertEqual(t.pts, ref.get_buffer().pts)
+                a = t.numpy()
+                np.testing.assert_array_equal(a, expected.numpy())
+                np.testing.assert_array_equal(tensor.from_sample(sample).numpy(), a)
+                np.testing.assert_array_equal(np.from_dlpack(t), a)
+
+    def test_child_cannot_import_gi(self):
+        for props in self.PROPS:
+            expected = [tensor.from_sample(s) for s in pull(props)]
+            out = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--no-gi", props],
+                capture_output=True, text=True, timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = [json.loads(line) for line in out.stdout.splitlines()]
+            self.assertEqual(lines.pop(), {"gi_imported": False})
+            self.assertEqual(len(lines), len(expected))
+            for got, t in zip(lines, expected):
+                data = digest(t.numpy().tobytes())
+                self.assertEqual(got, {"shape": list(t.shape), "dtype": t.dtype,
+                                       "pts": t.pts, "raw": data,
+                                       "numpy": data})
+
+    def test_raw_pointer_keeps_buffer_alive(self):
+        samples = pull(gst=None)
+        ptr = samples[0].get_buffer()
+        lib = tensor._ctgst.lib()
+        lib.gst_mini_object_ref(ptr)  # ours, to watch the count
+        try:
+            base = refcount(ptr)
+            t = tensor.from_buffer(ptr)
+            self.assertEqual(refcount(ptr), base + 1)
+            expected = np.array(t.numpy())
+            del samples
+            gc.collect()  # the sample's reference is gone...
+            self.assertEqual(refcount(ptr), base)
+            a = t.numpy()  # ...the tensor's still holds the buffer
+            np.testing.assert_array_equal(a, expected)
+            self.assertEqual(refcount(ptr), base + 1)  # the array's own
+            del t
+            gc.collect()
+            self.assertEqual(refcount(ptr), base)
+            np.testing.assert_array_equal(a, expected)
+            del a
+            gc.collect()
+            self.assertEqual(refcount(ptr), base - 1)
+        finally:
+            lib.gst_mini_object_unref(ptr)
+
+    def test_sample_release(self):
+        sample = pull(gst=None)[0]
+        ptr = sample.get_buffer()
+        t = tensor.from_sample(sample)
+        base = refcount(ptr)
+        sample.release()
+        sample.release()  # once only
+        self.assertEqual(refcount(ptr), base - 1)
+        with self.assertRaises(ValueError):
+            sample.get_buffer()
+        self.assertEqual(t.numpy().shape, (1, 3, 32, 32))
+
+    def test_addresses_checked(self):
+        sample = pull(gst=None)[0]
+        for bad in (sample.get_caps(), 0, -8, sample.get_buffer() + 1, True,
+                    "buffer", sample):
+            with self.assertRaises(TypeError, msg=repr(bad)):
+                tensor.from_buffer(bad)
+        t = tensor.from_buffer(ctypes.c_void_p(sample.get_buffer()))
+        self.assertEqual(t.buffer_address, sample.get_buffer())
+        plain = Gst.Buffer.new_allocate(None, 64, None)
+        with self.assertRaises(ValueError):  # a buffer, but no meta
+            tensor.from_buffer(hash(plain))
+
+    def test_caps_forms(self):
+        ref = pull()[0]
+        sample = pull(gst=None)[0]
+        shape = (1, 3, 32, 32)
+        for caps in (ref.get_caps(), ref.get_caps().to_string(),
+                     sample.get_caps(), ctypes.c_void_p(sample.get_caps()),
+                     hash(ref.get_caps())):
+            self.assertEqual(tensor._shape_from_caps(caps), shape, repr(caps))
+        self.assertEqual(tensor._shape_from_caps(
+            'other/tensors, dimensions=(string)"4:3:2:1,8:8", num_tensors=2'),
+            (1, 2, 3, 4))
+        for caps in (None, "ANY", "EMPTY", Gst.Caps.new_empty()):
+            self.assertIsNone(tensor._shape_from_caps(caps))
+        with self.assertRaises(TypeError):
+            tensor._shape_from_caps(sample.get_buffer())
+        with self.assertRaises(TypeError):
+            tensor._shape_from_caps(3.5)
+
+    def test_pipeline_errors(self):
+        with self.assertRaisesRegex(tensor.PipelineError, "nosuchelement"):
+            tensor.pull_samples("nosuchelement ! appsink name=sink")
+        for line in ("videotestsrc ! fakesink", "videotestsrc ! fakesink name=sink",
+                     "appsink name=sink"):
+            with self.assertRaises(ValueError, msg=line):
+                tensor.Pipeline(line)
+        # Refused going to PLAYING, and an error while streaming (which
+        # must end the pull: no EOS need follow).
+        for line in ("filesrc location=/nonexistent ! appsink name=sink",
+                     "videotestsrc ! identity error-after=2 ! appsink name=sink"):
+            with self.assertRaises(tensor.PipelineError, msg=line):
+                tensor.pull_samples(line)
+
+    def test_streaming(self):
+        with tensor.Pipeline(launch(n=3)) as pipeline:
+            pipeline.play()
+            pts = [tensor.from_sample(s).pts for s in pipeline]
+            self.assertIsNone(pipeline.pull_sample(0.01))
+            self.assertIsNone(pipeline.pop_error())
+        self.assertEqual(pts, [0, 33333333, 66666666])
+        with self.assertRaises(ValueError):
+            pipeline.play()
 
 
 if __name__ == "__main__":

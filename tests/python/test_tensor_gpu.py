@@ -13,12 +13,14 @@ Without the handshake both reads come out wrong, so these fail loudly.
 PyTorch with no copy (DLPack and the CUDA array interface), on the
 element's device pointer, with the same values, bit for bit, as the same
 pipeline's tensors in system memory.  Frames are pulled before they are
-read, so the GPU may still be writing them.
+read, so the GPU may still be writing them.  Through PyGObject where it is
+installed, else through gcg.tensor's ctypes driver with GstBuffer
+addresses (a GPU host with only the GStreamer runtime bundle).
 
 Exit status 77 (skipped) without NumPy, PyTorch or a CUDA device; without
-PyGObject or a plugin with CUDA memory support too, once the handshake
-tests have passed (a failure there still fails)."""
-import ctypes
+GStreamer's libraries, the videotestsrc and appsink plugins or a plugin
+with CUDA memory support too, once the handshake tests have passed (a
+failure there still fails)."""
 import gc
 import sys
 import unittest
@@ -40,18 +42,11 @@ except ImportError:
 if not torch.cuda.is_available():
     skip("no CUDA device or driver for torch")
 
+import _pipeline  # noqa: E402
 from gcg import tensor  # noqa: E402
 
-try:
-    import gi
-
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    Gst = None
-    NO_PIPELINE = "no PyGObject with GStreamer typelibs (%s)" % e
-else:
-    NO_PIPELINE = None
+# PyGObject when there is one, else the ctypes driver (Gst None).
+Gst, NO_GI = _pipeline.import_gst()
 
 # GPU cycles a producer "still writing" sleeps (some 0.1 s on current GPUs):
 # long enough that a missing wait reads stale data every time.
@@ -152,65 +147,46 @@ class Handshake(unittest.TestCase):
         del capsule
 
 
-if Gst is not None:
-    Gst.init(None)
-
 CUDA_CAPS = "other/tensors(memory:CUDAMemory)"
 FRAMES = 8
-
-
-def plugin_outputs_cuda_memory():
-    factory = Gst.ElementFactory.find("cudagraphpreprocess")
-    if factory is None:
-        return False
-    for templ in factory.get_static_pad_templates():
-        if templ.direction == Gst.PadDirection.SRC:
-            return "memory:CUDAMemory" in templ.get_caps().to_string()
-    return False
 
 
 def pull(caps, props=""):
     """All samples of a CUDA-backend preprocess of a moving test pattern,
     pulled before any is read (frames may still be in flight)."""
-    pipeline = Gst.parse_launch(
+    samples = _pipeline.pull(
         "videotestsrc num-buffers=%d pattern=ball ! "
         "video/x-raw,format=RGBA,width=64,height=48 ! "
         "cudagraphpreprocess backend=cuda width=32 height=32 %s ! %s ! "
-        "appsink name=sink sync=false" % (FRAMES, props, caps))
-    sink = pipeline.get_by_name("sink")
-    pipeline.set_state(Gst.State.PLAYING)
-    samples = []
-    while True:
-        sample = sink.emit("pull-sample")
-        if sample is None:
-            break
-        samples.append(sample)
-    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
-    pipeline.set_state(Gst.State.NULL)
-    if msg is not None:
-        raise AssertionError(msg.parse_error()[0].message)
+        "appsink name=sink sync=false" % (FRAMES, props, caps), Gst)
     assert len(samples) == FRAMES, "got %d samples" % len(samples)
     return samples
 
 
-def refcount(buffer):
-    return ctypes.c_int.from_address(hash(buffer) + 8).value
+refcount = _pipeline.refcount
 
 
 def pipeline_unavailable():
     """Why the pipeline tests cannot run here, or None."""
-    if NO_PIPELINE:
-        return NO_PIPELINE
-    if not plugin_outputs_cuda_memory():
-        return "cudagraphpreprocess built without GStreamer CUDA memory"
     try:
-        tensor._Gst()
+        _pipeline.init(Gst)
     except OSError as e:
         return "no GStreamer library for ctypes (%s)" % e
+    for factory, pad in (("videotestsrc", "src"), ("appsink", "sink")):
+        if _pipeline.template_caps(factory, pad) is None:
+            return "no %s plugin" % factory
+    # The plugin just built must load: without it the tests run and fail.
+    caps = _pipeline.template_caps("cudagraphpreprocess")
+    if caps is not None and "memory:CUDAMemory" not in caps:
+        return "cudagraphpreprocess built without GStreamer CUDA memory"
     return None
 
 
 NO_PIPELINE = pipeline_unavailable()
+if not NO_PIPELINE:
+    print("pipeline tests through %s" % (
+        "PyGObject" if Gst else "gcg.tensor's ctypes driver (%s)" % NO_GI),
+        file=sys.stderr)
 
 
 @unittest.skipIf(NO_PIPELINE, NO_PIPELINE)
