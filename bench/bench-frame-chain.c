@@ -17,6 +17,7 @@
  */
 #include <gcg.h>
 #include "gcg-bench-util.h"
+#include "bench-common.h"
 #include "gcg-context-private.h"
 #include "gcg-stream-private.h"
 
@@ -46,21 +47,6 @@ typedef struct
   gdouble host_us;
 } Timing;
 
-static void
-die (const gchar *what, GError *error)
-{
-  fprintf (stderr, "bench-frame-chain: %s: %s\n", what,
-      error ? error->message : "failed");
-  exit (1);
-}
-
-static void
-check (gboolean ok, const gchar *what, GError *error)
-{
-  if (!ok)
-    die (what, error);
-}
-
 /* GPU milliseconds between the two events, after waiting for the stop. */
 static gdouble
 elapsed_ms (Bench *b)
@@ -68,7 +54,7 @@ elapsed_ms (Bench *b)
   GError *error = NULL;
   gfloat ms = 0;
 
-  check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
+  gcg_bench_check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
       && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
       "events", error);
   return ms;
@@ -79,7 +65,7 @@ record (Bench *b, CUevent event)
 {
   GError *error = NULL;
 
-  check (GCG_CU_OK (&error, cuEventRecord, event,
+  gcg_bench_check (GCG_CU_OK (&error, cuEventRecord, event,
           gcg__stream_get_cu (b->stream)), "cuEventRecord", error);
 }
 
@@ -91,13 +77,13 @@ measure_copy (Bench *b)
   CUdeviceptr src = 0, dst = 0;
   const guint reps = 20;
 
-  check (GCG_CU_OK (&error, cuMemAlloc, &src, COPY_BYTES)
+  gcg_bench_check (GCG_CU_OK (&error, cuMemAlloc, &src, COPY_BYTES)
       && GCG_CU_OK (&error, cuMemAlloc, &dst, COPY_BYTES), "copy buffers",
       error);
   for (guint i = 0; i < reps + 2; i++) {
     if (i == 2)
       record (b, b->start);
-    check (GCG_CU_OK (&error, cuMemcpyDtoDAsync, dst, src, COPY_BYTES,
+    gcg_bench_check (GCG_CU_OK (&error, cuMemcpyDtoDAsync, dst, src, COPY_BYTES,
             gcg__stream_get_cu (b->stream)), "cuMemcpyDtoDAsync", error);
   }
   record (b, b->stop);
@@ -139,7 +125,7 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
   gint64 host = 0;
   Timing t;
 
-  check (chain != NULL, "chain", error);
+  gcg_bench_check (chain != NULL, "chain", error);
   gcg_frame_chain_set_use_graph (chain, use_graph);
   fill_params (b, c, TRUE, &p);
   for (guint f = 0; f < b->warmup + b->frames; f++) {
@@ -150,7 +136,7 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
     p.frame_number = f;
     p.brightness = (f & 1) ? 0.01f : 0.0f;
     t0 = gcg_bench_now_ns ();
-    check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
         "process", error);
     if (f >= b->warmup)
       host += gcg_bench_now_ns () - t0;
@@ -170,12 +156,12 @@ time_cpu (Bench *b, const GcgFrameChainConfig *c)
   GcgFrameParams p;
   gint64 t0;
 
-  check (chain != NULL, "cpu chain", error);
+  gcg_bench_check (chain != NULL, "cpu chain", error);
   fill_params (b, c, FALSE, &p);
   t0 = gcg_bench_now_ns ();
   for (guint f = 0; f < b->cpu_frames; f++)
-    check (gcg_frame_chain_process (chain, &p, NULL, &error), "cpu process",
-        error);
+    gcg_bench_check (gcg_frame_chain_process (chain, &p, NULL, &error),
+        "cpu process", error);
   return (gcg_bench_now_ns () - t0) / 1e6 / b->cpu_frames;
 }
 
@@ -202,7 +188,7 @@ setup (Bench *b)
   gsize out_size = 3 * 640 * 640 * 4;
 
   b->ctx = gcg_bench_open_gpu ("bench-frame-chain");
-  check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
+  gcg_bench_check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
       && gcg_context_push (b->ctx, &error)
       && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
       && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
@@ -212,7 +198,7 @@ setup (Bench *b)
   b->host_out = g_malloc (out_size);
   for (gsize i = 0; i < in_size; i++)
     b->host_in[i] = (guint8) (i * 2654435761u >> 24);
-  check (GCG_CU_OK (&error, cuMemcpyHtoD, b->in, b->host_in, in_size)
+  gcg_bench_check (GCG_CU_OK (&error, cuMemcpyHtoD, b->in, b->host_in, in_size)
       && GCG_CU_OK (&error, cuCtxSynchronize), "upload", error);
 }
 

@@ -30,6 +30,7 @@
  */
 #include <gcg.h>
 #include "gcg-bench-util.h"
+#include "bench-common.h"
 
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
@@ -141,21 +142,6 @@ typedef struct
   gchar note[64];
 } Result;
 
-static void
-die (const gchar *what, GError *error)
-{
-  fprintf (stderr, "bench-pipeline: %s: %s\n", what,
-      error ? error->message : "failed");
-  exit (1);
-}
-
-static void
-check (gboolean ok, const gchar *what, GError *error)
-{
-  if (!ok)
-    die (what, error);
-}
-
 /* --- the copy-only bound ------------------------------------------------ */
 
 typedef struct
@@ -174,16 +160,17 @@ copies_fps (const Copies *c, gboolean round_trip, guint warmup, guint frames)
 
   for (guint f = 0; f < warmup + frames; f++) {
     if (f == warmup) {
-      check (gcg_stream_synchronize (c->stream, &error), "sync", error);
+      gcg_bench_check (gcg_stream_synchronize (c->stream, &error), "sync",
+          error);
       t0 = gcg_bench_now_ns ();
     }
-    check (gcg_stream_copy_to_device (c->stream, c->dev_in, c->host_in,
-            IN_BYTES, &error), "H2D copy", error);
+    gcg_bench_check (gcg_stream_copy_to_device (c->stream, c->dev_in,
+            c->host_in, IN_BYTES, &error), "H2D copy", error);
     if (round_trip)
-      check (gcg_stream_copy_to_host (c->stream, c->host_out, c->dev_out,
-              OUT_BYTES, &error), "D2H copy", error);
+      gcg_bench_check (gcg_stream_copy_to_host (c->stream, c->host_out,
+              c->dev_out, OUT_BYTES, &error), "D2H copy", error);
   }
-  check (gcg_stream_synchronize (c->stream, &error), "sync", error);
+  gcg_bench_check (gcg_stream_synchronize (c->stream, &error), "sync", error);
   return frames / ((gcg_bench_now_ns () - t0) / 1e9);
 }
 
@@ -197,17 +184,17 @@ measure_copy_bound (Bench *b)
   g_autoptr (GcgHostPool) host_pool = gcg_host_pool_new (b->ctx);
   Copies c = { 0 };
 
-  check (allocator != NULL, "allocator", error);
+  gcg_bench_check (allocator != NULL, "allocator", error);
   c.stream = gcg_stream_new (b->ctx, &error);
-  check (c.stream != NULL, "stream", error);
-  check (gcg_allocator_alloc (allocator, IN_BYTES, c.stream, &c.dev_in,
-          &error), "device input", error);
-  check (gcg_allocator_alloc (allocator, OUT_BYTES, c.stream, &c.dev_out,
-          &error), "device output", error);
+  gcg_bench_check (c.stream != NULL, "stream", error);
+  gcg_bench_check (gcg_allocator_alloc (allocator, IN_BYTES, c.stream,
+          &c.dev_in, &error), "device input", error);
+  gcg_bench_check (gcg_allocator_alloc (allocator, OUT_BYTES, c.stream,
+          &c.dev_out, &error), "device output", error);
   c.host_in = gcg_host_pool_alloc (host_pool, IN_BYTES, &error);
-  check (c.host_in != NULL, "pinned input", error);
+  gcg_bench_check (c.host_in != NULL, "pinned input", error);
   c.host_out = gcg_host_pool_alloc (host_pool, OUT_BYTES, &error);
-  check (c.host_out != NULL, "pinned output", error);
+  gcg_bench_check (c.host_out != NULL, "pinned output", error);
   memset (c.host_in, 0x80, IN_BYTES);
 
   /* The best of three: a bound is what the bus can do, and one run may

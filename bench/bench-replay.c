@@ -19,6 +19,7 @@
  */
 #include <gcg.h>
 #include "gcg-bench-util.h"
+#include "bench-common.h"
 #include "gcg-context-private.h"
 #include "gcg-stream-private.h"
 
@@ -45,14 +46,6 @@ typedef struct
 } Timing;
 
 static void
-die (const gchar *what, GError *error)
-{
-  fprintf (stderr, "bench-replay: %s: %s\n", what,
-      error ? error->message : "failed");
-  exit (1);
-}
-
-static void
 enqueue_chain (Bench *b, guint kernels)
 {
   GError *error = NULL;
@@ -63,7 +56,7 @@ enqueue_chain (Bench *b, guint kernels)
   for (guint k = 0; k < kernels; k++) {
     if (!GCG_CU_OK (&error, cuLaunchKernel, b->add, 1, 1, 1, N_VALUES, 1, 1,
             0, gcg__stream_get_cu (b->stream), params, NULL))
-      die ("cuLaunchKernel", error);
+      gcg_bench_die ("cuLaunchKernel", error);
   }
 }
 
@@ -73,7 +66,7 @@ wait_stream (Bench *b)
   GError *error = NULL;
 
   if (!gcg_stream_synchronize (b->stream, &error))
-    die ("synchronize", error);
+    gcg_bench_die ("synchronize", error);
 }
 
 static void
@@ -84,7 +77,7 @@ graph_frame (Bench *b, GcgGraph *graph, guint frame)
   if (!gcg_device_scalar_set_uint (b->value, frame & 7, &error)
       || !gcg_device_scalar_update (b->value, b->stream, &error)
       || !gcg_graph_launch (graph, b->stream, &error))
-    die ("graph frame", error);
+    gcg_bench_die ("graph frame", error);
 }
 
 /* Times @frames frames after @warmup untimed ones. */
@@ -140,12 +133,12 @@ capture_chain (Bench *b, guint kernels)
 
   capture = gcg_capture_begin (b->stream, GCG_CAPTURE_MODE_DEFAULT, &error);
   if (!capture)
-    die ("capture", error);
+    gcg_bench_die ("capture", error);
   enqueue_chain (b, kernels);
   graph = gcg_capture_finish (capture, &error);
   g_object_unref (capture);
   if (!graph || !gcg_graph_upload (graph, b->stream, &error))
-    die ("capture", error);
+    gcg_bench_die ("capture", error);
   return graph;
 }
 
@@ -184,7 +177,7 @@ setup (Bench *b)
               &error))
       || !gcg_device_scalar_set_uint (b->value, 1, &error)
       || !gcg_device_scalar_update (b->value, b->stream, &error))
-    die ("setup", error);
+    gcg_bench_die ("setup", error);
   wait_stream (b);
 }
 

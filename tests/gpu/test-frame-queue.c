@@ -21,6 +21,7 @@
  * before and after it are right.  Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
+#include "common/gcg-test-layout.h"
 
 #include <string.h>
 
@@ -67,56 +68,6 @@ qfixture_teardown (QFixture *q, gconstpointer data)
   g_clear_object (&q->pool);
   g_clear_object (&q->buf_pool);
   fixture_teardown (&q->base, data);
-}
-
-/* --- layouts ------------------------------------------------------------- */
-
-/* Planes packed in one buffer, rows padded; @row_bytes are the bytes of a
- * row that hold pixels (what the chain writes). */
-typedef struct
-{
-  guint n_planes;
-  gint stride[3];
-  gsize offset[3];
-  gsize plane_size[3];
-  gsize row_bytes[3];
-  guint rows[3];
-  gsize size;
-} Layout;
-
-static void
-layout_nv12 (Layout *l, guint w, guint h, guint row_pad)
-{
-  memset (l, 0, sizeof (*l));
-  l->n_planes = 2;
-  l->row_bytes[0] = w;
-  l->rows[0] = h;
-  l->row_bytes[1] = 2 * ((w + 1) / 2);
-  l->rows[1] = (h + 1) / 2;
-  for (guint i = 0; i < 2; i++) {
-    l->stride[i] = (gint) (l->row_bytes[i] + row_pad);
-    l->offset[i] = l->size;
-    l->plane_size[i] = (gsize) l->stride[i] * l->rows[i];
-    l->size += l->plane_size[i];
-  }
-}
-
-static void
-layout_output (Layout *l, const GcgFrameChainConfig *c)
-{
-  memset (l, 0, sizeof (*l));
-  l->n_planes = 1;
-  if (c->output == GCG_OUTPUT_KIND_TENSOR) {
-    l->size = l->plane_size[0] = l->row_bytes[0] =
-        gcg_frame_chain_config_get_output_size (c);
-    l->rows[0] = 1;
-    return;
-  }
-  g_assert_cmpint (c->out_format, ==, GCG_PIXEL_FORMAT_RGBA);
-  l->row_bytes[0] = 4 * c->out_width;
-  l->rows[0] = c->out_height;
-  l->stride[0] = (gint) (l->row_bytes[0] + 32);
-  l->size = l->plane_size[0] = (gsize) l->stride[0] * l->rows[0];
 }
 
 /* --- the frames: inputs, values and CPU references, made once ------------ */
@@ -178,7 +129,7 @@ frame_params (GcgFrameParams *p, const GcgFrameChainConfig *c, guint n)
 typedef struct
 {
   GcgFrameChainConfig config;
-  Layout in_layout, out_layout;
+  GcgTestLayout in_layout, out_layout;
   guint8 *in[N_FRAMES];
   guint8 *want[N_FRAMES];
 } Reference;
@@ -217,8 +168,12 @@ reference_get (gboolean tensor)
     tensor_config (&ref->config);
   else
     video_config (&ref->config);
-  layout_nv12 (&ref->in_layout, IN_W, IN_H, 64);
-  layout_output (&ref->out_layout, &ref->config);
+  gcg_test_layout_video (&ref->in_layout, GCG_PIXEL_FORMAT_NV12, IN_W, IN_H,
+      64);
+  /* Video outputs are RGBA: one plane, as the checks read them. */
+  if (ref->config.output != GCG_OUTPUT_KIND_TENSOR)
+    g_assert_cmpint (ref->config.out_format, ==, GCG_PIXEL_FORMAT_RGBA);
+  gcg_test_layout_output (&ref->out_layout, &ref->config, 32);
   cpu = gcg_frame_chain_new (&ref->config, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
   for (guint n = 0; n < N_FRAMES; n++) {
@@ -320,16 +275,9 @@ mem_address (const Mem *m)
 }
 
 static void
-planes_init (GcgFramePlanes *p, const Mem *m, const Layout *l)
+planes_init (GcgFramePlanes *p, const Mem *m, const GcgTestLayout *l)
 {
-  memset (p, 0, sizeof (*p));
-  p->kind = m->kind;
-  p->n_planes = l->n_planes;
-  for (guint i = 0; i < l->n_planes; i++) {
-    p->data[i] = mem_address (m) + l->offset[i];
-    p->stride[i] = l->stride[i];
-    p->size[i] = l->plane_size[i];
-  }
+  gcg_test_planes_init (p, l, m->kind, mem_address (m));
 }
 
 /* --- a run: one queue, its frames, their checks -------------------------- */
@@ -549,7 +497,7 @@ set_output (Set *s)
 static void
 set_check (Set *s, const gchar *when)
 {
-  const Layout *l = &s->ref->out_layout;
+  const GcgTestLayout *l = &s->ref->out_layout;
   const guint8 *got = set_output (s), *want = s->ref->want[s->frame];
 
   for (guint i = 0; i < l->n_planes; i++) {
@@ -790,7 +738,7 @@ static gpointer
 waiter_thread (gpointer data)
 {
   Waiter *w = data;
-  const Layout *l = &w->set->ref->out_layout;
+  const GcgTestLayout *l = &w->set->ref->out_layout;
   const guint8 *want = w->set->ref->want[w->set->frame];
 
   w->ok = gcg_frame_queue_wait_ready (w->set->run->queue, w->seq, NULL);
@@ -901,7 +849,7 @@ test_depths (QFixture *q, gconstpointer data)
     g_assert_cmpuint (a.outputs->len, ==, 60);
     g_assert_cmpuint (b.outputs->len, ==, 60);
     for (guint n = 0; n < 60; n++) {
-      const Layout *l = &a.ref->out_layout;
+      const GcgTestLayout *l = &a.ref->out_layout;
       const guint8 *x = g_ptr_array_index (a.outputs, n);
       const guint8 *y = g_ptr_array_index (b.outputs, n);
 

@@ -8,8 +8,9 @@
  * elements share one GstCudaContext.  Skipped (TAP skip) without a GPU or
  * when nvcodec's elements are not registered.
  */
-#include "gcg-test-util.h"
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-gst.h"
+#include "common/gcg-test-gst-gpu.h"
 
 #define SRC "videotestsrc num-buffers=30 pattern=smpte ! " \
   "video/x-raw,format=NV12,width=640,height=480,framerate=30/1"
@@ -23,7 +24,6 @@
 static gboolean
 have_nvcodec (void)
 {
-  g_autoptr (GcgContext) ctx = NULL;
   g_autoptr (GstElementFactory) up = NULL;
   g_autoptr (GstElementFactory) down = NULL;
 
@@ -31,8 +31,7 @@ have_nvcodec (void)
   g_test_skip ("the plugin was built without gstreamer-cuda");
   return FALSE;
 #endif
-  ctx = gcg_test_open_gpu ();
-  if (ctx == NULL)
+  if (!gcg_test_have_gpu ())
     return FALSE;
   up = gst_element_factory_find ("cudaupload");
   down = gst_element_factory_find ("cudadownload");
@@ -43,32 +42,19 @@ have_nvcodec (void)
   return TRUE;
 }
 
-/* Appends the visible bytes of each plane of @buffer (strides differ
- * between system and CUDA pools), or all of it for tensors. */
+/* Adds the in-place counts of a cudagraph-stats message to @user_data
+ * (inputs, outputs). */
 static void
-append_frame (GByteArray * bytes, GstBuffer * buffer, GstCaps * caps)
+add_in_place (const GstStructure * s, gpointer user_data)
 {
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  GstMapInfo map;
+  guint64 *in_place = user_data;
+  guint64 in = 0, out = 0;
 
-  if (!gst_video_info_from_caps (&info, caps)) {
-    g_assert_true (gst_buffer_map (buffer, &map, GST_MAP_READ));
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (buffer, &map);
-    return;
+  if (gst_structure_get_uint64 (s, "in-place-inputs", &in)
+      && gst_structure_get_uint64 (s, "in-place-outputs", &out)) {
+    in_place[0] += in;
+    in_place[1] += out;
   }
-  g_assert_true (gst_video_frame_map (&frame, &info, buffer, GST_MAP_READ));
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    guint row = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p);
-
-    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p); y++)
-      g_byte_array_append (bytes, (const guint8 *)
-          GST_VIDEO_FRAME_PLANE_DATA (&frame, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row);
-  }
-  gst_video_frame_unmap (&frame);
 }
 
 /* Fails on an error message; adds the in-place counts of every
@@ -77,27 +63,8 @@ static void
 read_bus (GstElement * pipeline, const gchar * launch, guint64 in_place[2])
 {
   g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
-  GstMessage *msg;
 
-  while ((msg = gst_bus_pop_filtered (bus,
-              GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    const GstStructure *s = gst_message_get_structure (msg);
-    guint64 in = 0, out = 0;
-
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      g_autoptr (GError) error = NULL;
-
-      gst_message_parse_error (msg, &error, NULL);
-      g_error ("%s: %s", launch, error->message);
-    }
-    if (gst_structure_has_name (s, "cudagraph-stats")
-        && gst_structure_get_uint64 (s, "in-place-inputs", &in)
-        && gst_structure_get_uint64 (s, "in-place-outputs", &out)) {
-      in_place[0] += in;
-      in_place[1] += out;
-    }
-    gst_message_unref (msg);
-  }
+  gcg_test_bus_foreach_stats (bus, launch, add_in_place, in_place);
 }
 
 /* Runs @launch to EOS and returns every frame's bytes; @frames gets their
@@ -126,7 +93,7 @@ run_pipeline (const gchar * launch, guint * frames, guint64 in_place[2],
       break;
     if (*frames == 0 && check)
       check (pipeline);
-    append_frame (bytes, gst_sample_get_buffer (sample),
+    gcg_test_append_visible (bytes, gst_sample_get_buffer (sample),
         gst_sample_get_caps (sample));
     gst_sample_unref (sample);
     (*frames)++;

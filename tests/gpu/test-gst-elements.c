@@ -7,23 +7,16 @@
  * arithmetic is identical), graph counters, eager mode, caps changes, a
  * real pipeline, and every driver entry point failing mid-stream.  Skipped (TAP skip) without a CUDA driver and device.
  */
-#include "gcg-test-util.h"
+#include <gcg.h>
 #include "gcg-gst-test-util.h"
 #include "gcg-cuda-private.h"
+#include "common/gcg-test-gst-gpu.h"
 
 #define N_FRAMES 10
 
 /* The element's replays: frames that reused a graph captured on an earlier
  * frame (the first frame of each caps is the capture). */
 #define EXPECTED_REPLAYS(n) ((n) - 1)
-
-static gboolean
-have_gpu (void)
-{
-  g_autoptr (GcgContext) ctx = gcg_test_open_gpu ();
-
-  return ctx != NULL;
-}
 
 /* A moving pattern, so every frame differs. */
 static void
@@ -147,7 +140,7 @@ assert_same_bytes (GPtrArray * a, GPtrArray * b, const gchar * out_caps)
 static void
 test_convert_matches_cpu (void)
 {
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GPtrArray) gpu = NULL, cpu = NULL, eager = NULL;
@@ -184,7 +177,7 @@ test_preprocess_matches_cpu (void)
         "video/x-raw,format=I420,width=64,height=48", NULL},
   };
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   for (guint i = 0; i < G_N_ELEMENTS (pcases); i++) {
     g_autoptr (GPtrArray) gpu = NULL, cpu = NULL;
@@ -208,7 +201,7 @@ test_caps_change_recaptures (void)
   const gchar *caps2 = "video/x-raw,format=NV12,width=32,height=16";
   GstHarness *h;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps1,
       "video/x-raw,format=RGBA");
@@ -237,7 +230,7 @@ test_driver_failure_drops_frame (void)
   GstFlowReturn ret = GST_FLOW_OK;
   guint pushed;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda max-errors=2",
       caps, "video/x-raw,format=RGBA");
@@ -271,7 +264,7 @@ test_output_pinned (void)
   GstHarness *h;
   GstBuffer *out;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps,
       "video/x-raw,format=RGBA,width=32,height=24");
@@ -384,7 +377,7 @@ test_fault_sweep (void)
   GLogLevelFlags fatal;
   guint hit = 0;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps, out_caps);
   expected = gcg_test_push_pull (cpu, gcg_test_frame_new (caps, moving_px,
@@ -425,7 +418,7 @@ test_pipeline_eos (void)
   gboolean saw_stats = FALSE;
   GstMessage *msg;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   pipeline = gst_parse_launch ("videotestsrc num-buffers=60 ! "
       "video/x-raw,format=NV12,width=1920,height=1080 ! "

@@ -18,8 +18,9 @@
  */
 #include <dlfcn.h>
 
-#include "gcg-test-util.h"
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-gst.h"
+#include "common/gcg-test-gst-gpu.h"
 
 #include "../../gst/gstcudagraphtensormeta.h"
 
@@ -39,14 +40,6 @@
 #ifndef GST_MAP_CUDA
 #define GST_MAP_CUDA (GST_MAP_FLAG_LAST << 1)
 #endif
-
-static gboolean
-have_gpu (void)
-{
-  g_autoptr (GcgContext) ctx = gcg_test_open_gpu ();
-
-  return ctx != NULL;
-}
 
 /* --- inputs --------------------------------------------------------------- */
 
@@ -117,17 +110,6 @@ inputs_frame (Inputs * in, guint i)
   return buf;
 }
 
-static void
-add_params_meta (GstBuffer * buf, gdouble brightness, gdouble contrast)
-{
-  GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
-
-  g_assert_nonnull (meta);
-  gst_structure_set (gst_custom_meta_get_structure (meta),
-      "brightness", G_TYPE_DOUBLE, brightness,
-      "contrast", G_TYPE_DOUBLE, contrast, NULL);
-}
-
 /* cudagraphconvert: brightness and contrast (gamma stays 1, so the CPU
  * backend's arithmetic is the same) on four frames of five, a crop of
  * changing place and size on two of three. */
@@ -135,8 +117,8 @@ static void
 decorate_convert (GstBuffer * buf, guint i)
 {
   if (i % 5 != 4)
-    add_params_meta (buf, (gdouble) ((gint) ((i * 13) % 21) - 10) * 0.02,
-        0.8 + (i % 9) * 0.05);
+    gcg_test_add_params_meta (buf,
+        (gdouble) ((gint) ((i * 13) % 21) - 10) * 0.02, 0.8 + (i % 9) * 0.05);
   if (i % 3 != 0) {
     GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
 
@@ -161,7 +143,7 @@ decorate_preprocess (GstBuffer * buf, guint i)
     roi->id = (gint) (i * 10 + j);
   }
   if (i % 2 == 0)
-    add_params_meta (buf, (gdouble) (i % 9) * 0.03 - 0.12, 1.0);
+    gcg_test_add_params_meta (buf, (gdouble) (i % 9) * 0.03 - 0.12, 1.0);
 }
 
 typedef struct
@@ -194,36 +176,6 @@ static const Case preprocess_case = {
 };
 
 /* --- outputs -------------------------------------------------------------- */
-
-/* SHA-1 of the visible bytes of a video frame (row padding is never
- * written), or of the whole tensor; the map waits for the frame. */
-static gchar *
-output_sha1 (GstBuffer * buf, GstCaps * caps)
-{
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA1);
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  GstMapInfo map;
-
-  if (!gst_video_info_from_caps (&info, caps)) {
-    g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
-    g_checksum_update (sum, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
-    return g_strdup (g_checksum_get_string (sum));
-  }
-  g_assert_true (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&frame, p)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p);
-
-    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p); y++)
-      g_checksum_update (sum, (const guint8 *)
-          GST_VIDEO_FRAME_PLANE_DATA (&frame, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row);
-  }
-  gst_video_frame_unmap (&frame);
-  return g_strdup (g_checksum_get_string (sum));
-}
 
 /* Hashes of two runs agree frame for frame; the mismatches are counted
  * and the first few named before failing. */
@@ -308,77 +260,11 @@ read_outputs (Reader * r, guint upto, gboolean newest_first)
   for (guint m = 0; m < n; m++) {
     guint k = reverse ? n - 1 - m : m;
 
-    g_ptr_array_index (r->hashes, r->pulled + k) = output_sha1 (bufs[k], caps);
+    g_ptr_array_index (r->hashes, r->pulled + k) =
+        gcg_test_visible_sha1 (bufs[k], caps);
     gst_buffer_unref (bufs[k]);
   }
   r->pulled = upto;
-}
-
-static void
-push_segment (GstHarness * h)
-{
-  GstSegment segment;
-
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  g_assert_true (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-}
-
-static void
-flush (GstHarness * h)
-{
-  g_assert_true (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  g_assert_true (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  push_segment (h);
-}
-
-/* EOS reaches the harness after every output; returns the one
- * cudagraph-stats message posted for it. */
-static GstStructure *
-finish_segment (GstHarness * h, GstBus * bus)
-{
-  GstStructure *stats = NULL;
-  g_autofree gchar *str = NULL;
-  GstEvent *event;
-  GstMessage *msg;
-  gboolean eos = FALSE;
-
-  g_assert_null (gst_harness_try_pull (h));
-  g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
-  while (!eos && (event = gst_harness_try_pull_event (h))) {
-    eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
-    gst_event_unref (event);
-  }
-  g_assert_true (eos);
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT
-              | GST_MESSAGE_ERROR))) {
-    const GstStructure *s = gst_message_get_structure (msg);
-
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      g_autoptr (GError) err = NULL;
-
-      gst_message_parse_error (msg, &err, NULL);
-      g_error ("error: %s", err->message);
-    }
-    if (gst_structure_has_name (s, "cudagraph-stats")) {
-      g_assert_null (stats);
-      stats = gst_structure_copy (s);
-    }
-    gst_message_unref (msg);
-  }
-  g_assert_nonnull (stats);
-  str = gst_structure_to_string (stats);
-  g_test_message ("%s", str);
-  return stats;
-}
-
-static guint64
-stats_u64 (const GstStructure * s, const gchar * field)
-{
-  guint64 v = G_MAXUINT64;
-
-  if (!gst_structure_get_uint64 (s, field, &v))
-    g_error ("no %s in %" GST_PTR_FORMAT, field, s);
-  return v;
 }
 
 /* Every frame counted, none dropped or failed, the queue as deep as
@@ -391,23 +277,23 @@ check_stats (const GstStructure * s, const Plan * plan, guint64 frames)
 
   g_assert_cmpstr (gst_structure_get_string (s, "backend"), ==,
       plan->backend);
-  g_assert_cmpuint (stats_u64 (s, "frames"), ==, frames);
-  g_assert_cmpuint (stats_u64 (s, "dropped-frames"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "failed-frames"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "in-place-inputs"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "in-place-outputs"), ==, 0);
-  (void) stats_u64 (s, "slot-waits");
-  (void) stats_u64 (s, "replays");
-  (void) stats_u64 (s, "eager-frames");
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "frames"), ==, frames);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "dropped-frames"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "failed-frames"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-inputs"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-outputs"), ==, 0);
+  (void) gcg_test_stats_u64 (s, "slot-waits");
+  (void) gcg_test_stats_u64 (s, "replays");
+  (void) gcg_test_stats_u64 (s, "eager-frames");
   g_assert_true (gst_structure_get_uint (s, "in-flight", &depth));
   g_assert_cmpuint (depth, ==, plan->in_flight);
-  g_assert_cmpuint (stats_u64 (s, "captures"), >=, cuda ? 1 : 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "captures"), >=, cuda ? 1 : 0);
   g_assert_cmpint (gst_structure_has_field (s, "device-bytes-allocated"), ==,
       cuda);
   if (cuda) {
-    (void) stats_u64 (s, "device-bytes-allocated");
-    (void) stats_u64 (s, "device-bytes-reserved");
-    (void) stats_u64 (s, "pinned-bytes-in-use");
+    (void) gcg_test_stats_u64 (s, "device-bytes-allocated");
+    (void) gcg_test_stats_u64 (s, "device-bytes-reserved");
+    (void) gcg_test_stats_u64 (s, "pinned-bytes-in-use");
   }
 }
 
@@ -427,7 +313,7 @@ run_segment (GstHarness * h, const Case * c, const Plan * plan,
     g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
     /* Frames pushed before a flush are read only after it. */
     if (plan->flush_at && i + 1 == plan->flush_at)
-      flush (h);
+      gcg_test_flush (h);
     if (plan->flush_at && i + 1 <= plan->flush_at)
       continue;
     /* Now and then the frame just pushed is read at once: its map must
@@ -459,7 +345,7 @@ run_plan (const Case * c, const Plan * plan, Result * res)
     g_ptr_array_set_size (r.hashes, plan->n);
     if (s > 0) {
       /* Out of EOS, back to the first caps. */
-      flush (h);
+      gcg_test_flush (h);
       if (plan->caps_at)
         gst_harness_set_src_caps_str (h, c->in_caps);
     }
@@ -467,7 +353,7 @@ run_plan (const Case * c, const Plan * plan, Result * res)
     g_assert_cmpuint (r.pulled, ==, plan->n);
     res->hashes[s] = r.hashes;
     res->pinned = r.pinned;
-    res->stats[s] = finish_segment (h, bus);
+    res->stats[s] = gcg_test_finish_segment (h, bus);
     check_stats (res->stats[s], plan, (guint64) plan->n * (s + 1));
   }
   gst_element_set_bus (h->element, NULL);
@@ -479,29 +365,34 @@ run_plan (const Case * c, const Plan * plan, Result * res)
 /* 10 000 frames with in-flight=1 and with in-flight=4: the same bytes
  * frame for frame, a graph captured once; backend=cpu gives them too. */
 static void
-check_long (const Case * c)
+test_long (gconstpointer data)
 {
+  const Case *c = data;
   const Plan one = { "cuda", 1, LONG_FRAMES, 0, 0, 1 };
   const Plan four = { "cuda", 4, LONG_FRAMES, 0, 0, 1 };
   const Plan cpu = { "cpu", 1, CPU_FRAMES, 0, 0, 1 };
   Result r1, r4, rc;
   guint same_as_previous = 0;
-  gint64 t0 = g_get_monotonic_time ();
+  gint64 t0;
 
+  if (!gcg_test_have_gpu ())
+    return;
+  t0 = g_get_monotonic_time ();
   run_plan (c, &one, &r1);
   g_test_message ("in-flight=1: %.1f s, slot-waits %" G_GUINT64_FORMAT,
-      (g_get_monotonic_time () - t0) / 1e6, stats_u64 (r1.stats[0],
-          "slot-waits"));
+      (g_get_monotonic_time () - t0) / 1e6,
+      gcg_test_stats_u64 (r1.stats[0], "slot-waits"));
   t0 = g_get_monotonic_time ();
   run_plan (c, &four, &r4);
   g_test_message ("in-flight=4: %.1f s, slot-waits %" G_GUINT64_FORMAT,
-      (g_get_monotonic_time () - t0) / 1e6, stats_u64 (r4.stats[0],
-          "slot-waits"));
+      (g_get_monotonic_time () - t0) / 1e6,
+      gcg_test_stats_u64 (r4.stats[0], "slot-waits"));
   /* Pinned output: the path where buffers leave before the GPU is done. */
   g_assert_true (r4.pinned);
-  g_assert_cmpuint (stats_u64 (r1.stats[0], "captures"), ==, 1);
-  g_assert_cmpuint (stats_u64 (r4.stats[0], "captures"), ==, 1);
-  g_assert_cmpuint (stats_u64 (r4.stats[0], "replays"), ==, LONG_FRAMES - 1);
+  g_assert_cmpuint (gcg_test_stats_u64 (r1.stats[0], "captures"), ==, 1);
+  g_assert_cmpuint (gcg_test_stats_u64 (r4.stats[0], "captures"), ==, 1);
+  g_assert_cmpuint (gcg_test_stats_u64 (r4.stats[0], "replays"), ==,
+      LONG_FRAMES - 1);
   assert_same_hashes (r4.hashes[0], r1.hashes[0], LONG_FRAMES,
       "in-flight=4 vs in-flight=1");
   /* Every frame's values are its own. */
@@ -518,22 +409,6 @@ check_long (const Case * c)
   result_clear (&rc);
 }
 
-static void
-test_convert_long (void)
-{
-  if (!have_gpu ())
-    return;
-  check_long (&convert_case);
-}
-
-static void
-test_preprocess_long (void)
-{
-  if (!have_gpu ())
-    return;
-  check_long (&preprocess_case);
-}
-
 /* --- flush and caps change ------------------------------------------------ */
 
 #define CYCLE_FRAMES 96
@@ -544,12 +419,15 @@ test_preprocess_long (void)
  * EOS finds the element holding the device and pinned memory the first
  * one did. */
 static void
-check_cycle (const Case * c)
+test_flush_caps (gconstpointer data)
 {
+  const Case *c = data;
   const Plan ref_plan = { "cuda", 1, CYCLE_FRAMES, 0, 50, 1 };
   const Plan plan = { "cuda", 4, CYCLE_FRAMES, 20, 50, 2 };
   Result ref, res;
 
+  if (!gcg_test_have_gpu ())
+    return;
   run_plan (c, &ref_plan, &ref);
   run_plan (c, &plan, &res);
   assert_same_hashes (res.hashes[0], ref.hashes[0], CYCLE_FRAMES,
@@ -557,29 +435,15 @@ check_cycle (const Case * c)
   assert_same_hashes (res.hashes[1], ref.hashes[0], CYCLE_FRAMES,
       "segment 2 vs in-flight=1");
   /* Two chains per segment: one per input size. */
-  g_assert_cmpuint (stats_u64 (res.stats[1], "captures"), ==, 4);
-  g_assert_cmpuint (stats_u64 (res.stats[1], "device-bytes-allocated"), ==,
-      stats_u64 (res.stats[0], "device-bytes-allocated"));
-  g_assert_cmpuint (stats_u64 (res.stats[1], "pinned-bytes-in-use"), ==,
-      stats_u64 (res.stats[0], "pinned-bytes-in-use"));
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "captures"), ==, 4);
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1],
+          "device-bytes-allocated"), ==, gcg_test_stats_u64 (res.stats[0],
+          "device-bytes-allocated"));
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1],
+          "pinned-bytes-in-use"), ==, gcg_test_stats_u64 (res.stats[0],
+          "pinned-bytes-in-use"));
   result_clear (&ref);
   result_clear (&res);
-}
-
-static void
-test_convert_flush_caps (void)
-{
-  if (!have_gpu ())
-    return;
-  check_cycle (&convert_case);
-}
-
-static void
-test_preprocess_flush_caps (void)
-{
-  if (!have_gpu ())
-    return;
-  check_cycle (&preprocess_case);
 }
 
 /* --- tensors in CUDA memory ----------------------------------------------- */
@@ -644,6 +508,29 @@ check_cuda_tensor (GstBuffer * buf, GstCaps * caps, IsCudaMemoryFunc is_cuda)
   gst_buffer_unmap (buf, &map);
 }
 
+typedef struct
+{
+  gboolean cuda;
+  gboolean seen;
+} TensorStats;
+
+/* The pipeline's cudagraph-stats: every frame, read and written in place
+ * with CUDA memory. */
+static void
+check_tensor_stats (const GstStructure * s, gpointer user_data)
+{
+  TensorStats *t = user_data;
+  g_autofree gchar *str = gst_structure_to_string (s);
+
+  g_test_message ("%s", str);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "frames"), ==, TENSOR_FRAMES);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-inputs"), ==,
+      t->cuda ? TENSOR_FRAMES : 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-outputs"), ==,
+      t->cuda ? TENSOR_FRAMES : 0);
+  t->seen = TRUE;
+}
+
 /* Runs the tensor pipeline, CUDA memory in and out or system memory
  * throughout; returns each tensor's SHA-1 (a CPU map) and its item
  * count. */
@@ -664,8 +551,8 @@ run_tensor_pipeline (gboolean cuda, GArray * n_items)
   GPtrArray *hashes = g_ptr_array_new_with_free_func (g_free);
   IsCudaMemoryFunc is_cuda = cuda ? find_is_cuda_memory () : NULL;
   GstSample *sample = NULL;
-  GstMessage *msg;
-  gboolean eos = FALSE, saw_stats = FALSE;
+  TensorStats stats = { cuda, FALSE };
+  gboolean eos = FALSE;
   guint count = 0;
 
   g_assert_no_error (error);
@@ -692,37 +579,16 @@ run_tensor_pipeline (gboolean cuda, GArray * n_items)
     else
       g_assert_cmpuint (meta->memory, ==, GCG_TENSOR_MEMORY_SYSTEM);
     g_array_append_val (n_items, meta->n_items);
-    g_ptr_array_add (hashes, output_sha1 (buf, gst_sample_get_caps (sample)));
+    g_ptr_array_add (hashes, gcg_test_visible_sha1 (buf,
+            gst_sample_get_caps (sample)));
     gst_sample_unref (sample);
   }
   g_object_get (sink, "eos", &eos, NULL);
   bus = gst_element_get_bus (pipeline);
-  while ((msg = gst_bus_pop_filtered (bus,
-              GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
-    const GstStructure *s = gst_message_get_structure (msg);
-
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      g_autoptr (GError) err = NULL;
-
-      gst_message_parse_error (msg, &err, NULL);
-      g_error ("%s: %s", launch, err->message);
-    }
-    if (gst_structure_has_name (s, "cudagraph-stats")) {
-      g_autofree gchar *str = gst_structure_to_string (s);
-
-  g_test_message ("%s", str);
-      g_assert_cmpuint (stats_u64 (s, "frames"), ==, TENSOR_FRAMES);
-      g_assert_cmpuint (stats_u64 (s, "in-place-inputs"), ==,
-          cuda ? TENSOR_FRAMES : 0);
-      g_assert_cmpuint (stats_u64 (s, "in-place-outputs"), ==,
-          cuda ? TENSOR_FRAMES : 0);
-      saw_stats = TRUE;
-    }
-    gst_message_unref (msg);
-  }
+  gcg_test_bus_foreach_stats (bus, launch, check_tensor_stats, &stats);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   g_assert_true (eos);
-  g_assert_true (saw_stats);
+  g_assert_true (stats.seen);
   g_assert_cmpuint (hashes->len, ==, TENSOR_FRAMES);
   g_assert_cmpuint (count, ==, TENSOR_FRAMES);
   return hashes;
@@ -741,7 +607,7 @@ test_tensor_cuda_memory (void)
   g_autoptr (GPtrArray) cuda = NULL;
   g_autoptr (GPtrArray) sys = NULL;
 
-  if (!have_gpu ())
+  if (!gcg_test_have_gpu ())
     return;
   up = gst_element_factory_find ("cudaupload");
   if (up == NULL) {
@@ -769,13 +635,15 @@ main (int argc, char **argv)
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/gst/gpu/inflight/convert-long", test_convert_long);
-  g_test_add_func ("/gst/gpu/inflight/preprocess-long", test_preprocess_long);
+  g_test_add_data_func ("/gst/gpu/inflight/convert-long", &convert_case,
+      test_long);
+  g_test_add_data_func ("/gst/gpu/inflight/preprocess-long",
+      &preprocess_case, test_long);
   g_test_add_func ("/gst/gpu/inflight/tensor-cuda-memory",
       test_tensor_cuda_memory);
-  g_test_add_func ("/gst/gpu/inflight/convert-flush-caps",
-      test_convert_flush_caps);
-  g_test_add_func ("/gst/gpu/inflight/preprocess-flush-caps",
-      test_preprocess_flush_caps);
+  g_test_add_data_func ("/gst/gpu/inflight/convert-flush-caps", &convert_case,
+      test_flush_caps);
+  g_test_add_data_func ("/gst/gpu/inflight/preprocess-flush-caps",
+      &preprocess_case, test_flush_caps);
   return g_test_run ();
 }

@@ -14,6 +14,7 @@
  */
 #include <gcg.h>
 #include "gcg-frame-queue-private.h"
+#include "common/gcg-test-layout.h"
 
 #include <math.h>
 #include <string.h>
@@ -212,84 +213,11 @@ fake_waits (Fake *fake)
 
 /* --- frames -------------------------------------------------------------- */
 
-/* Planes of a frame in one buffer, rows padded by a few bytes. */
-typedef struct
-{
-  guint n_planes;
-  gint stride[3];
-  gsize offset[3];
-  gsize plane_size[3];
-  gsize size;
-} Layout;
-
+/* Host memory: the frame's planes in place at @base. */
 static void
-layout_video (Layout *l, GcgPixelFormat format, guint w, guint h,
-    guint row_pad)
+planes_init (GcgFramePlanes *p, const GcgTestLayout *l, guint8 *base)
 {
-  guint cw = (w + 1) / 2, ch = (h + 1) / 2;
-  guint rows[3] = { h, ch, ch };
-  guint bytes[3] = { w, 2 * cw, 0 };
-
-  memset (l, 0, sizeof (*l));
-  switch (format) {
-    case GCG_PIXEL_FORMAT_NV12:
-      l->n_planes = 2;
-      break;
-    case GCG_PIXEL_FORMAT_I420:
-      bytes[1] = bytes[2] = cw;
-      l->n_planes = 3;
-      break;
-    case GCG_PIXEL_FORMAT_RGBA:
-    case GCG_PIXEL_FORMAT_BGRA:
-      bytes[0] = 4 * w;
-      l->n_planes = 1;
-      break;
-    case GCG_PIXEL_FORMAT_RGB:
-    case GCG_PIXEL_FORMAT_BGR:
-      bytes[0] = 3 * w;
-      l->n_planes = 1;
-      break;
-    default:
-      l->n_planes = 1;
-      break;
-  }
-  for (guint i = 0; i < l->n_planes; i++) {
-    l->stride[i] = (gint) (bytes[i] + row_pad);
-    l->offset[i] = l->size;
-    l->plane_size[i] = (gsize) l->stride[i] * rows[i];
-    l->size += l->plane_size[i];
-  }
-}
-
-/* A tensor: one plane, no rows. */
-static void
-layout_tensor (Layout *l, const GcgFrameChainConfig *c)
-{
-  memset (l, 0, sizeof (*l));
-  l->n_planes = 1;
-  l->plane_size[0] = l->size = gcg_frame_chain_config_get_output_size (c);
-}
-
-static void
-layout_output (Layout *l, const GcgFrameChainConfig *c)
-{
-  if (c->output == GCG_OUTPUT_KIND_TENSOR)
-    layout_tensor (l, c);
-  else
-    layout_video (l, c->out_format, c->out_width, c->out_height, 8);
-}
-
-static void
-planes_init (GcgFramePlanes *p, const Layout *l, guint8 *base)
-{
-  memset (p, 0, sizeof (*p));
-  p->kind = GCG_MEMORY_KIND_HOST;
-  p->n_planes = l->n_planes;
-  for (guint i = 0; i < l->n_planes; i++) {
-    p->data[i] = (guint64) (guintptr) (base + l->offset[i]);
-    p->stride[i] = l->stride[i];
-    p->size[i] = l->plane_size[i];
-  }
+  gcg_test_planes_init (p, l, GCG_MEMORY_KIND_HOST, (guint64) (guintptr) base);
 }
 
 /* --- jobs: one frame, its memory and its expected output ----------------- */
@@ -302,7 +230,7 @@ typedef struct
   guint64 seq;                  /* the sequence number it must get */
   GcgFrameChainConfig config;
   GcgFrameParams params;
-  Layout in_layout, out_layout;
+  GcgTestLayout in_layout, out_layout;
   guint8 *in, *out, *want;
   GcgFramePlanes in_planes, out_planes;
   guint calls;
@@ -314,6 +242,8 @@ struct _Test
 {
   Fake fake;
   GcgFrameQueue *queue;
+  GcgFrameChainConfig config;   /* of the frames job_new() makes */
+  GcgFrameChain *chain;         /* a CPU chain of config */
   GPtrArray *jobs;              /* owned */
   GPtrArray *retired;           /* Job, in callback order */
 };
@@ -416,9 +346,9 @@ job_new_full (Test *t, const GcgFrameChainConfig *config, guint64 seq,
     job->params = *params;
   else
     frame_params (&job->params, config, seq);
-  layout_video (&job->in_layout, config->in_format, config->in_width,
-      config->in_height, 4);
-  layout_output (&job->out_layout, config);
+  gcg_test_layout_video (&job->in_layout, config->in_format,
+      config->in_width, config->in_height, 4);
+  gcg_test_layout_output (&job->out_layout, config, 8);
   job->in = g_malloc (job->in_layout.size);
   for (gsize i = 0; i < job->in_layout.size; i++)
     job->in[i] = (guint8) g_rand_int_range (rand, 0, 256);
@@ -434,10 +364,11 @@ job_new_full (Test *t, const GcgFrameChainConfig *config, guint64 seq,
   return job;
 }
 
+/* Frame @seq of the test's configuration. */
 static Job *
-job_new (Test *t, const GcgFrameChainConfig *config, guint64 seq)
+job_new (Test *t, guint64 seq)
 {
-  return job_new_full (t, config, seq, NULL, SENTINEL);
+  return job_new_full (t, &t->config, seq, NULL, SENTINEL);
 }
 
 static void
@@ -476,6 +407,33 @@ submit (Test *t, GcgFrameChain *chain, Job *job)
   g_assert_cmphex (p.dst[0], ==, job->out_planes.data[0]);
 }
 
+/* Frame @seq of @config, made and submitted through @chain. */
+static Job *
+submit_new_with (Test *t, GcgFrameChain *chain,
+    const GcgFrameChainConfig *config, guint64 seq)
+{
+  Job *job = job_new_full (t, config, seq, NULL, SENTINEL);
+
+  submit (t, chain, job);
+  return job;
+}
+
+/* Frame @seq of the test's configuration, made and submitted. */
+static Job *
+submit_new (Test *t, guint64 seq)
+{
+  return submit_new_with (t, t->chain, &t->config, seq);
+}
+
+/* Frames @from + 1 to @to, made and submitted one after the other, into
+ * @j[@from] to @j[@to - 1]. */
+static void
+submit_range (Test *t, Job **j, guint from, guint to)
+{
+  for (guint i = from; i < to; i++)
+    j[i] = submit_new (t, i + 1);
+}
+
 /* Retired once, without error, with the right output. */
 static void
 assert_job_ok (Job *job)
@@ -511,9 +469,21 @@ assert_retired (Test *t, Job *first, ...)
   g_assert_cmpuint (t->retired->len, ==, i);
 }
 
-static void
-test_setup (Test *t, guint depth, gboolean fake)
+/* What a test's fixture is made of: a queue of @depth, whose frames the
+ * fake completes (when @fake) or the CPU backend itself, and a CPU chain of
+ * the configuration @config makes. */
+typedef struct
 {
+  guint depth;
+  gboolean fake;
+  void (*config) (GcgFrameChainConfig *c);
+} Setup;
+
+static void
+test_setup (Test *t, gconstpointer data)
+{
+  const Setup *setup = data;
+  guint depth = setup->depth;
   g_autoptr (GError) error = NULL;
 
   memset (t, 0, sizeof (*t));
@@ -525,15 +495,18 @@ test_setup (Test *t, guint depth, gboolean fake)
   g_assert_nonnull (t->queue);
   g_assert_null (gcg_frame_queue_get_stream (t->queue));
   g_assert_cmpuint (gcg_frame_queue_get_depth (t->queue), ==, depth);
-  if (fake)
+  if (setup->fake)
     gcg__frame_queue_set_completion (t->queue, &fake_ops, &t->fake);
+  setup->config (&t->config);
+  t->chain = cpu_chain (&t->config);
 }
 
 static void
-test_teardown (Test *t)
+test_teardown (Test *t, gconstpointer data)
 {
   /* Dispose cancels what is left; every job has been retired by then. */
   g_clear_object (&t->queue);
+  g_clear_object (&t->chain);
   for (guint i = 0; i < t->jobs->len; i++)
     g_assert_cmpuint (((Job *) g_ptr_array_index (t->jobs, i))->calls, <=, 1);
   g_ptr_array_unref (t->retired);
@@ -585,270 +558,202 @@ config_tensor (GcgFrameChainConfig *c)
 
 /* The CPU backend's own completion: each frame retires inside its submit. */
 static void
-test_cpu_completion (void)
+test_cpu_completion (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
-  Test t;
-
-  test_setup (&t, 3, FALSE);
-  config_a (&c);
-  chain = cpu_chain (&c);
   for (guint64 seq = 1; seq <= 7; seq++) {
-    Job *job = job_new (&t, &c, seq);
+    Job *job = submit_new (t, seq);
 
-    submit (&t, chain, job);
     assert_job_ok (job);
-    g_assert_cmpuint (t.retired->len, ==, seq);
-    g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
+    g_assert_cmpuint (t->retired->len, ==, seq);
+    g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
   }
-  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 0);
-  g_assert_true (gcg_frame_queue_wait (t.queue, 7, NULL));
-  g_assert_true (gcg_frame_queue_wait_ready (t.queue, 7, NULL));
-  test_teardown (&t);
+  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 0);
+  g_assert_true (gcg_frame_queue_wait (t->queue, 7, NULL));
+  g_assert_true (gcg_frame_queue_wait_ready (t->queue, 7, NULL));
 }
 
 /* Callbacks run once per frame, in submission order, with the frame's seq
  * and user_data, even when the device finishes them out of order. */
 static void
-test_order (void)
+test_order (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[6];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 3; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_assert_log (&t.fake, "record 1 record 2 record 3");
-  g_assert_cmpuint (t.retired->len, ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 3);
-  g_assert_cmpuint (gcg_frame_queue_get_submitted (t.queue), ==, 3);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 0);
+  submit_range (t, j, 0, 3);
+  fake_assert_log (&t->fake, "record 1 record 2 record 3");
+  g_assert_cmpuint (t->retired->len, ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 3);
+  g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, 3);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 0);
 
   /* Frame 2 done before frame 1: it waits for frame 1. */
-  fake_complete (&t.fake, 2);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 0);
-  g_assert_cmpuint (t.retired->len, ==, 0);
-  fake_complete (&t.fake, 1);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 2);
-  assert_retired (&t, j[0], j[1], NULL);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 1);
+  fake_complete (&t->fake, 2);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 0);
+  g_assert_cmpuint (t->retired->len, ==, 0);
+  fake_complete (&t->fake, 1);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 2);
+  assert_retired (t, j[0], j[1], NULL);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 1);
 
   /* More frames while 3 is pending, then all done at once. */
-  for (guint i = 3; i < 6; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 4);
+  submit_range (t, j, 3, 6);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 4);
   for (guint64 seq = 6; seq >= 3; seq--)
-    fake_complete (&t.fake, seq);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 4);
-  assert_retired (&t, j[0], j[1], j[2], j[3], j[4], j[5], NULL);
+    fake_complete (&t->fake, seq);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 4);
+  assert_retired (t, j[0], j[1], j[2], j[3], j[4], j[5], NULL);
   for (guint i = 0; i < 6; i++)
     assert_job_ok (j[i]);
-  fake_assert_log (&t.fake, "done 1 done 2 record 4 record 5 record 6 "
+  fake_assert_log (&t->fake, "done 1 done 2 record 4 record 5 record 6 "
       "done 3 done 4 done 5 done 6");
-  g_assert_cmpuint (fake_waits (&t.fake), ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 0);
-  test_teardown (&t);
+  g_assert_cmpuint (fake_waits (&t->fake), ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 0);
 }
 
 /* Depth 2, frames 1 and 2 pending: submitting frame 3 waits for frame 1's
  * slot and retires frame 1 before frame 3 is recorded there. */
 static void
-test_reuse_after_completion (void)
+test_reuse_after_completion (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[4];
-  Test t;
 
-  test_setup (&t, 2, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 4; i++)
-    j[i] = job_new (&t, &c, i + 1);
-  submit (&t, chain, j[0]);
-  submit (&t, chain, j[1]);
-  fake_assert_log (&t.fake, "record 1 record 2");
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 2);
-  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 0);
+  submit_range (t, j, 0, 2);
+  fake_assert_log (&t->fake, "record 1 record 2");
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 2);
+  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 0);
 
-  submit (&t, chain, j[2]);
-  fake_assert_log (&t.fake, "wait 1 done 1 record 3");
-  assert_retired (&t, j[0], NULL);
+  j[2] = submit_new (t, 3);
+  fake_assert_log (&t->fake, "wait 1 done 1 record 3");
+  assert_retired (t, j[0], NULL);
   assert_job_ok (j[0]);
   g_assert_cmpuint (j[1]->calls, ==, 0);
-  g_assert_cmpuint (fake_waits (&t.fake), ==, 1);
-  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 1);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 2);
+  g_assert_cmpuint (fake_waits (&t->fake), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 2);
 
   /* Frame 2 done on the device: poll retires it without waiting. */
-  fake_complete (&t.fake, 2);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 1);
-  fake_assert_log (&t.fake, "done 2");
-  g_assert_cmpuint (fake_waits (&t.fake), ==, 1);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 1);
+  fake_complete (&t->fake, 2);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
+  fake_assert_log (&t->fake, "done 2");
+  g_assert_cmpuint (fake_waits (&t->fake), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 1);
 
   /* A free slot: frame 4 needs no wait although frame 3 is pending. */
-  submit (&t, chain, j[3]);
-  fake_assert_log (&t.fake, "record 4");
-  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 1);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 2);
+  j[3] = submit_new (t, 4);
+  fake_assert_log (&t->fake, "record 4");
+  g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 2);
 
   /* Frame 3 done, then a submit: the submit retires it first (poll), and
    * its slot is free again. */
-  fake_complete (&t.fake, 3);
+  fake_complete (&t->fake, 3);
   {
-    Job *j5 = job_new (&t, &c, 5);
+    Job *j5 = submit_new (t, 5);
 
-    submit (&t, chain, j5);
-    fake_assert_log (&t.fake, "done 3 record 5");
-    g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t.queue), ==, 1);
-    gcg_frame_queue_drain (t.queue);
-    assert_retired (&t, j[0], j[1], j[2], j[3], j5, NULL);
+    fake_assert_log (&t->fake, "done 3 record 5");
+    g_assert_cmpuint (gcg_frame_queue_get_slot_waits (t->queue), ==, 1);
+    gcg_frame_queue_drain (t->queue);
+    assert_retired (t, j[0], j[1], j[2], j[3], j5, NULL);
     assert_job_ok (j5);
   }
   for (guint i = 0; i < 4; i++)
     assert_job_ok (j[i]);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
-  test_teardown (&t);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
 }
 
 /* EOS: drain waits for every frame and retires them all, in order. */
 static void
-test_drain (void)
+test_drain (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[4];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 4; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_complete (&t.fake, 3);
-  g_free (fake_take_log (&t.fake));
-  gcg_frame_queue_drain (t.queue);
+  submit_range (t, j, 0, 4);
+  fake_complete (&t->fake, 3);
+  g_free (fake_take_log (&t->fake));
+  gcg_frame_queue_drain (t->queue);
   /* Frame 3 was done already: no wait for it. */
-  fake_assert_log (&t.fake, "wait 1 done 1 wait 2 done 2 done 3 wait 4 "
+  fake_assert_log (&t->fake, "wait 1 done 1 wait 2 done 2 done 3 wait 4 "
       "done 4");
-  assert_retired (&t, j[0], j[1], j[2], j[3], NULL);
+  assert_retired (t, j[0], j[1], j[2], j[3], NULL);
   for (guint i = 0; i < 4; i++)
     assert_job_ok (j[i]);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
   /* Draining an empty queue does nothing. */
-  gcg_frame_queue_drain (t.queue);
-  g_assert_cmpuint (t.retired->len, ==, 4);
+  gcg_frame_queue_drain (t->queue);
+  g_assert_cmpuint (t->retired->len, ==, 4);
 
   /* Waiting past the last frame submitted waits for that one. */
   {
-    Job *j5 = job_new (&t, &c, 5), *j6 = job_new (&t, &c, 6);
+    Job *j5 = submit_new (t, 5), *j6 = submit_new (t, 6);
 
-    submit (&t, chain, j5);
-    submit (&t, chain, j6);
-    g_assert_true (gcg_frame_queue_wait (t.queue, 9, NULL));
-    assert_retired (&t, j[0], j[1], j[2], j[3], j5, j6, NULL);
-    g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
-    g_assert_cmpuint (gcg_frame_queue_get_submitted (t.queue), ==, 6);
+    g_assert_true (gcg_frame_queue_wait (t->queue, 9, NULL));
+    assert_retired (t, j[0], j[1], j[2], j[3], j5, j6, NULL);
+    g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
+    g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, 6);
     assert_job_ok (j5);
     assert_job_ok (j6);
-    g_assert_true (gcg_frame_queue_wait (t.queue, 0, NULL));
+    g_assert_true (gcg_frame_queue_wait (t->queue, 0, NULL));
   }
-  test_teardown (&t);
 }
 
 /* Flush or error: cancel gives up every frame (CANCELLED, or the frame's
  * own error), in order, and the queue goes on afterwards. */
 static void
-test_cancel (void)
+test_cancel (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[5];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 4; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_fail (&t.fake, 2, "fake: frame 2 failed");
-  fake_complete (&t.fake, 3);
-  gcg_frame_queue_cancel (t.queue);
-  assert_retired (&t, j[0], j[1], j[2], j[3], NULL);
+  submit_range (t, j, 0, 4);
+  fake_fail (&t->fake, 2, "fake: frame 2 failed");
+  fake_complete (&t->fake, 3);
+  gcg_frame_queue_cancel (t->queue);
+  assert_retired (t, j[0], j[1], j[2], j[3], NULL);
   assert_job_error (j[0], GCG_ERROR_CANCELLED);
   assert_job_error (j[1], GCG_ERROR_DRIVER);
   g_assert_cmpstr (j[1]->error->message, ==, "fake: frame 2 failed");
   assert_job_error (j[2], GCG_ERROR_CANCELLED);
   assert_job_error (j[3], GCG_ERROR_CANCELLED);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
 
   /* Cancelling is over: the next frame retires normally. */
-  j[4] = job_new (&t, &c, 5);
-  submit (&t, chain, j[4]);
-  fake_complete (&t.fake, 5);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 1);
+  j[4] = submit_new (t, 5);
+  fake_complete (&t->fake, 5);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
   assert_job_ok (j[4]);
-  test_teardown (&t);
 }
 
 /* A frame whose completion fails gets that error; wait on it says so;
  * the frames after it still retire. */
 static void
-test_failed_frame (void)
+test_failed_frame (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   g_autoptr (GError) error = NULL;
   Job *j[5];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 3; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_fail (&t.fake, 2, "fake: frame 2 failed");
-  g_assert_false (gcg_frame_queue_wait (t.queue, 2, &error));
+  submit_range (t, j, 0, 3);
+  fake_fail (&t->fake, 2, "fake: frame 2 failed");
+  g_assert_false (gcg_frame_queue_wait (t->queue, 2, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
   g_assert_cmpstr (error->message, ==, "fake: frame 2 failed");
   g_clear_error (&error);
-  assert_retired (&t, j[0], j[1], NULL);
+  assert_retired (t, j[0], j[1], NULL);
   assert_job_ok (j[0]);
   assert_job_error (j[1], GCG_ERROR_DRIVER);
   g_assert_cmpstr (j[1]->error->message, ==, "fake: frame 2 failed");
   /* Retired already: at once, and its error is not reported twice. */
-  g_assert_true (gcg_frame_queue_wait (t.queue, 2, &error));
+  g_assert_true (gcg_frame_queue_wait (t->queue, 2, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 1);
 
   /* A failure seen by poll: frame 4 fails, 3 and 5 are fine. */
-  for (guint i = 3; i < 5; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_complete (&t.fake, 3);
-  fake_fail (&t.fake, 4, "fake: frame 4 failed");
-  fake_complete (&t.fake, 5);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 3);
-  assert_retired (&t, j[0], j[1], j[2], j[3], j[4], NULL);
+  submit_range (t, j, 3, 5);
+  fake_complete (&t->fake, 3);
+  fake_fail (&t->fake, 4, "fake: frame 4 failed");
+  fake_complete (&t->fake, 5);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 3);
+  assert_retired (t, j[0], j[1], j[2], j[3], j[4], NULL);
   assert_job_ok (j[2]);
   assert_job_error (j[3], GCG_ERROR_DRIVER);
   assert_job_ok (j[4]);
@@ -856,116 +761,92 @@ test_failed_frame (void)
   /* Waiting for a later frame past a failed one: TRUE, the failure goes
    * to that frame's callback only. */
   {
-    Job *a = job_new (&t, &c, 6), *b = job_new (&t, &c, 7);
+    Job *a = submit_new (t, 6), *b = submit_new (t, 7);
 
-    submit (&t, chain, a);
-    submit (&t, chain, b);
-    fake_fail (&t.fake, 6, "fake: frame 6 failed");
-    g_assert_true (gcg_frame_queue_wait (t.queue, 7, &error));
+    fake_fail (&t->fake, 6, "fake: frame 6 failed");
+    g_assert_true (gcg_frame_queue_wait (t->queue, 7, &error));
     g_assert_no_error (error);
     assert_job_error (a, GCG_ERROR_DRIVER);
     assert_job_ok (b);
   }
-  test_teardown (&t);
 }
 
 /* Caps change: frames of chain A in flight, drain, then frames of chain B
  * (other sizes and formats); then both mixed without a drain. */
 static void
-test_caps_change (void)
+test_caps_change (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig ca, cb;
-  g_autoptr (GcgFrameChain) a = NULL;
+  GcgFrameChainConfig cb;
   g_autoptr (GcgFrameChain) b = NULL;
   Job *j[9];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&ca);
+  /* The test's own chain is A. */
   config_b (&cb);
-  a = cpu_chain (&ca);
   b = cpu_chain (&cb);
-  for (guint i = 0; i < 3; i++) {
-    j[i] = job_new (&t, &ca, i + 1);
-    submit (&t, a, j[i]);
-  }
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 3);
-  gcg_frame_queue_drain (t.queue);
-  for (guint i = 3; i < 6; i++) {
-    j[i] = job_new (&t, &cb, i + 1);
-    submit (&t, b, j[i]);
-  }
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 3);
+  submit_range (t, j, 0, 3);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 3);
+  gcg_frame_queue_drain (t->queue);
+  for (guint i = 3; i < 6; i++)
+    j[i] = submit_new_with (t, b, &cb, i + 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 3);
   for (guint64 seq = 4; seq <= 6; seq++)
-    fake_complete (&t.fake, seq);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 3);
-  for (guint i = 6; i < 9; i++) {
-    j[i] = job_new (&t, i == 7 ? &cb : &ca, i + 1);
-    submit (&t, i == 7 ? b : a, j[i]);
-  }
-  gcg_frame_queue_drain (t.queue);
-  assert_retired (&t, j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8],
+    fake_complete (&t->fake, seq);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 3);
+  for (guint i = 6; i < 9; i++)
+    j[i] = i == 7 ? submit_new_with (t, b, &cb, i + 1)
+        : submit_new (t, i + 1);
+  gcg_frame_queue_drain (t->queue);
+  assert_retired (t, j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8],
       NULL);
   for (guint i = 0; i < 9; i++)
     assert_job_ok (j[i]);
-  test_teardown (&t);
 }
 
 /* wait_ready: a retired frame and a frame not submitted yet return at
  * once; a pending one waits for its slot but retires nothing. */
 static void
-test_wait_ready (void)
+test_wait_ready (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   g_autoptr (GError) error = NULL;
   Job *j[3];
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 3; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_complete (&t.fake, 1);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 1);
-  g_free (fake_take_log (&t.fake));
+  submit_range (t, j, 0, 3);
+  fake_complete (&t->fake, 1);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
+  g_free (fake_take_log (&t->fake));
 
-  g_assert_true (gcg_frame_queue_wait_ready (t.queue, 1, &error));
+  g_assert_true (gcg_frame_queue_wait_ready (t->queue, 1, &error));
   g_assert_no_error (error);
-  fake_assert_log (&t.fake, "");
+  fake_assert_log (&t->fake, "");
 
-  g_assert_true (gcg_frame_queue_wait_ready (t.queue, 2, &error));
+  g_assert_true (gcg_frame_queue_wait_ready (t->queue, 2, &error));
   g_assert_no_error (error);
-  fake_assert_log (&t.fake, "wait 2");
+  fake_assert_log (&t->fake, "wait 2");
   g_assert_cmpuint (j[1]->calls, ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 2);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 2);
 
   /* Not submitted (yet): nothing to wait for. */
-  g_assert_true (gcg_frame_queue_wait_ready (t.queue, 4, &error));
+  g_assert_true (gcg_frame_queue_wait_ready (t->queue, 4, &error));
   g_assert_no_error (error);
-  g_assert_true (gcg_frame_queue_wait_ready (t.queue, G_MAXUINT64, &error));
+  g_assert_true (gcg_frame_queue_wait_ready (t->queue, G_MAXUINT64, &error));
   g_assert_no_error (error);
-  fake_assert_log (&t.fake, "");
+  fake_assert_log (&t->fake, "");
 
   /* Frame 2 is done now: poll retires it without a wait. */
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 1);
-  fake_assert_log (&t.fake, "done 2");
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
+  fake_assert_log (&t->fake, "done 2");
 
   /* A failed frame: wait_ready reports it, and retires nothing. */
-  fake_fail (&t.fake, 3, "fake: frame 3 failed");
-  g_assert_false (gcg_frame_queue_wait_ready (t.queue, 3, &error));
+  fake_fail (&t->fake, 3, "fake: frame 3 failed");
+  g_assert_false (gcg_frame_queue_wait_ready (t->queue, 3, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
   g_clear_error (&error);
   g_assert_cmpuint (j[2]->calls, ==, 0);
-  gcg_frame_queue_drain (t.queue);
-  assert_retired (&t, j[0], j[1], j[2], NULL);
+  gcg_frame_queue_drain (t->queue);
+  assert_retired (t, j[0], j[1], j[2], NULL);
   assert_job_ok (j[0]);
   assert_job_ok (j[1]);
   assert_job_error (j[2], GCG_ERROR_DRIVER);
-  test_teardown (&t);
 }
 
 typedef struct
@@ -988,45 +869,35 @@ waiter_thread (gpointer data)
 
 /* wait_ready from a second thread returns only once the frame is done. */
 static void
-test_wait_ready_thread (void)
+test_wait_ready_thread (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[2];
   Waiter w = { 0 };
   GThread *thread;
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  t.fake.blocking = TRUE;
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 2; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  w.queue = t.queue;
+  t->fake.blocking = TRUE;
+  submit_range (t, j, 0, 2);
+  w.queue = t->queue;
   w.seq = 2;
   thread = g_thread_new ("waiter", waiter_thread, &w);
   g_usleep (50 * 1000);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
   /* Frame 1 done is not enough. */
-  fake_complete (&t.fake, 1);
+  fake_complete (&t->fake, 1);
   g_usleep (20 * 1000);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
-  fake_complete (&t.fake, 2);
+  fake_complete (&t->fake, 2);
   g_thread_join (thread);
   g_assert_true (w.ok);
   /* It retired nothing; the driving thread does. */
-  g_assert_cmpuint (t.retired->len, ==, 0);
-  g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 2);
+  g_assert_cmpuint (t->retired->len, ==, 0);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 2);
   assert_job_ok (j[0]);
   assert_job_ok (j[1]);
-  test_teardown (&t);
 }
 
 static void
-expect_refused (Test *t, GcgFrameChain *chain, Job *job,
+expect_refused (Test *t, Job *job,
     const GcgFramePlanes *in, const GcgFramePlanes *out,
     const GcgFrameParams *params)
 {
@@ -1037,7 +908,7 @@ expect_refused (Test *t, GcgFrameChain *chain, Job *job,
   guint retired = t->retired->len;
   guint64 seq = 12345;
 
-  g_assert_false (gcg_frame_queue_submit (t->queue, chain, &p, in, out,
+  g_assert_false (gcg_frame_queue_submit (t->queue, t->chain, &p, in, out,
           on_done, job, &seq, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, submitted);
@@ -1049,16 +920,13 @@ expect_refused (Test *t, GcgFrameChain *chain, Job *job,
 /* Refused arguments: GError, nothing queued, the callback never called,
  * the frames in flight untouched, no sequence number used up. */
 static void
-test_arguments (void)
+test_arguments (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   g_autoptr (GError) error = NULL;
   GcgFrameQueue *queue;
   GcgFramePlanes in, out;
   GcgFrameParams p;
   Job *first, *bad, *next;
-  Test t;
 
   queue = gcg_frame_queue_new (NULL, NULL, NULL, 0, &error);
   g_assert_null (queue);
@@ -1076,56 +944,53 @@ test_arguments (void)
       GCG_FRAME_QUEUE_MAX_DEPTH);
   g_object_unref (queue);
 
-  test_setup (&t, 3, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  first = job_new (&t, &c, 1);
-  bad = job_new (&t, &c, 0);
-  next = job_new (&t, &c, 2);
+  first = job_new (t, 1);
+  bad = job_new (t, 0);
+  next = job_new (t, 2);
   /* Twice: on an empty queue, then with a frame in flight. */
   for (guint round = 0; round < 2; round++) {
     if (round == 1)
-      submit (&t, chain, first);
+      submit (t, t->chain, first);
 
     in = bad->in_planes;
     in.n_planes = 0;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     in.n_planes = 4;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     out = bad->out_planes;
     out.n_planes = 0;
-    expect_refused (&t, chain, bad, &bad->in_planes, &out, NULL);
+    expect_refused (t, bad, &bad->in_planes, &out, NULL);
     in = bad->in_planes;
     in.data[1] = 0;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     out = bad->out_planes;
     out.data[0] = 0;
-    expect_refused (&t, chain, bad, &bad->in_planes, &out, NULL);
+    expect_refused (t, bad, &bad->in_planes, &out, NULL);
     /* A plane the chain would not use (RGBA has one) is still checked. */
     out = bad->out_planes;
     out.n_planes = 2;
     out.data[1] = 0;
-    expect_refused (&t, chain, bad, &bad->in_planes, &out, NULL);
+    expect_refused (t, bad, &bad->in_planes, &out, NULL);
     in = bad->in_planes;
     in.size[0] = G_MAXSIZE;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     in = bad->in_planes;
     in.kind = (GcgMemoryKind) 7;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     /* The CPU backend cannot read or write device memory. */
     in = bad->in_planes;
     in.kind = GCG_MEMORY_KIND_DEVICE;
-    expect_refused (&t, chain, bad, &in, &bad->out_planes, NULL);
+    expect_refused (t, bad, &in, &bad->out_planes, NULL);
     out = bad->out_planes;
     out.kind = GCG_MEMORY_KIND_DEVICE;
-    expect_refused (&t, chain, bad, &bad->in_planes, &out, NULL);
+    expect_refused (t, bad, &bad->in_planes, &out, NULL);
     /* Values the chain refuses. */
     p = bad->params;
     p.gain = NAN;
-    expect_refused (&t, chain, bad, &bad->in_planes, &bad->out_planes, &p);
+    expect_refused (t, bad, &bad->in_planes, &bad->out_planes, &p);
     p = bad->params;
     p.n_rois = 2;
-    expect_refused (&t, chain, bad, &bad->in_planes, &bad->out_planes, &p);
+    expect_refused (t, bad, &bad->in_planes, &bad->out_planes, &p);
   }
   /* Nothing of the refused frames reached the output. */
   for (gsize i = 0; i < bad->out_layout.size + 64; i++)
@@ -1133,83 +998,69 @@ test_arguments (void)
   /* Pinned host memory is host memory to the CPU backend. */
   next->in_planes.kind = GCG_MEMORY_KIND_HOST_PINNED;
   next->out_planes.kind = GCG_MEMORY_KIND_HOST_PINNED;
-  submit (&t, chain, next);
-  gcg_frame_queue_drain (t.queue);
-  assert_retired (&t, first, next, NULL);
+  submit (t, t->chain, next);
+  gcg_frame_queue_drain (t->queue);
+  assert_retired (t, first, next, NULL);
   assert_job_ok (first);
   assert_job_ok (next);
   g_assert_cmpuint (bad->calls, ==, 0);
-  test_teardown (&t);
 }
 
 /* A completion source that cannot record: submit fails, the callback is
  * never called, and the next frame is fine. */
 static void
-test_record_failure (void)
+test_record_failure (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   g_autoptr (GError) error = NULL;
   GcgFrameParams p;
   Job *j[3];
-  Test t;
 
-  test_setup (&t, 2, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  j[0] = job_new (&t, &c, 1);
-  j[1] = job_new (&t, &c, 0);
-  j[2] = job_new (&t, &c, 2);
-  submit (&t, chain, j[0]);
-  t.fake.fail_record = TRUE;
+  j[0] = job_new (t, 1);
+  j[1] = job_new (t, 0);
+  j[2] = job_new (t, 2);
+  submit (t, t->chain, j[0]);
+  t->fake.fail_record = TRUE;
   p = j[1]->params;
-  g_assert_false (gcg_frame_queue_submit (t.queue, chain, &p,
+  g_assert_false (gcg_frame_queue_submit (t->queue, t->chain, &p,
           &j[1]->in_planes, &j[1]->out_planes, on_done, j[1], NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
-  g_assert_cmpuint (gcg_frame_queue_get_submitted (t.queue), ==, 1);
-  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t.queue), ==, 1);
-  submit (&t, chain, j[2]);
-  gcg_frame_queue_drain (t.queue);
-  assert_retired (&t, j[0], j[2], NULL);
+  g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, 1);
+  g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 1);
+  submit (t, t->chain, j[2]);
+  gcg_frame_queue_drain (t->queue);
+  assert_retired (t, j[0], j[2], NULL);
   assert_job_ok (j[0]);
   assert_job_ok (j[2]);
   g_assert_cmpuint (j[1]->calls, ==, 0);
-  test_teardown (&t);
 }
 
 /* Tensor items past the frame's ROI count are zeroed, whatever the output
  * held before; the items in use are the chain's. */
 static void
-test_tensor_tail (void)
+test_tensor_tail (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
-  gsize item;
-  Test t;
+  const GcgFrameChainConfig *c = &t->config;
+  gsize item = gcg_frame_chain_config_get_output_size (c) / c->max_rois;
 
-  test_setup (&t, 4, TRUE);
-  config_tensor (&c);
-  chain = cpu_chain (&c);
-  item = gcg_frame_chain_config_get_output_size (&c) / c.max_rois;
   for (guint n_rois = 0; n_rois <= 3; n_rois++) {
     GcgFrameParams p;
     Job *job;
     guint used = MAX (n_rois, 1);
 
-    frame_params (&p, &c, n_rois + 1);
+    frame_params (&p, c, n_rois + 1);
     p.n_rois = n_rois;
     for (guint i = 0; i < 3; i++)
       p.rois[i] = (GcgRect) { 2 * i, i, 8 + i, 6 + i };
-    job = job_new_full (&t, &c, n_rois + 1, &p, 0xff);
-    submit (&t, chain, job);
-    fake_complete (&t.fake, job->seq);
-    g_assert_cmpuint (gcg_frame_queue_poll (t.queue), ==, 1);
+    job = job_new_full (t, c, n_rois + 1, &p, 0xff);
+    submit (t, t->chain, job);
+    fake_complete (&t->fake, job->seq);
+    g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
     assert_job_ok (job);
     /* Independently of the expected buffer: zeroes and 0xff where due. */
-    for (gsize i = item * used; i < item * c.max_rois; i++)
+    for (gsize i = item * used; i < item * c->max_rois; i++)
       g_assert_cmphex (job->out[i], ==, 0);
     for (gsize i = 0; i < 64; i++)
-      g_assert_cmphex (job->out[item * c.max_rois + i], ==, 0xff);
+      g_assert_cmphex (job->out[item * c->max_rois + i], ==, 0xff);
     {
       gsize ff = 0;
 
@@ -1218,59 +1069,57 @@ test_tensor_tail (void)
       g_assert_cmpuint (ff, <, item * used / 4);
     }
   }
-  test_teardown (&t);
 }
 
 /* Disposing a queue with frames in flight cancels them: each callback runs
  * once, with CANCELLED, in order (their owners free the memory there). */
 static void
-test_dispose (void)
+test_dispose (Test *t, gconstpointer data)
 {
-  GcgFrameChainConfig c;
-  g_autoptr (GcgFrameChain) chain = NULL;
   Job *j[3];
   GcgFrameQueue *queue;
-  Test t;
 
-  test_setup (&t, 4, TRUE);
-  config_a (&c);
-  chain = cpu_chain (&c);
-  for (guint i = 0; i < 3; i++) {
-    j[i] = job_new (&t, &c, i + 1);
-    submit (&t, chain, j[i]);
-  }
-  fake_complete (&t.fake, 2);
-  g_free (fake_take_log (&t.fake));
-  queue = t.queue;
+  submit_range (t, j, 0, 3);
+  fake_complete (&t->fake, 2);
+  g_free (fake_take_log (&t->fake));
+  queue = t->queue;
   g_object_unref (queue);
-  t.queue = NULL;
-  fake_assert_log (&t.fake, "wait 1 done 1 done 2 wait 3 done 3");
+  t->queue = NULL;
+  fake_assert_log (&t->fake, "wait 1 done 1 done 2 wait 3 done 3");
   for (guint i = 0; i < 3; i++) {
-    g_assert_true (g_ptr_array_index (t.retired, i) == j[i]);
+    g_assert_true (g_ptr_array_index (t->retired, i) == j[i]);
     assert_job_error (j[i], GCG_ERROR_CANCELLED);
   }
-  test_teardown (&t);
 }
 
 int
 main (int argc, char **argv)
 {
+  static const Setup cpu3 = { 3, FALSE, config_a };
+  static const Setup fake2 = { 2, TRUE, config_a };
+  static const Setup fake3 = { 3, TRUE, config_a };
+  static const Setup fake4 = { 4, TRUE, config_a };
+  static const Setup tensor4 = { 4, TRUE, config_tensor };
+
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
-  g_test_add_func ("/frame-queue/cpu-completion", test_cpu_completion);
-  g_test_add_func ("/frame-queue/order", test_order);
-  g_test_add_func ("/frame-queue/reuse-after-completion",
+#define ADD(path, setup, fn) \
+  g_test_add (path, Test, setup, test_setup, fn, test_teardown)
+  ADD ("/frame-queue/cpu-completion", &cpu3, test_cpu_completion);
+  ADD ("/frame-queue/order", &fake4, test_order);
+  ADD ("/frame-queue/reuse-after-completion", &fake2,
       test_reuse_after_completion);
-  g_test_add_func ("/frame-queue/drain", test_drain);
-  g_test_add_func ("/frame-queue/cancel", test_cancel);
-  g_test_add_func ("/frame-queue/failed-frame", test_failed_frame);
-  g_test_add_func ("/frame-queue/caps-change", test_caps_change);
-  g_test_add_func ("/frame-queue/wait-ready", test_wait_ready);
-  g_test_add_func ("/frame-queue/wait-ready-thread", test_wait_ready_thread);
-  g_test_add_func ("/frame-queue/arguments", test_arguments);
-  g_test_add_func ("/frame-queue/record-failure", test_record_failure);
-  g_test_add_func ("/frame-queue/tensor-tail", test_tensor_tail);
-  g_test_add_func ("/frame-queue/dispose", test_dispose);
+  ADD ("/frame-queue/drain", &fake4, test_drain);
+  ADD ("/frame-queue/cancel", &fake4, test_cancel);
+  ADD ("/frame-queue/failed-frame", &fake4, test_failed_frame);
+  ADD ("/frame-queue/caps-change", &fake4, test_caps_change);
+  ADD ("/frame-queue/wait-ready", &fake4, test_wait_ready);
+  ADD ("/frame-queue/wait-ready-thread", &fake4, test_wait_ready_thread);
+  ADD ("/frame-queue/arguments", &fake3, test_arguments);
+  ADD ("/frame-queue/record-failure", &fake2, test_record_failure);
+  ADD ("/frame-queue/tensor-tail", &tensor4, test_tensor_tail);
+  ADD ("/frame-queue/dispose", &fake4, test_dispose);
+#undef ADD
 
   return g_test_run ();
 }

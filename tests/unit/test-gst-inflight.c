@@ -13,6 +13,7 @@
  * its range.
  */
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-gst.h"
 
 #include "../../gst/gstcudagraphtensormeta.h"
 
@@ -36,24 +37,13 @@ moving_luma (guint x, guint y, guint8 * px, gpointer user_data)
   px[0] = (guint8) (16 + ((x * 7 + y * 3 + t * 13) % 220));
 }
 
-static void
-add_params_meta (GstBuffer * buf, gdouble brightness, gdouble contrast)
-{
-  GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
-
-  g_assert_nonnull (meta);
-  gst_structure_set (gst_custom_meta_get_structure (meta),
-      "brightness", G_TYPE_DOUBLE, brightness,
-      "contrast", G_TYPE_DOUBLE, contrast, NULL);
-}
-
 /* cudagraphconvert: brightness and contrast from a params meta on two
  * frames of three, a crop meta of changing size on one of four. */
 static void
 decorate_convert (GstBuffer * buf, guint i)
 {
   if (i % 3 != 2)
-    add_params_meta (buf, (gdouble) ((gint) ((i * 7) % 11) - 5) * 0.04,
+    gcg_test_add_params_meta (buf, (gdouble) ((gint) ((i * 7) % 11) - 5) * 0.04,
         0.9 + (i % 5) * 0.05);
   if (i % 4 == 1) {
     GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
@@ -102,7 +92,7 @@ decorate_preprocess (GstBuffer * buf, guint i)
     roi->id = (gint) (i * 10 + j);
   }
   if (i % 2 == 0)
-    add_params_meta (buf, (gdouble) (i % 7) * 0.05 - 0.15, 1.0);
+    gcg_test_add_params_meta (buf, (gdouble) (i % 7) * 0.05 - 0.15, 1.0);
 }
 
 typedef struct
@@ -148,27 +138,8 @@ static GBytes *
 output_bytes (GstBuffer * buf, GstCaps * caps)
 {
   GByteArray *bytes = g_byte_array_new ();
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  GstMapInfo map;
 
-  if (!gst_video_info_from_caps (&info, caps)) {
-    g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
-    return g_byte_array_free_to_bytes (bytes);
-  }
-  g_assert_true (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    guint row = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p);
-
-    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p); y++)
-      g_byte_array_append (bytes, (const guint8 *)
-          GST_VIDEO_FRAME_PLANE_DATA (&frame, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row);
-  }
-  gst_video_frame_unmap (&frame);
+  gcg_test_append_visible (bytes, buf, caps);
   return g_byte_array_free_to_bytes (bytes);
 }
 
@@ -219,68 +190,26 @@ caps_of (RunKind kind, guint i)
   return kind == RUN_CAPS && i >= MIDDLE ? IN_CAPS2 : IN_CAPS;
 }
 
-/* Pops every cudagraph-stats message from @bus: the last one is returned
- * (NULL: none), @n says how many came. */
-static GstStructure *
-pop_stats (GstBus * bus, guint * n)
-{
-  GstStructure *last = NULL;
-  GstMessage *msg;
-
-  *n = 0;
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
-    const GstStructure *s = gst_message_get_structure (msg);
-
-    if (gst_structure_has_name (s, "cudagraph-stats")) {
-      g_clear_pointer (&last, gst_structure_free);
-      last = gst_structure_copy (s);
-      (*n)++;
-    }
-    gst_message_unref (msg);
-  }
-  return last;
-}
-
-static guint64
-stats_u64 (const GstStructure * s, const gchar * field)
-{
-  guint64 v = G_MAXUINT64;
-
-  g_assert_true (gst_structure_get_uint64 (s, field, &v));
-  return v;
-}
-
 /* Every field the contract names, with the CPU backend's values. */
 static void
 check_stats (const GstStructure * s, guint in_flight, guint64 frames)
 {
-  g_autofree gchar *str = gst_structure_to_string (s);
   guint depth = 0;
 
-  g_test_message ("%s", str);
   g_assert_cmpstr (gst_structure_get_string (s, "backend"), ==, "cpu");
-  g_assert_cmpuint (stats_u64 (s, "frames"), ==, frames);
-  g_assert_cmpuint (stats_u64 (s, "eager-frames"), ==, frames);
-  g_assert_cmpuint (stats_u64 (s, "captures"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "replays"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "dropped-frames"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "in-place-inputs"), ==, 0);
-  g_assert_cmpuint (stats_u64 (s, "in-place-outputs"), ==, 0);
-  (void) stats_u64 (s, "slot-waits");
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "frames"), ==, frames);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "eager-frames"), ==, frames);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "captures"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "replays"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "dropped-frames"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-inputs"), ==, 0);
+  g_assert_cmpuint (gcg_test_stats_u64 (s, "in-place-outputs"), ==, 0);
+  (void) gcg_test_stats_u64 (s, "slot-waits");
   g_assert_true (gst_structure_get_uint (s, "in-flight", &depth));
   g_assert_cmpuint (depth, ==, in_flight);
   /* Device and pinned figures come with the CUDA backend only. */
   g_assert_false (gst_structure_has_field (s, "device-bytes-allocated"));
   g_assert_false (gst_structure_has_field (s, "pinned-bytes-in-use"));
-}
-
-static void
-push_segment (GstHarness * h)
-{
-  GstSegment segment;
-
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  g_assert_true (gst_harness_push_event (h, gst_event_new_segment (&segment)));
 }
 
 /* Pulls the one output frame @i gave: in order, with its timestamps. */
@@ -316,8 +245,7 @@ run (const Case * c, guint in_flight, RunKind kind)
   g_autoptr (GstBus) bus = gst_bus_new ();
   g_autoptr (GstStructure) stats = NULL;
   g_autoptr (GstElement) e = gst_harness_find_element (h, c->factory);
-  GstEvent *event;
-  guint pulled = 0, n_stats;
+  guint pulled = 0;
 
   gst_element_set_bus (h->element, bus);
   {
@@ -327,12 +255,8 @@ run (const Case * c, guint in_flight, RunKind kind)
     g_assert_cmpuint (v, ==, in_flight);
   }
   for (guint i = 0; i < N_FRAMES; i++) {
-    if (i == MIDDLE && kind == RUN_FLUSH) {
-      g_assert_true (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      g_assert_true (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
-      push_segment (h);
-    }
+    if (i == MIDDLE && kind == RUN_FLUSH)
+      gcg_test_flush (h);
     if (i == MIDDLE && kind == RUN_CAPS)
       gst_harness_set_src_caps_str (h, IN_CAPS2);
     g_assert_cmpint (gst_harness_push (h, make_input (c, caps_of (kind, i),
@@ -343,21 +267,8 @@ run (const Case * c, guint in_flight, RunKind kind)
     for (; pulled <= i; pulled++)
       g_ptr_array_add (outs, pull_output (h, c, kind, pulled));
   }
-  g_assert_null (gst_harness_try_pull (h));
-
   /* EOS goes downstream after every frame, with the stats before it. */
-  g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
-  while ((event = gst_harness_try_pull_event (h))) {
-    gboolean eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
-
-    gst_event_unref (event);
-    if (eos)
-      break;
-  }
-  g_assert_nonnull (event);
-  stats = pop_stats (bus, &n_stats);
-  g_assert_nonnull (stats);
-  g_assert_cmpuint (n_stats, ==, 1);
+  stats = gcg_test_finish_segment (h, bus);
   check_stats (stats, in_flight, N_FRAMES);
   g_assert_cmpuint (gcg_test_get_u64 (h, c->factory, "dropped-frames"), ==,
       0);
@@ -394,57 +305,44 @@ assert_same (GPtrArray * a, GPtrArray * b, const gchar * what)
   }
 }
 
-static void
-check_case (const Case * c, RunKind kind, const gchar * name)
+/* One test: a case, a kind of run, and the name its failures give. */
+typedef struct
 {
-  g_autoptr (GPtrArray) one = run (c, 1, kind);
-  g_autoptr (GPtrArray) eight = run (c, 8, kind);
+  const gchar *path;
+  const Case *c;
+  RunKind kind;
+  const gchar *name;
+} CaseTest;
+
+static const CaseTest case_tests[] = {
+  {"/gst/inflight/convert/plain", &convert_case, RUN_PLAIN, "convert"},
+  {"/gst/inflight/convert/flush", &convert_case, RUN_FLUSH, "convert, flush"},
+  {"/gst/inflight/convert/caps-change", &convert_case, RUN_CAPS,
+      "convert, caps change"},
+  {"/gst/inflight/preprocess/plain", &preprocess_case, RUN_PLAIN,
+      "preprocess"},
+  {"/gst/inflight/preprocess/flush", &preprocess_case, RUN_FLUSH,
+      "preprocess, flush"},
+  {"/gst/inflight/preprocess/caps-change", &preprocess_case, RUN_CAPS,
+      "preprocess, caps change"},
+};
+
+static void
+test_case (gconstpointer data)
+{
+  const CaseTest *t = data;
+  g_autoptr (GPtrArray) one = run (t->c, 1, t->kind);
+  g_autoptr (GPtrArray) eight = run (t->c, 8, t->kind);
   g_autoptr (GPtrArray) ref = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
 
   for (guint i = 0; i < N_FRAMES; i++)
-    g_ptr_array_add (ref, alone (c, kind, i));
-  assert_same (eight, one, name);
-  assert_same (one, ref, name);
+    g_ptr_array_add (ref, alone (t->c, t->kind, i));
+  assert_same (eight, one, t->name);
+  assert_same (one, ref, t->name);
   /* The values really change from frame to frame. */
   for (guint i = 1; i < N_FRAMES; i++)
     g_assert_false (g_bytes_equal (ref->pdata[i], ref->pdata[i - 1]));
-}
-
-static void
-test_convert_plain (void)
-{
-  check_case (&convert_case, RUN_PLAIN, "convert");
-}
-
-static void
-test_convert_flush (void)
-{
-  check_case (&convert_case, RUN_FLUSH, "convert, flush");
-}
-
-static void
-test_convert_caps_change (void)
-{
-  check_case (&convert_case, RUN_CAPS, "convert, caps change");
-}
-
-static void
-test_preprocess_plain (void)
-{
-  check_case (&preprocess_case, RUN_PLAIN, "preprocess");
-}
-
-static void
-test_preprocess_flush (void)
-{
-  check_case (&preprocess_case, RUN_FLUSH, "preprocess, flush");
-}
-
-static void
-test_preprocess_caps_change (void)
-{
-  check_case (&preprocess_case, RUN_CAPS, "preprocess, caps change");
 }
 
 /* --- the property --------------------------------------------------------- */
@@ -525,14 +423,8 @@ main (int argc, char **argv)
     g_assert_nonnull (gst_meta_get_info ("GcgParamsMeta"));
   }
 
-  g_test_add_func ("/gst/inflight/convert/plain", test_convert_plain);
-  g_test_add_func ("/gst/inflight/convert/flush", test_convert_flush);
-  g_test_add_func ("/gst/inflight/convert/caps-change",
-      test_convert_caps_change);
-  g_test_add_func ("/gst/inflight/preprocess/plain", test_preprocess_plain);
-  g_test_add_func ("/gst/inflight/preprocess/flush", test_preprocess_flush);
-  g_test_add_func ("/gst/inflight/preprocess/caps-change",
-      test_preprocess_caps_change);
+  for (guint i = 0; i < G_N_ELEMENTS (case_tests); i++)
+    g_test_add_data_func (case_tests[i].path, &case_tests[i], test_case);
   g_test_add_func ("/gst/inflight/property", test_property);
   g_test_add_func ("/gst/inflight/max-depth", test_max_depth);
   return g_test_run ();
