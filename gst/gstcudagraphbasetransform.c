@@ -1570,6 +1570,33 @@ gst_cuda_graph_base_transform_can_output_cuda_memory
   return priv->active == GCG_BACKEND_CUDA && priv->cuda_context != NULL;
 }
 
+/**
+ * gst_cuda_graph_base_transform_order_input_caps:
+ * @self: a #GstCudaGraphBaseTransform
+ * @caps: (transfer full): sink caps a subclass offers upstream
+ *
+ * Puts CUDA memory first while the element can read it in place (the
+ * CUDA backend, or not started yet): an upstream that can give either
+ * (cudaupload, NVDEC) then hands over device memory rather than
+ * downloading a frame for us to upload again.
+ *
+ * Returns: (transfer full): @caps in that order
+ */
+GstCaps *
+gst_cuda_graph_base_transform_order_input_caps (GstCudaGraphBaseTransform *
+    self, GstCaps * caps)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean cuda;
+
+  GST_OBJECT_LOCK (self);
+  cuda = priv->backend != GCG_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  if (!cuda || !gst_cuda_graph_base_transform_can_output_cuda_memory (self))
+    return caps;
+  return gst_cuda_graph_caps_cuda_memory_first (caps);
+}
+
 GcgBackend
 gst_cuda_graph_base_transform_get_active_backend (GstCudaGraphBaseTransform *
     self)

@@ -66,6 +66,9 @@ const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
 gboolean gst_cuda_graph_base_transform_can_output_cuda_memory
     (GstCudaGraphBaseTransform * self);
 
+GstCaps *gst_cuda_graph_base_transform_order_input_caps
+    (GstCudaGraphBaseTransform * self, GstCaps * caps);
+
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
 

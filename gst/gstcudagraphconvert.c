@@ -399,6 +399,9 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
       && !gst_cuda_graph_base_transform_can_output_cuda_memory
       (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
     result = gst_cuda_graph_caps_remove_cuda_memory (result);
+  else if (direction == GST_PAD_SRC)
+    result = gst_cuda_graph_base_transform_order_input_caps
+        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
         GST_CAPS_INTERSECT_FIRST);

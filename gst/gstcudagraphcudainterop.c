@@ -34,18 +34,46 @@ gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps)
       GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
 }
 
+static gboolean
+structure_is_cuda_memory (GstCaps * caps, guint i)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+  return f && gst_caps_features_contains (f,
+      GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
+}
+
 GstCaps *
 gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps)
 {
   caps = gst_caps_make_writable (caps);
   for (guint i = gst_caps_get_size (caps); i > 0; i--) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i - 1);
-
-    if (f && gst_caps_features_contains (f,
-            GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY))
+    if (structure_is_cuda_memory (caps, i - 1))
       gst_caps_remove_structure (caps, i - 1);
   }
   return caps;
+}
+
+/* Caps order is preference order: upstream that can give both (cudaupload,
+ * a decoder with a CUDA output) gives what comes first. */
+GstCaps *
+gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps)
+{
+  GstCaps *result = gst_caps_new_empty ();
+
+  for (gint pass = 0; pass < 2; pass++) {
+    for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      if (structure_is_cuda_memory (caps, i) != (pass == 0))
+        continue;
+      gst_caps_append_structure_full (result,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          f ? gst_caps_features_copy (f) : NULL);
+    }
+  }
+  gst_caps_unref (caps);
+  return result;
 }
 
 GstCaps *

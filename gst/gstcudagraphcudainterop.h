@@ -132,4 +132,8 @@ GstCaps *gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps);
  * ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps);
 
+/* @caps with the CUDA memory structures first, each kind in its order.
+ * Takes ownership of @caps. */
+GstCaps *gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps);
+
 G_END_DECLS

@@ -604,6 +604,9 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
     if (!gst_cuda_graph_base_transform_can_output_cuda_memory
         (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
       result = gst_cuda_graph_caps_remove_cuda_memory (result);
+  } else {
+    result = gst_cuda_graph_base_transform_order_input_caps
+        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
   }
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,

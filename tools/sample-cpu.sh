@@ -52,4 +52,5 @@ awk '/^Thread /{ if (s != "") print s; s = ""; n = 0; next }
              sub(/ \(.*/, "", f); s = s (n ? " < " : "") f; n++ } }
      END { if (s != "") print s }' "$out/stacks.txt" \
   | sort | uniq -c | sort -nr > "$out/stacks-top.txt"
+rm -f "$out/t0" "$out/t1"
 cat "$out/threads.txt"; head -30 "$out/stacks-top.txt"

@@ -201,7 +201,7 @@ test_preprocess_from_cuda (void)
   if (!have_nvcodec ())
     return;
   assert_same_output (SRC " ! " UPLOAD " ! cudagraphpreprocess backend=cuda "
-      "width=224 height=224 letterbox=symmetric ! " SINK,
+      "width=224 height=224 letterbox=symmetric ! other/tensors ! " SINK,
       SRC " ! cudagraphpreprocess backend=cuda width=224 height=224 "
       "letterbox=symmetric ! " SINK, 30, 0, NULL);
 }
