@@ -24,6 +24,7 @@
  * line and exits 77 (skipped).
  *
  *   bench-pipeline [--frames=3000] [--warmup=200] [--cpu-frames=500]
+ *                  [--input=pinned|pageable|CUDA] [--in-flight=N]
  *
  * The plugin comes from GST_PLUGIN_PATH; when that has no
  * cudagraphpreprocess, from this build's gst/ folder.
@@ -109,6 +110,8 @@ typedef struct
   GstContext *shared;           /* "gst.cuda.context" set on each pipeline */
   guint frames, warmup, cpu_frames;
   gdouble h2d_fps, round_trip_fps, peer_fps;
+  gchar *only_input;            /* --input: rows of this input only */
+  guint only_in_flight;         /* --in-flight: rows of this depth only */
   gboolean any_failed;
 } Bench;
 
@@ -854,6 +857,36 @@ run_row (Bench *b, const Path *path, guint in_flight)
   g_free (job.middle);
 }
 
+/* What GStreamer itself costs on the CUDA path: the same appsrc, queue
+ * and mapping appsink with identity where the element was.  The element's
+ * own CPU per frame is a row's figure less this one. */
+static void
+measure_framework (Bench *b)
+{
+#ifdef HAVE_GST_CUDA
+  Job job = { INPUT_CUDA, (gchar *) "identity",
+    "video/x-raw(memory:CUDAMemory)", GST_MAP_READ | GST_MAP_CUDA, 6,
+    b->frames
+  };
+  Result r;
+
+  if (measure (b, &job, NULL, &r))
+    printf ("GStreamer alone (CUDA buffers, appsrc ! identity ! queue ! "
+        "appsink mapping each): %.1f fps, %.1f CPU µs/frame, p50 %.0f µs, "
+        "p99 %.0f µs\n", r.fps, r.cpu_us, r.p50_us, r.p99_us);
+  else
+    printf ("GStreamer alone: %s\n", r.note);
+#endif
+}
+
+static gboolean
+row_wanted (const Bench *b, const Path *path, guint in_flight)
+{
+  return (b->only_input == NULL
+      || g_ascii_strcasecmp (b->only_input, input_names[path->input]) == 0)
+      && (b->only_in_flight == 0 || b->only_in_flight == in_flight);
+}
+
 static void
 run_table (Bench *b)
 {
@@ -868,7 +901,8 @@ run_table (Bench *b)
     }
 #endif
     for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
-      run_row (b, &paths[p], in_flights[i]);
+      if (row_wanted (b, &paths[p], in_flights[i]))
+        run_row (b, &paths[p], in_flights[i]);
   }
   printf ("of copy: fps / the copies' fps (system out: H2D + D2H; CUDA out "
       "from system in: H2D); vs CPU: fps / the faster CPU peer; input "
@@ -924,18 +958,24 @@ teardown (Bench *b)
   gst_clear_object (&b->cuda);
 #endif
   g_clear_object (&b->ctx);
+  g_clear_pointer (&b->only_input, g_free);
 }
 
 static void
 parse_args (Bench *b, int *argc, char ***argv)
 {
-  gint frames = 3000, warmup = 200, cpu_frames = 500;
+  gint frames = 3000, warmup = 200, cpu_frames = 500, in_flight = 0;
+  gchar *input = NULL;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per row", "N"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
         "Untimed frames first (at least 1)", "N"},
     {"cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
         "Timed frames of the CPU peer (0: skip it)", "N"},
+    {"input", 0, 0, G_OPTION_ARG_STRING, &input,
+        "Rows of this input only (pinned, pageable, CUDA)", "KIND"},
+    {"in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
+        "Rows of this in-flight depth only", "N"},
     {NULL}
   };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
@@ -944,7 +984,7 @@ parse_args (Bench *b, int *argc, char ***argv)
   g_option_context_add_main_entries (options, entries, NULL);
   g_option_context_add_group (options, gst_init_get_option_group ());
   if (!g_option_context_parse (options, argc, argv, &error) || frames < 1
-      || warmup < 1 || cpu_frames < 0) {
+      || warmup < 1 || cpu_frames < 0 || in_flight < 0) {
     fprintf (stderr, "bench-pipeline: %s\n", error ? error->message
         : "--frames and --warmup must be ≥ 1, --cpu-frames ≥ 0");
     exit (2);
@@ -952,6 +992,8 @@ parse_args (Bench *b, int *argc, char ***argv)
   b->frames = frames;
   b->warmup = warmup;
   b->cpu_frames = cpu_frames;
+  b->only_input = input;
+  b->only_in_flight = in_flight;
 }
 
 int
@@ -973,6 +1015,7 @@ main (int argc, char **argv)
       "%.1f fps; H2D + D2H of %d B %.1f fps\n", IN_BYTES, b.h2d_fps,
       OUT_BYTES, b.round_trip_fps);
   measure_peers (&b);
+  measure_framework (&b);
   run_table (&b);
   teardown (&b);
   return b.any_failed ? 1 : 0;

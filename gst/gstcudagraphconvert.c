@@ -403,8 +403,7 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
     result = gst_cuda_graph_base_transform_order_input_caps
         (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
   if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, result,
-        GST_CAPS_INTERSECT_FIRST);
+    GstCaps *tmp = gst_cuda_graph_caps_filter (result, filter, direction);
 
     gst_caps_unref (result);
     result = tmp;

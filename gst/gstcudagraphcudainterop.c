@@ -77,6 +77,15 @@ gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps)
 }
 
 GstCaps *
+gst_cuda_graph_caps_filter (GstCaps * caps, GstCaps * filter,
+    GstPadDirection direction)
+{
+  if (direction == GST_PAD_SRC)
+    return gst_caps_intersect_full (caps, filter, GST_CAPS_INTERSECT_FIRST);
+  return gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+}
+
+GstCaps *
 gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps)
 {
 #ifdef HAVE_GST_CUDA

@@ -136,4 +136,11 @@ GstCaps *gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps);
  * Takes ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps);
 
+/* @caps (what transform_caps() made for @direction) within @filter.  Caps
+ * for upstream keep our order, not the filter's: an upload element asks
+ * with system memory first and would otherwise never hand over CUDA
+ * memory.  Returns new caps. */
+GstCaps *gst_cuda_graph_caps_filter (GstCaps * caps, GstCaps * filter,
+    GstPadDirection direction);
+
 G_END_DECLS

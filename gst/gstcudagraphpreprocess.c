@@ -609,8 +609,7 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
         (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
   }
   if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, result,
-        GST_CAPS_INTERSECT_FIRST);
+    GstCaps *tmp = gst_cuda_graph_caps_filter (result, filter, direction);
 
     gst_caps_unref (result);
     result = tmp;

@@ -73,7 +73,8 @@ run "cudagraphpreprocess: $frames frames of 1080p NV12 -> 1x3x640x640 float32 te
 if gst-inspect-1.0 cudaupload >/dev/null 2>&1 && "$build/tools/gcg-info" >/dev/null 2>&1; then
   run "cudagraphpreprocess, CUDA memory in and out (zero copy): $frames frames" \
     videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=1920,height=1080 ! \
-    cudaupload ! imagefreeze num-buffers="$frames" ! \
+    cudaupload ! "video/x-raw(memory:CUDAMemory)" ! \
+    imagefreeze num-buffers="$frames" ! \
     cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
     "other/tensors(memory:CUDAMemory)" ! fakesink || ok=1
 fi

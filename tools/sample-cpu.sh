@@ -44,7 +44,7 @@ kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 awk '/^Thread /{ first = 1; next } first && /^#/ {
        sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, ""); sub(/ \(.*/, "");
        print; first = 0 }' "$out/stacks.txt" \
-  | grep -vE "^(syscall|__futex|futex|poll|__poll|epoll_wait|nanosleep|clock_nanosleep|__GI___poll|ioctl|__GI___ioctl|pthread_cond|__pthread_cond|g_cond_wait|__lll_lock_wait|read|__libc_read|select)" \
+  | grep -vE "^(syscall|__futex|futex|poll|__poll|__GI___poll|epoll_wait|nanosleep|clock_nanosleep|__GI___poll|ioctl|__GI___ioctl|pthread_cond|__pthread_cond|g_cond_wait|__lll_lock_wait|read|__libc_read|select)" \
   | sort | uniq -c | sort -nr > "$out/top.txt"
 # Whole stacks, counted by their three innermost frames, for context.
 awk '/^Thread /{ if (s != "") print s; s = ""; n = 0; next }
@@ -52,5 +52,15 @@ awk '/^Thread /{ if (s != "") print s; s = ""; n = 0; next }
              sub(/ \(.*/, "", f); s = s (n ? " < " : "") f; n++ } }
      END { if (s != "") print s }' "$out/stacks.txt" \
   | sort | uniq -c | sort -nr > "$out/stacks-top.txt"
+# For threads not parked in a wait: the innermost frame and the innermost
+# frame of ours (gcg_*, gst_cuda_graph_*) under it, counted.
+awk '/^Thread /{ if (inner != "") print inner " @ " (ours == "" ? "-" : ours);
+       inner = ""; ours = ""; next }
+     /^#/ { f = $0; sub(/^#[0-9]+ +(0x[0-9a-f]+ in )?/, "", f); sub(/ \(.*/, "", f);
+       if (inner == "") inner = f;
+       if (ours == "" && f ~ /^(gcg|gst_cuda_graph|fence|submit|stage|map_output|frame_done|finish_output)/) ours = f }
+     END { if (inner != "") print inner " @ " (ours == "" ? "-" : ours) }' "$out/stacks.txt" \
+  | grep -vE "^(syscall|__futex|futex|poll|__poll|__GI___poll|epoll_wait|nanosleep|clock_nanosleep|pthread_cond|g_cond_wait|__lll_lock_wait|select) " \
+  | sort | uniq -c | sort -nr > "$out/ours.txt"
 rm -f "$out/t0" "$out/t1"
-cat "$out/threads.txt"; head -30 "$out/stacks-top.txt"
+cat "$out/threads.txt"; head -30 "$out/ours.txt"

@@ -879,12 +879,21 @@ test_cuda_memory_templates (void)
 
 #ifdef HAVE_GST_CUDA
 static GstCaps *
-transform_caps (GstElement * e, GstPadDirection direction, const gchar * str)
+transform_caps_filtered (GstElement * e, GstPadDirection direction,
+    const gchar * str, const gchar * filter_str)
 {
   g_autoptr (GstCaps) caps = gst_caps_from_string (str);
+  g_autoptr (GstCaps) filter = filter_str ? gst_caps_from_string (filter_str)
+      : NULL;
 
   return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
-      (GST_BASE_TRANSFORM (e), direction, caps, NULL);
+      (GST_BASE_TRANSFORM (e), direction, caps, filter);
+}
+
+static GstCaps *
+transform_caps (GstElement * e, GstPadDirection direction, const gchar * str)
+{
+  return transform_caps_filtered (e, direction, str, NULL);
 }
 #endif
 
@@ -922,6 +931,17 @@ test_cuda_memory_transform_caps (void)
   g_assert_cmpint (find_memory_kind (to_pre, FALSE), >, 0);
   g_assert_cmpint (find_memory_kind (to_conv, TRUE), ==, 0);
   g_assert_cmpint (find_memory_kind (to_conv, FALSE), >, 0);
+  /* cudaupload asks with system memory first: our order still wins. */
+  {
+    g_autoptr (GstCaps) asked = transform_caps_filtered (pre, GST_PAD_SRC,
+        "other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,"
+        "types=float32,framerate=30/1",
+        "video/x-raw,format=NV12,width=64,height=48; video/x-raw("
+        CUDA_FEATURE "),format=NV12,width=64,height=48");
+
+    g_assert_cmpint (find_memory_kind (asked, TRUE), ==, 0);
+    g_assert_cmpint (find_memory_kind (asked, FALSE), ==, 1);
+  }
   /* Tensors: the input's memory kind first, the other one offered too. */
   g_assert_cmpint (find_memory_kind (from_pre, TRUE), ==, 0);
   g_assert_cmpint (find_memory_kind (from_pre, FALSE), >, 0);
