@@ -25,6 +25,7 @@
  *
  *   bench-pipeline [--frames=3000] [--warmup=200] [--cpu-frames=500]
  *                  [--input=pinned|pageable|CUDA] [--in-flight=N]
+ *                  [--sync-mode=blocking|poll|driver]
  *
  * The plugin comes from GST_PLUGIN_PATH; when that has no
  * cudagraphpreprocess, from this build's gst/ folder.
@@ -57,6 +58,8 @@
 #define OUT_BYTES (3 * OUT_SIDE * OUT_SIDE * 4)
 /* The PTS carries the frame index to the appsink: index * FRAME_NS. */
 #define FRAME_NS (GST_SECOND / 30)
+/* Frames of each copy-bound run: the bus is steady long before. */
+#define COPY_FRAMES 3000
 /* Any wait longer than this means the pipeline is stuck. */
 #define WAIT_S 30
 /* How long a warm-up frame may take before the next one is pushed: the
@@ -112,6 +115,7 @@ typedef struct
   gdouble h2d_fps, round_trip_fps, peer_fps;
   gchar *only_input;            /* --input: rows of this input only */
   guint only_in_flight;         /* --in-flight: rows of this depth only */
+  gchar *sync_mode;             /* --sync-mode: the element's, if given */
   gboolean any_failed;
 } Bench;
 
@@ -203,8 +207,8 @@ measure_copy_bound (Bench *b)
   /* The best of three: a bound is what the bus can do, and one run may
    * meet another process's traffic. */
   for (guint i = 0; i < 3; i++) {
-    gdouble h2d = copies_fps (&c, FALSE, b->warmup, b->frames);
-    gdouble round_trip = copies_fps (&c, TRUE, b->warmup, b->frames);
+    gdouble h2d = copies_fps (&c, FALSE, b->warmup, COPY_FRAMES);
+    gdouble round_trip = copies_fps (&c, TRUE, b->warmup, COPY_FRAMES);
 
     b->h2d_fps = MAX (b->h2d_fps, h2d);
     b->round_trip_fps = MAX (b->round_trip_fps, round_trip);
@@ -840,8 +844,9 @@ run_row (Bench *b, const Path *path, guint in_flight)
   if (path->cuda_out)
     job.map_flags |= GST_MAP_CUDA;
 #endif
-  job.middle = g_strdup_printf (PREPROCESS " use-graph=%s in-flight=%u",
-      path->use_graph ? "true" : "false", in_flight);
+  job.middle = g_strdup_printf (PREPROCESS " use-graph=%s in-flight=%u%s%s",
+      path->use_graph ? "true" : "false", in_flight,
+      b->sync_mode ? " sync-mode=" : "", b->sync_mode ? b->sync_mode : "");
   print_row_start (path);
   printf (" | %9u", in_flight);
   if (measure (b, &job, path, &r)) {
@@ -959,6 +964,7 @@ teardown (Bench *b)
 #endif
   g_clear_object (&b->ctx);
   g_clear_pointer (&b->only_input, g_free);
+  g_clear_pointer (&b->sync_mode, g_free);
 }
 
 static void
@@ -976,6 +982,8 @@ parse_args (Bench *b, int *argc, char ***argv)
         "Rows of this input only (pinned, pageable, CUDA)", "KIND"},
     {"in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
         "Rows of this in-flight depth only", "N"},
+    {"sync-mode", 0, 0, G_OPTION_ARG_STRING, &b->sync_mode,
+        "The element's sync-mode (its default otherwise)", "MODE"},
     {NULL}
   };
   g_autoptr (GOptionContext) options = g_option_context_new ("");

@@ -5,7 +5,7 @@
  * What waiting for each frame costs the CPU: the elements' system-memory
  * path, one frame at a time (upload a 1080p NV12 frame from pinned memory,
  * replay the frame chain, download the output into pinned memory, wait),
- * with the stream's two sync modes.  For each: wall µs/frame (latency of
+ * with each of the stream's sync modes.  For each: wall µs/frame (latency of
  * a frame alone) and CPU µs/frame (process CPU time, all threads, so the
  * driver's own threads count too), and their ratios in one run.  Without
  * a GPU it prints one line and exits 77 (skipped).
@@ -145,13 +145,20 @@ run_mode (Bench *b, const GcgFrameChainConfig *c, GcgSyncMode mode)
   return cost;
 }
 
+static void
+print_mode (const gchar *name, const Cost *c)
+{
+  printf ("%-9s | %13.1f | %12.1f | %8.0f%%\n", name, c->wall_us, c->cpu_us,
+      100.0 * c->cpu_us / c->wall_us);
+}
+
 int
 main (int argc, char **argv)
 {
   guint frames = 2000, warmup = 200;
   GcgFrameChainConfig c;
   Bench b = { 0 };
-  Cost spin, block;
+  Cost spin, block, poll;
 
   for (int i = 1; i < argc; i++) {
     if (sscanf (argv[i], "--frames=%u", &frames) == 1
@@ -176,18 +183,20 @@ main (int argc, char **argv)
       "1x3x640x640 float32 (%.1f MB, pinned), wait\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup, b.in_size / 1e6,
       b.out_size / 1e6);
-  /* Alternated twice so neither mode gets the warmer GPU. */
-  spin = run_mode (&b, &c, GCG_SYNC_MODE_DRIVER);
-  block = run_mode (&b, &c, GCG_SYNC_MODE_BLOCKING);
-  spin = run_mode (&b, &c, GCG_SYNC_MODE_DRIVER);
-  block = run_mode (&b, &c, GCG_SYNC_MODE_BLOCKING);
+  /* Alternated twice so no mode gets the warmer GPU. */
+  for (guint round = 0; round < 2; round++) {
+    spin = run_mode (&b, &c, GCG_SYNC_MODE_DRIVER);
+    block = run_mode (&b, &c, GCG_SYNC_MODE_BLOCKING);
+    poll = run_mode (&b, &c, GCG_SYNC_MODE_POLL);
+  }
   printf ("sync mode | wall µs/frame | CPU µs/frame | CPU share\n");
-  printf ("driver    | %13.1f | %12.1f | %8.0f%%\n", spin.wall_us,
-      spin.cpu_us, 100.0 * spin.cpu_us / spin.wall_us);
-  printf ("blocking  | %13.1f | %12.1f | %8.0f%%\n", block.wall_us,
-      block.cpu_us, 100.0 * block.cpu_us / block.wall_us);
-  printf ("blocking / driver: wall %.2fx, CPU %.2fx\n",
-      block.wall_us / spin.wall_us, block.cpu_us / spin.cpu_us);
+  print_mode ("driver", &spin);
+  print_mode ("blocking", &block);
+  print_mode ("poll", &poll);
+  printf ("blocking / driver: wall %.2fx, CPU %.2fx; poll / driver: wall "
+      "%.2fx, CPU %.2fx\n", block.wall_us / spin.wall_us,
+      block.cpu_us / spin.cpu_us, poll.wall_us / spin.wall_us,
+      poll.cpu_us / spin.cpu_us);
   teardown (&b);
   return 0;
 }

@@ -217,9 +217,11 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           DEFAULT_USE_GRAPH, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_SYNC_MODE,
       g_param_spec_enum ("sync-mode", "Sync mode",
-          "How the streaming thread waits for each frame's GPU work: "
-          "blocking sleeps until the GPU is done (least CPU), driver lets "
-          "the CUDA driver spin a core while it waits (least latency)",
+          "How a thread that needs a frame's result (a reader mapping "
+          "the output, a full queue, EOS) waits for its GPU work: poll "
+          "sleeps in short steps between queries, blocking sleeps on a "
+          "blocking-sync event (the driver takes an interrupt per frame), "
+          "driver spins a core (least latency)",
           GCG_TYPE_SYNC_MODE, DEFAULT_SYNC_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CAPTURES,

@@ -44,7 +44,12 @@ typedef struct
   guint64 seq;                  /* the frame in the slot; 0 when free */
   GcgFrameDoneFunc done;
   gpointer user_data;
-  CUevent event;
+  /* Two events: recording a blocking-sync one costs the driver an
+   * interrupt, so it is only recorded in GCG_SYNC_MODE_BLOCKING. */
+  CUevent plain_event;
+  CUevent blocking_event;
+  CUevent event;                /* the one recorded for the frame */
+  GcgSyncMode mode;             /* how to wait for it */
 
   /* Staging, grown on demand and kept for the slot's next frames. */
   guint64 in_dev;
@@ -119,8 +124,17 @@ static gboolean
 event_record (gpointer data, guint slot, GError **error)
 {
   GcgFrameQueue *self = data;
+  Slot *s = &self->slots[slot];
+  GcgSyncMode mode = gcg_stream_get_sync_mode (self->stream);
+  CUevent event = mode == GCG_SYNC_MODE_BLOCKING ? s->blocking_event
+      : s->plain_event;
 
-  return GCG_CU_OK (error, cuEventRecord, self->slots[slot].event,
+  /* gcg_frame_queue_wait_ready() reads them from other threads. */
+  g_mutex_lock (&self->lock);
+  s->mode = mode;
+  s->event = event;
+  g_mutex_unlock (&self->lock);
+  return GCG_CU_OK (error, cuEventRecord, event,
       gcg__stream_get_cu (self->stream));
 }
 
@@ -142,25 +156,23 @@ event_query (gpointer data, guint slot, GError **error)
   return GCG_COMPLETION_DONE;
 }
 
-/* Sleeps on the blocking-sync event, or spins on queries in the driver
- * sync mode (the lowest latency, a busy core), as gcg_stream_synchronize()
- * does. */
+/* Waits as the stream's sync mode said when the frame was recorded
+ * (gcg__event_wait()). */
 static gboolean
 event_wait (gpointer data, guint slot, GError **error)
 {
   GcgFrameQueue *self = data;
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  CUevent event = self->slots[slot].event;
-  CUresult res;
+  GcgSyncMode mode;
+  CUevent event;
 
+  g_mutex_lock (&self->lock);
+  mode = self->slots[slot].mode;
+  event = self->slots[slot].event;
+  g_mutex_unlock (&self->lock);
   if (!gcg__context_guard_enter (&guard, self->context, error))
     return FALSE;
-  if (gcg_stream_get_sync_mode (self->stream) == GCG_SYNC_MODE_BLOCKING)
-    return GCG_CU_OK (error, cuEventSynchronize, event);
-  while ((res = GCG_CU (cuEventQuery, event)) == CUDA_ERROR_NOT_READY)
-    ;
-  return gcg__cuda_result (res, "cuEventQuery", error, __FILE__, __LINE__,
-      G_STRFUNC);
+  return gcg__event_wait (event, mode, error);
 }
 
 static const GcgCompletionOps event_ops = {
@@ -231,8 +243,10 @@ gcg_frame_queue_finalize (GObject *object)
 
   for (guint i = 0; i < self->depth; i++) {
     free_slot_staging (self, &self->slots[i]);
-    if (current && self->slots[i].event)
-      GCG_CU_WARN (cuEventDestroy, self->slots[i].event);
+    if (current && self->slots[i].plain_event)
+      GCG_CU_WARN (cuEventDestroy, self->slots[i].plain_event);
+    if (current && self->slots[i].blocking_event)
+      GCG_CU_WARN (cuEventDestroy, self->slots[i].blocking_event);
   }
   gcg__context_guard_leave (&guard);
   g_clear_object (&self->allocator);
@@ -265,12 +279,20 @@ create_events (GcgFrameQueue *self, GError **error)
   if (!gcg__context_guard_enter (&guard, self->context, error))
     return FALSE;
   for (guint i = 0; i < self->depth; i++) {
-    /* Blocking sync: a waiting thread sleeps instead of spinning. */
-    if (!GCG_CU_OK (error, cuEventCreate, &self->slots[i].event,
-            CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) {
-      self->slots[i].event = NULL;
+    Slot *s = &self->slots[i];
+
+    if (!GCG_CU_OK (error, cuEventCreate, &s->plain_event,
+            CU_EVENT_DISABLE_TIMING)) {
+      s->plain_event = NULL;
       return FALSE;
     }
+    if (!GCG_CU_OK (error, cuEventCreate, &s->blocking_event,
+            CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) {
+      s->blocking_event = NULL;
+      return FALSE;
+    }
+    s->event = s->plain_event;
+    s->mode = GCG_SYNC_MODE_POLL;
   }
   return TRUE;
 }

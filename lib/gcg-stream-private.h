@@ -10,5 +10,7 @@
 G_BEGIN_DECLS
 
 GCG_PRIVATE_API CUstream gcg__stream_get_cu (GcgStream *self);
+GCG_PRIVATE_API gboolean gcg__event_wait (CUevent event, GcgSyncMode mode,
+    GError **error);
 
 G_END_DECLS

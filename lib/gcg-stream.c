@@ -27,6 +27,7 @@ struct _GcgStream
   gint sync_mode;               /* GcgSyncMode, atomic */
   GMutex event_lock;
   CUevent blocking_event;       /* made on first use */
+  CUevent poll_event;           /* made on first use */
 };
 
 enum
@@ -45,12 +46,15 @@ gcg_stream_finalize (GObject *object)
 {
   GcgStream *self = GCG_STREAM (object);
 
-  if (self->blocking_event || (self->owned && self->cu_stream)) {
+  if (self->blocking_event || self->poll_event
+      || (self->owned && self->cu_stream)) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
     if (gcg__context_guard_enter (&guard, self->context, NULL)) {
       if (self->blocking_event)
         GCG_CU_WARN (cuEventDestroy, self->blocking_event);
+      if (self->poll_event)
+        GCG_CU_WARN (cuEventDestroy, self->poll_event);
       if (self->owned && self->cu_stream)
         GCG_CU_WARN (cuStreamDestroy, self->cu_stream);
     }
@@ -217,20 +221,71 @@ gcg_stream_set_sync_mode (GcgStream *self, GcgSyncMode mode)
 {
   g_return_if_fail (GCG_IS_STREAM (self));
   g_return_if_fail (mode == GCG_SYNC_MODE_DRIVER
-      || mode == GCG_SYNC_MODE_BLOCKING);
+      || mode == GCG_SYNC_MODE_BLOCKING || mode == GCG_SYNC_MODE_POLL);
 
   if (g_atomic_int_exchange (&self->sync_mode, mode) != (gint) mode)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SYNC_MODE]);
 }
 
-/* Sleeps until the stream's work is done.  A capturing stream takes the
- * plain path, so the capture is invalidated and reported as it would be
- * in the driver mode instead of gaining an event-record node.  Two
- * threads may share the event: a later record only waits for more. */
+/* How long a poll sleeps between queries.  The kernel adds its timer
+ * slack (50 µs for ordinary threads), so a step is some 70 µs. */
+#define POLL_STEP_US 20
+/* Queries in a row before the first sleep: a frame that is nearly done
+ * costs no sleep at all. */
+#define POLL_SPINS 8
+
 static gboolean
-synchronize_blocking (GcgStream *self, GError **error)
+event_done (CUevent event, gboolean *done, GError **error)
+{
+  CUresult res = GCG_CU (cuEventQuery, event);
+
+  *done = res != CUDA_ERROR_NOT_READY;
+  return !*done || gcg__cuda_result (res, "cuEventQuery", error, __FILE__,
+      __LINE__, G_STRFUNC);
+}
+
+/**
+ * gcg__event_wait:
+ * @event: a recorded event (made with CU_EVENT_BLOCKING_SYNC for
+ *   %GCG_SYNC_MODE_BLOCKING)
+ * @mode: how to wait
+ * @error: return location for a #GError, or %NULL
+ *
+ * Waits for @event as @mode says: the driver's blocking wait, a spin on
+ * queries (%GCG_SYNC_MODE_DRIVER: an event without the blocking flag
+ * would spin in cuEventSynchronize() too), or queries with short sleeps
+ * between them.
+ *
+ * Returns: %TRUE when the work before @event completed without error
+ */
+gboolean
+gcg__event_wait (CUevent event, GcgSyncMode mode, GError **error)
+{
+  gboolean done = FALSE;
+
+  if (mode == GCG_SYNC_MODE_BLOCKING)
+    return GCG_CU_OK (error, cuEventSynchronize, event);
+  for (guint i = 0; !done; i++) {
+    if (!event_done (event, &done, error))
+      return FALSE;
+    if (!done && mode == GCG_SYNC_MODE_POLL && i >= POLL_SPINS)
+      g_usleep (POLL_STEP_US);
+  }
+  return TRUE;
+}
+
+/* Records the stream's event for @mode (made on first use: a
+ * CU_EVENT_BLOCKING_SYNC one to sleep on, a plain one to poll) and waits
+ * on it.  A capturing stream takes the plain path, so the capture is
+ * invalidated and reported as in the driver mode instead of gaining an
+ * event-record node.  Two threads may share an event: a later record only
+ * waits for more. */
+static gboolean
+synchronize_event (GcgStream *self, GcgSyncMode mode, GError **error)
 {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  gboolean blocking = mode == GCG_SYNC_MODE_BLOCKING;
+  CUevent *slot = blocking ? &self->blocking_event : &self->poll_event;
   CUevent event;
 
   if (!GCG_CU_OK (error, cuStreamIsCapturing, self->cu_stream, &status))
@@ -238,17 +293,16 @@ synchronize_blocking (GcgStream *self, GError **error)
   if (status != CU_STREAM_CAPTURE_STATUS_NONE)
     return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
   g_mutex_lock (&self->event_lock);
-  if (self->blocking_event == NULL
-      && !GCG_CU_OK (error, cuEventCreate, &self->blocking_event,
-          CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) {
-    self->blocking_event = NULL;
+  if (*slot == NULL && !GCG_CU_OK (error, cuEventCreate, slot,
+          CU_EVENT_DISABLE_TIMING | (blocking ? CU_EVENT_BLOCKING_SYNC : 0))) {
+    *slot = NULL;
     g_mutex_unlock (&self->event_lock);
     return FALSE;
   }
-  event = self->blocking_event;
+  event = *slot;
   g_mutex_unlock (&self->event_lock);
   return GCG_CU_OK (error, cuEventRecord, event, self->cu_stream)
-      && GCG_CU_OK (error, cuEventSynchronize, event);
+      && gcg__event_wait (event, mode, error);
 }
 
 /**
@@ -266,14 +320,16 @@ gboolean
 gcg_stream_synchronize (GcgStream *self, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  GcgSyncMode mode;
 
   g_return_val_if_fail (GCG_IS_STREAM (self), FALSE);
 
   if (!gcg__context_guard_enter (&guard, self->context, error))
     return FALSE;
-  if (g_atomic_int_get (&self->sync_mode) == GCG_SYNC_MODE_BLOCKING)
-    return synchronize_blocking (self, error);
-  return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
+  mode = g_atomic_int_get (&self->sync_mode);
+  if (mode == GCG_SYNC_MODE_DRIVER)
+    return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
+  return synchronize_event (self, mode, error);
 }
 
 /**

@@ -36,7 +36,12 @@ typedef enum
  *   fewer contexts than cores: the lowest latency, a busy core
  * @GCG_SYNC_MODE_BLOCKING: record an event made with
  *   CU_EVENT_BLOCKING_SYNC and wait on it: the thread sleeps until the
- *   GPU is done, at the price of a wake-up latency
+ *   GPU is done, at the price of a wake-up latency; the driver takes an
+ *   interrupt for every such event, waited on or not
+ * @GCG_SYNC_MODE_POLL: record a plain event and query it, sleeping in
+ *   short steps (about 50 µs) while the GPU is not done: no interrupts,
+ *   a microsecond or two of CPU per step, and a wake-up up to one step
+ *   late
  *
  * How gcg_stream_synchronize() waits.
  */
@@ -44,6 +49,7 @@ typedef enum
 {
   GCG_SYNC_MODE_DRIVER = 0,
   GCG_SYNC_MODE_BLOCKING = 1,
+  GCG_SYNC_MODE_POLL = 2,
 } GcgSyncMode;
 
 #define GCG_TYPE_STREAM (gcg_stream_get_type ())
