@@ -175,8 +175,12 @@ gcg_frame_chain_config_free (GcgFrameChainConfig *config)
 static gboolean
 check_enum (GType type, const gchar *field, gint value, GError **error)
 {
-  g_autoptr (GEnumClass) klass = g_type_class_ref (type);
+  /* Checked for every frame: peek, and take a reference only the first
+   * time (the enum classes are static types, never unloaded). */
+  GEnumClass *klass = g_type_class_peek (type);
 
+  if (klass == NULL)
+    klass = g_type_class_ref (type);
   if (g_enum_get_value (klass, value) != NULL)
     return TRUE;
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,

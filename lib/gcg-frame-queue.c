@@ -50,6 +50,12 @@ typedef struct
   CUevent blocking_event;
   CUevent event;                /* the one recorded for the frame */
   GcgSyncMode mode;             /* how to wait for it */
+  /* Copies overlap the kernels: the input's upload (copy-in stream) is
+   * waited for by the kernels (stream), whose end is waited for by the
+   * download (copy-out stream). */
+  CUevent copied_in;
+  CUevent computed;
+  gboolean out_on_copy_stream;  /* the frame ends on the copy-out stream */
 
   /* Staging, grown on demand and kept for the slot's next frames. */
   guint64 in_dev;
@@ -71,6 +77,9 @@ struct _GcgFrameQueue
   GObject parent_instance;
 
   GcgStream *stream;
+  GcgStream *in_stream;         /* uploads of host input */
+  GcgStream *out_stream;        /* downloads into host output */
+  CUevent order_event;          /* new staging: copies wait for the stream */
   GcgContext *context;
   GcgAllocator *allocator;
   GcgHostPool *host_pool;
@@ -135,7 +144,8 @@ event_record (gpointer data, guint slot, GError **error)
   s->event = event;
   g_mutex_unlock (&self->lock);
   return GCG_CU_OK (error, cuEventRecord, event,
-      gcg__stream_get_cu (self->stream));
+      gcg__stream_get_cu (s->out_on_copy_stream ? self->out_stream
+          : self->stream));
 }
 
 static GcgCompletion
@@ -247,8 +257,16 @@ gcg_frame_queue_finalize (GObject *object)
       GCG_CU_WARN (cuEventDestroy, self->slots[i].plain_event);
     if (current && self->slots[i].blocking_event)
       GCG_CU_WARN (cuEventDestroy, self->slots[i].blocking_event);
+    if (current && self->slots[i].copied_in)
+      GCG_CU_WARN (cuEventDestroy, self->slots[i].copied_in);
+    if (current && self->slots[i].computed)
+      GCG_CU_WARN (cuEventDestroy, self->slots[i].computed);
   }
+  if (current && self->order_event)
+    GCG_CU_WARN (cuEventDestroy, self->order_event);
   gcg__context_guard_leave (&guard);
+  g_clear_object (&self->in_stream);
+  g_clear_object (&self->out_stream);
   g_clear_object (&self->allocator);
   g_clear_object (&self->host_pool);
   g_clear_object (&self->stream);
@@ -291,8 +309,23 @@ create_events (GcgFrameQueue *self, GError **error)
       s->blocking_event = NULL;
       return FALSE;
     }
+    if (!GCG_CU_OK (error, cuEventCreate, &s->copied_in,
+            CU_EVENT_DISABLE_TIMING)) {
+      s->copied_in = NULL;
+      return FALSE;
+    }
+    if (!GCG_CU_OK (error, cuEventCreate, &s->computed,
+            CU_EVENT_DISABLE_TIMING)) {
+      s->computed = NULL;
+      return FALSE;
+    }
     s->event = s->plain_event;
     s->mode = GCG_SYNC_MODE_POLL;
+  }
+  if (!GCG_CU_OK (error, cuEventCreate, &self->order_event,
+          CU_EVENT_DISABLE_TIMING)) {
+    self->order_event = NULL;
+    return FALSE;
   }
   return TRUE;
 }
@@ -311,7 +344,9 @@ init_cuda (GcgFrameQueue *self, GcgStream *stream, GcgAllocator *allocator,
     return FALSE;
   self->host_pool = host_pool ? g_object_ref (host_pool)
       : gcg_host_pool_new (self->context);
-  if (!create_events (self, error))
+  if ((self->in_stream = gcg_stream_new (self->context, error)) == NULL
+      || (self->out_stream = gcg_stream_new (self->context, error)) == NULL
+      || !create_events (self, error))
     return FALSE;
   self->ops = &event_ops;
   self->ops_data = self;
@@ -755,7 +790,7 @@ set_addresses (guint64 *ptr, gint *stride, const GcgFramePlanes *p,
 
 static gboolean
 grow_device (GcgFrameQueue *self, guint64 *ptr, gsize *have, gsize need,
-    GError **error)
+    gboolean *fresh, GError **error)
 {
   if (*have >= need)
     return TRUE;
@@ -766,6 +801,7 @@ grow_device (GcgFrameQueue *self, guint64 *ptr, gsize *have, gsize need,
   if (!gcg_allocator_alloc (self->allocator, need, self->stream, ptr, error))
     return FALSE;
   *have = need;
+  *fresh = TRUE;
   return TRUE;
 }
 
@@ -785,32 +821,57 @@ grow_host (GcgFrameQueue *self, guint8 **ptr, gsize *have, gsize need,
   return TRUE;
 }
 
-/* The slot's staging for @in/@out (sizes @in_total/@out_total). */
+/* The slot's staging for @in/@out (sizes @in_total/@out_total).  Device
+ * staging is allocated in the order of the kernels' stream: when some was
+ * new, the copy streams first wait for that stream (the memory may have
+ * been another block's a moment ago). */
 static gboolean
 ensure_staging (GcgFrameQueue *self, Slot *slot, const GcgFramePlanes *in,
     gsize in_total, const GcgFramePlanes *out, gsize out_total,
     GError **error)
 {
+  gboolean fresh = FALSE;
+
   if (in->kind != GCG_MEMORY_KIND_DEVICE
       && !grow_device (self, &slot->in_dev, &slot->in_dev_size, in_total,
-          error))
+          &fresh, error))
     return FALSE;
   if (out->kind != GCG_MEMORY_KIND_DEVICE
       && !grow_device (self, &slot->out_dev, &slot->out_dev_size, out_total,
-          error))
+          &fresh, error))
     return FALSE;
   if (in->kind == GCG_MEMORY_KIND_HOST
       && !grow_host (self, &slot->in_host, &slot->in_host_size, in_total,
           error))
     return FALSE;
-  return out->kind != GCG_MEMORY_KIND_HOST
-      || grow_host (self, &slot->out_host, &slot->out_host_size, out_total,
-      error);
+  if (out->kind == GCG_MEMORY_KIND_HOST
+      && !grow_host (self, &slot->out_host, &slot->out_host_size, out_total,
+          error))
+    return FALSE;
+  return !fresh
+      || (GCG_CU_OK (error, cuEventRecord, self->order_event,
+          gcg__stream_get_cu (self->stream))
+      && GCG_CU_OK (error, cuStreamWaitEvent,
+          gcg__stream_get_cu (self->in_stream), self->order_event, 0)
+      && GCG_CU_OK (error, cuStreamWaitEvent,
+          gcg__stream_get_cu (self->out_stream), self->order_event, 0));
 }
 
-/* Host input to the slot's device staging: pinned planes by DMA; pageable
- * ones packed into pinned staging first (a CPU copy, but the DMA after it
- * is asynchronous, unlike the driver's own staging of pageable memory). */
+/* Makes @waiter wait for what @first has queued so far. */
+static gboolean
+stream_after (GcgStream *waiter, GcgStream *first, CUevent event,
+    GError **error)
+{
+  return GCG_CU_OK (error, cuEventRecord, event, gcg__stream_get_cu (first))
+      && GCG_CU_OK (error, cuStreamWaitEvent, gcg__stream_get_cu (waiter),
+      event, 0);
+}
+
+/* Host input to the slot's device staging on the copy-in stream, so that
+ * it overlaps the kernels of the frame before: pinned planes by DMA;
+ * pageable ones packed into pinned staging first (a CPU copy, but the DMA
+ * after it is asynchronous, unlike the driver's own staging of pageable
+ * memory).  The kernels' stream waits for the upload. */
 static gboolean
 stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
     const GcgFramePlanes *in, gsize in_total, GError **error)
@@ -827,33 +888,40 @@ stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
       memcpy (dst, (gconstpointer) (guintptr) in->data[i], in->size[i]);
       dst += in->size[i];
     }
-    return gcg_stream_copy_to_device (self->stream, slot->in_dev,
-        slot->in_host, in_total, error);
-  }
-  for (guint i = 0; i < in->n_planes; i++) {
-    if (!gcg_stream_copy_to_device (self->stream, params->src[i],
-            (gconstpointer) (guintptr) in->data[i], in->size[i], error))
+    if (!gcg_stream_copy_to_device (self->in_stream, slot->in_dev,
+            slot->in_host, in_total, error))
       return FALSE;
+  } else {
+    for (guint i = 0; i < in->n_planes; i++) {
+      if (!gcg_stream_copy_to_device (self->in_stream, params->src[i],
+              (gconstpointer) (guintptr) in->data[i], in->size[i], error))
+        return FALSE;
+    }
   }
-  return TRUE;
+  return stream_after (self->stream, self->in_stream, slot->copied_in, error);
 }
 
-/* Device staging back to host output: pinned planes by DMA, pageable ones
- * into pinned staging, copied out when the frame is retired. */
+/* Device staging back to host output on the copy-out stream, once the
+ * kernels are done, so that it overlaps the next frame's: pinned planes by
+ * DMA, pageable ones into pinned staging, copied out when the frame is
+ * retired.  The frame then ends on the copy-out stream. */
 static gboolean
 stage_output (GcgFrameQueue *self, Slot *slot, const GcgFrameParams *params,
     const GcgFramePlanes *out, gsize out_total, GError **error)
 {
-  if (out->kind == GCG_MEMORY_KIND_DEVICE)
+  slot->out_on_copy_stream = out->kind != GCG_MEMORY_KIND_DEVICE;
+  if (!slot->out_on_copy_stream)
     return TRUE;
+  if (!stream_after (self->out_stream, self->stream, slot->computed, error))
+    return FALSE;
   if (out->kind == GCG_MEMORY_KIND_HOST) {
     slot->copy_out = TRUE;
     slot->out = *out;
-    return gcg_stream_copy_to_host (self->stream, slot->out_host,
+    return gcg_stream_copy_to_host (self->out_stream, slot->out_host,
         slot->out_dev, out_total, error);
   }
   for (guint i = 0; i < out->n_planes; i++) {
-    if (!gcg_stream_copy_to_host (self->stream,
+    if (!gcg_stream_copy_to_host (self->out_stream,
             (gpointer) (guintptr) out->data[i], params->dst[i], out->size[i],
             error))
       return FALSE;
@@ -913,7 +981,9 @@ submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
    * memory, which is theirs again once we return: wait for them (a sticky
    * error fails this too; there is nothing more to do then). */
   slot->copy_out = FALSE;
+  (void) gcg_stream_synchronize (self->in_stream, NULL);
   (void) gcg_stream_synchronize (self->stream, NULL);
+  (void) gcg_stream_synchronize (self->out_stream, NULL);
   return FALSE;
 }
 

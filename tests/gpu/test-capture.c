@@ -131,8 +131,8 @@ test_invalidated_capture (ChainFixture *f, gconstpointer data)
 
   if (!c->ctx)
     return;
-  /* Both sync modes: the blocking one must not slip an event record into
-   * the capture instead of failing. */
+  /* Every sync mode: the blocking and poll ones must not slip an event
+   * record into the capture instead of failing. */
   gcg_stream_set_sync_mode (c->stream, GPOINTER_TO_INT (data));
   capture = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_DEFAULT, &error);
   g_assert_no_error (error);
@@ -479,6 +479,9 @@ main (int argc, char **argv)
   ADD ("/gpu/capture/invalidated", test_invalidated_capture);
   g_test_add ("/gpu/capture/invalidated-blocking-sync", ChainFixture,
       GINT_TO_POINTER (GCG_SYNC_MODE_BLOCKING), chain_fixture_setup,
+      test_invalidated_capture, chain_fixture_teardown);
+  g_test_add ("/gpu/capture/invalidated-poll-sync", ChainFixture,
+      GINT_TO_POINTER (GCG_SYNC_MODE_POLL), chain_fixture_setup,
       test_invalidated_capture, chain_fixture_teardown);
   ADD ("/gpu/capture/abandoned-guard", test_abandoned_guard);
   ADD ("/gpu/capture/begin-twice-refused", test_begin_twice_refused);

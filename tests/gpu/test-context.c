@@ -144,7 +144,7 @@ test_stream_sync_modes (void)
   g_assert_true (GCG_CU_OK (&error, cuDeviceGetAttribute, &khz,
           CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gcg__context_get_cu_device (ctx)));
   for (GcgSyncMode mode = GCG_SYNC_MODE_DRIVER;
-      mode <= GCG_SYNC_MODE_BLOCKING; mode++) {
+      mode <= GCG_SYNC_MODE_POLL; mode++) {
     unsigned long long cycles = (unsigned long long) MAX (khz, 1000000) * 100;
     void *params[] = { &cycles, &flag };
     guint32 host = 0;
@@ -162,9 +162,10 @@ test_stream_sync_modes (void)
       g_assert_cmpuint (host, ==, 1);
     }
   }
-  g_assert_cmpuint (notified, ==, 1);
-  g_object_set (stream, "sync-mode", GCG_SYNC_MODE_BLOCKING, NULL);
-  g_assert_cmpuint (notified, ==, 1);
+  /* driver -> blocking -> poll: two changes notified. */
+  g_assert_cmpuint (notified, ==, 2);
+  g_object_set (stream, "sync-mode", GCG_SYNC_MODE_POLL, NULL);
+  g_assert_cmpuint (notified, ==, 2);
   GCG_CU_WARN (cuMemFree, flag);
 }
 

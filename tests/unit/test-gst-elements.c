@@ -823,7 +823,7 @@ test_registration (void)
   g_assert_cmpint (dev, ==, -1);
   /* Least CPU by default; the driver's spin by name, as gst-launch sets it. */
   sync = enum_nick (conv, "sync-mode");
-  g_assert_cmpstr (sync, ==, "blocking");
+  g_assert_cmpstr (sync, ==, "poll");
   gst_util_set_object_arg (G_OBJECT (conv), "sync-mode", "driver");
   g_free (sync);
   sync = enum_nick (conv, "sync-mode");
