@@ -500,24 +500,6 @@ oldest_complete (GcgFrameQueue *self, gboolean block, GError **error)
   }
 }
 
-/* Retires done frames, oldest first, while more than @keep are in
- * flight. */
-static guint
-retire_done (GcgFrameQueue *self, guint64 keep)
-{
-  guint n = 0;
-
-  while (self->retired + keep < self->submitted) {
-    GError *error = NULL;
-
-    if (!oldest_complete (self, FALSE, &error))
-      break;
-    retire_oldest (self, error);
-    n++;
-  }
-  return n;
-}
-
 /**
  * gcg_frame_queue_poll:
  * @self: a #GcgFrameQueue
@@ -530,8 +512,19 @@ retire_done (GcgFrameQueue *self, guint64 keep)
 guint
 gcg_frame_queue_poll (GcgFrameQueue *self)
 {
+  guint n = 0;
+
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
-  return retire_done (self, 0);
+
+  while (self->retired < self->submitted) {
+    GError *error = NULL;
+
+    if (!oldest_complete (self, FALSE, &error))
+      break;
+    retire_oldest (self, error);
+    n++;
+  }
+  return n;
 }
 
 /**
@@ -1045,9 +1038,8 @@ next_free_slot (GcgFrameQueue *self)
  *
  * Queues one frame and returns without waiting for it, unless all slots
  * are busy (then it waits for the oldest frame first).  Frames that are
- * done are retired first, all but the newest #GcgFrameQueue:depth / 2
- * (gcg_frame_queue_poll() retires every one), so @done callbacks of
- * earlier frames may run inside this call.  Memory in @in and @out must stay valid until @done
+ * done are retired first, so @done callbacks of earlier frames may run
+ * inside this call.  Memory in @in and @out must stay valid until @done
  * runs.  A %GCG_MEMORY_KIND_HOST output is written when the frame is
  * retired; %GCG_MEMORY_KIND_HOST_PINNED and %GCG_MEMORY_KIND_DEVICE
  * outputs are written by the device (gcg_frame_queue_wait_ready() waits
@@ -1062,7 +1054,6 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     const GcgFramePlanes *out, GcgFrameDoneFunc done, gpointer user_data,
     guint64 *seq, GError **error)
 {
-  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   gsize in_total = 0, out_total = 0;
   gboolean ok;
   Slot *slot;
@@ -1088,17 +1079,7 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
         "The CPU backend reads and writes host memory only");
     return FALSE;
   }
-  /* Current once for the whole frame: the queries, copies and launches
-   * below then find it so and push nothing. */
-  if (self->stream && !gcg__context_guard_enter (&guard, self->context,
-          error))
-    return FALSE;
-  /* Half the queue is left unretired: in the steady state that is one
-   * completion query per frame, the one that finds the oldest frame
-   * done, instead of a second that finds the next one still running
-   * (each query is a driver call).  A full queue waits in
-   * next_free_slot(). */
-  retire_done (self, self->depth / 2);
+  gcg_frame_queue_poll (self);
   slot = next_free_slot (self);
   if (self->stream)
     ok = submit_cuda (self, slot, chain, params, in, in_total, out,
