@@ -56,6 +56,7 @@
 #include "gstcudagraphcudapool.h"
 #include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
+#include "gstcudagraphsystemallocator.h"
 
 /* Shared with gstcudagraphcudainterop.c. */
 GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
@@ -182,6 +183,8 @@ static gboolean gst_cuda_graph_base_transform_propose_allocation
     (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_graph_base_transform_decide_allocation
     (GstBaseTransform * trans, GstQuery * query);
+static GstFlowReturn gst_cuda_graph_base_transform_prepare_output_buffer
+    (GstBaseTransform * trans, GstBuffer * input, GstBuffer ** outbuf);
 static void gst_cuda_graph_base_transform_set_context (GstElement * element,
     GstContext * context);
 static gboolean gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
@@ -282,6 +285,8 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_prepare_output_buffer);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
       "cudagraphbasetransform", 0, "cudagraph base transform");
@@ -935,17 +940,22 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
     GST_ERROR_OBJECT (self, "unsupported input caps %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
-  if (!klass->configure (self, &in_info, outcaps, &config)
-      || !klass->get_caps_size (self, outcaps, &priv->out_size))
+  if (!klass->configure (self, &in_info, outcaps, &config))
+    return FALSE;
+  /* Before anything is sized from the caps: this refuses sizes and
+   * batches whose output would be too large to allocate. */
+  if (!gcg_frame_chain_config_validate (&config, &error)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Unsupported conversion: %s", error->message),
+        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, incaps,
+            outcaps));
+    return FALSE;
+  }
+  if (!klass->get_caps_size (self, outcaps, &priv->out_size))
     return FALSE;
   if (config.output == GCG_OUTPUT_KIND_VIDEO
       && !gst_video_info_from_caps (&priv->out_info, outcaps))
     return FALSE;
-  if (!gcg_frame_chain_config_validate (&config, &error)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Unsupported conversion: %s", error->message), (NULL));
-    return FALSE;
-  }
   priv->in_info = in_info;
   ensure_chain (self, &config);
   return TRUE;
@@ -1114,45 +1124,104 @@ decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
 }
 
 /* With the CUDA backend and no pool from downstream, results are written
- * into pinned memory so the device-to-host copy runs at full speed. */
+ * into pinned memory so the device-to-host copy runs at full speed.
+ * Returns whether the query now holds that pool. */
+static gboolean
+decide_pinned_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
+    GstCaps * caps)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GstBufferPool) pool = NULL;
+  GstStructure *config;
+  gsize size;
+
+  if (priv->pinned == NULL || caps == NULL
+      || gst_query_get_n_allocation_pools (query) > 0
+      || !gst_cuda_graph_base_transform_get_unit_size (GST_BASE_TRANSFORM
+          (self), caps, &size))
+    return FALSE;
+  pool = caps_are_video (caps) ? gst_video_buffer_pool_new ()
+      : gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
+  gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
+  if (!gst_buffer_pool_set_config (pool, config))
+    return FALSE;
+  gst_query_add_allocation_pool (query, pool, size, 2, 0);
+  /* The base class configures the pool again with the query's first
+   * allocator: it has to be ours, or the pool falls back to plain system
+   * memory. */
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, priv->pinned, NULL);
+  else
+    gst_query_add_allocation_param (query, priv->pinned, NULL);
+  return TRUE;
+}
+
+/* Output in plain system memory comes from an allocator that fails
+ * instead of aborting (GStreamer's own aborts), whether the base class
+ * allocates it or a pool does: its size comes from caps and properties,
+ * up to GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES.  Any other allocator downstream
+ * asked for stays. */
+static void
+use_system_allocator (GstQuery * query)
+{
+  g_autoptr (GstAllocator) ours = gst_cuda_graph_system_allocator_get ();
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+
+  if (gst_query_get_n_allocation_params (query) == 0) {
+    gst_query_add_allocation_param (query, ours, NULL);
+    return;
+  }
+  gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  if (gst_cuda_graph_is_system_allocator (allocator))
+    gst_query_set_nth_allocation_param (query, 0, ours, &params);
+  gst_clear_object (&allocator);
+}
+
 static gboolean
 gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-  GstCudaGraphBaseTransformPrivate *priv =
-      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
-  g_autoptr (GstBufferPool) pool = NULL;
-  GstStructure *config;
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCaps *caps;
-  gsize size;
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
-    if (!decide_cuda_pool (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), query, caps))
+    if (!decide_cuda_pool (self, query, caps))
       return FALSE;
-  } else if (priv->pinned && caps
-      && gst_query_get_n_allocation_pools (query) == 0
-      && gst_cuda_graph_base_transform_get_unit_size (trans, caps, &size)) {
-    gboolean video = caps_are_video (caps);
-
-    pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
-    gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
-    if (gst_buffer_pool_set_config (pool, config)) {
-      gst_query_add_allocation_pool (query, pool, size, 2, 0);
-      /* The base class configures the pool again with the query's first
-       * allocator: it has to be ours, or the pool falls back to plain
-       * system memory. */
-      if (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_set_nth_allocation_param (query, 0, priv->pinned, NULL);
-      else
-        gst_query_add_allocation_param (query, priv->pinned, NULL);
-    }
+  } else if (!decide_pinned_pool (self, query, caps)) {
+    use_system_allocator (query);
   }
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->decide_allocation (trans,
       query);
+}
+
+/* An output buffer that cannot be allocated (the pool's or the base
+ * class's allocation failed: out of memory) is an error the user sees,
+ * with its size. */
+static GstFlowReturn
+gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *
+    trans, GstBuffer * input, GstBuffer ** outbuf)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_base_transform_parent_class)->prepare_output_buffer
+      (trans, input, outbuf);
+  if (ret == GST_FLOW_ERROR) {
+    g_autofree gchar *size = g_format_size_full (priv->out_size,
+        G_FORMAT_SIZE_IEC_UNITS);
+
+    GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes "
+            "(%s)", priv->out_size, size), (NULL));
+  }
+  return ret;
 }
 
 /* --- per frame ----------------------------------------------------------- */

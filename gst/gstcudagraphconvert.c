@@ -33,6 +33,14 @@
  * When input and output caps are equal, no crop is set and every
  * adjustment is the identity, buffers pass through untouched.
  *
+ * The crop-* properties select a rectangle inside the buffer's
+ * #GstVideoCropMeta (the whole frame without one), cut to it.  A crop
+ * that selects nothing of the frame (crop-x=1000 on a 160×90 frame, or a
+ * crop meta outside it) is refused: the last good crop of the stream is
+ * used instead (the whole frame until there was one), and a warning
+ * message is posted on the bus when the refused crop first appears and
+ * whenever it changes, not for every frame.
+ *
  * Limitation: a #GstVideoCropMeta is read relative to the frame the caps
  * describe; buffers whose #GstVideoMeta is larger than the caps are
  * processed within the caps' size.
@@ -109,6 +117,12 @@ struct _GstCudaGraphConvert
   /* Streaming thread only. */
   gboolean same_caps;
   GcgRect last_good_crop;
+  /* The crop last refused (crop-* values and the crop meta's region),
+   * valid while refused_crop is set: a warning is posted when it
+   * changes, not for every frame. */
+  gboolean refused_crop;
+  GcgRect refused_prop;
+  GcgRect refused_region;
 };
 
 G_DECLARE_FINAL_TYPE (GstCudaGraphConvert, gst_cuda_graph_convert, GST,
@@ -579,6 +593,7 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
   GST_OBJECT_UNLOCK (self);
   self->last_good_crop = (GcgRect) {
   0, 0, config->in_width, config->in_height};
+  self->refused_crop = FALSE;
   return TRUE;
 }
 
@@ -643,9 +658,47 @@ gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
   update_passthrough (GST_CUDA_GRAPH_CONVERT (trans), buffer);
 }
 
+static gboolean
+rect_equal (const GcgRect * a, const GcgRect * b)
+{
+  return a->x == b->x && a->y == b->y && a->width == b->width
+      && a->height == b->height;
+}
+
+/* A crop that selects nothing: a warning on the bus the first time, and
+ * again only when the crop asked for changes (a controller or a moving
+ * crop meta), so that a stream stuck with a bad crop does not post one
+ * message per frame. */
+static void
+warn_refused_crop (GstCudaGraphConvert * self, const GcgRect * prop,
+    const GcgRect * region, gint fw, gint fh)
+{
+  const GcgRect *good = &self->last_good_crop;
+
+  if (self->refused_crop && rect_equal (prop, &self->refused_prop)
+      && rect_equal (region, &self->refused_region)) {
+    GST_LOG_OBJECT (self, "crop still outside the frame");
+    return;
+  }
+  self->refused_crop = TRUE;
+  self->refused_prop = *prop;
+  self->refused_region = *region;
+  GST_WARNING_OBJECT (self, "crop outside the %dx%d frame, using the last "
+      "good crop %d,%d %dx%d", fw, fh, good->x, good->y, good->width,
+      good->height);
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("The crop selects nothing of the %dx%d frame: using %d,%d %dx%d "
+          "instead", fw, fh, good->x, good->y, good->width, good->height),
+      ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d, inside the "
+          "region %d,%d %dx%d (the crop meta's, or the whole frame)",
+          prop->x, prop->y, prop->width, prop->height, region->x,
+          region->y, region->width, region->height));
+}
+
 /* The crop: the buffer's crop meta (if any) selects a region, the crop-*
- * properties a region inside that one.  An empty result is refused and the
- * last good crop is used. */
+ * properties a region inside that one.  An empty result is refused (with
+ * a warning, see above) and the last good crop is used: the whole frame
+ * until a crop was good. */
 static void
 compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
     const GcgRect * prop, GcgRect * out)
@@ -655,12 +708,13 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
       (self));
   gint fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
-  GcgRect region = { 0, 0, fw, fh };
-  GcgRect r;
+  GcgRect asked = { 0, 0, fw, fh };
+  GcgRect region, r;
 
   if (meta && meta->width > 0 && meta->height > 0)
-    region = (GcgRect) {
+    asked = (GcgRect) {
     meta->x, meta->y, meta->width, meta->height};
+  region = asked;
   if (!gst_cuda_graph_clip_rect (&region, fw, fh))
     goto refused;
 
@@ -675,17 +729,16 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
   r.height = prop->height ? MIN (prop->height, region.height) :
       region.height - prop->y;
   if (r.width <= 0 || r.height <= 0
-      || !gst_cuda_graph_clip_rect (&r, region.x + region.width, region.y + region.height))
+      || !gst_cuda_graph_clip_rect (&r, region.x + region.width,
+          region.y + region.height))
     goto refused;
   self->last_good_crop = r;
+  self->refused_crop = FALSE;
   *out = r;
   return;
 
 refused:
-  GST_WARNING_OBJECT (self, "crop outside the frame (%dx%d), using the last "
-      "good crop %d,%d %dx%d", fw, fh, self->last_good_crop.x,
-      self->last_good_crop.y, self->last_good_crop.width,
-      self->last_good_crop.height);
+  warn_refused_crop (self, prop, &asked, fw, fh);
   *out = self->last_good_crop;
 }
 

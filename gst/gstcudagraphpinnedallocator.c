@@ -14,13 +14,15 @@
  * back to the pool's cache when freed (pinning is slow, reuse is not).
  * When memory cannot be pinned (the driver failing, page-locked memory
  * exhausted) it hands out ordinary system memory instead, with a warning:
- * copies from it are slower, but the stream goes on.
+ * copies from it are slower, but the stream goes on.  When that cannot be
+ * had either, the allocation fails (%NULL) rather than aborting.
  *
  * Since: 0.1
  */
 
 #include "gstcudagraphpinnedallocator.h"
 #include "gstcudagraphfence.h"
+#include "gstcudagraphsystemallocator.h"
 
 #include <string.h>
 
@@ -60,14 +62,14 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   if (params->align >= PINNED_ALIGN) {
     GST_WARNING_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported, "
         "using system memory", params->align + 1);
-    return gst_allocator_alloc (NULL, size, params);
+    return gst_cuda_graph_try_system_memory (size, params);
   }
   data = gcg_host_pool_alloc (self->pool, maxsize, &error);
   if (data == NULL) {
     GST_WARNING_OBJECT (self, "pinned allocation of %" G_GSIZE_FORMAT
         " bytes failed, using system memory: %s", maxsize,
         error ? error->message : "size 0");
-    return gst_allocator_alloc (NULL, size, params);
+    return gst_cuda_graph_try_system_memory (size, params);
   }
   if (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED && params->prefix)
     memset (data, 0, params->prefix);

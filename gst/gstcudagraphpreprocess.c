@@ -24,7 +24,18 @@
  * (values in 0–1, tensor channel order) they give
  * `scale = 1 / (255 · std)`, `offset = −mean / std`; otherwise the
  * #GstCudaGraphPreprocess:scale and #GstCudaGraphPreprocess:offset
- * properties apply to every channel.
+ * properties apply to every channel.  Each of mean and std is one value
+ * for every channel or three separated by commas; a string that is not
+ * that, or a std that makes the scale or offset infinite (0, or 1e-45:
+ * 1 / (255 · std) overflows a float), is refused when it is set, with a
+ * warning in the debug log: the previous value stays in use, and is what
+ * the property reads back.
+ *
+ * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name; ROIs
+ * that do not intersect the frame are skipped (a warning in the debug
+ * log).  The whole tensor, N items, may be at most
+ * %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES (2 GiB): larger sizes and batches
+ * fail to negotiate, with an error message giving the size.
  *
  * The sink pad takes `video/x-raw` in system memory and in
  * `video/x-raw(memory:CUDAMemory)` (GstCudaMemory from nvcodec's elements,
@@ -299,7 +310,9 @@ gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess * self)
 }
 
 /* Parses "a,b,c" (or one value for every channel) into @out; FALSE, with
- * @out unchanged, for anything else or a non-finite value. */
+ * @out unchanged, for anything else: a wrong count, an empty field, text
+ * that is not a number (white space around one is fine), or a value that
+ * is not finite as a float. */
 static gboolean
 parse_triple (const gchar * str, gfloat * out)
 {
@@ -317,7 +330,9 @@ parse_triple (const gchar * str, gfloat * out)
     gchar *end;
 
     v[i] = (gfloat) g_ascii_strtod (parts[i], &end);
-    if (end == parts[i] || !isfinite (v[i]))
+    while (g_ascii_isspace (*end))
+      end++;
+    if (end == parts[i] || *end != '\0' || !isfinite (v[i]))
       return FALSE;
   }
   for (i = 0; i < 3; i++)
@@ -325,27 +340,55 @@ parse_triple (const gchar * str, gfloat * out)
   return TRUE;
 }
 
-/* mean and std are kept as the strings given; the numbers used change only
- * when both parse and no std is zero. */
-static void
-update_mean_std (GstCudaGraphPreprocess * self)
+/* The numbers @mean_str and @std_str stand for (NULL: mean 0, std 1);
+ * FALSE when either does not parse or the scale or offset they give is
+ * not finite (a zero std, or one so small that 1 / (255 std) overflows a
+ * float: every frame would be refused). */
+static gboolean
+parse_mean_std (const gchar * mean_str, const gchar * std_str,
+    gfloat * mean, gfloat * std)
 {
+  GcgFrameParams params;
+
+  if (!parse_triple (mean_str ? mean_str : "0", mean)
+      || !parse_triple (std_str ? std_str : "1", std))
+    return FALSE;
+  /* The kernels' own arithmetic decides. */
+  gcg_frame_params_init (&params);
+  gcg_frame_params_set_mean_std (&params, mean, std);
+  return gst_cuda_graph_values_finite (params.scale, 3)
+      && gst_cuda_graph_values_finite (params.offset, 3);
+}
+
+/* Sets the mean (@field is &self->mean_str) or std string to @value when,
+ * with the other one, it gives usable numbers; otherwise warns and keeps
+ * the old string and numbers, so that reading the property back tells
+ * what is used.  NULL for both goes back to scale/offset.  Called with
+ * the object lock held. */
+static void
+set_mean_std (GstCudaGraphPreprocess * self, gchar ** field,
+    const GValue * value, GParamSpec * pspec)
+{
+  const gchar *str = g_value_get_string (value);
+  const gchar *mean_str = field == &self->mean_str ? str : self->mean_str;
+  const gchar *std_str = field == &self->std_str ? str : self->std_str;
   gfloat mean[3], std[3];
 
-  self->use_mean_std = FALSE;
-  if (self->mean_str == NULL && self->std_str == NULL)
-    return;
-  if (!parse_triple (self->mean_str ? self->mean_str : "0", mean)
-      || !parse_triple (self->std_str ? self->std_str : "1", std)
-      || std[0] == 0.0f || std[1] == 0.0f || std[2] == 0.0f) {
-    GST_WARNING_OBJECT (self, "refusing mean \"%s\" / std \"%s\", using "
-        "scale/offset", GST_STR_NULL (self->mean_str),
-        GST_STR_NULL (self->std_str));
-    return;
+  if (mean_str != NULL || std_str != NULL) {
+    if (!parse_mean_std (mean_str, std_str, mean, std)) {
+      GST_WARNING_OBJECT (self, "refusing %s=\"%s\" (with mean \"%s\", "
+          "std \"%s\"): not 1 or 3 numbers, or a std that makes the scale or "
+          "offset infinite; keeping \"%s\"", g_param_spec_get_name (pspec),
+          GST_STR_NULL (str), GST_STR_NULL (mean_str),
+          GST_STR_NULL (std_str), GST_STR_NULL (*field));
+      return;
+    }
+    memcpy (self->mean, mean, sizeof (mean));
+    memcpy (self->std, std, sizeof (std));
   }
-  memcpy (self->mean, mean, sizeof (mean));
-  memcpy (self->std, std, sizeof (std));
-  self->use_mean_std = TRUE;
+  self->use_mean_std = mean_str != NULL || std_str != NULL;
+  g_free (*field);
+  *field = g_strdup (str);
 }
 
 static void
@@ -386,14 +429,10 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
       self->channels = g_value_get_enum (value);
       break;
     case PROP_MEAN:
-      g_free (self->mean_str);
-      self->mean_str = g_value_dup_string (value);
-      update_mean_std (self);
+      set_mean_std (self, &self->mean_str, value, pspec);
       break;
     case PROP_STD:
-      g_free (self->std_str);
-      self->std_str = g_value_dup_string (value);
-      update_mean_std (self);
+      set_mean_std (self, &self->std_str, value, pspec);
       break;
     case PROP_SCALE:
       set_finite (self, &self->scale, value, pspec);
@@ -660,7 +699,12 @@ gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
 
   if (!parse_tensor_caps (caps, dims, &type, &type_size))
     return FALSE;
-  *size = type_size * dims[0] * dims[1] * dims[2] * dims[3];
+  /* Caps from downstream may say anything: catch gsize overflow. */
+  *size = type_size;
+  for (guint i = 0; i < 4; i++) {
+    if (!g_size_checked_mul (size, *size, dims[i]))
+      return FALSE;
+  }
   return TRUE;
 }
 
@@ -711,7 +755,6 @@ collect_rois (GstCudaGraphPreprocess * self, GstBuffer * inbuf,
   const GstVideoInfo *info =
       gst_cuda_graph_base_transform_get_in_info (GST_CUDA_GRAPH_BASE_TRANSFORM
       (self));
-  GQuark type = roi_type ? g_quark_try_string (roi_type) : 0;
   GstVideoRegionOfInterestMeta *meta;
   gpointer state = NULL;
   guint n = 0;
@@ -721,7 +764,10 @@ collect_rois (GstCudaGraphPreprocess * self, GstBuffer * inbuf,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) && n < max_rois) {
     GcgRect r = { meta->x, meta->y, meta->w, meta->h };
 
-    if (roi_type && meta->roi_type != type)
+    /* By name: a type never used has no quark, and the 0 quark is
+     * the type of ROIs that have none. */
+    if (roi_type && g_strcmp0 (g_quark_to_string (meta->roi_type),
+            roi_type) != 0)
       continue;
     if (!gst_cuda_graph_clip_rect (&r, GST_VIDEO_INFO_WIDTH (info),
             GST_VIDEO_INFO_HEIGHT (info))) {

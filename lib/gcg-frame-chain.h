@@ -159,6 +159,20 @@ typedef enum
 #define GCG_FRAME_CHAIN_MAX_SIZE 16384
 
 /**
+ * GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES:
+ *
+ * Largest output of a chain, in bytes (2 GiB): a whole tensor batch, or a
+ * video frame.  Every video size up to %GCG_FRAME_CHAIN_MAX_SIZE fits (a
+ * 16384×16384 RGBA frame is 1 GiB); tensors may not, since their size
+ * grows with the batch: 64 float32 RGB items of 1024×1024 are 768 MiB,
+ * but one item of 16384×16384 is 3 GiB (use float16 or uint8) and 64 of
+ * them 192 GiB.  gcg_frame_chain_config_validate() refuses a larger
+ * configuration, so it fails where it is set (caps negotiation in the
+ * elements) instead of at allocation.
+ */
+#define GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES G_GUINT64_CONSTANT (0x80000000)
+
+/**
  * GcgRect:
  * @x: left column
  * @y: top row

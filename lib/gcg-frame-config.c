@@ -218,13 +218,55 @@ check_enums (const GcgFrameChainConfig *c, GError **error)
           c->tensor_channels, error);
 }
 
+/* Bytes of the output, in 64 bits: the largest valid sizes give 192 GiB,
+ * more than a 32-bit gsize holds. */
+static guint64
+output_bytes (const GcgFrameChainConfig *config)
+{
+  guint64 channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY
+      ? 1 : 3;
+  guint64 elem = config->tensor_type == GCG_TENSOR_TYPE_FLOAT32 ? 4
+      : config->tensor_type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 1;
+  guint64 size = 0;
+
+  if (config->output == GCG_OUTPUT_KIND_TENSOR)
+    return config->max_rois * channels * config->out_width
+        * (guint64) config->out_height * elem;
+  for (guint i = 0; i < gcg__pixel_format_n_planes (config->out_format); i++)
+    size += (guint64) gcg__pixel_format_row_bytes (config->out_format, i,
+        config->out_width) * gcg__pixel_format_plane_height (
+        config->out_format, i, config->out_height);
+  return size;
+}
+
+static gboolean
+check_output_bytes (const GcgFrameChainConfig *config, GError **error)
+{
+  guint64 bytes = output_bytes (config);
+  g_autofree gchar *str = NULL;
+  g_autofree gchar *max = NULL;
+
+  if (bytes <= GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES)
+    return TRUE;
+  str = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  max = g_format_size_full (GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES,
+      G_FORMAT_SIZE_IEC_UNITS);
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Frame chain config: the %s output would be %" G_GUINT64_FORMAT
+      " bytes (%s), more than the limit of %s",
+      config->output == GCG_OUTPUT_KIND_TENSOR ? "tensor" : "video", bytes,
+      str, max);
+  return FALSE;
+}
+
 /**
  * gcg_frame_chain_config_validate:
  * @config: a #GcgFrameChainConfig
  * @error: return location for a #GError, or %NULL
  *
- * Checks that every enum is in range, sizes are 1 to 16384, and max_rois
- * is 1 to %GCG_FRAME_CHAIN_MAX_ROIS (exactly 1 for video output).
+ * Checks that every enum is in range, sizes are 1 to 16384, max_rois
+ * is 1 to %GCG_FRAME_CHAIN_MAX_ROIS (exactly 1 for video output), and
+ * the output is at most %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES.
  *
  * Returns: %TRUE when @config is valid; %FALSE with
  *   %GCG_ERROR_INVALID_ARGUMENT naming the first bad field otherwise
@@ -252,18 +294,7 @@ gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
         config->max_rois);
     return FALSE;
   }
-  return TRUE;
-}
-
-static gsize
-tensor_size (const GcgFrameChainConfig *config)
-{
-  gsize channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
-  gsize elem = config->tensor_type == GCG_TENSOR_TYPE_FLOAT32 ? 4
-      : config->tensor_type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 1;
-
-  return config->max_rois * channels * config->out_width
-      * (gsize) config->out_height * elem;
+  return check_output_bytes (config, error);
 }
 
 /**
@@ -273,24 +304,17 @@ tensor_size (const GcgFrameChainConfig *config)
  * The bytes a chain writes: the N×C×H×W tensor, or a tightly packed video
  * frame (no row padding; 4:2:0 chroma planes of (w+1)/2 × (h+1)/2).
  *
- * Returns: the output size in bytes, 0 for an invalid @config
+ * Returns: the output size in bytes (at most
+ *   %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES), 0 for an invalid @config
  */
 gsize
 gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config)
 {
-  gsize size = 0;
-
   g_return_val_if_fail (config != NULL, 0);
 
   if (!gcg_frame_chain_config_validate (config, NULL))
     return 0;
-  if (config->output == GCG_OUTPUT_KIND_TENSOR)
-    return tensor_size (config);
-  for (guint i = 0; i < gcg__pixel_format_n_planes (config->out_format); i++)
-    size += gcg__pixel_format_row_bytes (config->out_format, i,
-        config->out_width) * gcg__pixel_format_plane_height (
-        config->out_format, i, config->out_height);
-  return size;
+  return (gsize) output_bytes (config);
 }
 
 /* --- GcgFrameParams --------------------------------------------------- */

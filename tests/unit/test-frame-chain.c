@@ -374,6 +374,22 @@ test_config_validate (void)
   gcg_frame_chain_config_init (&c);
   c.in_width = c.in_height = c.out_width = c.out_height = 16384;
   g_assert_true (gcg_frame_chain_config_validate (&c, NULL));
+  /* The output is at most 2 GiB: 8 GRAY uint8 items of 16384x16384 are
+   * exactly that, 9 are too many, and 64 RGB float32 ones 192 GiB. */
+  c.output = GCG_OUTPUT_KIND_TENSOR;
+  c.tensor_type = GCG_TENSOR_TYPE_UINT8;
+  c.tensor_channels = GCG_TENSOR_CHANNELS_GRAY;
+  c.max_rois = 8;
+  g_assert_true (gcg_frame_chain_config_validate (&c, NULL));
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
+  c.max_rois = 9;
+  expect_invalid (&c, "2415919104 bytes");
+  c.max_rois = 64;
+  c.tensor_type = GCG_TENSOR_TYPE_FLOAT32;
+  c.tensor_channels = GCG_TENSOR_CHANNELS_RGB;
+  expect_invalid (&c, "206158430208 bytes");
+  gcg_frame_chain_config_init (&c);
   c.in_width = c.in_height = c.out_width = c.out_height = 1;
   g_assert_true (gcg_frame_chain_config_validate (&c, NULL));
 }

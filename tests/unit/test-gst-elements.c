@@ -8,6 +8,8 @@
  * refusal of bad values, and the errors and warnings a user sees.
  */
 #include <math.h>
+#include <stdio.h>
+#include <sys/resource.h>
 
 #include <gst/base/gstbasetransform.h>
 
@@ -15,6 +17,16 @@
 
 #include <gst/controller/controller.h>
 #include "../../gst/gstcudagraphtensormeta.h"
+
+/* GCC says __SANITIZE_ADDRESS__, clang __has_feature. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GCG_TEST_CLANG_ASAN 1
+#endif
+#endif
+#ifndef GCG_TEST_CLANG_ASAN
+#define GCG_TEST_CLANG_ASAN 0
+#endif
 
 #define CONVERT "cudagraphconvert backend=cpu"
 #define PREPROCESS "cudagraphpreprocess backend=cpu"
@@ -54,6 +66,47 @@ assert_rgba (GstVideoFrame * f, guint x, guint y, guint r, guint g, guint b,
   g_assert_cmpuint (p[1], ==, g);
   g_assert_cmpuint (p[2], ==, b);
   g_assert_cmpuint (p[3], ==, a);
+}
+
+/* A harness like gcg_test_harness_new() whose messages go to @bus, from
+ * the caps on (they are set, and refused, before any buffer). */
+static GstHarness *
+harness_with_bus (const gchar * launch, const gchar * in_caps,
+    const gchar * out_caps, GstBus * bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, in_caps);
+  if (out_caps)
+    gst_harness_set_sink_caps_str (h, out_caps);
+  return h;
+}
+
+static void
+teardown_with_bus (GstHarness * h, GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+}
+
+/* The message of the first @type message on @bus, which must be there. */
+static gchar *
+pop_message_text (GstBus * bus, GstMessageType type)
+{
+  g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, type);
+  g_autoptr (GError) err = NULL;
+  g_autofree gchar *dbg = NULL;
+
+  g_assert_nonnull (msg);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, &dbg);
+  else
+    gst_message_parse_warning (msg, &err, &dbg);
+  g_test_message ("%s: %s (%s)", gst_message_type_get_name (type),
+      err->message, dbg);
+  return g_strdup (err->message);
 }
 
 /* An explicit full-frame crop keeps the element out of passthrough, so the
@@ -229,6 +282,60 @@ test_crop_far_outside (void)
   out2 = gcg_test_push_pull (h, in);
   check_crop (out2, &info, 2, 3);
   gst_harness_teardown (h);
+}
+
+/* Pushes @in (a reference) and checks that the whole frame came out. */
+static void
+push_expect_whole_frame (GstHarness * h, GstBuffer * in)
+{
+  g_autoptr (GstBuffer) out = gcg_test_push_pull (h, gst_buffer_ref (in));
+  GstMapInfo map;
+
+  g_assert_true (gst_buffer_map (in, &map, GST_MAP_READ));
+  g_assert_cmpuint (gst_buffer_get_size (out), ==, map.size);
+  g_assert_cmpint (gst_buffer_memcmp (out, 0, map.data, map.size), ==, 0);
+  gst_buffer_unmap (in, &map);
+}
+
+/* A crop entirely outside the frame (crop-x=1000 on 160x90) gives the
+ * whole frame, or the last good crop once there was one, with one warning
+ * message per refused crop, not per frame: again when it changes, or when
+ * it comes back after a good one. */
+static void
+test_crop_outside_warns (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=160,height=90";
+  const struct
+  {
+    guint crop_x;
+    const gchar *warning;       /* NULL: none */
+  } steps[] = {
+    {1000, "using 0,0 160x90"}, {2000, "using 0,0 160x90"}, {8, NULL},
+    {1000, "using 8,0 152x90"},
+  };
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GstHarness *h = harness_with_bus (CONVERT, caps, caps, bus);
+  g_autoptr (GstElement) conv = gst_harness_find_element (h,
+      "cudagraphconvert");
+  g_autoptr (GstBuffer) in = gcg_test_frame_new (caps, pattern_px, NULL, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
+    g_object_set (conv, "crop-x", steps[i].crop_x, NULL);
+    for (guint f = 0; f < 3; f++) {
+      if (i < 2)
+        push_expect_whole_frame (h, in);
+      else
+        gst_buffer_unref (gcg_test_push_pull (h, gst_buffer_ref (in)));
+    }
+    if (steps[i].warning) {
+      g_autofree gchar *text = pop_message_text (bus, GST_MESSAGE_WARNING);
+
+      g_assert_nonnull (strstr (text, "of the 160x90 frame"));
+      g_assert_nonnull (strstr (text, steps[i].warning));
+    }
+    g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING));
+  }
+  teardown_with_bus (h, bus);
 }
 
 /* YUV to YUV downscaled below HD keeps the input's BT.709 in the output
@@ -423,10 +530,11 @@ test_nan_refused (void)
   assert_uniform (out2, &info, 151);
   gst_harness_teardown (h);
 
-  /* mean/std strings that do not parse are kept as given but unused. */
+  /* A mean/std string that does not parse is refused: the old value (no
+   * mean) stays, test_mean_std_refused() has the rest. */
   g_object_set (pre, "mean", "nan,0,0", "std", "1,1,1", NULL);
   g_object_get (pre, "mean", &mean, NULL);
-  g_assert_cmpstr (mean, ==, "nan,0,0");
+  g_assert_null (mean);
 }
 
 /* A GstVideoMeta whose strides and offsets reach past the buffer: the
@@ -670,6 +778,95 @@ test_preprocess_rois (void)
   gst_harness_teardown (h);
 }
 
+/* Uniform (124, 116, 104) through mean 0.5, std 0.25: each item holds
+ * v * (1 / (255 std)) + (-mean / std), computed as the chain does. */
+static void
+assert_mean_std_output (GstBuffer * out)
+{
+  const guint8 px[3] = { 124, 116, 104 };
+  const gfloat scale = 1.0f / (255.0f * 0.25f), offset = -0.5f / 0.25f;
+  GstMapInfo map;
+
+  g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
+  g_assert_cmpuint (map.size, ==, 3 * 4 * 2 * sizeof (gfloat));
+  for (guint c = 0; c < 3; c++)
+    for (guint i = 0; i < 8; i++)
+      g_assert_cmpfloat_with_epsilon (((const gfloat *) map.data)[c * 8 + i],
+          px[c] * scale + offset, 1e-5);
+  gst_buffer_unmap (out, &map);
+}
+
+/* mean/std strings that are not 1 or 3 numbers, and a std that makes the
+ * scale or offset infinite (0, 1e-45), are refused when set: the old
+ * value stays in use and reads back, and frames go on being made. */
+static void
+test_mean_std_refused (void)
+{
+  const gchar *caps = "video/x-raw,format=RGB,width=16,height=8";
+  const guint8 px[3] = { 124, 116, 104 };
+  const gchar *bad_mean[] = { "nan,0,0", "0.1,0.2", "0.1,,0.2", "", "abc",
+    "0.5x", "0.1,0.2,0.3,0.4", "1e39"
+  };
+  const gchar *bad_std[] = { "0", "1e-45", "0.2,0,0.2", "-0", "inf", "," };
+  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=4 height=2 "
+      "mean=0.5 std=0.25", caps, NULL);
+  g_autoptr (GstElement) e = gst_harness_find_element (h,
+      "cudagraphpreprocess");
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_mean) + G_N_ELEMENTS (bad_std);
+      i++) {
+    gboolean is_mean = i < G_N_ELEMENTS (bad_mean);
+    const gchar *name = is_mean ? "mean" : "std";
+    g_autofree gchar *value = NULL;
+    GstBuffer *out;
+
+    g_object_set (e, name, is_mean ? bad_mean[i]
+        : bad_std[i - G_N_ELEMENTS (bad_mean)], NULL);
+    g_object_get (e, name, &value, NULL);
+    g_assert_cmpstr (value, ==, is_mean ? "0.5" : "0.25");
+    out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3, 0));
+    assert_mean_std_output (out);
+    gst_buffer_unref (out);
+  }
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphpreprocess",
+          "dropped-frames"), ==, 0);
+  gst_harness_teardown (h);
+}
+
+/* roi-type naming a type no ROI ever had matches nothing, not the ROIs
+ * without a type (quark 0, which g_quark_try_string() also returns for a
+ * string never seen): the whole frame is the one item. */
+static void
+test_roi_type_unused (void)
+{
+  const gchar *caps = "video/x-raw,format=RGB,width=64,height=32";
+  const gchar *unused = "gcg-test-roi-type-nobody-uses";
+  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=8 height=8 "
+      "max-rois=2 tensor-type=uint8", caps, NULL);
+  g_autoptr (GstElement) e = gst_harness_find_element (h,
+      "cudagraphpreprocess");
+  GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
+  GstVideoRegionOfInterestMeta *r;
+  GcgTensorMeta *meta;
+  GstBuffer *out;
+
+  g_object_set (e, "roi-type", unused, NULL);
+  g_assert_cmpuint (g_quark_try_string (unused), ==, 0);
+  r = gst_buffer_add_video_region_of_interest_meta_id (in, 0, 0, 0, 16, 8);
+  r->id = 11;
+  r = gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 4, 16, 16);
+  r->id = 22;
+  out = gcg_test_push_pull (h, in);
+  meta = gcg_buffer_get_tensor_meta (out);
+  g_assert_nonnull (meta);
+  g_assert_cmpuint (meta->n_items, ==, 1);
+  g_assert_cmpint (meta->items[0].roi_id, ==, -1);
+  g_assert_cmpint (meta->items[0].roi_width, ==, 64);
+  g_assert_cmpint (meta->items[0].roi_height, ==, 32);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
 /* --- errors, warnings, registration -------------------------------------- */
 
 static GstMessage *
@@ -697,6 +894,62 @@ stop_alone (GstElement * e, GstBus * bus)
   gst_element_set_bus (e, NULL);
   gst_object_unref (e);
   gst_object_unref (bus);
+}
+
+/* In-range properties asking for a 192 GiB tensor (64 items of
+ * 16384x16384x3 float32): the caps are refused with an error naming the
+ * size, nothing is allocated and nothing aborts. */
+static void
+test_tensor_too_large (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GstHarness *h = harness_with_bus (PREPROCESS " width=16384 height=16384 "
+      "max-rois=64", caps, NULL, bus);
+  g_autofree gchar *text = NULL;
+
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (caps, gray100, 4,
+              0)), ==, GST_FLOW_NOT_NEGOTIATED);
+  text = pop_message_text (bus, GST_MESSAGE_ERROR);
+  g_assert_nonnull (strstr (text, "206158430208 bytes"));
+  g_assert_nonnull (strstr (text, "more than the limit"));
+  teardown_with_bus (h, bus);
+}
+
+/* An output within the limit that the machine cannot give (here, the
+ * address space is capped below its 1.5 GiB): the buffer allocation
+ * fails with an error naming the size, instead of GLib aborting. */
+static void
+test_output_allocation_fails (void)
+{
+#if defined(__SANITIZE_ADDRESS__) || GCG_TEST_CLANG_ASAN
+  g_test_skip ("the address sanitizer reserves more than the cap");
+#else
+  if (g_test_subprocess ()) {
+    const gchar *caps = "video/x-raw,format=GRAY8,width=4,height=4";
+    g_autoptr (GstBus) bus = gst_bus_new ();
+    GstHarness *h = harness_with_bus (PREPROCESS " width=16384 height=8192 "
+        "channels=rgb", caps, NULL, bus);
+    g_autofree gchar *text = NULL;
+    glong pages = 0;
+    struct rlimit cap;
+    FILE *statm = fopen ("/proc/self/statm", "r");
+
+    g_assert_nonnull (statm);
+    g_assert_cmpint (fscanf (statm, "%ld", &pages), ==, 1);
+    fclose (statm);
+    cap.rlim_cur = cap.rlim_max = pages * sysconf (_SC_PAGESIZE) + (512 << 20);
+    g_assert_cmpint (setrlimit (RLIMIT_AS, &cap), ==, 0);
+    g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (caps, gray100,
+                1, 0)), ==, GST_FLOW_ERROR);
+    text = pop_message_text (bus, GST_MESSAGE_ERROR);
+    g_assert_nonnull (strstr (text, "1610612736 bytes"));
+    teardown_with_bus (h, bus);
+    return;
+  }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+#endif
 }
 
 /* The unit environment points GCG_CUDA_LIBRARY at a file that does not
@@ -1015,6 +1268,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/crop-property", test_crop_property);
   g_test_add_func ("/gst/convert/crop-meta", test_crop_meta);
   g_test_add_func ("/gst/convert/crop-far-outside", test_crop_far_outside);
+  g_test_add_func ("/gst/convert/crop-outside-warns",
+      test_crop_outside_warns);
   g_test_add_func ("/gst/convert/yuv-keeps-colorimetry",
       test_yuv_keeps_colorimetry);
   g_test_add_func ("/gst/convert/resize", test_resize);
@@ -1030,6 +1285,11 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/preprocess/caps", test_preprocess_caps);
   g_test_add_func ("/gst/preprocess/values", test_preprocess_values);
   g_test_add_func ("/gst/preprocess/rois", test_preprocess_rois);
+  g_test_add_func ("/gst/preprocess/mean-std-refused", test_mean_std_refused);
+  g_test_add_func ("/gst/preprocess/roi-type-unused", test_roi_type_unused);
+  g_test_add_func ("/gst/errors/tensor-too-large", test_tensor_too_large);
+  g_test_add_func ("/gst/errors/output-allocation-fails",
+      test_output_allocation_fails);
   g_test_add_func ("/gst/errors/cuda-without-driver",
       test_cuda_without_driver);
   g_test_add_func ("/gst/errors/auto-falls-back", test_auto_falls_back);
