@@ -36,7 +36,6 @@
 #include <string.h>
 
 #define DEFAULT_RING_DEPTH 8
-#define FENCE_GROUP 4
 #define MAX_RING_DEPTH 1024
 #define MAX_BLOCK_SIZE (64 * 1024)
 #define SLOT_ALIGN 64
@@ -61,16 +60,8 @@ struct _GcgParamBlock
   CUdeviceptr device;
   guint8 *ring;
   gsize slot_stride;
-  /* Slots are fenced in groups of FENCE_GROUP: one event after a group's
-   * last copy covers the whole group (an event per copy costs a record
-   * and a query per frame).  slot_pending: that slot's event is recorded
-   * and not yet seen done; slot_issued: a copy from the slot may still be
-   * running; group_stream: the stream of the current group's copies that
-   * no event covers yet (NULL when none). */
   CUevent *slot_events;
   gboolean *slot_pending;
-  gboolean *slot_issued;
-  CUstream group_stream;
   guint ring_depth;
   guint next_slot;
 
@@ -152,10 +143,6 @@ release_device (GcgParamBlock *self)
       GCG_CU_WARN (cuEventSynchronize, self->slot_events[i]);
     GCG_CU_WARN (cuEventDestroy, self->slot_events[i]);
   }
-  /* Copies of an unfinished group have no event of their own. */
-  if (self->group_stream)
-    GCG_CU_WARN (cuCtxSynchronize);
-  self->group_stream = NULL;
   if (self->ring)
     GCG_CU_WARN (cuMemFreeHost, self->ring);
   if (self->device)
@@ -173,7 +160,6 @@ gcg_param_block_finalize (GObject *object)
   g_clear_object (&self->context);
   g_free (self->slot_events);
   g_free (self->slot_pending);
-  g_free (self->slot_issued);
   g_free (self->staging);
   g_array_unref (self->fields);
 
@@ -777,13 +763,11 @@ gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
   self->ring_depth = ring_depth ? ring_depth : DEFAULT_RING_DEPTH;
   self->slot_events = g_new0 (CUevent, self->ring_depth);
   self->slot_pending = g_new0 (gboolean, self->ring_depth);
-  self->slot_issued = g_new0 (gboolean, self->ring_depth);
   if (!allocate_device (self, error)) {
     release_device (self);
     g_clear_object (&self->context);
     g_clear_pointer (&self->slot_events, g_free);
     g_clear_pointer (&self->slot_pending, g_free);
-    g_clear_pointer (&self->slot_issued, g_free);
     self->ring_depth = 0;
     return FALSE;
   }
@@ -835,61 +819,24 @@ gcg_param_block_get_field_device_ptr (GcgParamBlock *self, guint index)
   return self->device + get_field (self, index)->offset;
 }
 
-static guint
-group_end (GcgParamBlock *self, guint slot)
-{
-  return MIN ((slot / FENCE_GROUP + 1) * FENCE_GROUP, self->ring_depth) - 1;
-}
-
-/* Makes sure the slot's previous copy is done before it is rewritten: the
- * first event recorded at or after it in its group covers it, and every
- * slot before that event. */
+/* Makes sure the slot's previous copy is done before it is rewritten. */
 static gboolean
 claim_slot (GcgParamBlock *self, guint slot, GError **error)
 {
-  guint end = group_end (self, slot), fence = slot;
   CUresult res;
 
-  if (!self->slot_issued[slot])
+  if (!self->slot_pending[slot])
     return TRUE;
-  while (fence < end && !self->slot_pending[fence])
-    fence++;
-  if (!self->slot_pending[fence]) {
-    /* Unreachable while groups are fenced as they end; stay safe. */
-    if (!GCG_CU_OK (error, cuCtxSynchronize))
-      return FALSE;
-  } else {
-    res = GCG_CU (cuEventQuery, self->slot_events[fence]);
-    if (res == CUDA_ERROR_NOT_READY) {
-      self->slot_wait_count++;
-      res = GCG_CU (cuEventSynchronize, self->slot_events[fence]);
-    }
-    if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__,
-            __LINE__, G_STRFUNC))
-      return FALSE;
-    self->slot_pending[fence] = FALSE;
+  res = GCG_CU (cuEventQuery, self->slot_events[slot]);
+  if (res == CUDA_ERROR_NOT_READY) {
+    self->slot_wait_count++;
+    res = GCG_CU (cuEventSynchronize, self->slot_events[slot]);
   }
-  for (guint i = slot; i <= fence; i++)
-    self->slot_issued[i] = FALSE;
+  if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__,
+          __LINE__, G_STRFUNC))
+    return FALSE;
+  self->slot_pending[slot] = FALSE;
   return TRUE;
-}
-
-/* Records @slot's event after the copies on @stream: it covers every copy
- * of the group up to @slot.  If that fails, the copies are finished now so
- * that nothing is left pending without an event. */
-static gboolean
-fence_slot (GcgParamBlock *self, guint slot, CUstream stream,
-    GError **error)
-{
-  self->group_stream = NULL;
-  if (GCG_CU_OK (error, cuEventRecord, self->slot_events[slot], stream)) {
-    self->slot_pending[slot] = TRUE;
-    return TRUE;
-  }
-  GCG_CU_WARN (cuStreamSynchronize, stream);
-  for (guint i = slot - slot % FENCE_GROUP; i <= slot; i++)
-    self->slot_issued[i] = FALSE;
-  return FALSE;
 }
 
 /**
@@ -919,26 +866,22 @@ gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
   g_return_val_if_fail (self->device != 0, FALSE);
 
   slot = self->next_slot;
-  cu_stream = gcg__stream_get_cu (stream);
   if (!gcg__context_guard_enter (&guard, self->context, error)
       || !claim_slot (self, slot, error))
     return FALSE;
-  /* A group's copies share one event, so they must share one stream: on
-   * a change, the copies so far get their event first. */
-  if (self->group_stream && self->group_stream != cu_stream
-      && !fence_slot (self, (slot + self->ring_depth - 1) % self->ring_depth,
-          self->group_stream, error))
-    return FALSE;
   src = self->ring + (gsize) slot * self->slot_stride;
   memcpy (src, self->staging, gcg_param_block_get_size (self));
+  cu_stream = gcg__stream_get_cu (stream);
   if (!GCG_CU_OK (error, cuMemcpyHtoDAsync, self->device, src,
           gcg_param_block_get_size (self), cu_stream))
     return FALSE;
-  self->slot_issued[slot] = TRUE;
-  self->group_stream = cu_stream;
-  if (slot == group_end (self, slot)
-      && !fence_slot (self, slot, cu_stream, error))
+  /* If the event cannot be recorded, finish the copy now so the slot is
+   * free again and nothing is left pending. */
+  if (!GCG_CU_OK (error, cuEventRecord, self->slot_events[slot], cu_stream)) {
+    GCG_CU_WARN (cuStreamSynchronize, cu_stream);
     return FALSE;
+  }
+  self->slot_pending[slot] = TRUE;
   self->next_slot = (slot + 1) % self->ring_depth;
   self->update_count++;
   return TRUE;
