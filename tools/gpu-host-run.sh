@@ -3,7 +3,11 @@
 # with the runtime bundle from ../shared/gpu-host/bundle.sh in .gpu-bundle:
 # the gpu suite, gcg-info, the demo and the benchmarks, logs under $OUT
 # (or ./gpu-out).
-#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all]
+#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize]
+# sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
+# included, API errors not reported: the fault tests make them on
+# purpose), then racecheck and synccheck over the kernel tests; each
+# tool's exit code is non-zero on any report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -18,6 +22,29 @@ export LD_LIBRARY_PATH="$PWD/$build/lib:$LD_LIBRARY_PATH"
 export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 "$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1
+if [ "$what" = sanitize ]; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  status=0
+  run_tool () {  # NAME TOOL-ARGS... -- TESTS...
+    local name=$1; shift
+    local args=()
+    while [ "$1" != -- ]; do args+=("$1"); shift; done; shift
+    meson test -C "$build" --no-rebuild --suite gpu --print-errorlogs \
+      --timeout-multiplier 20 \
+      --wrapper "$cs ${args[*]} --error-exitcode 99" "$@" \
+      > "$out/sanitize-$name.log" 2>&1 || status=1
+    echo "compute-sanitizer $name: $(grep -E '^(Ok|Fail|Timeout|Skipped): ' "$out/sanitize-$name.log" | tr -s ' ' | tr '\n' ' ')"
+  }
+  # Every C test (the Python one would sanitize the interpreter and
+  # PyTorch too).
+  run_tool memcheck --tool memcheck --leak-check full --report-api-errors no \
+    -- context param-block capture capture-pool graph-update dispatch-graph \
+    allocator frame-chain frame-queue gst-elements gst-cuda-memory \
+    gst-inflight
+  run_tool racecheck --tool racecheck -- frame-chain capture frame-queue
+  run_tool synccheck --tool synccheck -- frame-chain capture frame-queue
+  exit $status
+fi
 if [ "$what" != bench ]; then
   meson test -C "$build" --no-rebuild --suite gpu --print-errorlogs --verbose > "$out/gpu-tests.log" 2>&1
   grep -E "^(not ok|ok|# )" "$out/gpu-tests.log" | grep -vE "^ok" | head -60
