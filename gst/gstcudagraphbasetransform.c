@@ -1522,6 +1522,28 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   return GST_FLOW_OK;
 }
 
+/* gst_video_frame_map() takes a GstVideoMeta of another format or
+ * smaller than the caps for a programming error (a critical): it is
+ * upstream's word only, so such a frame is refused like one whose planes
+ * reach past the buffer. */
+static gboolean
+video_meta_fits (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * inbuf,
+    GError ** error)
+{
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (inbuf);
+
+  if (vmeta == NULL || (vmeta->format == GST_VIDEO_INFO_FORMAT
+          (&priv->in_info) && (gint) vmeta->width >= priv->in_info.width
+          && (gint) vmeta->height >= priv->in_info.height))
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "video meta %s %ux%u does not hold the caps' %s %dx%d",
+      gst_video_format_to_string (vmeta->format), vmeta->width,
+      vmeta->height, GST_VIDEO_INFO_NAME (&priv->in_info),
+      priv->in_info.width, priv->in_info.height);
+  return FALSE;
+}
+
 static GstFlowReturn
 gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf)
@@ -1536,6 +1558,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   GstMapFlags in_dev;
   gboolean use_graph;
   GcgSyncMode sync_mode;
+  g_autoptr (GError) error = NULL;
 
   if (!priv->have_config) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -1544,12 +1567,8 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   }
   if (priv->flow_error)
     return GST_FLOW_ERROR;
-  if (priv->chain == NULL) {
-    g_autoptr (GError) error = NULL;
-
-    if (!build_chain (self, &error))
-      return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
-  }
+  if (priv->chain == NULL && !build_chain (self, &error))
+    return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
   GST_OBJECT_LOCK (self);
   use_graph = priv->use_graph;
   sync_mode = priv->sync_mode;
@@ -1564,6 +1583,8 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   in_dev = device_map_flags (priv, inbuf);
   if (in_dev)
     gst_cuda_graph_cuda_wait_ready (inbuf);
+  if (!video_meta_fits (priv, inbuf, &error))
+    return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
   frame = g_new0 (InFlightFrame, 1);
   frame->self = self;
   frame->pts = GST_BUFFER_PTS (inbuf);

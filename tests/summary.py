@@ -3,9 +3,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Print the closing line of a test run from meson's own results.
 
-summary.py BUILD_DIR
+summary.py BUILD_DIR [SETUP]
 
-Reads BUILD_DIR/meson-logs/testlog.json (one JSON object per test) and
+Reads BUILD_DIR/meson-logs/testlog.json (testlog-SETUP.json for a run of
+`meson test --setup SETUP`; one JSON object per test) and
 prints one line per test that did not pass, then
 `N passed, N failed, N skipped`.  A test that skipped (a GPU test without a
 GPU) is counted as skipped, never as passed; expected failures count as
@@ -21,9 +22,11 @@ SKIPPED = {"SKIP"}
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    setup = sys.argv[2] if len(sys.argv) > 2 else ""
+    log = "testlog%s.json" % ("-" + setup if setup else "")
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     try:
-        lines = open(build + "/meson-logs/testlog.json").read().splitlines()
+        lines = open(build + "/meson-logs/" + log).read().splitlines()
     except OSError as e:
         print("summary: no meson test log (%s)" % e, file=sys.stderr)
         lines = []

@@ -537,9 +537,11 @@ test_nan_refused (void)
   g_assert_null (mean);
 }
 
-/* A GstVideoMeta whose strides and offsets reach past the buffer: the
- * frame is dropped with a warning, nothing is read out of bounds (the
- * sanitizer build would report it), and the next good frame comes out. */
+/* A GstVideoMeta whose strides and offsets reach past the buffer, or
+ * smaller than the caps (which gst_video_frame_map() would meet with a
+ * critical): the frame is dropped with a warning, nothing is read out of
+ * bounds (the sanitizer build would report it), and the next good frame
+ * comes out. */
 static void
 test_video_meta_past_buffer (void)
 {
@@ -556,6 +558,8 @@ test_video_meta_past_buffer (void)
         = { 32 };
     GstBuffer *bad = gst_buffer_new_allocate (NULL, info.size, NULL);
     GstBuffer *wide_buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *small = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gint small_stride[GST_VIDEO_MAX_PLANES] = { 8 };
     GstBuffer *out;
 
     gst_buffer_memset (bad, 0, 100, info.size);
@@ -565,10 +569,13 @@ test_video_meta_past_buffer (void)
     gst_buffer_add_video_meta_full (wide_buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_FORMAT_RGBA, 4, 4, 1, offset, wide);
     g_assert_cmpint (gst_harness_push (h, bad), ==, GST_FLOW_OK);
+    gst_buffer_add_video_meta_full (small, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_RGBA, 2, 2, 1, offset, small_stride);
     g_assert_cmpint (gst_harness_push (h, wide_buf), ==, GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h, small), ==, GST_FLOW_OK);
     g_assert_null (gst_harness_try_pull (h));
     g_assert_cmpuint (gcg_test_get_u64 (h, i == 0 ? "cudagraphconvert"
-            : "cudagraphpreprocess", "dropped-frames"), ==, 2);
+            : "cudagraphpreprocess", "dropped-frames"), ==, 3);
     out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
     gst_buffer_unref (out);
     gst_harness_teardown (h);
