@@ -745,23 +745,36 @@ planes_cover (const gchar *what, const GcgFramePlanes *p,
   return TRUE;
 }
 
+/* What one frame of a chain touches, read once per frame. */
+typedef struct
+{
+  GcgFrameChainConfig config;
+  gsize tensor_bytes;           /* the whole tensor; 0 for video */
+} ChainShape;
+
+static void
+chain_shape (GcgFrameChain *chain, ChainShape *shape)
+{
+  gcg_frame_chain_get_config (chain, &shape->config);
+  shape->tensor_bytes = shape->config.output == GCG_OUTPUT_KIND_TENSOR
+      ? gcg_frame_chain_config_get_output_size (&shape->config) : 0;
+}
+
 /* Every plane holds what the chain will read or write through it: the
  * caller's sizes bound the copies, the chain's config the kernels. */
 static gboolean
-planes_fit_chain (GcgFrameChain *chain, const GcgFramePlanes *in,
+planes_fit_chain (const ChainShape *shape, const GcgFramePlanes *in,
     const GcgFramePlanes *out, GError **error)
 {
-  GcgFrameChainConfig c;
-  gsize need;
+  const GcgFrameChainConfig *c = &shape->config;
+  gsize need = shape->tensor_bytes;
 
-  gcg_frame_chain_get_config (chain, &c);
-  if (!planes_cover ("input", in, c.in_format, c.in_width, c.in_height,
+  if (!planes_cover ("input", in, c->in_format, c->in_width, c->in_height,
           error))
     return FALSE;
-  if (c.output == GCG_OUTPUT_KIND_VIDEO)
-    return planes_cover ("output", out, c.out_format, c.out_width,
-        c.out_height, error);
-  need = gcg_frame_chain_config_get_output_size (&c);
+  if (c->output == GCG_OUTPUT_KIND_VIDEO)
+    return planes_cover ("output", out, c->out_format, c->out_width,
+        c->out_height, error);
   if (out->size[0] < need) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The output tensor holds %" G_GSIZE_FORMAT " bytes, the chain "
@@ -932,27 +945,22 @@ stage_output (GcgFrameQueue *self, Slot *slot, const GcgFrameParams *params,
 /* Bytes of a tensor's output the frame's items do not cover: a reused
  * output buffer must not show an earlier frame's items.  0 for video. */
 static gsize
-unused_tail (GcgFrameChain *chain, const GcgFrameParams *params,
+unused_tail (const ChainShape *shape, const GcgFrameParams *params,
     gsize *offset)
 {
-  GcgFrameChainConfig config;
   guint used = MAX (params->n_rois, 1);
-  gsize total, item;
 
-  gcg_frame_chain_get_config (chain, &config);
-  if (config.output != GCG_OUTPUT_KIND_TENSOR || used >= config.max_rois)
+  if (shape->tensor_bytes == 0 || used >= shape->config.max_rois)
     return 0;
-  total = gcg_frame_chain_config_get_output_size (&config);
-  item = total / config.max_rois;
-  *offset = item * used;
-  return total - *offset;
+  *offset = shape->tensor_bytes / shape->config.max_rois * used;
+  return shape->tensor_bytes - *offset;
 }
 
 static gboolean
-zero_tail_cuda (GcgFrameQueue *self, GcgFrameChain *chain,
+zero_tail_cuda (GcgFrameQueue *self, const ChainShape *shape,
     const GcgFrameParams *params, GError **error)
 {
-  gsize offset = 0, n = unused_tail (chain, params, &offset);
+  gsize offset = 0, n = unused_tail (shape, params, &offset);
 
   return n == 0 || GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset,
       0, n, gcg__stream_get_cu (self->stream));
@@ -960,7 +968,8 @@ zero_tail_cuda (GcgFrameQueue *self, GcgFrameChain *chain,
 
 static gboolean
 submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
-    GcgFrameParams *params, const GcgFramePlanes *in, gsize in_total,
+    const ChainShape *shape, GcgFrameParams *params,
+    const GcgFramePlanes *in, gsize in_total,
     const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
@@ -973,7 +982,7 @@ submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
       out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
   if (stage_input (self, slot, params, in, in_total, error)
       && gcg_frame_chain_process (chain, params, self->stream, error)
-      && zero_tail_cuda (self, chain, params, error)
+      && zero_tail_cuda (self, shape, params, error)
       && stage_output (self, slot, params, out, out_total, error)
       && self->ops->record (self->ops_data, index, error))
     return TRUE;
@@ -989,7 +998,7 @@ submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
 
 static gboolean
 submit_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
-    GcgFrameParams *params, const GcgFramePlanes *in,
+    const ChainShape *shape, GcgFrameParams *params, const GcgFramePlanes *in,
     const GcgFramePlanes *out, GError **error)
 {
   gsize offset = 0, n;
@@ -998,7 +1007,7 @@ submit_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
   set_addresses (params->dst, params->dst_stride, out, 0);
   if (!gcg_frame_chain_process (chain, params, NULL, error))
     return FALSE;
-  n = unused_tail (chain, params, &offset);
+  n = unused_tail (shape, params, &offset);
   if (n > 0)
     memset ((guint8 *) (guintptr) params->dst[0] + offset, 0, n);
   return self->ops->record (self->ops_data, (guint) (slot - self->slots),
@@ -1055,6 +1064,7 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     guint64 *seq, GError **error)
 {
   gsize in_total = 0, out_total = 0;
+  ChainShape shape;
   gboolean ok;
   Slot *slot;
 
@@ -1062,9 +1072,10 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
   g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
 
+  chain_shape (chain, &shape);
   if (!planes_valid (in, &in_total, error)
       || !planes_valid (out, &out_total, error)
-      || !planes_fit_chain (chain, in, out, error))
+      || !planes_fit_chain (&shape, in, out, error))
     return FALSE;
   if ((self->stream != NULL)
       != (gcg_frame_chain_get_backend (chain) == GCG_BACKEND_CUDA)) {
@@ -1082,10 +1093,10 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
   gcg_frame_queue_poll (self);
   slot = next_free_slot (self);
   if (self->stream)
-    ok = submit_cuda (self, slot, chain, params, in, in_total, out,
+    ok = submit_cuda (self, slot, chain, &shape, params, in, in_total, out,
         out_total, error);
   else
-    ok = submit_cpu (self, slot, chain, params, in, out, error);
+    ok = submit_cpu (self, slot, chain, &shape, params, in, out, error);
   if (!ok)
     return FALSE;
 
