@@ -134,11 +134,9 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   self->config = *config;
   self->backend = backend;
   self->item_size = gcg_frame_batch_config_get_item_size (config);
-  /* Bounded by the config: at most 16 + 64 × 3328 bytes. */
-  self->stride = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
-      + (gsize) config->max_rois * sizeof (GcgFrameItem);
-  self->staging_size = sizeof (GcgFrameBatchHeader)
-      + self->stride * config->max_sources;
+  /* Bounded by the config check: at most 64 KiB. */
+  self->stride = gcg__frame_batch_params_stride (config);
+  self->staging_size = gcg__frame_batch_params_size (config);
   self->staging = g_malloc0 (self->staging_size);
   header = (GcgFrameBatchHeader *) self->staging;
   header->stride = (gint32) self->stride;
