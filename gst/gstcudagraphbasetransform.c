@@ -42,7 +42,11 @@
  * GPU was that far behind) and, with the CUDA backend,
  * `device-bytes-allocated`, `device-bytes-reserved` and
  * `pinned-bytes-in-use` (guint64, what the element holds at that moment),
- * which `gst-launch-1.0 -m` prints.
+ * which `gst-launch-1.0 -m` prints.  An application posts the same
+ * message at any time, between two frames, by sending a custom downstream
+ * event named `cudagraph-stats-request`
+ * (%GST_CUDA_GRAPH_STATS_REQUEST_NAME): a long run sampling the memory
+ * held, say.
  *
  * Frames in flight: each buffer's work is queued on the GPU (copy in,
  * graph replay, copy out) and the buffer is pushed at once, up to
@@ -789,7 +793,6 @@ post_stats (GstCudaGraphBaseTransform * self)
       "failed-frames", G_TYPE_UINT64, priv->failed,
       "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
       "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
-  priv->stats_posted = TRUE;
   GST_OBJECT_UNLOCK (self);
   if (priv->queue)
     gst_structure_set (s,
@@ -818,7 +821,8 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
 
 /* EOS waits for the frames in flight, so that their failures are
  * reported before it and the counters are final; a flush gives them up
- * (they left already: nothing is held back) and forgets past failures. */
+ * (they left already: nothing is held back) and forgets past failures; a
+ * stats request posts the stats as they are (frames may be in flight). */
 static gboolean
 gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
@@ -831,6 +835,11 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
       if (priv->queue)
         gcg_frame_queue_drain (priv->queue);
       post_stats (self);
+      priv->stats_posted = TRUE;
+      break;
+    case GST_EVENT_CUSTOM_DOWNSTREAM:
+      if (gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
+        post_stats (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       if (priv->queue)

@@ -675,6 +675,44 @@ test_graph_cache (void)
           "graph-cache-size=0", "ABA"), ==, 3);
 }
 
+/* A stats request posts the cudagraph-stats message at once, as often as
+ * asked, with the counters so far; EOS still posts its own. */
+static void
+test_stats_request (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GstHarness *h = harness_with_bus (CONVERT " brightness=0.2", caps,
+      "video/x-raw,format=RGBA", bus);
+
+  GstMessage *eos_stats;
+
+  for (guint i = 1; i <= 2; i++) {
+    g_autoptr (GstMessage) msg = NULL;
+    const GstStructure *s;
+    guint64 frames = 0, built = 0;
+
+    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_solid_new (caps,
+                gray100, 4, 0)));
+    g_assert_true (gst_harness_push_event (h, gst_event_new_custom
+            (GST_EVENT_CUSTOM_DOWNSTREAM,
+                gst_structure_new_empty ("cudagraph-stats-request"))));
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    g_assert_nonnull (msg);
+    s = gst_message_get_structure (msg);
+    g_assert_true (gst_structure_has_name (s, "cudagraph-stats"));
+    g_assert_true (gst_structure_get_uint64 (s, "frames", &frames));
+    g_assert_true (gst_structure_get_uint64 (s, "chains-built", &built));
+    g_assert_cmpuint (frames, ==, i);
+    g_assert_cmpuint (built, ==, 1);
+  }
+  g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
+  eos_stats = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  g_assert_nonnull (eos_stats);
+  gst_message_unref (eos_stats);
+  teardown_with_bus (h, bus);
+}
+
 /* Same caps, identity values, no crop: the very input buffer comes out. */
 static void
 test_passthrough (void)
@@ -1344,6 +1382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
   g_test_add_func ("/gst/convert/caps-change", test_caps_change);
   g_test_add_func ("/gst/convert/graph-cache", test_graph_cache);
+  g_test_add_func ("/gst/convert/stats-request", test_stats_request);
   g_test_add_func ("/gst/errors/video-meta-past-buffer",
       test_video_meta_past_buffer);
   g_test_add_func ("/gst/convert/passthrough", test_passthrough);
