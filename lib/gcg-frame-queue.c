@@ -44,6 +44,9 @@ typedef struct
   guint64 seq;                  /* the frame in the slot; 0 when free */
   GcgFrameDoneFunc done;
   gpointer user_data;
+  /* The frame's chain: its graph and parameter slot may still be read by
+   * the device, so the caller may drop the chain meanwhile. */
+  GcgFrameChain *chain;
   /* Two events: recording a blocking-sync one costs the driver an
    * interrupt, so it is only recorded in GCG_SYNC_MODE_BLOCKING. */
   CUevent plain_event;
@@ -462,6 +465,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   Slot *slot = slot_of (self, seq);
   GcgFrameDoneFunc done = slot->done;
   gpointer user_data = slot->user_data;
+  g_autoptr (GcgFrameChain) chain = NULL;
 
   if (error == NULL && self->cancelling)
     error = g_error_new_literal (GCG_ERROR, GCG_ERROR_CANCELLED,
@@ -472,6 +476,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   slot->seq = 0;
   slot->done = NULL;
   slot->user_data = NULL;
+  chain = g_steal_pointer (&slot->chain);
   slot->copy_out = FALSE;
   self->retired = seq;
   g_mutex_unlock (&self->lock);
@@ -1053,6 +1058,8 @@ next_free_slot (GcgFrameQueue *self)
  * retired; %GCG_MEMORY_KIND_HOST_PINNED and %GCG_MEMORY_KIND_DEVICE
  * outputs are written by the device (gcg_frame_queue_wait_ready() waits
  * for them).  Tensor items past the frame's ROI count are zeroed.
+ * The queue keeps a reference to @chain until the frame is retired, so
+ * the caller may drop the chain while the device still runs it.
  *
  * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
  *   nothing of the frame is still running and @done is never called.
@@ -1104,6 +1111,7 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
   slot->seq = ++self->submitted;
   slot->done = done;
   slot->user_data = user_data;
+  slot->chain = g_object_ref (chain);
   g_mutex_unlock (&self->lock);
   if (seq)
     *seq = slot->seq;
