@@ -110,6 +110,8 @@ G_DEFINE_BOXED_TYPE (GcgFramePlanes, gcg_frame_planes, gcg_frame_planes_copy,
  * gcg_frame_planes_copy:
  * @planes: a #GcgFramePlanes
  *
+ * Copies a #GcgFramePlanes.
+ *
  * Returns: (transfer full): a copy of @planes
  */
 GcgFramePlanes *
@@ -415,6 +417,8 @@ gcg__frame_queue_set_completion (GcgFrameQueue *self,
  * gcg_frame_queue_get_depth:
  * @self: a #GcgFrameQueue
  *
+ * Gets the number of slots: the most frames the queue keeps in flight.
+ *
  * Returns: the most frames the queue keeps in flight
  */
 guint
@@ -427,6 +431,8 @@ gcg_frame_queue_get_depth (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_stream:
  * @self: a #GcgFrameQueue
+ *
+ * Gets the stream the queue's kernels run on.
  *
  * Returns: (transfer none) (nullable): the stream the frames run on, %NULL
  *   for the CPU backend
@@ -633,6 +639,8 @@ gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
  * gcg_frame_queue_get_in_flight:
  * @self: a #GcgFrameQueue
  *
+ * Counts the frames submitted and not yet retired.
+ *
  * Returns: frames submitted and not yet retired
  */
 guint
@@ -650,6 +658,8 @@ gcg_frame_queue_get_in_flight (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_submitted:
  * @self: a #GcgFrameQueue
+ *
+ * Gets the sequence number of the last frame submitted.
  *
  * Returns: the sequence number of the last frame submitted (0 before the
  *   first)
@@ -669,6 +679,8 @@ gcg_frame_queue_get_submitted (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_slot_waits:
  * @self: a #GcgFrameQueue
+ *
+ * Counts the submits that waited for a free slot.
  *
  * Returns: how often a submit had to wait for a slot (the GPU was
  *   #GcgFrameQueue:depth frames behind)
