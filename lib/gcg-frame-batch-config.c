@@ -43,6 +43,8 @@ gcg_frame_batch_config_init (GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_config_new:
  *
+ * Allocates a configuration with the defaults.
+ *
  * Returns: (transfer full): a configuration with the defaults of
  *   gcg_frame_batch_config_init()
  */
@@ -58,6 +60,8 @@ gcg_frame_batch_config_new (void)
 /**
  * gcg_frame_batch_config_copy:
  * @config: a #GcgFrameBatchConfig
+ *
+ * Copies a #GcgFrameBatchConfig.
  *
  * Returns: (transfer full): a newly allocated copy of @config
  */
@@ -84,6 +88,8 @@ gcg_frame_batch_config_free (GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_source_copy:
  * @source: a #GcgFrameBatchSource
+ *
+ * Copies a #GcgFrameBatchSource.
  *
  * Returns: (transfer full): a newly allocated copy of @source
  */
@@ -212,6 +218,8 @@ gcg__frame_batch_params_stride (const GcgFrameBatchConfig *config)
  * gcg_frame_batch_config_get_item_size:
  * @config: a valid #GcgFrameBatchConfig
  *
+ * Computes the size of one tensor item.
+ *
  * Returns: the bytes of one tensor item (C×H×W elements), 0 for an
  *   invalid @config
  */
@@ -231,6 +239,8 @@ gcg_frame_batch_config_get_item_size (const GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_config_get_output_size:
  * @config: a valid #GcgFrameBatchConfig
+ *
+ * Computes the size of the largest batch's tensor.
  *
  * Returns: the bytes of the largest batch's tensor: max_sources ×
  *   max_rois items; 0 for an invalid @config
