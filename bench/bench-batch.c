@@ -55,15 +55,6 @@ typedef struct
   guint rois;                   /* 0: whole frame, letterboxed */
 } Workload;
 
-static void
-record (Bench *b, CUevent event)
-{
-  GError *error = NULL;
-
-  gcg_bench_check (GCG_CU_OK (&error, cuEventRecord, event,
-          gcg__stream_get_cu (b->stream)), "cuEventRecord", error);
-}
-
 /* The values of source @i: four ROIs spread over the frame, each a
  * different size, moving with @k so no two batches are alike. */
 static void
@@ -145,12 +136,12 @@ time_runs (Bench *b, const Workload *w, RunFunc run, gpointer data)
     if (k == b->warmup) {
       gcg_bench_check (gcg_stream_synchronize (b->stream, &error), "sync",
           error);
-      record (b, b->start);
+      gcg_bench_record (b->stream, b->start);
       wall0 = gcg_bench_now_ns ();
     }
     run (b, w, data, k);
   }
-  record (b, b->stop);
+  gcg_bench_record (b->stream, b->stop);
   gcg_bench_check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
       && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
       "events", error);
