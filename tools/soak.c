@@ -222,31 +222,52 @@ stats_field (const GstStructure * s, const gchar * field)
   return gst_structure_get_uint64 (s, field, &v) ? (gint64) v : -1;
 }
 
-/* Asks the element for its cudagraph-stats and reads them into @sample;
- * FALSE when no message came. */
-static gboolean
-element_stats (GstHarness * h, GstBus * bus, Sample * sample,
-    guint64 * frames_out_of_element, guint64 * dropped, guint64 * failed)
+static void
+read_stats (const GstStructure * s, Sample * sample, guint64 * dropped,
+    guint64 * failed)
 {
-  g_autoptr (GstMessage) msg = NULL;
-  const GstStructure *s;
-
-  gst_harness_push_event (h, gst_event_new_custom
-      (GST_EVENT_CUSTOM_DOWNSTREAM,
-          gst_structure_new_empty ("cudagraph-stats-request")));
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-  if (msg == NULL)
-    return FALSE;
-  s = gst_message_get_structure (msg);
   sample->allocated = stats_field (s, "device-bytes-allocated");
   sample->reserved = stats_field (s, "device-bytes-reserved");
   sample->pinned = stats_field (s, "pinned-bytes-in-use");
   sample->chains = (guint64) MAX (stats_field (s, "chains-built"), 0);
   sample->captures = (guint64) MAX (stats_field (s, "captures"), 0);
-  *frames_out_of_element = (guint64) MAX (stats_field (s, "frames"), 0);
   *dropped = (guint64) MAX (stats_field (s, "dropped-frames"), 0);
   *failed = (guint64) MAX (stats_field (s, "failed-frames"), 0);
-  return TRUE;
+}
+
+/* Asks the element for its cudagraph-stats and reads them into @sample,
+ * emptying the bus on the way (messages left there would grow the
+ * process); warnings are printed, an error fails.  FALSE when no stats
+ * came or an error did. */
+static gboolean
+element_stats (GstHarness * h, GstBus * bus, Sample * sample,
+    guint64 * dropped, guint64 * failed)
+{
+  gboolean have_stats = FALSE, error = FALSE;
+  GstMessage *msg;
+
+  gst_harness_push_event (h, gst_event_new_custom
+      (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty ("cudagraph-stats-request")));
+  while ((msg = gst_bus_pop (bus))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    g_autoptr (GError) err = NULL;
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (s, "cudagraph-stats")) {
+      read_stats (s, sample, dropped, failed);
+      have_stats = TRUE;
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (msg, &err, NULL);
+      g_print ("warning: %s\n", err->message);
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &err, NULL);
+      g_print ("FAIL error: %s\n", err->message);
+      error = TRUE;
+    }
+    gst_message_unref (msg);
+  }
+  return have_stats && !error;
 }
 
 static void
@@ -374,11 +395,12 @@ static gboolean
 run_sample (Run *r, guint64 frames)
 {
   Sample s = { 0, };
-  guint64 done = 0, dropped = 0, failed = 0;
+  guint64 dropped = 0, failed = 0;
 
   s.frame = frames;
-  if (!element_stats (r->h, r->bus, &s, &done, &dropped, &failed)) {
-    g_print ("FAIL %s: no cudagraph-stats message\n", r->e->name);
+  if (!element_stats (r->h, r->bus, &s, &dropped, &failed)) {
+    g_print ("FAIL %s: no cudagraph-stats message, or an error\n",
+        r->e->name);
     return FALSE;
   }
   s.rss = resident_bytes ();
