@@ -35,9 +35,9 @@
  * At EOS (or at stop when no EOS came) it posts an element message named
  * `cudagraph-stats` with the fields `backend` (string), `captures`,
  * `replays`, `eager-frames`, `chains-built`, `frames`, `dropped-frames`,
- * `failed-frames`,
- * `in-place-inputs` and `in-place-outputs` (guint64: frames whose GstCudaMemory the chain
- * read or wrote in place, with no copy), `in-flight` (guint) and
+ * `failed-frames`, `in-place-inputs` and `in-place-outputs` (guint64:
+ * frames whose GstCudaMemory the chain read or wrote in place, with no
+ * copy), `in-flight` (guint) and
  * `slot-waits` (guint64: frames that waited for a free slot because the
  * GPU was that far behind) and, with the CUDA backend,
  * `device-bytes-allocated`, `device-bytes-reserved` and
