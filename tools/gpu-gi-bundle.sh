@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Adds PyGObject to a GPU-host runtime bundle (../shared/gpu-host/bundle.sh
+# Adds PyGObject (and the decoding plugins of the examples) to a GPU-host
+# runtime bundle (../shared/gpu-host/bundle.sh
 # makes the rest): Debian's gi package, libgirepository and the typelibs
 # the Python tests and examples import, so a Python 3.11 with PyTorch on
 # the GPU host can drive pipelines through gi.  Source BUNDLE/gi/env.sh
@@ -21,6 +22,15 @@ for t in GLib-2.0 GObject-2.0 Gio-2.0 GModule-2.0 Gst-1.0 GstBase-1.0 \
   [ -f "$typelibs/$t.typelib" ] && cp "$typelibs/$t.typelib" "$bundle/gi/typelib/"
 done
 cp -L /usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1 "$bundle/lib/"
+# What the examples' decoding needs besides the stock set: urisourcebin,
+# parsebin and decodebin, MP4 demuxing, type finding.
+plugins=/usr/lib/x86_64-linux-gnu/gstreamer-1.0
+for p in playback isomp4 typefindfunctions; do
+  cp "$plugins/libgst$p.so" "$bundle/plugins/"
+done
+for l in libgstriff-1.0.so.0 libgstrtp-1.0.so.0; do
+  cp -L "/usr/lib/x86_64-linux-gnu/$l" "$bundle/lib/"
+done
 cat > "$bundle/gi/env.sh" <<'ENV'
 # Source on the GPU host after .gpu-bundle/env.sh: PyGObject for Python 3.11.
 g=$(cd "$(dirname "${BASH_SOURCE:-$0}")" 2>/dev/null && pwd)
