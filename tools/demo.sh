@@ -32,14 +32,19 @@ fi
 last_backend="" last_fps="" last_cpu="" last_stats=""
 
 # run TITLE PIPELINE...: runs it with -m and prints the element's
-# cudagraph-stats message (backend, counters), fps and CPU per frame.
+# cudagraph-stats message (backend, counters), fps and CPU per frame.  The
+# CPU per frame leaves out start-up (plugin loading, CUDA's context): it is
+# the difference with the same pipeline run for one frame.
 run () {
-  local title=$1 log stats time cpu fps
+  local title=$1 log stats time cpu cpu1 fps
   shift
   local TIMEFORMAT="cpu %U %S"
+  local one=("${@/#num-buffers=$frames/num-buffers=1}")
   echo "demo: $title ..."
   log=$( { time gst-launch-1.0 -m "$@" 2>&1; } 2>&1)
   local rc=$?
+  cpu1=$( { time gst-launch-1.0 "${one[@]}" >/dev/null 2>&1; } 2>&1 \
+    | grep -o '^cpu [0-9.]* [0-9.]*' | tail -n 1)
   stats=$(grep -o 'cudagraph-stats, .*;' <<<"$log" | head -n 1)
   time=$(grep -o 'Execution ended after [0-9:.]*' <<<"$log" | awk '{print $4}')
   if [ $rc -ne 0 ] || [ -z "$stats" ]; then
@@ -54,8 +59,9 @@ run () {
   cpu=$(grep -o '^cpu [0-9.]* [0-9.]*' <<<"$log" | tail -n 1)
   fps=$(awk -v t="$time" -v n="$frames" 'BEGIN { split(t, p, ":");
     s = p[1] * 3600 + p[2] * 60 + p[3]; if (s > 0) printf "%.0f", n / s }')
-  cpu=$(awk -v c="$cpu" -v n="$frames" 'BEGIN { split(c, p, " ");
-    printf "%.0f", (p[2] + p[3]) * 1e6 / n }')
+  cpu=$(awk -v c="$cpu" -v c1="$cpu1" -v n="$frames" 'BEGIN {
+    split(c, p, " "); split(c1, q, " "); d = (p[2] + p[3]) - (q[2] + q[3]);
+    if (n > 1 && d > 0) printf "%.0f", d * 1e6 / (n - 1); else printf "?" }')
   last_backend=$(grep -o 'backend=[a-z]*' <<<"$stats" | cut -d= -f2)
   last_fps=${fps:-?} last_cpu=$cpu last_stats=$stats
   echo "demo:   $stats"

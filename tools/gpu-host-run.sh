@@ -27,7 +27,7 @@ export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 "$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1
 if [ "$what" = soak ]; then
-  "$build/tools/soak" --backend=cuda --frames="${SOAK_FRAMES:-1000000}" \
+  GST_PLUGIN_PATH="$PWD/$build/gst" "$build/tools/soak" --backend=cuda --frames="${SOAK_FRAMES:-1000000}" \
     2>&1 | tee "$out/soak.txt"
   exit "${PIPESTATUS[0]}"
 fi
