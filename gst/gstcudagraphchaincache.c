@@ -89,9 +89,3 @@ gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache * cache,
     g_object_unref (old);
   }
 }
-
-guint
-gst_cuda_graph_chain_cache_get_length (GstCudaGraphChainCache * cache)
-{
-  return cache->chains.length;
-}

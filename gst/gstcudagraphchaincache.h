@@ -40,6 +40,4 @@ void gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache * cache,
 
 void gst_cuda_graph_chain_cache_clear (GstCudaGraphChainCache * cache);
 
-guint gst_cuda_graph_chain_cache_get_length (GstCudaGraphChainCache * cache);
-
 G_END_DECLS

@@ -398,6 +398,7 @@ struct _Run
   guint cancelled;
   Gate gate;
   GThread *opener;
+  guint64 burst_waits;          /* slot waits when the burst began */
 };
 
 /* The next frames use the video or the tensor chain: a caps change. */
@@ -440,22 +441,56 @@ run_init (Run *r, QFixture *q, gboolean tensor, guint depth)
   gate_init (&r->gate);
 }
 
+/* The burst is over: the frames held may go (its opener may still wait
+ * for a queue that never filled). */
 static void
 run_burst_end (Run *r)
 {
-  if (r->opener)
+  if (r->opener) {
+    gate_open (&r->gate);
     g_thread_join (r->opener);
+  }
   r->opener = NULL;
 }
 
-/* Holds the stream for 30 ms: the next frames pile up until the queue is
- * full and a submit has to wait for a slot. */
+/* Holds the stream for 30 ms, for a test whose thread then waits for the
+ * frames held itself (a failed submit synchronises the streams). */
 static void
 run_burst_start (Run *r)
 {
   run_burst_end (r);
   gate_close (&r->gate, r->q->base.stream);
   r->opener = g_thread_new ("opener", opener_thread, &r->gate);
+}
+
+/* Opens the gate once a submit has waited for a slot (the queue is full
+ * behind the gate: what a burst is for) or the test thread opened it,
+ * and after 10 s at the latest, should the test thread block on anything
+ * else.  No timer decides whether the queue fills: under
+ * compute-sanitizer the host is slowed down enough to miss one. */
+static gpointer
+full_queue_opener_thread (gpointer data)
+{
+  Run *r = data;
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!gate_is_open (&r->gate)
+      && gcg_frame_queue_get_slot_waits (r->queue) == r->burst_waits
+      && g_get_monotonic_time () < end)
+    g_usleep (100);
+  gate_open (&r->gate);
+  return NULL;
+}
+
+/* Holds the stream until the next frames fill the queue and a submit has
+ * to wait for a slot. */
+static void
+run_burst_until_full (Run *r)
+{
+  run_burst_end (r);
+  gate_close (&r->gate, r->q->base.stream);
+  r->burst_waits = gcg_frame_queue_get_slot_waits (r->queue);
+  r->opener = g_thread_new ("opener", full_queue_opener_thread, r);
 }
 
 /* Holds the stream until run_release_later(): frames queued meanwhile
@@ -654,6 +689,9 @@ run_sync_points (Run *r, Set *s)
   g_autoptr (GError) error = NULL;
   guint64 seq = s->seq;
 
+  /* The frames waited for may be held: a burst ends here. */
+  if (seq % 10 == 0 || seq % 10 == 5)
+    gate_open (&r->gate);
   if (seq % 10 == 0 && s->out.kind != GCG_MEMORY_KIND_HOST) {
     g_assert_true (gcg_frame_queue_wait_ready (r->queue, seq, &error));
     g_assert_no_error (error);
@@ -677,7 +715,7 @@ run_frames (Run *r, guint n, GcgMemoryKind in_kind, GcgMemoryKind out_kind)
 {
   for (guint i = 0; i < n; i++) {
     if (r->bursts && i % 40 == 20)
-      run_burst_start (r);
+      run_burst_until_full (r);
     run_sync_points (r, run_one (r, in_kind, out_kind));
   }
   run_burst_end (r);
@@ -731,7 +769,7 @@ test_mixed_kinds (QFixture *q, gconstpointer data)
     run_init (&r, q, t == 1, 4);
     for (guint n = 0; n < N_FRAMES; n++) {
       if (n % 40 == 20)
-        run_burst_start (&r);
+        run_burst_until_full (&r);
       run_sync_points (&r, run_one (&r, (GcgMemoryKind) (n % 3),
               (GcgMemoryKind) ((n / 3 + n / 9) % 3)));
     }
@@ -826,7 +864,7 @@ test_full_queue_waits (QFixture *q, gconstpointer data)
   gcg_frame_queue_drain (r.queue);
   g_assert_cmpuint (gcg_frame_queue_get_slot_waits (r.queue), ==, 0);
 
-  run_burst_start (&r);
+  run_burst_until_full (&r);
   run_one (&r, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST);
   run_one (&r, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (r.queue), ==, 2);
@@ -955,7 +993,7 @@ test_caps_change (QFixture *q, gconstpointer data)
   r.bursts = TRUE;
   run_frames (&r, 30, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST);
   /* Held: video frames in flight when the tensor ones come. */
-  run_burst_start (&r);
+  run_burst_until_full (&r);
   for (guint i = 0; i < 12; i++) {
     run_use (&r, (i / 3) % 2 == 1);
     run_one (&r, GCG_MEMORY_KIND_HOST, i % 2 ? GCG_MEMORY_KIND_HOST
