@@ -72,8 +72,6 @@
  * Since: 0.1
  */
 
-#include <math.h>
-#include <stdlib.h>
 
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
@@ -356,30 +354,23 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
       &frame, roi_type, max_rois, params, self->item_ids);
 }
 
-/* The fit of docs/frame-chain.md, step 2, for the tensor meta. */
+/* The chain's own fit (gcg_frame_item_map_init()), for the tensor meta. */
 static void
 fit_item (const GcgFrameChainConfig * config, const GcgRect * r,
     GcgTensorMetaItem * item)
 {
-  gint ow = config->out_width, oh = config->out_height;
-  gint sw = ow, sh = oh;
+  GcgFrameItemMap map;
 
-  if (config->letterbox != GCG_LETTERBOX_NONE) {
-    gfloat s = MIN ((gfloat) ow / r->width, (gfloat) oh / r->height);
-
-    sw = CLAMP ((gint) roundf (r->width * s), 1, ow);
-    sh = CLAMP ((gint) roundf (r->height * s), 1, oh);
-    if (config->letterbox == GCG_LETTERBOX_SYMMETRIC) {
-      item->pad_x = (ow - sw) / 2;
-      item->pad_y = (oh - sh) / 2;
-    }
-  }
+  gcg_frame_item_map_init (&map, r, config->out_width, config->out_height,
+      config->letterbox);
   item->roi_x = r->x;
   item->roi_y = r->y;
   item->roi_width = r->width;
   item->roi_height = r->height;
-  item->scale_x = (gfloat) sw / r->width;
-  item->scale_y = (gfloat) sh / r->height;
+  item->pad_x = map.pad_x;
+  item->pad_y = map.pad_y;
+  item->scale_x = (gfloat) map.width / r->width;
+  item->scale_y = (gfloat) map.height / r->height;
 }
 
 /* Where the tensor is and its shape, outermost dimension first.  Items

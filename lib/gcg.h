@@ -25,5 +25,6 @@
 #include "gcg-allocator.h"
 #include "gcg-host-pool.h"
 #include "gcg-frame-chain.h"
+#include "gcg-frame-item-map.h"
 #include "gcg-frame-queue.h"
 #undef GCG_INSIDE
