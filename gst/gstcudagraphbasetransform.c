@@ -1486,7 +1486,7 @@ override_from_field (const GstStructure * s, const gchar * field,
 }
 
 void
-gst_cuda_graph_apply_params_meta (GstCudaGraphBaseTransform * self,
+gst_cuda_graph_apply_params_meta (GstObject * self,
     GstBuffer * buffer, GcgFrameParams * params)
 {
   GstCustomMeta *meta;

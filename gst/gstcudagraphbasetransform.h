@@ -78,7 +78,7 @@ gboolean gst_cuda_graph_base_transform_get_output_location
 
 /* Overrides @params' colour adjustment with the fields of a "GcgParamsMeta"
  * custom meta on @buffer, if there is one. */
-void gst_cuda_graph_apply_params_meta (GstCudaGraphBaseTransform *self,
+void gst_cuda_graph_apply_params_meta (GstObject *self,
     GstBuffer *buffer, GcgFrameParams *params);
 
 /* TRUE when every value is finite (NaN and infinities are refused). */

@@ -77,12 +77,9 @@
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphrois.h"
-#include "gstcudagraphtensormeta.h"
+#include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
 
-#ifdef HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_preprocess_debug
@@ -349,83 +346,10 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
   roi_type = g_strdup (self->props.roi_type);
   GST_OBJECT_UNLOCK (self);
 
-  gst_cuda_graph_apply_params_meta (base, inbuf, params);
+  gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
   self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf,
       &frame, roi_type, max_rois, params, self->item_ids);
 }
-
-/* The chain's own fit (gcg_frame_item_map_init()), for the tensor meta. */
-static void
-fit_item (const GcgFrameChainConfig * config, const GcgRect * r,
-    GcgTensorMetaItem * item)
-{
-  GcgFrameItemMap map;
-
-  gcg_frame_item_map_init (&map, r, config->out_width, config->out_height,
-      config->letterbox);
-  item->roi_x = r->x;
-  item->roi_y = r->y;
-  item->roi_width = r->width;
-  item->roi_height = r->height;
-  item->pad_x = map.pad_x;
-  item->pad_y = map.pad_y;
-  item->scale_x = (gfloat) map.width / r->width;
-  item->scale_y = (gfloat) map.height / r->height;
-}
-
-/* Where the tensor is and its shape, outermost dimension first.  Items
- * past the frame's ROIs were zeroed by the frame queue, on the device. */
-static void
-describe_location (GstCudaGraphBaseTransform * base, GcgTensorMeta * meta,
-    const GcgFrameChainConfig * config)
-{
-  guint64 c = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
-  GcgStream *stream = NULL;
-  gboolean nchw = config->tensor_layout == GCG_TENSOR_LAYOUT_NCHW;
-
-  meta->n_dims = 4;
-  meta->shape[0] = config->max_rois;
-  meta->shape[1] = nchw ? c : config->out_height;
-  meta->shape[2] = nchw ? config->out_height : config->out_width;
-  meta->shape[3] = nchw ? config->out_width : c;
-  meta->size = gcg_frame_chain_config_get_output_size (config);
-  meta->memory = GCG_TENSOR_MEMORY_SYSTEM;
-  if (!gst_cuda_graph_base_transform_get_output_location (base, &meta->data,
-          &meta->device_id, &stream))
-    return;
-  meta->memory = GCG_TENSOR_MEMORY_CUDA;
-  meta->stream = gcg_stream_get_handle (stream);
-  meta->stream_owner = G_OBJECT (g_object_ref (stream));
-}
-
-#ifdef HAVE_GST_ANALYTICS
-/* GStreamer 1.26's own description of the same tensor, for its analytics
- * elements: the data is a buffer sharing @outbuf's memory. */
-static void
-add_gst_tensor_meta (GstBuffer * outbuf, const GcgTensorMeta * meta)
-{
-  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
-    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
-  };
-  gsize dims[4];
-  GstBuffer *data;
-  GstTensor **tensors;
-  GstTensorMeta *tmeta;
-
-  data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY, 0,
-      meta->size);
-  if (data == NULL || meta->type >= G_N_ELEMENTS (types))
-    return;
-  for (guint i = 0; i < 4; i++)
-    dims[i] = meta->shape[i];
-  tensors = g_new (GstTensor *, 1);
-  tensors[0] = gst_tensor_new_simple (g_quark_from_static_string
-      ("cudagraphpreprocess"), types[meta->type], data,
-      GST_TENSOR_DIM_ORDER_ROW_MAJOR, 4, dims);
-  tmeta = gst_buffer_add_tensor_meta (outbuf);
-  gst_tensor_meta_set (tmeta, 1, tensors);
-}
-#endif
 
 static void
 gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
@@ -434,23 +358,29 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GcgFrameChainConfig *config =
       gst_cuda_graph_base_transform_get_config (base);
+  GstCudaGraphTensorDesc desc = { config->tensor_layout, config->tensor_type,
+    config->tensor_channels, config->out_width, config->out_height,
+    config->max_rois
+  };
+  GcgStream *stream = NULL;
+  guint64 data = 0;
+  gint device_id = -1;
   GcgTensorMeta *meta;
   guint i;
 
-  meta = gcg_buffer_add_tensor_meta (outbuf);
-  describe_location (base, meta, config);
-  meta->layout = config->tensor_layout;
-  meta->type = config->tensor_type;
-  meta->channels = config->tensor_channels;
-  meta->width = config->out_width;
-  meta->height = config->out_height;
-  meta->batch = config->max_rois;
+  /* Items past the frame's ROIs were zeroed by the frame queue. */
+  gst_cuda_graph_base_transform_get_output_location (base, &data, &device_id,
+      &stream);
+  meta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
+      gcg_frame_chain_config_get_output_size (config), data, device_id,
+      stream);
   meta->n_items = self->n_items;
   for (i = 0; i < self->n_items; i++) {
-    fit_item (config, &params->rois[i], &meta->items[i]);
-    meta->items[i].roi_id = self->item_ids[i];
+    GcgFrameItemMap map;
+
+    gcg_frame_item_map_init (&map, &params->rois[i], config->out_width,
+        config->out_height, config->letterbox);
+    gst_cuda_graph_tensor_meta_set_item (meta, i, &map, self->item_ids[i]);
   }
-#ifdef HAVE_GST_ANALYTICS
-  add_gst_tensor_meta (outbuf, meta);
-#endif
+  gst_cuda_graph_add_gst_tensor_meta (outbuf, meta, "cudagraphpreprocess");
 }

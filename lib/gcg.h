@@ -13,6 +13,7 @@
 #include "gcg-driver.h"
 #include "gcg-context.h"
 #include "gcg-stream.h"
+#include "gcg-fence.h"
 #include "gcg-capture-pool.h"
 #include "gcg-graph.h"
 #include "gcg-capture.h"
