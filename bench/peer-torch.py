@@ -22,7 +22,12 @@ tensor, eager and with the preprocessing in a CUDA graph (the copy stays
 outside: a graph cannot capture a copy from pageable memory), frames per
 second and process CPU time per frame.  With bench-pipeline's output in
 --ours it prints gst-cudagraph's fps for the same input (into CUDA
-memory, graph, 4 in flight) and the ratio.  Needs a CUDA GPU and PyTorch;
+memory, graph, 4 in flight) and the ratio.
+
+With --batch, the peer of bench-batch instead: 16 x 1080p NV12 frames on
+the device into one 16x3x640x640 letterboxed tensor, and 16 x 4 ROIs into
+64x3x224x224, eager and graphed; --ours=FILE takes bench-batch's output.
+Needs a CUDA GPU and PyTorch;
 exits 77 otherwise, like the C benchmarks.
 """
 import argparse
@@ -186,11 +191,106 @@ def run_e2e(torch, F, dev, args):
           "in-flight 4 (from --ours)")
 
 
+SOURCES, ROIS = 16, 4
+
+
+def roi_boxes(i):
+    """bench-batch's ROIs of source @i (batch 0), clipped to the frame."""
+    boxes = []
+    for r in range(ROIS):
+        x, y = (r * 460 + i * 7) % 1400, (r * 230 + i * 5) % 700
+        w, h = 200 + r * 60 + i * 4, 240 + r * 40 + i * 3
+        boxes.append((x, y, min(w, IN_W - x), min(h, IN_H - y)))
+    return boxes
+
+
+def letterbox_into(torch, F, rgb, out, size, mean, std):
+    """Resizes (N, 3, h, w) into the middle of out (N, 3, size, size)."""
+    h, w = rgb.shape[-2:]
+    scale = min(size / w, size / h)
+    sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+    top, left = (size - sh) // 2, (size - sw) // 2
+    small = F.interpolate(rgb, size=(sh, sw), mode="bilinear",
+                          align_corners=False, antialias=False)
+    out.fill_(0.5)
+    out[:, :, top:top + sh, left:left + sw] = (small - mean) / std
+
+
+def make_batch_steps(torch, F, frames, dev):
+    """bench-batch's two workloads on a (16, H*W*3/2) uint8 batch."""
+    mean = torch.tensor(MEAN, device=dev).view(1, 3, 1, 1)
+    std = torch.tensor(STD, device=dev).view(1, 3, 1, 1)
+    lb_out = torch.empty((SOURCES, 3, 640, 640), device=dev)
+    roi_out = torch.empty((SOURCES * ROIS, 3, 224, 224), device=dev)
+    boxes = [roi_boxes(i) for i in range(SOURCES)]
+
+    def rgb_batch():
+        return torch.cat([nv12_to_rgb(torch, frames[i])
+                          for i in range(SOURCES)])
+
+    def letterbox():
+        letterbox_into(torch, F, rgb_batch(), lb_out, 640, mean, std)
+
+    def rois():
+        rgb = rgb_batch()
+        for i in range(SOURCES):
+            for r, (x, y, w, h) in enumerate(boxes[i]):
+                j = i * ROIS + r
+                letterbox_into(torch, F, rgb[i:i + 1, :, y:y + h, x:x + w],
+                               roi_out[j:j + 1], 224, mean, std)
+    return {"letterbox": letterbox, "rois": rois}
+
+
+def parse_ours_batch(path):
+    """{'letterbox': (gpu_us, host_us), 'rois': ...} from bench-batch's
+    "batch, graph" rows."""
+    ours, name = {}, None
+    head = re.compile(r"^(letterbox|rois): ")
+    row = re.compile(r"^\s*batch, graph\s*\|\s*([\d.]+)\s*\|\s*([\d.]+)")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = head.match(line)
+            if m:
+                name = m.group(1)
+            m = row.match(line)
+            if m and name:
+                ours[name] = (float(m.group(1)), float(m.group(2)))
+    return ours
+
+
+def run_batch(torch, F, dev, args):
+    """The peer of bench-batch: 16 x 1080p NV12 on the device -> one batched
+    tensor, eager and CUDA-graphed (fixed ROIs: a graph cannot follow
+    moving ones, which bench-batch's do)."""
+    gen = torch.Generator(device=dev).manual_seed(1)
+    frames = torch.randint(0, 256, (SOURCES, IN_W * IN_H * 3 // 2),
+                           device=dev, dtype=torch.uint8, generator=gen)
+    ours = parse_ours_batch(args.ours) if args.ours else {}
+    print(f"peer-torch batch: torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name(dev)}, {args.frames} batches per "
+          f"variant after {args.warmup} warm-up, pipelined")
+    print("workload  | eager GPU µs/b | eager host µs/b | graph GPU µs/b | "
+          "graph host µs/b | gcg GPU µs/b | graph/gcg GPU")
+    with torch.inference_mode():
+        for name, step in make_batch_steps(torch, F, frames, dev).items():
+            eager = time_frames(torch, step, args.frames, args.warmup)
+            graph = time_frames(torch, graphed(torch, step, args.warmup),
+                                args.frames, args.warmup)
+            gcg = ours.get(name)
+            tail = (f"{gcg[0]:12.1f} | {graph[0] / gcg[0]:12.2f}x" if gcg
+                    else "           - |             -")
+            print(f"{name:<9} | {eager[0]:14.1f} | {eager[1]:15.1f} | "
+                  f"{graph[0]:14.1f} | {graph[1]:15.1f} | {tail}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=1000)
     ap.add_argument("--warmup", type=int, default=100)
-    ap.add_argument("--ours", help="bench-frame-chain output of this run")
+    ap.add_argument("--ours", help="bench-frame-chain output of this run "
+                    "(with --batch: bench-batch's)")
+    ap.add_argument("--batch", action="store_true",
+                    help="the peer of bench-batch instead")
     args = ap.parse_args()
     try:
         import torch
@@ -203,6 +303,9 @@ def main():
         return 77
 
     dev = torch.device("cuda")
+    if args.batch:
+        run_batch(torch, F, dev, args)
+        return 0
     gen = torch.Generator(device=dev).manual_seed(1)
     frame = torch.randint(0, 256, (IN_W * IN_H * 3 // 2,), device=dev,
                           dtype=torch.uint8, generator=gen)

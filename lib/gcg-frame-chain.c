@@ -30,30 +30,13 @@
  * host runs a whole parameter ring, 18 frames, ahead).
  */
 #include "gcg-frame-chain.h"
-#include "gcg-frame-queue.h"
-#include "gcg-capture.h"
 #include "gcg-enum-types.h"
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
-#include "gcg-param-block.h"
-#include "gcg-stream-private.h"
+#include "gcg-kernel-replay-private.h"
 
-/* Deeper than a GcgFrameQueue, so each frame in flight keeps its own
- * parameter slot. */
-#define RING_DEPTH (GCG_FRAME_QUEUE_MAX_DEPTH + 2)
-#define MAX_STREAMS 16
 #define BLOCK_W 32
 #define BLOCK_H 8
-
-/* What a stream needs of its own: the device struct and the graph that
- * recorded its address. */
-typedef struct
-{
-  GcgStream *stream;
-  GcgParamBlock *block;
-  GcgGraph *graph;
-  CUdeviceptr arg;
-} StreamState;
 
 struct _GcgFrameChain
 {
@@ -71,39 +54,18 @@ struct _GcgFrameChain
    * instead of 3328 for one item). */
   gsize kp_used;
 
-  /* CUDA backend */
-  GcgContext *context;
-  CUfunction kernel;
-  guint grid[3];
-  GArray *streams;              /* StreamState */
-  GcgParamBlock *spare_block;   /* allocated up front for the first stream */
-
-  guint64 captures;
-  guint64 replays;
-  guint64 eager;
+  GcgKernelReplay *replay;      /* CUDA backend */
+  guint64 cpu_frames;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
-
-static void
-clear_stream_state (gpointer data)
-{
-  StreamState *state = data;
-
-  /* The graph recorded the block's address: it goes first. */
-  g_clear_object (&state->graph);
-  g_clear_object (&state->block);
-  g_clear_object (&state->stream);
-}
 
 static void
 gcg_frame_chain_finalize (GObject *object)
 {
   GcgFrameChain *self = GCG_FRAME_CHAIN (object);
 
-  g_array_unref (self->streams);
-  g_clear_object (&self->spare_block);
-  g_clear_object (&self->context);
+  g_clear_pointer (&self->replay, gcg__kernel_replay_free);
   g_free (self->kp);
 
   G_OBJECT_CLASS (gcg_frame_chain_parent_class)->finalize (object);
@@ -120,8 +82,6 @@ gcg_frame_chain_init (GcgFrameChain *self)
 {
   self->use_graph = TRUE;
   self->kp = g_new0 (GcgFrameKernelParams, 1);
-  self->streams = g_array_new (FALSE, TRUE, sizeof (StreamState));
-  g_array_set_clear_func (self->streams, clear_stream_state);
 }
 
 /* The kernel and launch grid for the configuration: one thread per output
@@ -130,20 +90,20 @@ gcg_frame_chain_init (GcgFrameChain *self)
  * also per element type) and named after those values (the GCG_FKP_*
  * enums, equal to the config's; see gcg-frame-kernels.cu). */
 static void
-pick_kernel (GcgFrameChain *self, gchar *name, gsize size)
+pick_kernel (const GcgFrameChainConfig *c, guint grid[3], gchar *name,
+    gsize size)
 {
-  const GcgFrameChainConfig *c = &self->config;
   guint w = c->out_width, h = c->out_height;
 
-  self->grid[2] = 1;
+  grid[2] = 1;
   if (c->output == GCG_OUTPUT_KIND_TENSOR) {
-    self->grid[2] = c->max_rois;
+    grid[2] = c->max_rois;
   } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
   }
-  self->grid[0] = (w + BLOCK_W - 1) / BLOCK_W;
-  self->grid[1] = (h + BLOCK_H - 1) / BLOCK_H;
+  grid[0] = (w + BLOCK_W - 1) / BLOCK_W;
+  grid[1] = (h + BLOCK_H - 1) / BLOCK_H;
   if (c->output == GCG_OUTPUT_KIND_TENSOR)
     g_snprintf (name, size, "gcg_frame_tensor_%d_%d_%d", (gint) c->in_format,
         (gint) c->resize, (gint) c->tensor_type);
@@ -151,62 +111,6 @@ pick_kernel (GcgFrameChain *self, gchar *name, gsize size)
     g_snprintf (name, size, "gcg_frame_%s_%d_%d",
         gcg__pixel_format_is_yuv420 (c->out_format) ? "yuv420" : "video",
         (gint) c->in_format, (gint) c->resize);
-}
-
-/* A parameter block holding the whole kernel struct, allocated on the
- * chain's context and initialised with the static configuration. */
-static GcgParamBlock *
-new_block (GcgFrameChain *self, GError **error)
-{
-  g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
-
-  if (gcg_param_block_add_bytes (block, "frame", self->kp_used, 16,
-          error) < 0
-      || !gcg_param_block_set_bytes (block, 0, self->kp, self->kp_used,
-          error)
-      || !gcg_param_block_allocate (block, self->context, RING_DEPTH, error))
-    return NULL;
-  return g_steal_pointer (&block);
-}
-
-static gboolean
-init_cuda (GcgFrameChain *self, GcgContext *context, GError **error)
-{
-  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  gchar name[64];
-
-  if (context == NULL) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The CUDA frame chain backend needs a GcgContext");
-    return FALSE;
-  }
-  self->context = g_object_ref (context);
-  pick_kernel (self, name, sizeof (name));
-  if (!gcg__context_guard_enter (&guard, context, error))
-    return FALSE;
-  self->kernel = gcg__context_get_function (context, name, error);
-  if (self->kernel == NULL)
-    return FALSE;
-  self->spare_block = new_block (self, error);
-  return self->spare_block != NULL;
-}
-
-/* AUTO: CUDA when it works, otherwise the CPU, never an error. */
-static void
-init_auto (GcgFrameChain *self, GcgContext *context)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (context != NULL && init_cuda (self, context, &error)) {
-    self->backend = GCG_BACKEND_CUDA;
-    return;
-  }
-  g_debug ("Frame chain falls back to the CPU: %s",
-      error ? error->message : "no context");
-  self->kernel = NULL;
-  g_clear_object (&self->spare_block);
-  g_clear_object (&self->context);
-  self->backend = GCG_BACKEND_CPU;
 }
 
 /**
@@ -230,6 +134,9 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
     GcgContext *context, GError **error)
 {
   g_autoptr (GcgFrameChain) self = NULL;
+  const guint block[2] = { BLOCK_W, BLOCK_H };
+  guint grid[3];
+  gchar name[64];
 
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (backend <= GCG_BACKEND_CPU, NULL);
@@ -243,9 +150,9 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
   self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
       + (gsize) config->max_rois * sizeof (GcgFrameItem);
   gcg__frame_prepare_static (config, self->kp);
-  if (backend == GCG_BACKEND_AUTO)
-    init_auto (self, context);
-  else if (backend == GCG_BACKEND_CUDA && !init_cuda (self, context, error))
+  pick_kernel (config, grid, name, sizeof (name));
+  if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
+          self->kp_used, &self->replay, error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -308,107 +215,6 @@ gcg_frame_chain_get_use_graph (GcgFrameChain *self)
   return self->use_graph;
 }
 
-/* The state of @stream, made on its first frame (the only allocation of
- * the CUDA path, and none at all for the first stream). */
-static StreamState *
-get_stream_state (GcgFrameChain *self, GcgStream *stream, GError **error)
-{
-  StreamState state = { 0 };
-
-  for (guint i = 0; i < self->streams->len; i++) {
-    StreamState *s = &g_array_index (self->streams, StreamState, i);
-
-    if (s->stream == stream)
-      return s;
-  }
-  if (gcg_stream_get_context (stream) != self->context) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The stream belongs to another context than the frame chain");
-    return NULL;
-  }
-  /* Each stream keeps its own device struct, graph and a reference to
-   * the stream: bound what a caller cycling through streams can pile up. */
-  if (self->streams->len >= MAX_STREAMS) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "A frame chain serves at most %d streams; use one chain per group "
-        "of streams", MAX_STREAMS);
-    return NULL;
-  }
-  if (self->spare_block != NULL)
-    state.block = g_steal_pointer (&self->spare_block);
-  else if ((state.block = new_block (self, error)) == NULL)
-    return NULL;
-  state.stream = g_object_ref (stream);
-  state.arg = gcg_param_block_get_field_device_ptr (state.block, 0);
-  g_array_append_val (self->streams, state);
-  return &g_array_index (self->streams, StreamState, self->streams->len - 1);
-}
-
-typedef struct
-{
-  GcgFrameChain *self;
-  StreamState *state;
-} LaunchData;
-
-/* Queues the kernel on @stream; its one argument is the device struct. */
-static gboolean
-launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
-{
-  LaunchData *data = user_data;
-  GcgFrameChain *self = data->self;
-  void *args[] = { &data->state->arg };
-
-  return GCG_CU_OK (error, cuLaunchKernel, self->kernel, self->grid[0],
-      self->grid[1], self->grid[2], BLOCK_W, BLOCK_H, 1, 0,
-      gcg__stream_get_cu (stream), args, NULL);
-}
-
-/* First frame on a stream: capture the launch and upload the graph. */
-static gboolean
-ensure_graph (GcgFrameChain *self, StreamState *state, GError **error)
-{
-  LaunchData data = { self, state };
-  g_autoptr (GcgGraph) graph = NULL;
-
-  if (state->graph != NULL)
-    return TRUE;
-  graph = gcg_capture_callable (state->stream, GCG_CAPTURE_MODE_DEFAULT,
-      launch_kernel, &data, error);
-  if (graph == NULL || !gcg_graph_upload (graph, state->stream, error))
-    return FALSE;
-  state->graph = g_steal_pointer (&graph);
-  self->captures++;
-  return TRUE;
-}
-
-static gboolean
-process_cuda (GcgFrameChain *self, GcgStream *stream, GError **error)
-{
-  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  StreamState *state;
-  LaunchData data;
-
-  if (!gcg__context_guard_enter (&guard, self->context, error)
-      || (state = get_stream_state (self, stream, error)) == NULL
-      || !gcg_param_block_set_bytes (state->block, 0, self->kp,
-          self->kp_used, error)
-      || !gcg_param_block_update (state->block, stream, error))
-    return FALSE;
-  if (!self->use_graph) {
-    data.self = self;
-    data.state = state;
-    if (!launch_kernel (stream, &data, error))
-      return FALSE;
-    self->eager++;
-    return TRUE;
-  }
-  if (!ensure_graph (self, state, error)
-      || !gcg_graph_launch (state->graph, stream, error))
-    return FALSE;
-  self->replays++;
-  return TRUE;
-}
-
 /**
  * gcg_frame_chain_process:
  * @self: a #GcgFrameChain
@@ -441,9 +247,10 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
     return FALSE;
   gcg__frame_prepare_frame (&self->config, params, self->kp);
   if (self->backend == GCG_BACKEND_CUDA)
-    return process_cuda (self, stream, error);
+    return gcg__kernel_replay_run (self->replay, self->kp, stream,
+        self->use_graph, error);
   gcg__frame_cpu_run (&self->config, self->kp);
-  self->eager++;
+  self->cpu_frames++;
   return TRUE;
 }
 
@@ -458,7 +265,7 @@ guint64
 gcg_frame_chain_get_capture_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return self->captures;
+  return gcg__kernel_replay_get_captures (self->replay);
 }
 
 /**
@@ -472,7 +279,7 @@ guint64
 gcg_frame_chain_get_replay_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return self->replays;
+  return gcg__kernel_replay_get_replays (self->replay);
 }
 
 /**
@@ -486,5 +293,5 @@ guint64
 gcg_frame_chain_get_eager_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return self->eager;
+  return gcg__kernel_replay_get_eager (self->replay) + self->cpu_frames;
 }

@@ -27,5 +27,6 @@
 #include "gcg-host-pool.h"
 #include "gcg-frame-chain.h"
 #include "gcg-frame-item-map.h"
+#include "gcg-frame-batch.h"
 #include "gcg-frame-queue.h"
 #undef GCG_INSIDE

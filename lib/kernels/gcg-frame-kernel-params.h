@@ -91,12 +91,24 @@ typedef struct
   GcgFrameItem items[GCG_FRAME_KP_MAX_ITEMS];
 } GcgFrameKernelParams;
 
+/* The struct of a batch (gcg-frame-batch.c): this header, then
+ * n_sources GcgFrameKernelParams, each cut after its max_items items and
+ * `stride` bytes apart.  Grid.z is source * max_items + item. */
+typedef struct
+{
+  int32_t stride;
+  int32_t max_items;
+  int32_t n_sources;
+  int32_t reserved;
+} GcgFrameBatchHeader;
+
 #ifdef __cplusplus
 #define GCG_FKP_ASSERT(expr, msg) static_assert (expr, msg)
 #else
 #define GCG_FKP_ASSERT(expr, msg) _Static_assert (expr, msg)
 #endif
 
+GCG_FKP_ASSERT (sizeof (GcgFrameBatchHeader) == 16, "GcgFrameBatchHeader");
 GCG_FKP_ASSERT (sizeof (GcgFrameItem) == 48, "GcgFrameItem layout");
 GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, src_stride) == 48,
     "GcgFrameKernelParams.src_stride");

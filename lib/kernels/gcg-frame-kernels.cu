@@ -85,6 +85,28 @@ gcg_fk_tensor (const GcgFrameKernelParams *__restrict__ p)
     gcg_fm_tensor_pixel (p, gcg_fk_shape<IN, RS, TYPE> (p), n, x, y);
 }
 
+/* Batch tensors: one source per group of grid.z slices.  The input
+ * format is read from each source's struct (sources differ), a
+ * block-uniform branch; sources past this batch's count and items past a
+ * source's count return at once. */
+template <int RS, int TYPE>
+static __device__ __forceinline__ void
+gcg_fk_batch (const GcgFrameBatchHeader *__restrict__ h)
+{
+  int32_t source = (int32_t) blockIdx.z / h->max_items;
+  int32_t n = (int32_t) blockIdx.z % h->max_items;
+  int32_t x = (int32_t) (blockIdx.x * blockDim.x + threadIdx.x);
+  int32_t y = (int32_t) (blockIdx.y * blockDim.y + threadIdx.y);
+  const GcgFrameKernelParams *p;
+
+  if (source >= h->n_sources)
+    return;
+  p = (const GcgFrameKernelParams *) ((const uint8_t *) (h + 1)
+      + (size_t) source * (size_t) h->stride);
+  if (n < p->n_items && x < p->out_width && y < p->out_height)
+    gcg_fm_tensor_pixel (p, gcg_fk_shape<GCG_FK_ANY, RS, TYPE> (p), n, x, y);
+}
+
 /* The instantiations: every input format (0-6) and resize method (0-1),
  * times the tensor element types (0-2). */
 #define GCG_FK_ENTRY(name, call) \
@@ -108,3 +130,11 @@ GCG_FK_KERNELS_IN (3)
 GCG_FK_KERNELS_IN (4)
 GCG_FK_KERNELS_IN (5)
 GCG_FK_KERNELS_IN (6)
+
+#define GCG_FK_BATCH(RS, T) \
+  extern "C" __global__ void __launch_bounds__ (256) \
+  gcg_frame_batch_##RS##_##T (const GcgFrameBatchHeader *__restrict__ h) \
+  { gcg_fk_batch<RS, T> (h); }
+
+GCG_FK_BATCH (0, 0) GCG_FK_BATCH (0, 1) GCG_FK_BATCH (0, 2)
+GCG_FK_BATCH (1, 0) GCG_FK_BATCH (1, 1) GCG_FK_BATCH (1, 2)

@@ -1,0 +1,14 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "gcg-frame-batch.h"
+
+G_BEGIN_DECLS
+
+void gcg__frame_batch_chain_config (const GcgFrameBatchConfig *config,
+    const GcgFrameBatchSource *source, GcgFrameChainConfig *chain);
+
+G_END_DECLS

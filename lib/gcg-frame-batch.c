@@ -1,0 +1,363 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * GcgFrameBatch:
+ *
+ * Turns one frame from each of up to #GcgFrameBatchConfig.max_sources
+ * sources (cameras, streams) into one tensor: each source adds its ROIs,
+ * or its whole frame (or crop) as one item, preprocessed exactly as a
+ * #GcgFrameChain with the same output configuration would, bit for bit.
+ *
+ * The CUDA backend runs the whole batch as one kernel, captured into a
+ * #GcgGraph on a stream's first batch for the largest batch
+ * (max_sources × max_rois items) and replayed for every batch after it:
+ * how many sources and items a batch fills and every source's format,
+ * size, planes, crop and ROIs reach the kernel through one host-to-device
+ * copy of a parameter struct, so partial batches, sources joining or
+ * leaving, resolution changes and changing ROI counts never capture
+ * again.
+ *
+ * The CPU backend runs each source through the frame chain's reference
+ * loops, synchronously.
+ *
+ * A batch is driven from one thread at a time; like a chain it serves up
+ * to 16 streams.
+ */
+#include "gcg-frame-batch-private.h"
+#include "gcg-error.h"
+#include "gcg-frame-private.h"
+#include "gcg-kernel-replay-private.h"
+
+#include <string.h>
+
+#define BLOCK_W 32
+#define BLOCK_H 8
+
+struct _GcgFrameBatch
+{
+  GObject parent_instance;
+
+  GcgFrameBatchConfig config;
+  GcgBackend backend;
+  gboolean use_graph;
+  gsize item_size;
+
+  /* The device struct staged for the batch being processed: a
+   * GcgFrameBatchHeader, then one cut GcgFrameKernelParams per source. */
+  guint8 *staging;
+  gsize staging_size;
+  gsize stride;
+  /* One source's whole struct, prepared before it is cut into staging. */
+  GcgFrameKernelParams *kp;
+
+  GcgKernelReplay *replay;      /* CUDA backend */
+  guint64 cpu_batches;
+};
+
+G_DEFINE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, G_TYPE_OBJECT)
+
+static void
+gcg_frame_batch_finalize (GObject *object)
+{
+  GcgFrameBatch *self = GCG_FRAME_BATCH (object);
+
+  g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  g_free (self->staging);
+  g_free (self->kp);
+
+  G_OBJECT_CLASS (gcg_frame_batch_parent_class)->finalize (object);
+}
+
+static void
+gcg_frame_batch_class_init (GcgFrameBatchClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gcg_frame_batch_finalize;
+}
+
+static void
+gcg_frame_batch_init (GcgFrameBatch *self)
+{
+  self->use_graph = TRUE;
+  self->kp = g_new0 (GcgFrameKernelParams, 1);
+}
+
+/* One thread per output pixel; grid.z is source × max_rois + item.  The
+ * kernels are instantiated per resize method and element type; the input
+ * format is read per source (see gcg-frame-kernels.cu). */
+static void
+pick_kernel (const GcgFrameBatchConfig *c, guint grid[3], gchar *name,
+    gsize size)
+{
+  grid[0] = (c->out_width + BLOCK_W - 1) / BLOCK_W;
+  grid[1] = (c->out_height + BLOCK_H - 1) / BLOCK_H;
+  grid[2] = c->max_sources * c->max_rois;
+  g_snprintf (name, size, "gcg_frame_batch_%d_%d", (gint) c->resize,
+      (gint) c->tensor_type);
+}
+
+/**
+ * gcg_frame_batch_new:
+ * @config: the batch's configuration (copied)
+ * @backend: where to run
+ * @context: (nullable): the #GcgContext of the CUDA backend; %NULL makes
+ *   %GCG_BACKEND_AUTO pick the CPU
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a batch.  The CUDA backend looks up its kernel and allocates the
+ * parameter block of its first stream now; %GCG_BACKEND_AUTO falls back to
+ * the CPU when @context is %NULL or CUDA is unusable, and never fails for
+ * that.  The CPU backend ignores @context.
+ *
+ * Returns: (transfer full) (nullable): the batch, or %NULL with @error set
+ *   (%GCG_ERROR_INVALID_ARGUMENT for a bad @config)
+ */
+GcgFrameBatch *
+gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
+    GcgContext *context, GError **error)
+{
+  g_autoptr (GcgFrameBatch) self = NULL;
+  const guint block[2] = { BLOCK_W, BLOCK_H };
+  GcgFrameBatchHeader *header;
+  guint grid[3];
+  gchar name[64];
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (backend <= GCG_BACKEND_CPU, NULL);
+  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
+
+  if (!gcg_frame_batch_config_validate (config, error))
+    return NULL;
+  self = g_object_new (GCG_TYPE_FRAME_BATCH, NULL);
+  self->config = *config;
+  self->backend = backend;
+  self->item_size = gcg_frame_batch_config_get_item_size (config);
+  /* Bounded by the config: at most 16 + 64 × 3328 bytes. */
+  self->stride = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
+      + (gsize) config->max_rois * sizeof (GcgFrameItem);
+  self->staging_size = sizeof (GcgFrameBatchHeader)
+      + self->stride * config->max_sources;
+  self->staging = g_malloc0 (self->staging_size);
+  header = (GcgFrameBatchHeader *) self->staging;
+  header->stride = (gint32) self->stride;
+  header->max_items = (gint32) config->max_rois;
+  pick_kernel (config, grid, name, sizeof (name));
+  if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
+          self->staging_size, &self->replay, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * gcg_frame_batch_get_backend:
+ * @self: a #GcgFrameBatch
+ *
+ * Returns: the backend in use: %GCG_BACKEND_CUDA or %GCG_BACKEND_CPU,
+ *   never %GCG_BACKEND_AUTO
+ */
+GcgBackend
+gcg_frame_batch_get_backend (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), GCG_BACKEND_CPU);
+  return self->backend;
+}
+
+/**
+ * gcg_frame_batch_get_config:
+ * @self: a #GcgFrameBatch
+ * @config: (out caller-allocates): where to copy the configuration
+ */
+void
+gcg_frame_batch_get_config (GcgFrameBatch *self, GcgFrameBatchConfig *config)
+{
+  g_return_if_fail (GCG_IS_FRAME_BATCH (self));
+  g_return_if_fail (config != NULL);
+  *config = self->config;
+}
+
+/**
+ * gcg_frame_batch_set_use_graph:
+ * @self: a #GcgFrameBatch
+ * @use_graph: %TRUE to capture and replay (the default), %FALSE to launch
+ *   the kernel eagerly for every batch
+ *
+ * Eager launches exist for comparison and debugging; the CPU backend
+ * ignores this.
+ */
+void
+gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
+{
+  g_return_if_fail (GCG_IS_FRAME_BATCH (self));
+  self->use_graph = !!use_graph;
+}
+
+/**
+ * gcg_frame_batch_get_use_graph:
+ * @self: a #GcgFrameBatch
+ *
+ * Returns: whether the CUDA backend replays a graph
+ */
+gboolean
+gcg_frame_batch_get_use_graph (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  return self->use_graph;
+}
+
+/* Every source and its values, checked before anything is staged, so a
+ * refused batch changes nothing. */
+static gboolean
+check_batch (GcgFrameBatch *self, guint n_sources,
+    const GcgFrameBatchSource *sources, const GcgFrameParams *params,
+    guint64 dst, GError **error)
+{
+  GcgFrameChainConfig chain;
+  GcgFrameParams checked;
+  g_autoptr (GError) source_error = NULL;
+
+  if (dst == 0) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch needs a destination");
+    return FALSE;
+  }
+  if (n_sources < 1 || n_sources > self->config.max_sources) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch of %u sources; this one holds 1 to %u", n_sources,
+        self->config.max_sources);
+    return FALSE;
+  }
+  for (guint i = 0; i < n_sources; i++) {
+    /* The source's own destination is ignored: check it with the batch's. */
+    checked = params[i];
+    checked.dst[0] = dst;
+    gcg__frame_batch_chain_config (&self->config, &sources[i], &chain);
+    if (!gcg_frame_chain_config_validate (&chain, &source_error)
+        || !gcg__frame_check_params (&chain, &checked, &source_error)) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "Batch source %u: %s", i, source_error->message);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Prepares source @i into self->kp, its items written from @first_item on:
+ * the same preparation as a chain's, only the destination moves. */
+static void
+prepare_source (GcgFrameBatch *self, const GcgFrameBatchSource *source,
+    const GcgFrameParams *params, guint64 dst, guint first_item)
+{
+  GcgFrameChainConfig chain;
+
+  gcg__frame_batch_chain_config (&self->config, source, &chain);
+  gcg__frame_prepare_static (&chain, self->kp);
+  gcg__frame_prepare_frame (&chain, params, self->kp);
+  self->kp->dst[0] = dst + (guint64) first_item * self->item_size;
+  if (self->backend == GCG_BACKEND_CPU)
+    gcg__frame_cpu_run (&chain, self->kp);
+}
+
+/**
+ * gcg_frame_batch_process:
+ * @self: a #GcgFrameBatch
+ * @n_sources: how many sources this batch holds (1 to max_sources)
+ * @sources: (array length=n_sources): each source's video description
+ * @params: (array length=n_sources): each source's frame values, as for
+ *   gcg_frame_chain_process(): plane addresses are device pointers for the
+ *   CUDA backend, host pointers for the CPU backend; no ROIs means one item
+ *   for the whole frame; the destination fields are ignored
+ * @dst: where the tensor goes (device address for the CUDA backend, host
+ *   address for the CPU backend), at least
+ *   gcg_frame_batch_config_get_output_size() bytes
+ * @stream: (nullable): the stream to run on (CUDA backend, required);
+ *   ignored by the CPU backend
+ * @n_items: (out) (optional): the number of items written
+ * @error: return location for a #GError, or %NULL
+ *
+ * Writes one batch: source 0's items (its ROIs in order, or one), then
+ * source 1's, and so on, each item equal to what a #GcgFrameChain with
+ * the same configuration writes for that frame.  Items past the last one
+ * written keep what they held.  Every source and its values are checked
+ * first; on %GCG_ERROR_INVALID_ARGUMENT (the message names the source)
+ * nothing runs and nothing changes.  The CUDA backend then queues one
+ * copy of the batch's values and the replay (the capture too, on a
+ * stream's first batch) and returns without waiting; the CPU backend has
+ * written the tensor when it returns.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
+    const GcgFrameBatchSource *sources, const GcgFrameParams *params,
+    guint64 dst, GcgStream *stream, guint *n_items, GError **error)
+{
+  GcgFrameBatchHeader *header;
+  guint items = 0;
+
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (n_sources == 0 || sources != NULL, FALSE);
+  g_return_val_if_fail (n_sources == 0 || params != NULL, FALSE);
+  g_return_val_if_fail (self->backend == GCG_BACKEND_CPU
+      || GCG_IS_STREAM (stream), FALSE);
+
+  if (!check_batch (self, n_sources, sources, params, dst, error))
+    return FALSE;
+  header = (GcgFrameBatchHeader *) self->staging;
+  header->n_sources = (gint32) n_sources;
+  for (guint i = 0; i < n_sources; i++) {
+    prepare_source (self, &sources[i], &params[i], dst, items);
+    memcpy (self->staging + sizeof (*header) + i * self->stride, self->kp,
+        self->stride);
+    items += (guint) self->kp->n_items;
+  }
+  if (n_items != NULL)
+    *n_items = items;
+  if (self->backend == GCG_BACKEND_CUDA)
+    return gcg__kernel_replay_run (self->replay, self->staging, stream,
+        self->use_graph, error);
+  self->cpu_batches++;
+  return TRUE;
+}
+
+/**
+ * gcg_frame_batch_get_capture_count:
+ * @self: a #GcgFrameBatch
+ *
+ * Returns: the number of graphs captured (one per stream, unless a capture
+ *   failed and was tried again)
+ */
+guint64
+gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__kernel_replay_get_captures (self->replay);
+}
+
+/**
+ * gcg_frame_batch_get_replay_count:
+ * @self: a #GcgFrameBatch
+ *
+ * Returns: the number of batches run by launching a graph
+ */
+guint64
+gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__kernel_replay_get_replays (self->replay);
+}
+
+/**
+ * gcg_frame_batch_get_eager_count:
+ * @self: a #GcgFrameBatch
+ *
+ * Returns: the number of batches run without a graph: eager kernel
+ *   launches, and every batch of the CPU backend
+ */
+guint64
+gcg_frame_batch_get_eager_count (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__kernel_replay_get_eager (self->replay) + self->cpu_batches;
+}

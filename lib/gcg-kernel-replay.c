@@ -1,0 +1,258 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each stream gets its own parameter block and graph, because one device
+ * struct cannot hold two frames in flight on two streams.  Once a stream
+ * has been seen, a run allocates nothing and never waits for the GPU
+ * (except when the host runs a whole parameter ring ahead).
+ */
+#include "gcg-kernel-replay-private.h"
+#include "gcg-capture.h"
+#include "gcg-error.h"
+#include "gcg-frame-queue.h"
+#include "gcg-param-block.h"
+#include "gcg-stream-private.h"
+
+#include <string.h>
+
+/* Deeper than a GcgFrameQueue, so each frame in flight keeps its own
+ * struct in the ring and the host only waits when it runs ahead of it. */
+#define RING_DEPTH (GCG_FRAME_QUEUE_MAX_DEPTH + 2)
+#define MAX_STREAMS 16
+
+typedef struct
+{
+  GcgStream *stream;
+  GcgParamBlock *block;
+  GcgGraph *graph;
+  CUdeviceptr arg;
+} StreamState;
+
+struct _GcgKernelReplay
+{
+  GcgContext *context;
+  CUfunction kernel;
+  guint grid[3];
+  guint block[2];
+  gsize arg_bytes;
+  GArray *streams;              /* StreamState */
+  GcgParamBlock *spare_block;   /* allocated up front for the first stream */
+
+  guint64 captures;
+  guint64 replays;
+  guint64 eager;
+};
+
+static void
+clear_stream_state (gpointer data)
+{
+  StreamState *state = data;
+
+  /* The graph recorded the block's address: it goes first. */
+  g_clear_object (&state->graph);
+  g_clear_object (&state->block);
+  g_clear_object (&state->stream);
+}
+
+void
+gcg__kernel_replay_free (GcgKernelReplay *self)
+{
+  if (self == NULL)
+    return;
+  g_array_unref (self->streams);
+  g_clear_object (&self->spare_block);
+  g_clear_object (&self->context);
+  g_free (self);
+}
+
+/* A parameter block holding the kernel's whole struct (zeroed until the
+ * first run writes it), allocated on the device with a ring deep enough
+ * for every frame in flight. */
+static GcgParamBlock *
+new_block (GcgKernelReplay *self, GError **error)
+{
+  g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
+
+  if (gcg_param_block_add_bytes (block, "frame", self->arg_bytes, 16,
+          error) < 0
+      || !gcg_param_block_allocate (block, self->context, RING_DEPTH, error))
+    return NULL;
+  return g_steal_pointer (&block);
+}
+
+GcgKernelReplay *
+gcg__kernel_replay_new (GcgContext *context, const gchar *kernel_name,
+    const guint grid[3], const guint block[2], gsize arg_bytes,
+    GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  g_autoptr (GcgKernelReplay) self = g_new0 (GcgKernelReplay, 1);
+
+  self->context = g_object_ref (context);
+  memcpy (self->grid, grid, sizeof (self->grid));
+  memcpy (self->block, block, sizeof (self->block));
+  self->arg_bytes = arg_bytes;
+  self->streams = g_array_new (FALSE, TRUE, sizeof (StreamState));
+  g_array_set_clear_func (self->streams, clear_stream_state);
+  if (!gcg__context_guard_enter (&guard, context, error))
+    return NULL;
+  self->kernel = gcg__context_get_function (context, kernel_name, error);
+  if (self->kernel == NULL)
+    return NULL;
+  self->spare_block = new_block (self, error);
+  if (self->spare_block == NULL)
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/* Resolves *@backend to CUDA or the CPU: CUDA makes the replay or fails;
+ * AUTO takes CUDA when it works, otherwise the CPU, never an error. */
+gboolean
+gcg__kernel_replay_open (GcgBackend *backend, GcgContext *context,
+    const gchar *kernel_name, const guint grid[3], const guint block[2],
+    gsize arg_bytes, GcgKernelReplay **replay, GError **error)
+{
+  g_autoptr (GError) auto_error = NULL;
+
+  *replay = NULL;
+  if (*backend == GCG_BACKEND_CPU)
+    return TRUE;
+  if (context == NULL) {
+    g_set_error_literal (*backend == GCG_BACKEND_AUTO ? &auto_error : error,
+        GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The CUDA backend needs a GcgContext");
+  } else {
+    *replay = gcg__kernel_replay_new (context, kernel_name, grid, block,
+        arg_bytes, *backend == GCG_BACKEND_AUTO ? &auto_error : error);
+  }
+  if (*replay != NULL) {
+    *backend = GCG_BACKEND_CUDA;
+    return TRUE;
+  }
+  if (*backend == GCG_BACKEND_CUDA)
+    return FALSE;
+  g_debug ("Falling back to the CPU backend: %s", auto_error->message);
+  *backend = GCG_BACKEND_CPU;
+  return TRUE;
+}
+
+/* The state of @stream, made on its first run (the only allocation of
+ * a run after the first stream's). */
+static StreamState *
+get_stream_state (GcgKernelReplay *self, GcgStream *stream, GError **error)
+{
+  StreamState state = { 0 };
+
+  for (guint i = 0; i < self->streams->len; i++) {
+    StreamState *s = &g_array_index (self->streams, StreamState, i);
+
+    if (s->stream == stream)
+      return s;
+  }
+  if (gcg_stream_get_context (stream) != self->context) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The stream belongs to another context than the kernel");
+    return NULL;
+  }
+  /* Each stream keeps its own device struct, graph and a reference to
+   * the stream: bound what a caller cycling through streams can pile up. */
+  if (self->streams->len >= MAX_STREAMS) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "One frame chain or batch serves at most %d streams; use one per "
+        "group of streams", MAX_STREAMS);
+    return NULL;
+  }
+  if (self->spare_block != NULL)
+    state.block = g_steal_pointer (&self->spare_block);
+  else if ((state.block = new_block (self, error)) == NULL)
+    return NULL;
+  state.stream = g_object_ref (stream);
+  state.arg = gcg_param_block_get_field_device_ptr (state.block, 0);
+  g_array_append_val (self->streams, state);
+  return &g_array_index (self->streams, StreamState, self->streams->len - 1);
+}
+
+typedef struct
+{
+  GcgKernelReplay *self;
+  StreamState *state;
+} LaunchData;
+
+/* Queues the kernel on @stream; its one argument is the device struct. */
+static gboolean
+launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
+{
+  LaunchData *data = user_data;
+  GcgKernelReplay *self = data->self;
+  void *args[] = { &data->state->arg };
+
+  return GCG_CU_OK (error, cuLaunchKernel, self->kernel, self->grid[0],
+      self->grid[1], self->grid[2], self->block[0], self->block[1], 1, 0,
+      gcg__stream_get_cu (stream), args, NULL);
+}
+
+/* First graph run on a stream: capture the launch and upload the graph. */
+static gboolean
+ensure_graph (GcgKernelReplay *self, StreamState *state, GError **error)
+{
+  LaunchData data = { self, state };
+  g_autoptr (GcgGraph) graph = NULL;
+
+  if (state->graph != NULL)
+    return TRUE;
+  graph = gcg_capture_callable (state->stream, GCG_CAPTURE_MODE_DEFAULT,
+      launch_kernel, &data, error);
+  if (graph == NULL || !gcg_graph_upload (graph, state->stream, error))
+    return FALSE;
+  state->graph = g_steal_pointer (&graph);
+  self->captures++;
+  return TRUE;
+}
+
+gboolean
+gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
+    GcgStream *stream, gboolean use_graph, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  StreamState *state;
+  LaunchData data;
+
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || (state = get_stream_state (self, stream, error)) == NULL
+      || !gcg_param_block_set_bytes (state->block, 0, arg, self->arg_bytes,
+          error)
+      || !gcg_param_block_update (state->block, stream, error))
+    return FALSE;
+  if (!use_graph) {
+    data.self = self;
+    data.state = state;
+    if (!launch_kernel (stream, &data, error))
+      return FALSE;
+    self->eager++;
+    return TRUE;
+  }
+  if (!ensure_graph (self, state, error)
+      || !gcg_graph_launch (state->graph, stream, error))
+    return FALSE;
+  self->replays++;
+  return TRUE;
+}
+
+guint64
+gcg__kernel_replay_get_captures (const GcgKernelReplay *self)
+{
+  return self ? self->captures : 0;
+}
+
+guint64
+gcg__kernel_replay_get_replays (const GcgKernelReplay *self)
+{
+  return self ? self->replays : 0;
+}
+
+guint64
+gcg__kernel_replay_get_eager (const GcgKernelReplay *self)
+{
+  return self ? self->eager : 0;
+}

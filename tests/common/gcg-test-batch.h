@@ -1,0 +1,48 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Batches for the frame-batch tests (unit and gpu): host frames of mixed
+ * formats and sizes filled with noise, their per-batch values (whole
+ * frame, crop or ROIs), and the reference tensor made the independent
+ * way: one GcgFrameChain (CPU) per source, outputs concatenated.
+ */
+#pragma once
+
+#include "gcg-test-layout.h"
+
+#define GCG_TEST_BATCH_SOURCES 16
+
+typedef struct
+{
+  GcgFrameBatchSource source;
+  GcgTestLayout layout;
+  guint8 *data;                 /* host copy of the frame */
+} GcgTestBatchFrame;
+
+typedef struct
+{
+  GcgFrameBatchConfig config;
+  guint n_frames;
+  GcgTestBatchFrame frames[GCG_TEST_BATCH_SOURCES];
+  gsize item_size;
+} GcgTestBatch;
+
+void gcg_test_batch_init (GcgTestBatch *b, const GcgFrameBatchConfig *config,
+    guint n_frames, guint32 seed);
+void gcg_test_batch_clear (GcgTestBatch *b);
+
+/* Values of batch number @k for source @i: a pattern of ROI counts (0, 1,
+ * max), crops and adjustments that changes with @k; planes at @base (the
+ * frame's address on the device, or its host copy when 0). */
+void gcg_test_batch_params (const GcgTestBatch *b, guint i, guint k,
+    guint64 base, GcgFrameParams *params);
+
+/* A random order of sources 0 to @n - 1. */
+void gcg_test_batch_shuffle (GRand *rand, guint *order, guint n);
+
+/* The reference tensor of a batch of @n sources (frames[order[j]] as
+ * source j) with the values of batch @k: one CPU chain per source.
+ * Returns the number of items; writes them to @out. */
+guint gcg_test_batch_reference (const GcgTestBatch *b, const guint *order,
+    guint n, guint k, guint8 *out);
