@@ -73,7 +73,13 @@
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 28, 0)
+#include <gst/analytics/analytics.h>
+#define HAVE_GST_ANALYTICS_BATCH 1
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
@@ -166,6 +172,7 @@ struct _GstCudaGraphBatch
   GcgFrameBatchConfig config;
   gsize out_size;
   guint64 frames;
+  gboolean stats_posted;
   GQueue pending;               /* Batch*, oldest first */
 };
 
@@ -517,6 +524,7 @@ reset_counters (GstCudaGraphBatch * self)
   self->captures = self->replays = self->eager = self->batches = 0;
   GST_OBJECT_UNLOCK (self);
   self->frames = 0;
+  self->stats_posted = FALSE;
 }
 
 static gboolean
@@ -1179,6 +1187,32 @@ update_counters (GstCudaGraphBatch * self)
   GST_OBJECT_UNLOCK (self);
 }
 
+#ifdef HAVE_GST_ANALYTICS_BATCH
+/* GStreamer 1.28's description of a batch for its analytics elements:
+ * one stream per source, by its sink pad's index (the frames themselves
+ * are in the tensor, so no buffers are listed). */
+static void
+add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+{
+  GstAnalyticsBatchMeta *meta = gst_buffer_add_analytics_batch_meta (outbuf);
+
+  if (meta == NULL)
+    return;
+  meta->streams = g_new0 (GstAnalyticsBatchStream, batch->n);
+  meta->n_streams = batch->n;
+  for (guint s = 0; s < batch->n; s++) {
+    /* "sink_%u" */
+    meta->streams[s].index = (guint) strtoul (GST_PAD_NAME (batch->inputs[s].
+            pad) + 5, NULL, 10);
+  }
+}
+#else
+static void
+add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+{
+}
+#endif
+
 /* The batch's GcgBatchMeta and GcgTensorMeta. */
 static void
 decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
@@ -1227,6 +1261,7 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
     bmeta->n_sources = s + 1;
   }
   gst_cuda_graph_add_gst_tensor_meta (outbuf, tmeta, "cudagraphbatch");
+  add_analytics_batch_meta (outbuf, batch);
 }
 
 /* The batch's time: the earliest running time among its frames, which
@@ -1343,6 +1378,33 @@ push_batch (GstCudaGraphBatch * self, Batch * batch)
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
 }
 
+/* At EOS, as the other elements do: the counters (final once the batches
+ * in flight are done) and the memory held, which gst-launch-1.0 -m
+ * prints. */
+static void
+post_stats (GstCudaGraphBatch * self)
+{
+  GstStructure *s;
+
+  if (self->stats_posted)
+    return;
+  self->stats_posted = TRUE;
+  retire_all (self);
+  GST_OBJECT_LOCK (self);
+  s = gst_structure_new ("cudagraph-stats",
+      "backend", G_TYPE_STRING,
+      self->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu",
+      "captures", G_TYPE_UINT64, self->captures,
+      "replays", G_TYPE_UINT64, self->replays,
+      "eager-frames", G_TYPE_UINT64, self->eager,
+      "batches", G_TYPE_UINT64, self->batches,
+      "frames", G_TYPE_UINT64, self->frames, NULL);
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_device_add_memory_stats (&self->dev, s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
 static GstFlowReturn
 gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -1361,8 +1423,10 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
       l = l->next)
     take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data), batch);
   if (batch->n == 0) {
-    if (all_pads_eos (pads))
+    if (all_pads_eos (pads)) {
+      post_stats (self);
       ret = GST_FLOW_EOS;
+    }
     else if (timeout)
       skip_empty_deadline (self);
     goto done;
