@@ -174,6 +174,7 @@ struct _GstCudaGraphBatch
   guint64 frames;
   gboolean stats_posted;
   GQueue pending;               /* Batch*, oldest first */
+  GQueue spare;                 /* Batch*, free */
 };
 
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
@@ -332,6 +333,7 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch * self)
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->dev.active = GCG_BACKEND_CPU;
   g_queue_init (&self->pending);
+  g_queue_init (&self->spare);
   g_object_set (self, "latency", (guint64) DEFAULT_TIMEOUT, NULL);
   /* A pad that never delivered anything does not hold live batches back. */
   gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self), TRUE);
@@ -449,6 +451,7 @@ gst_cuda_graph_batch_finalize (GObject * object)
 
   gst_cuda_graph_tensor_props_clear (&self->props);
   gst_clear_object (&self->gst_context);
+  g_queue_clear_full (&self->spare, g_free);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_parent_class)->finalize (object);
 }
@@ -543,7 +546,7 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
       device_id, &self->gst_context);
 }
 
-static void batch_free (Batch * batch);
+static void batch_free (GstCudaGraphBatch * self, Batch * batch);
 static void retire_all (GstCudaGraphBatch * self);
 
 /* The engine's counts move to the retired totals, so the counters go on
@@ -821,19 +824,35 @@ gst_cuda_graph_batch_propose_allocation (GstAggregator * agg,
 
 /* --- batches in flight --------------------------------------------------- */
 
+/* A Batch is some 200 KB (64 mapped frames and their values): they are
+ * kept for the next batches rather than allocated and zeroed each time. */
+static Batch *
+batch_new (GstCudaGraphBatch * self)
+{
+  Batch *batch = g_queue_pop_head (&self->spare);
+
+  return batch ? batch : g_new0 (Batch, 1);
+}
+
+/* Releases @batch's inputs and keeps it for a later batch. */
 static void
-batch_free (Batch * batch)
+batch_free (GstCudaGraphBatch * self, Batch * batch)
 {
   for (guint i = 0; i < batch->n; i++) {
     BatchInput *in = &batch->inputs[i];
 
     if (in->mapped)
       gst_video_frame_unmap (&in->frame);
+    in->mapped = FALSE;
     gst_clear_buffer (&in->buffer);
     gst_clear_object (&in->pad);
   }
+  batch->n = 0;
   g_clear_object (&batch->fence);
-  g_free (batch);
+  if (g_queue_get_length (&self->spare) <= MAX_IN_FLIGHT)
+    g_queue_push_head (&self->spare, batch);
+  else
+    g_free (batch);
 }
 
 /* Releases the inputs of the batches the GPU is done with, oldest first;
@@ -855,7 +874,7 @@ retire_batches (GstCudaGraphBatch * self, guint keep)
           "%s", error->message);
     else if (!done)
       return;
-    batch_free (g_queue_pop_head (&self->pending));
+    batch_free (self, g_queue_pop_head (&self->pending));
   }
 }
 
@@ -1410,7 +1429,7 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GList *pads = list_sink_pads (self);
-  Batch *batch = g_new0 (Batch, 1);
+  Batch *batch = batch_new (self);
   GstFlowReturn ret = GST_FLOW_OK;
   guint in_flight;
 
@@ -1443,7 +1462,7 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
 
 done:
   if (batch)
-    batch_free (batch);
+    batch_free (self, batch);
   g_list_free_full (pads, gst_object_unref);
   return ret;
 }
