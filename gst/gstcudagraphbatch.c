@@ -1431,6 +1431,7 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GList *pads = list_sink_pads (self);
   Batch *batch = batch_new (self);
   GstFlowReturn ret = GST_FLOW_OK;
+  GstClockTime next;
   guint in_flight;
 
   if (self->engine == NULL) {
@@ -1438,6 +1439,10 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
   check_growth (self);
+  /* Controlled properties (scale, offset, pad-value) at the batch's time. */
+  next = gst_aggregator_simple_get_next_time (agg);
+  if (GST_CLOCK_TIME_IS_VALID (next))
+    gst_object_sync_values (GST_OBJECT (self), next);
   for (GList * l = pads; l && batch->n < self->config.max_sources;
       l = l->next)
     take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data), batch);

@@ -66,7 +66,7 @@ install_crop (GObjectClass * klass, guint id, const gchar * name,
 {
   g_object_class_install_property (klass, id,
       g_param_spec_int (name, nick, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE, 0,
-          PLAYING_FLAGS | GST_PARAM_CONTROLLABLE));
+          PLAYING_FLAGS));
 }
 
 static void
