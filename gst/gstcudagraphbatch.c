@@ -138,6 +138,10 @@ typedef struct
   BatchInput inputs[GCG_FRAME_BATCH_MAX_SOURCES];
   GcgFrameBatchSource sources[GCG_FRAME_BATCH_MAX_SOURCES];
   GcgFrameParams params[GCG_FRAME_BATCH_MAX_SOURCES];
+  /* Device copies of system memory planes (CUDA backend), until the
+   * batch's work is queued. */
+  guint64 staging[GCG_FRAME_BATCH_MAX_SOURCES * 3];
+  guint n_staging;
   GcgFence *fence;
 } Batch;
 
@@ -1122,9 +1126,9 @@ output_address (OutputTarget * t)
   return t->staging ? t->staging : (guint64) (guintptr) t->map.data;
 }
 
-/* System memory planes go to the device first (CUDA backend): into blocks
- * of the stream-ordered allocator, freed at once (their next user is on
- * the same stream, after this batch). */
+/* System memory planes go to the device first (CUDA backend), into blocks
+ * of the stream-ordered allocator: freed once the batch's kernel is queued
+ * (free_staging()), their next user then runs after it on the stream. */
 static gboolean
 upload_inputs (GstCudaGraphBatch * self, Batch * batch, GError ** error)
 {
@@ -1146,15 +1150,23 @@ upload_inputs (GstCudaGraphBatch * self, Batch * batch, GError ** error)
       if (!gcg_allocator_alloc (self->dev.allocator, planes.size[i],
               self->dev.stream, &block, error))
         return FALSE;
+      batch->staging[batch->n_staging++] = block;
       ok = gcg_stream_copy_to_device (self->dev.stream, block,
           GSIZE_TO_POINTER ((gsize) planes.data[i]), planes.size[i], error);
-      gcg_allocator_free (self->dev.allocator, block);
       if (!ok)
         return FALSE;
       batch->params[s].src[i] = block;
     }
   }
   return TRUE;
+}
+
+static void
+free_staging (GstCudaGraphBatch * self, Batch * batch)
+{
+  for (guint i = 0; i < batch->n_staging; i++)
+    gcg_allocator_free (self->dev.allocator, batch->staging[i]);
+  batch->n_staging = 0;
 }
 
 /* After the engine queued its work: a device output block goes into the
@@ -1334,6 +1346,7 @@ run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
       && gcg_frame_batch_process (self->engine, batch->n, batch->sources,
       batch->params, output_address (&t), self->dev.stream, &n_items, error)
       && finish_output (self, outbuf, &t, batch, error);
+  free_staging (self, batch);
   if (t.staging)
     gcg_allocator_free (self->dev.allocator, t.staging);
   if (ok)
