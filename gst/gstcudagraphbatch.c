@@ -43,6 +43,12 @@
  * Values: as #GstCudaGraphPreprocess (mean/std or scale/offset, pad-value,
  * the GcgParamsMeta custom meta per frame).
  *
+ * At EOS it posts a `cudagraph-stats` element message (`backend`,
+ * `captures`, `replays`, `eager-frames`, `batches`, `frames` and, with the
+ * CUDA backend, the device and pinned bytes held).  Built against
+ * GStreamer 1.28, each batch also carries a `GstAnalyticsBatchMeta`
+ * naming its streams by sink pad index.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 cudagraphbatch name=b width=640 height=640 ! fakesink \
