@@ -848,24 +848,6 @@ proposed_min_buffers (GstCudaGraphBaseTransformPrivate * priv)
   return priv->queue ? gcg_frame_queue_get_depth (priv->queue) + 1 : 2;
 }
 
-/* CUDA memory in our context lets upstream write where the chain reads. */
-static void
-propose_cuda_pool (GstCudaGraphBaseTransformPrivate * priv, GstQuery * query,
-    GstCaps * caps)
-{
-  GstBufferPool *pool;
-  gsize size = 0;
-
-  if (priv->dev.active != GCG_BACKEND_CUDA || priv->dev.cuda_context == NULL)
-    return;
-  pool = gst_cuda_graph_cuda_pool_new (priv->dev.cuda_context, caps, &size);
-  if (pool == NULL)
-    return;
-  gst_query_add_allocation_pool (query, pool, size,
-      proposed_min_buffers (priv), 0);
-  gst_object_unref (pool);
-}
-
 /* Offers upstream a pool of pinned host memory when the CUDA backend runs,
  * so that its frames are copied to the device asynchronously at full bus
  * speed; and says which metas we read instead of having them applied. */
@@ -875,9 +857,6 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
-  g_autoptr (GstBufferPool) pool = NULL;
-  GstStructure *config;
-  GstVideoInfo info;
   GstCaps *caps;
 
   if (!GST_BASE_TRANSFORM_CLASS
@@ -897,27 +876,8 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
-    propose_cuda_pool (priv, query, caps);
-    return TRUE;
-  }
-  if (priv->dev.pinned == NULL || !caps_are_video (caps)
-      || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
-
-  pool = gst_video_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size,
-      proposed_min_buffers (priv), 0);
-  gst_buffer_pool_config_set_allocator (config, priv->dev.pinned, NULL);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (trans, "pinned pool refused its config");
-    return TRUE;
-  }
-  gst_query_add_allocation_pool (query, pool, info.size,
-      proposed_min_buffers (priv), 0);
-  gst_query_add_allocation_param (query, priv->dev.pinned, NULL);
+  gst_cuda_graph_device_propose_input_pool (&priv->dev, GST_ELEMENT (trans),
+      query, caps, proposed_min_buffers (priv));
   return TRUE;
 }
 

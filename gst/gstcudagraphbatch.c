@@ -821,14 +821,25 @@ gst_cuda_graph_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
 }
 
 /* Upstream may keep the metas we read on the buffers instead of applying
- * them. */
+ * them, and gets pinned or CUDA memory with the CUDA backend (each stream
+ * may have a frame in every batch in flight, and one queued). */
 static gboolean
 gst_cuda_graph_batch_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
 {
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
+  GstCaps *caps;
+  guint in_flight;
+
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_add_allocation_meta (query,
       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
+  GST_OBJECT_LOCK (self);
+  in_flight = self->in_flight;
+  GST_OBJECT_UNLOCK (self);
+  gst_query_parse_allocation (query, &caps, NULL);
+  gst_cuda_graph_device_propose_input_pool (&self->dev, GST_ELEMENT (self),
+      query, caps, in_flight + 2);
   return TRUE;
 }
 

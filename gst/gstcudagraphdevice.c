@@ -194,6 +194,66 @@ gst_cuda_graph_device_add_memory_stats (GstCudaGraphDevice * device,
       gcg_host_pool_get_in_use_bytes (device->host_pool), NULL);
 }
 
+/* --- input allocation ---------------------------------------------------- */
+
+/* CUDA memory in our context lets upstream write where the chain reads. */
+static void
+propose_cuda_pool (GstCudaGraphDevice * device, GstQuery * query,
+    GstCaps * caps, guint min_buffers)
+{
+  GstBufferPool *pool;
+  gsize size = 0;
+
+  if (device->active != GCG_BACKEND_CUDA || device->cuda_context == NULL)
+    return;
+  pool = gst_cuda_graph_cuda_pool_new (device->cuda_context, caps, &size);
+  if (pool == NULL)
+    return;
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+}
+
+/* Pinned host memory when the CUDA backend runs: upstream's frames are
+ * then copied to the device asynchronously at full bus speed. */
+static void
+propose_pinned_pool (GstCudaGraphDevice * device, GstElement * element,
+    GstQuery * query, GstCaps * caps, guint min_buffers)
+{
+  g_autoptr (GstBufferPool) pool = NULL;
+  GstStructure *config;
+  GstVideoInfo info;
+
+  if (device->pinned == NULL || caps == NULL
+      || !gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "video/x-raw") || !gst_video_info_from_caps (&info, caps))
+    return;
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min_buffers,
+      0);
+  gst_buffer_pool_config_set_allocator (config, device->pinned, NULL);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (element, "pinned pool refused its config");
+    return;
+  }
+  gst_query_add_allocation_pool (query, pool, info.size, min_buffers, 0);
+  gst_query_add_allocation_param (query, device->pinned, NULL);
+}
+
+void
+gst_cuda_graph_device_propose_input_pool (GstCudaGraphDevice * device,
+    GstElement * element, GstQuery * query, GstCaps * caps,
+    guint min_buffers)
+{
+  if (caps == NULL || gst_caps_is_empty (caps))
+    return;
+  if (gst_cuda_graph_caps_is_cuda_memory (caps))
+    propose_cuda_pool (device, query, caps, min_buffers);
+  else
+    propose_pinned_pool (device, element, query, caps, min_buffers);
+}
+
 /* --- output allocation --------------------------------------------------- */
 
 /* CUDA memory output comes from a pool of our context, whatever downstream

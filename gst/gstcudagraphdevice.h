@@ -40,6 +40,14 @@ void gst_cuda_graph_device_close (GstCudaGraphDevice * device);
 void gst_cuda_graph_device_add_memory_stats (GstCudaGraphDevice * device,
     GstStructure * s);
 
+/* Input allocation for a sink pad (propose_allocation): a pool of our
+ * CUDA memory for CUDA memory @caps, pinned host memory for system memory
+ * @caps, when the CUDA backend runs; nothing otherwise.  @min_buffers: the
+ * frames we may hold at once. */
+void gst_cuda_graph_device_propose_input_pool (GstCudaGraphDevice * device,
+    GstElement * element, GstQuery * query, GstCaps * caps,
+    guint min_buffers);
+
 /* Output allocation for a src pad (decide_allocation): a pool of our CUDA
  * memory for CUDA memory caps (an error when the device cannot make it),
  * else pinned memory when the CUDA backend runs and downstream gave no
