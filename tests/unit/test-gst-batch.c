@@ -198,6 +198,66 @@ test_eos (void)
   gcg_test_batch_clear (&f);
 }
 
+/* ROIs far outside the frame, of huge sizes or empty, are skipped as
+ * cudagraphpreprocess skips them. */
+static void
+hostile_rois (guint stream, guint frame, GstBuffer * buf)
+{
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", G_MAXUINT32 - 5,
+      3, 10, 10);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 2, 2, G_MAXUINT32,
+      G_MAXUINT32);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 5, 5, 0, 7);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 1, 1, 9, 9);
+}
+
+/* A frame that does not hold its caps: too small, or a video meta whose
+ * planes reach past the buffer. */
+static GstBuffer *
+bad_frame (guint kind)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, kind ? 64 * 48 * 2 : 100,
+      NULL);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, 64 * 48 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 64, 4096 };
+
+  if (kind == 1)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12, 64, 48, 2, offsets, strides);
+  GST_BUFFER_PTS (buf) = GST_SECOND;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static void
+test_hostile (void)
+{
+  guint second[] = { 1 };
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 4);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  run_all (&f, 0, hostile_rois);
+  /* The bad frame is left out; the other stream's frame goes on. */
+  for (guint kind = 0; kind < 2; kind++) {
+    GstBuffer *out;
+    GcgBatchMeta *bm;
+
+    gcg_test_batch_push (&f.streams[0], bad_frame (kind));
+    gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (CAPS (1), 7,
+            GST_SECOND));
+    out = gst_harness_pull (f.out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_sources, ==, 1);
+    g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+    gst_buffer_unref (out);
+  }
+  run_some (&f, second, 1, 40);
+  run_all (&f, 41, hostile_rois);
+  gcg_test_batch_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -211,5 +271,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/timeout", test_timeout);
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
+  g_test_add_func ("/batch/hostile", test_hostile);
   return g_test_run ();
 }
