@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "bench-common.h"
+#include "gcg-stream-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,4 +25,14 @@ gcg_bench_check (gboolean ok, const gchar *what, const GError *error)
 {
   if (!ok)
     gcg_bench_die (what, error);
+}
+
+/* Records @event on @stream, or dies. */
+void
+gcg_bench_record (GcgStream *stream, gpointer event)
+{
+  GError *error = NULL;
+
+  gcg_bench_check (GCG_CU_OK (&error, cuEventRecord, (CUevent) event,
+          gcg__stream_get_cu (stream)), "cuEventRecord", error);
 }

@@ -8,7 +8,10 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gcg.h>
 
 G_NORETURN void gcg_bench_die (const gchar *what, const GError *error);
 void gcg_bench_check (gboolean ok, const gchar *what, const GError *error);
+/* @event is a CUevent (kept opaque here: bench-pipeline includes the
+ * toolkit's cuda.h, the others the library's own declarations). */
+void gcg_bench_record (GcgStream *stream, gpointer event);

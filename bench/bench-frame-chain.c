@@ -60,15 +60,6 @@ elapsed_ms (Bench *b)
   return ms;
 }
 
-static void
-record (Bench *b, CUevent event)
-{
-  GError *error = NULL;
-
-  gcg_bench_check (GCG_CU_OK (&error, cuEventRecord, event,
-          gcg__stream_get_cu (b->stream)), "cuEventRecord", error);
-}
-
 /* Device-to-device copy bandwidth, counting the bytes read and written. */
 static void
 measure_copy (Bench *b)
@@ -82,11 +73,11 @@ measure_copy (Bench *b)
       error);
   for (guint i = 0; i < reps + 2; i++) {
     if (i == 2)
-      record (b, b->start);
+      gcg_bench_record (b->stream, b->start);
     gcg_bench_check (GCG_CU_OK (&error, cuMemcpyDtoDAsync, dst, src, COPY_BYTES,
             gcg__stream_get_cu (b->stream)), "cuMemcpyDtoDAsync", error);
   }
-  record (b, b->stop);
+  gcg_bench_record (b->stream, b->stop);
   b->copy_gbs = 2.0 * COPY_BYTES * reps / (elapsed_ms (b) * 1e6);
   GCG_CU_WARN (cuMemFree, src);
   GCG_CU_WARN (cuMemFree, dst);
@@ -132,7 +123,7 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
     gint64 t0;
 
     if (f == b->warmup)
-      record (b, b->start);
+      gcg_bench_record (b->stream, b->start);
     p.frame_number = f;
     p.brightness = (f & 1) ? 0.01f : 0.0f;
     t0 = gcg_bench_now_ns ();
@@ -141,7 +132,7 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
     if (f >= b->warmup)
       host += gcg_bench_now_ns () - t0;
   }
-  record (b, b->stop);
+  gcg_bench_record (b->stream, b->stop);
   t.gpu_us = elapsed_ms (b) * 1e3 / b->frames;
   t.host_us = host / 1e3 / b->frames;
   return t;

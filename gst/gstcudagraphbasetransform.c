@@ -10,11 +10,11 @@
  *
  * Opens the CUDA context, stream and device allocator at start (or falls
  * back to the CPU reference backend when `backend=auto` finds no usable
- * GPU, and says so on the bus), builds a #GcgFrameChain whenever caps are
- * set (a new chain means a new capture on its first frame; every later
- * frame replays it), and for each buffer fills the chain's per-frame values
- * from the buffer and its metadata, stages system memory to the device and
- * back, and runs the chain.
+ * GPU, and says so on the bus), builds a #GcgFrameChain for the first
+ * buffer of new caps (a new chain means a new capture on its first frame;
+ * every later frame replays it), and for each buffer fills the chain's
+ * per-frame values from the buffer and its metadata, stages system memory
+ * to the device and back, and runs the chain.
  *
  * GstCudaMemory (caps feature `memory:CUDAMemory`, from nvcodec's
  * cudaupload or nvh264dec) is read and written in place: the element
@@ -23,16 +23,30 @@
  * context) and runs its chain in that context.  CUDA memory of another
  * context, or met with the CPU backend, is copied through the host.
  *
+ * Caps changes: the chains of the last
+ * #GstCudaGraphBaseTransform:graph-cache-size configurations before the
+ * current one are kept with their captured graphs and device memory, so
+ * that caps going back to one of them (an adaptive stream switching
+ * resolution back, a camera changing mode and back) replay the graph
+ * captured already instead of building and capturing again; the least
+ * recently used one is dropped, memory included, when the cache is full.
+ * #GstCudaGraphBaseTransform:chains-built counts the chains made.
+ *
  * At EOS (or at stop when no EOS came) it posts an element message named
  * `cudagraph-stats` with the fields `backend` (string), `captures`,
- * `replays`, `eager-frames`, `frames`, `dropped-frames`, `failed-frames`,
- * `in-place-inputs` and `in-place-outputs` (guint64: frames whose GstCudaMemory the chain
- * read or wrote in place, with no copy), `in-flight` (guint) and
+ * `replays`, `eager-frames`, `chains-built`, `frames`, `dropped-frames`,
+ * `failed-frames`, `in-place-inputs` and `in-place-outputs` (guint64:
+ * frames whose GstCudaMemory the chain read or wrote in place, with no
+ * copy), `in-flight` (guint) and
  * `slot-waits` (guint64: frames that waited for a free slot because the
  * GPU was that far behind) and, with the CUDA backend,
  * `device-bytes-allocated`, `device-bytes-reserved` and
  * `pinned-bytes-in-use` (guint64, what the element holds at that moment),
- * which `gst-launch-1.0 -m` prints.
+ * which `gst-launch-1.0 -m` prints.  An application posts the same
+ * message at any time, between two frames, by sending a custom downstream
+ * event named `cudagraph-stats-request`
+ * (%GST_CUDA_GRAPH_STATS_REQUEST_NAME): a long run sampling the memory
+ * held, say.
  *
  * Frames in flight: each buffer's work is queued on the GPU (copy in,
  * graph replay, copy out) and the buffer is pushed at once, up to
@@ -52,6 +66,7 @@
 #include <string.h>
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphchaincache.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphcudapool.h"
 #include "gstcudagraphdevice.h"
@@ -76,6 +91,8 @@ enum
   PROP_DROPPED_FRAMES,
   PROP_IN_FLIGHT,
   PROP_FAILED_FRAMES,
+  PROP_GRAPH_CACHE_SIZE,
+  PROP_CHAINS_BUILT,
 };
 
 #define DEFAULT_CUDA_DEVICE_ID -1
@@ -84,6 +101,16 @@ enum
 #define DEFAULT_SYNC_MODE GCG_SYNC_MODE_POLL
 #define DEFAULT_MAX_ERRORS 10
 #define DEFAULT_IN_FLIGHT 4
+#define DEFAULT_GRAPH_CACHE_SIZE 4
+
+/* What a chain counted: graphs captured, graph launches (the one right
+ * after a capture included), eager frames. */
+typedef struct
+{
+  guint64 captures;
+  guint64 launches;
+  guint64 eager;
+} ChainCounts;
 
 /* A frame whose GPU work may still be running: its input stays mapped
  * (and so referenced) until the frame queue says the device is done. */
@@ -103,15 +130,18 @@ typedef struct
   GcgSyncMode sync_mode;
   gint max_errors;
   guint in_flight;
+  guint graph_cache_size;
 
-  /* Counters, under the object lock: totals over every chain since start,
-   * and the part of them from chains already replaced. */
+  /* Counters, under the object lock: totals over every chain since start;
+   * what chains counted while they were current, before the current one;
+   * and the current chain's own counts when it became current (a chain
+   * from the cache comes back with the counts of its earlier caps). */
   guint64 captures;
   guint64 replays;
   guint64 eager;
-  guint64 retired_captures;
-  guint64 retired_replays;
-  guint64 retired_eager;
+  ChainCounts retired;
+  ChainCounts base;
+  guint64 chains_built;
   guint64 frames;
   guint64 dropped;
   guint64 failed;
@@ -137,6 +167,7 @@ typedef struct
   GstCudaGraphDevice dev;
   GcgFrameQueue *queue;
   GcgFrameChain *chain;
+  GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
   GcgFrameChainConfig config;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -257,6 +288,20 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
           "first waits for that frame only (1 = one frame at a time)", 1,
           GCG_FRAME_QUEUE_MAX_DEPTH, DEFAULT_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
+      g_param_spec_uint ("graph-cache-size", "Graph cache size",
+          "Frame chains of earlier caps kept, with their captured graphs "
+          "and device memory, besides the current one: caps changing back "
+          "to one of them replay its graph instead of capturing again; the "
+          "least recently used one is dropped when more are kept (0 = "
+          "none; a smaller value takes effect at the next caps change)", 0,
+          GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CHAINS_BUILT,
+      g_param_spec_uint64 ("chains-built", "Chains built",
+          "Frame chains built since start: one per caps not found in the "
+          "graph cache (a chain taken back from the cache is not counted)",
+          0, G_MAXUINT64, 0, ro));
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_set_context);
@@ -301,6 +346,8 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
   priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->in_flight = DEFAULT_IN_FLIGHT;
+  priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
+  priv->chain_cache = gst_cuda_graph_chain_cache_new ();
   priv->dev.active = GCG_BACKEND_CPU;
 }
 
@@ -330,6 +377,9 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
       break;
     case PROP_IN_FLIGHT:
       priv->in_flight = g_value_get_uint (value);
+      break;
+    case PROP_GRAPH_CACHE_SIZE:
+      priv->graph_cache_size = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -380,6 +430,12 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_FAILED_FRAMES:
       g_value_set_uint64 (value, priv->failed);
       break;
+    case PROP_GRAPH_CACHE_SIZE:
+      g_value_set_uint (value, priv->graph_cache_size);
+      break;
+    case PROP_CHAINS_BUILT:
+      g_value_set_uint64 (value, priv->chains_built);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -393,7 +449,10 @@ static void gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *
 static void
 gst_cuda_graph_base_transform_finalize (GObject * object)
 {
-  gst_cuda_graph_base_transform_close (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (object);
+
+  gst_cuda_graph_base_transform_close (self);
+  gst_cuda_graph_chain_cache_free (GET_PRIV (self)->chain_cache);
 
   G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)->finalize
       (object);
@@ -401,33 +460,61 @@ gst_cuda_graph_base_transform_finalize (GObject * object)
 
 /* --- device resources ---------------------------------------------------- */
 
-/* The chain counts every graph launch, the one right after a capture
- * included; the element's "replays" are the frames that reused a graph
- * captured on an earlier frame: N buffers = 1 capture + N - 1 replays. */
-static guint64
-chain_replays (GcgFrameChain * chain)
+static void
+chain_counts (GcgFrameChain * chain, ChainCounts * counts)
 {
-  guint64 launches = gcg_frame_chain_get_replay_count (chain);
-  guint64 captures = gcg_frame_chain_get_capture_count (chain);
-
-  return launches > captures ? launches - captures : 0;
+  counts->captures = gcg_frame_chain_get_capture_count (chain);
+  counts->launches = gcg_frame_chain_get_replay_count (chain);
+  counts->eager = gcg_frame_chain_get_eager_count (chain);
 }
 
-/* Drops the current chain, keeping its counts in the retired totals so the
- * counters go on across caps changes. */
+/* Makes @chain (transfer full) the current one; the counters go on from
+ * its counts as they are now. */
+static void
+activate_chain (GstCudaGraphBaseTransform * self, GcgFrameChain * chain)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  chain_counts (chain, &priv->base);
+  GST_OBJECT_UNLOCK (self);
+  priv->chain = chain;
+}
+
+/* Puts the current chain aside in the cache, keeping what it counted
+ * while current in the retired totals so the counters go on across caps
+ * changes. */
 static void
 retire_chain (GstCudaGraphBaseTransform * self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  ChainCounts now;
 
   if (priv->chain == NULL)
     return;
+  chain_counts (priv->chain, &now);
   GST_OBJECT_LOCK (self);
-  priv->retired_captures += gcg_frame_chain_get_capture_count (priv->chain);
-  priv->retired_replays += chain_replays (priv->chain);
-  priv->retired_eager += gcg_frame_chain_get_eager_count (priv->chain);
+  priv->retired.captures += now.captures - priv->base.captures;
+  priv->retired.launches += now.launches - priv->base.launches;
+  priv->retired.eager += now.eager - priv->base.eager;
   GST_OBJECT_UNLOCK (self);
-  g_clear_object (&priv->chain);
+  gst_cuda_graph_chain_cache_put (priv->chain_cache,
+      g_steal_pointer (&priv->chain));
+}
+
+/* Drops the least recently used chains beyond graph-cache-size: only
+ * once the next chain was looked up, which may be the one dropped
+ * otherwise. */
+static void
+trim_chain_cache (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  guint cache_size;
+
+  GST_OBJECT_LOCK (self);
+  cache_size = priv->graph_cache_size;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_chain_cache_trim (priv->chain_cache, cache_size);
 }
 
 static void
@@ -440,6 +527,8 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
     gcg_frame_queue_cancel (priv->queue);
   g_clear_object (&priv->queue);
   retire_chain (self);
+  /* The chains hold device memory of the context closed below. */
+  gst_cuda_graph_chain_cache_clear (priv->chain_cache);
   priv->have_config = FALSE;
   gst_cuda_graph_device_close (&priv->dev);
   GST_OBJECT_LOCK (self);
@@ -455,7 +544,9 @@ reset_counters (GstCudaGraphBaseTransform * self)
 
   GST_OBJECT_LOCK (self);
   priv->captures = priv->replays = priv->eager = 0;
-  priv->retired_captures = priv->retired_replays = priv->retired_eager = 0;
+  memset (&priv->retired, 0, sizeof (priv->retired));
+  memset (&priv->base, 0, sizeof (priv->base));
+  priv->chains_built = 0;
   priv->frames = priv->dropped = priv->failed = 0;
   priv->consecutive_errors = 0;
   priv->in_place_in = priv->in_place_out = 0;
@@ -528,12 +619,12 @@ post_stats (GstCudaGraphBaseTransform * self)
       "captures", G_TYPE_UINT64, priv->captures,
       "replays", G_TYPE_UINT64, priv->replays,
       "eager-frames", G_TYPE_UINT64, priv->eager,
+      "chains-built", G_TYPE_UINT64, priv->chains_built,
       "frames", G_TYPE_UINT64, priv->frames,
       "dropped-frames", G_TYPE_UINT64, priv->dropped,
       "failed-frames", G_TYPE_UINT64, priv->failed,
       "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
       "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
-  priv->stats_posted = TRUE;
   GST_OBJECT_UNLOCK (self);
   if (priv->queue)
     gst_structure_set (s,
@@ -562,7 +653,8 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
 
 /* EOS waits for the frames in flight, so that their failures are
  * reported before it and the counters are final; a flush gives them up
- * (they left already: nothing is held back) and forgets past failures. */
+ * (they left already: nothing is held back) and forgets past failures; a
+ * stats request posts the stats as they are (frames may be in flight). */
 static gboolean
 gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
@@ -575,6 +667,11 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
       if (priv->queue)
         gcg_frame_queue_drain (priv->queue);
       post_stats (self);
+      priv->stats_posted = TRUE;
+      break;
+    case GST_EVENT_CUSTOM_DOWNSTREAM:
+      if (gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
+        post_stats (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       if (priv->queue)
@@ -709,41 +806,58 @@ configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
       &config->in_format, &config->matrix, &config->full_range);
 }
 
-/* Builds the chain for @config unless the current one already matches it
- * (a renegotiation to the same caps keeps the capture). */
-/* Makes the chain for priv->config unless there is one. */
+/* Makes the chain for priv->config current unless there is one: the
+ * cached chain of earlier caps with this configuration (its graph is
+ * replayed, not captured again), else a new one. */
 static gboolean
 build_chain (GstCudaGraphBaseTransform * self, GError ** error)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   const GcgFrameChainConfig *config = &priv->config;
+  GcgFrameChain *chain;
 
   if (priv->chain)
     return TRUE;
-  priv->chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
+  chain = gst_cuda_graph_chain_cache_take (priv->chain_cache, config);
+  /* Only once the lookup is done: trimming might drop that very chain. */
+  trim_chain_cache (self);
+  if (chain) {
+    GST_INFO_OBJECT (self, "frame chain %ux%u -> %ux%u from the graph cache",
+        config->in_width, config->in_height, config->out_width,
+        config->out_height);
+    activate_chain (self, chain);
+    return TRUE;
+  }
+  chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
       error);
-  if (priv->chain == NULL)
+  if (chain == NULL)
     return FALSE;
   GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
       config->in_width, config->in_height, config->out_width,
-      config->out_height, priv->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
+      config->out_height,
+      priv->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
+  GST_OBJECT_LOCK (self);
+  priv->chains_built++;
+  GST_OBJECT_UNLOCK (self);
+  activate_chain (self, chain);
   return TRUE;
 }
 
-/* Takes @config (already validated) as the one to run.  A chain the
- * driver cannot make now (a transient failure) does not fail the caps:
- * each buffer tries again and counts as a failed frame until it works,
- * so max-errors decides, as for any other driver failure. */
+/* Takes @config (already validated) as the one to run.  Its chain is made
+ * (or taken from the graph cache) by the first buffer: caps that no
+ * buffer comes with (a provisional negotiation, a reconfiguration that
+ * is soon replaced) cost neither a chain nor a place in the cache.  A
+ * chain the driver cannot make then (a transient failure) does not fail
+ * the caps: each buffer tries again and counts as a failed frame until it
+ * works, so max-errors decides, as for any other driver failure. */
 static void
-ensure_chain (GstCudaGraphBaseTransform * self,
+use_config (GstCudaGraphBaseTransform * self,
     const GcgFrameChainConfig * config)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GError) error = NULL;
 
   if (priv->have_config
-      && memcmp (&priv->config, config, sizeof (*config)) == 0
-      && priv->chain) {
+      && memcmp (&priv->config, config, sizeof (*config)) == 0) {
     GST_DEBUG_OBJECT (self, "same configuration, keeping the chain");
     return;
   }
@@ -753,10 +867,6 @@ ensure_chain (GstCudaGraphBaseTransform * self,
   retire_chain (self);
   priv->config = *config;
   priv->have_config = TRUE;
-  if (!build_chain (self, &error))
-    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-        ("Cannot set up the frame chain yet: %s", error->message),
-        ("tried again with each buffer"));
 }
 
 static gboolean
@@ -798,7 +908,7 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
       && !gst_video_info_from_caps (&priv->out_info, outcaps))
     return FALSE;
   priv->in_info = in_info;
-  ensure_chain (self, &config);
+  use_config (self, &config);
   return TRUE;
 }
 
@@ -1063,13 +1173,19 @@ static void
 update_counters (GstCudaGraphBaseTransform * self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  guint64 launches;
+  ChainCounts now;
 
+  chain_counts (priv->chain, &now);
   GST_OBJECT_LOCK (self);
-  priv->captures = priv->retired_captures
-      + gcg_frame_chain_get_capture_count (priv->chain);
-  priv->replays = priv->retired_replays + chain_replays (priv->chain);
-  priv->eager = priv->retired_eager
-      + gcg_frame_chain_get_eager_count (priv->chain);
+  priv->captures = priv->retired.captures + now.captures
+      - priv->base.captures;
+  launches = priv->retired.launches + now.launches - priv->base.launches;
+  /* A chain counts every graph launch, the one right after a capture
+   * included; the element's "replays" are the frames that reused a graph
+   * captured on an earlier frame: N buffers = 1 capture + N - 1 replays. */
+  priv->replays = launches > priv->captures ? launches - priv->captures : 0;
+  priv->eager = priv->retired.eager + now.eager - priv->base.eager;
   priv->frames++;
   GST_OBJECT_UNLOCK (self);
 }

@@ -131,4 +131,14 @@ void gst_cuda_graph_params_meta_register (void);
  */
 #define GST_CUDA_GRAPH_PARAMS_META_NAME "GcgParamsMeta"
 
+/**
+ * GST_CUDA_GRAPH_STATS_REQUEST_NAME:
+ *
+ * Name of a custom downstream event (GST_EVENT_CUSTOM_DOWNSTREAM, an empty
+ * structure of this name) that makes the element post its
+ * `cudagraph-stats` element message now, in stream order, as it does at
+ * EOS: counters, frames in flight and the memory it holds.
+ */
+#define GST_CUDA_GRAPH_STATS_REQUEST_NAME "cudagraph-stats-request"
+
 G_END_DECLS

@@ -16,7 +16,11 @@
  * captured into a CUDA graph on the first frame and replayed for every
  * later one; per-frame values (crop, adjustments, buffer addresses) are
  * refreshed in a device parameter block, so changing them never
- * re-captures.  Without a usable GPU, `backend=auto` runs the CPU
+ * re-captures.  New caps are captured on their first frame too, unless
+ * they came recently: the chains of the last
+ * #GstCudaGraphBaseTransform:graph-cache-size caps are kept, and caps
+ * going back to one of them replay its graph.  Without a usable GPU,
+ * `backend=auto` runs the CPU
  * reference implementation (bit-identical for gamma 1) and says so.
  *
  * A buffer carrying a custom meta named "GcgParamsMeta" (see

@@ -31,6 +31,19 @@
  * warning in the debug log: the previous value stays in use, and is what
  * the property reads back.
  *
+ * #GstCudaGraphPreprocess:model-info reads the model's own description
+ * instead: a GStreamer `.modelinfo` file (GKeyFile, GStreamer 1.28's
+ * format; gstcudagraphmodelinfo.h lists the keys read).  Its first input
+ * tensor's `dims` set width, height, layout (NCHW when the channel count,
+ * 1 or 3, follows the batch; NHWC when it comes last) and, unless the
+ * batch is dynamic (-1), max-rois; `type` sets tensor-type; `ranges`
+ * ("min,max" pairs: pixel 0–255 maps onto [min, max]) set mean and std;
+ * an optional `caps` key with a `format` gives the colour order.  A file
+ * that cannot be honoured (missing, no input tensor, a type other than
+ * float32/float16/uint8, a dynamic height or width, bad ranges) changes
+ * nothing and fails the element at start with a message that names the
+ * problem.  Properties set after model-info override its values.
+ *
  * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name; ROIs
  * that do not intersect the frame are skipped (a warning in the debug
  * log).  The whole tensor, N items, may be at most
@@ -61,6 +74,9 @@
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1280,height=720 ! cudagraphpreprocess width=224 height=224 letterbox=none mean="0.485,0.456,0.406" std="0.229,0.224,0.225" ! fakesink
  * ]| ImageNet-style input: 1×3×224×224 float32, normalised.
  * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1280,height=720 ! cudagraphpreprocess model-info=classifier.modelinfo ! fakesink
+ * ]| The input a model describes in its `.modelinfo` file.
+ * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
  * ]| YOLO-style input from GStreamer's CUDA memory (nvh264dec or
  * cudaupload), read in place.
@@ -76,6 +92,7 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
+#include "gstcudagraphmodelinfo.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
@@ -94,6 +111,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 enum
 {
   PROP_0,
+  PROP_MODEL_INFO,
   PROP_TENSOR_FIRST,
 };
 
@@ -103,6 +121,9 @@ struct _GstCudaGraphPreprocess
 
   /* Properties, under the object lock. */
   GstCudaGraphTensorProps props;
+  gchar *model_info;
+  /* Why the model-info file could not be used, reported at start. */
+  GError *model_info_error;
 
   /* Streaming thread only: where each item of the current frame came
    * from, for the tensor meta. */
@@ -125,6 +146,7 @@ static void gst_cuda_graph_preprocess_set_property (GObject * object,
 static void gst_cuda_graph_preprocess_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_preprocess_finalize (GObject * object);
+static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform * trans);
 static GstCaps *gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform
@@ -136,6 +158,9 @@ static void gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *
     base, GstBuffer * inbuf, GcgFrameParams * params);
 static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *
     base, GstBuffer * outbuf, const GcgFrameParams * params);
+
+#define READY_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 static void
 gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
@@ -151,6 +176,12 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
   gobject_class->finalize = gst_cuda_graph_preprocess_finalize;
 
   gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
+  g_object_class_install_property (gobject_class, PROP_MODEL_INFO,
+      g_param_spec_string ("model-info", "Model info",
+          "Path of a GStreamer .modelinfo file: its input tensor sets width, "
+          "height, layout, tensor-type, channels, max-rois (a fixed batch) "
+          "and mean/std (from ranges); properties set after it override "
+          "those", NULL, READY_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -164,6 +195,7 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_transform_caps);
   trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_start);
   base_class->configure =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_configure);
   base_class->get_caps_size =
@@ -182,16 +214,67 @@ gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess * self)
   gst_cuda_graph_tensor_props_init (&self->props);
 }
 
+static gchar *
+format_triple (const gfloat * v)
+{
+  gchar b[3][G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < 3; i++)
+    g_ascii_dtostr (b[i], sizeof (b[i]), v[i]);
+  return g_strjoin (",", b[0], b[1], b[2], NULL);
+}
+
+/* Sets the properties the model description at @value's path gives; a
+ * file that cannot be used leaves them as they were and is an error at
+ * start (a property cannot fail).  Called with the object lock held. */
+static void
+set_model_info (GstCudaGraphPreprocess * self, const GValue * value)
+{
+  GstCudaGraphModelInfo info = { 0 };
+
+  g_free (self->model_info);
+  self->model_info = g_value_dup_string (value);
+  g_clear_error (&self->model_info_error);
+  if (self->model_info == NULL)
+    return;
+  if (!gst_cuda_graph_model_info_load (self->model_info, &info,
+          &self->model_info_error)) {
+    GST_WARNING_OBJECT (self, "%s", self->model_info_error->message);
+    return;
+  }
+  self->props.width = info.width;
+  self->props.height = info.height;
+  self->props.layout = info.layout;
+  self->props.tensor_type = info.type;
+  self->props.channels = info.channels;
+  if (info.batch > 0)
+    self->props.max_rois = info.batch;
+  memcpy (self->props.mean, info.mean, sizeof (info.mean));
+  memcpy (self->props.std, info.std, sizeof (info.std));
+  self->props.use_mean_std = TRUE;
+  g_free (self->props.mean_str);
+  g_free (self->props.std_str);
+  self->props.mean_str = format_triple (info.mean);
+  self->props.std_str = format_triple (info.std);
+  GST_INFO_OBJECT (self, "model-info %s, tensor [%s]: %ux%u, batch %u",
+      self->model_info, info.tensor_name, info.width, info.height,
+      self->props.max_rois);
+  gst_cuda_graph_model_info_clear (&info);
+}
+
 static void
 gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
-  gboolean known;
+  gboolean known = TRUE;
 
   GST_OBJECT_LOCK (self);
-  known = gst_cuda_graph_tensor_props_set (&self->props, object,
-      PROP_TENSOR_FIRST, prop_id, value, pspec);
+  if (prop_id == PROP_MODEL_INFO)
+    set_model_info (self, value);
+  else
+    known = gst_cuda_graph_tensor_props_set (&self->props, object,
+        PROP_TENSOR_FIRST, prop_id, value, pspec);
   GST_OBJECT_UNLOCK (self);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -202,11 +285,14 @@ gst_cuda_graph_preprocess_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
-  gboolean known;
+  gboolean known = TRUE;
 
   GST_OBJECT_LOCK (self);
-  known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
-      prop_id, value);
+  if (prop_id == PROP_MODEL_INFO)
+    g_value_set_string (value, self->model_info);
+  else
+    known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
+        prop_id, value);
   GST_OBJECT_UNLOCK (self);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -218,8 +304,35 @@ gst_cuda_graph_preprocess_finalize (GObject * object)
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
 
   gst_cuda_graph_tensor_props_clear (&self->props);
+  g_free (self->model_info);
+  g_clear_error (&self->model_info_error);
 
   G_OBJECT_CLASS (gst_cuda_graph_preprocess_parent_class)->finalize (object);
+}
+
+/* A model-info file that could not be used stops the element here, with
+ * the reason as the error message. */
+static gboolean
+gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
+  GError *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->model_info_error)
+    error = g_error_copy (self->model_info_error);
+  GST_OBJECT_UNLOCK (self);
+  if (error) {
+    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+        error->domain, error->code, g_strdup (error->message),
+        g_strdup ("set model-info to a file describing a fixed-size "
+            "float32, float16 or uint8 image tensor"), __FILE__,
+        GST_FUNCTION, __LINE__);
+    g_error_free (error);
+    return FALSE;
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_preprocess_parent_class)->start (trans);
 }
 
 /* --- caps ---------------------------------------------------------------- */

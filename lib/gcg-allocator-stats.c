@@ -11,6 +11,8 @@ G_DEFINE_BOXED_TYPE (GcgAllocatorStats, gcg_allocator_stats,
  * gcg_allocator_stats_copy:
  * @stats: a #GcgAllocatorStats
  *
+ * Copies a #GcgAllocatorStats.
+ *
  * Returns: (transfer full): a copy of @stats
  */
 GcgAllocatorStats *
@@ -23,6 +25,8 @@ gcg_allocator_stats_copy (const GcgAllocatorStats *stats)
 /**
  * gcg_allocator_stats_free:
  * @stats: (transfer full): a #GcgAllocatorStats
+ *
+ * Frees a #GcgAllocatorStats.
  */
 void
 gcg_allocator_stats_free (GcgAllocatorStats *stats)

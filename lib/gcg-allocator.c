@@ -142,6 +142,12 @@ gcg_allocator_class_init (GcgAllocatorClass *klass)
   object_class->constructed = gcg_allocator_constructed;
   object_class->finalize = gcg_allocator_finalize;
 
+  /**
+   * GcgAllocator:context:
+   *
+   * The context whose device memory the allocator hands out; set at
+   * construction, required.
+   */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context whose device memory is allocated (required)",
       GCG_TYPE_CONTEXT,
@@ -158,6 +164,12 @@ gcg_allocator_class_init (GcgAllocatorClass *klass)
       "Max split size", "Blocks this large or larger are never split",
       GCG_BLOCK_LARGE_SEGMENT, G_MAXUINT64, G_MAXUINT64,
       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgAllocator:stats:
+   *
+   * A snapshot of the allocator's counters, as gcg_allocator_get_stats()
+   * gives it.
+   */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "A snapshot of the allocator's counters", GCG_TYPE_ALLOCATOR_STATS,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -202,6 +214,8 @@ gcg__allocator_new_for_source (const GcgSegmentSource *source,
 /**
  * gcg_allocator_get_context:
  * @self: a #GcgAllocator
+ *
+ * Gets the context whose device memory @self allocates.
  *
  * Returns: (transfer none): the context the memory belongs to
  */
@@ -346,6 +360,9 @@ gcg_allocator_empty_cache (GcgAllocator *self)
  * gcg_allocator_get_stats:
  * @self: a #GcgAllocator
  *
+ * Takes a snapshot of the allocator's counters (bytes allocated, reserved
+ * and active, their peaks, cache hits and misses, segments, driver calls).
+ *
  * Returns: (transfer full): the allocator's counters now
  */
 GcgAllocatorStats *
@@ -404,6 +421,8 @@ gcg_allocator_snapshot (GcgAllocator *self)
 /**
  * gcg_allocator_get_max_split_size:
  * @self: a #GcgAllocator
+ *
+ * Gets the size from which blocks are never split.
  *
  * Returns: the #GcgAllocator:max-split-size in bytes
  */

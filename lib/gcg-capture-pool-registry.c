@@ -48,6 +48,8 @@ gcg_capture_pool_handle_new (void)
  * gcg_capture_pool_handle_lookup:
  * @handle: a handle from gcg_capture_pool_handle_new()
  *
+ * Looks up the pool registered under a handle of the process-wide registry.
+ *
  * Returns: (transfer full) (nullable): the pool registered under
  *   @handle, or %NULL when the handle is unknown or released
  */

@@ -164,12 +164,28 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
   object_class->get_property = gcg_capture_pool_get_property;
   object_class->finalize = gcg_capture_pool_finalize;
 
+  /**
+   * GcgCapturePool:sealed:
+   *
+   * Whether the pool refuses to begin captures (gcg_capture_pool_seal() and
+   * gcg_capture_pool_unseal() set it).
+   */
   properties[PROP_SEALED] = g_param_spec_boolean ("sealed", "Sealed",
       "Whether the pool refuses to begin captures", FALSE,
       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgCapturePool:kept-count:
+   *
+   * The number of buffers the pool keeps alive for its graphs.
+   */
   properties[PROP_KEPT_COUNT] = g_param_spec_uint ("kept-count",
       "Kept count", "Number of buffers kept alive by the pool", 0,
       G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgCapturePool:has-private-pool:
+   *
+   * Whether the pool owns a private CUDA memory pool.
+   */
   properties[PROP_HAS_PRIVATE_POOL] = g_param_spec_boolean
       ("has-private-pool", "Has private pool",
       "Whether the pool owns a private CUmemoryPool", FALSE,
@@ -300,6 +316,8 @@ gcg_capture_pool_unseal (GcgCapturePool *self)
  * gcg_capture_pool_is_sealed:
  * @self: a #GcgCapturePool
  *
+ * Tells whether the pool is sealed, i.e. refuses to begin captures.
+ *
  * Returns: %TRUE when the pool refuses to begin captures
  */
 gboolean
@@ -374,6 +392,8 @@ gcg_capture_pool_keep_object (GcgCapturePool *self, GObject *object)
  * gcg_capture_pool_get_kept_count:
  * @self: a #GcgCapturePool
  *
+ * Counts the buffers the pool keeps alive for its graphs.
+ *
  * Returns: the number of buffers the pool keeps alive
  */
 guint
@@ -413,6 +433,8 @@ gcg_capture_pool_clear (GcgCapturePool *self)
  * gcg_capture_pool_has_private_pool:
  * @self: a #GcgCapturePool
  *
+ * Tells whether the pool owns a private CUDA memory pool.
+ *
  * Returns: %TRUE when the pool owns a private CUmemoryPool
  */
 gboolean
@@ -426,6 +448,9 @@ gcg_capture_pool_has_private_pool (GcgCapturePool *self)
 /**
  * gcg_capture_pool_get_mem_pool_handle:
  * @self: a #GcgCapturePool
+ *
+ * Gets the pool's private CUDA memory pool, for interoperation with code
+ * that allocates from it.
  *
  * Returns: (transfer none) (nullable): the private CUmemoryPool, for
  *   interoperation, or %NULL when the pool has none

@@ -106,15 +106,36 @@ gcg_capture_class_init (GcgCaptureClass *klass)
   object_class->get_property = gcg_capture_get_property;
   object_class->dispose = gcg_capture_dispose;
 
+  /**
+   * GcgCapture:stream:
+   *
+   * The stream being captured.
+   */
   properties[PROP_STREAM] = g_param_spec_object ("stream", "Stream",
       "The capturing stream", GCG_TYPE_STREAM,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgCapture:mode:
+   *
+   * The #GcgCaptureMode the capture was begun with.
+   */
   properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
       "The capture mode", GCG_TYPE_CAPTURE_MODE, GCG_CAPTURE_MODE_DEFAULT,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgCapture:pool:
+   *
+   * The capture pool the resulting graph keeps alive, or %NULL.
+   */
   properties[PROP_POOL] = g_param_spec_object ("pool", "Pool",
       "The capture pool the graph will keep alive", GCG_TYPE_CAPTURE_POOL,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgCapture:active:
+   *
+   * %TRUE until the capture is finished or aborted; notified when that
+   * happens.
+   */
   properties[PROP_ACTIVE] = g_param_spec_boolean ("active", "Active",
       "Whether the capture is neither finished nor aborted", FALSE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -347,6 +368,8 @@ gcg_capture_abort (GcgCapture *self, GError **error)
  * gcg_capture_is_active:
  * @self: a #GcgCapture
  *
+ * Tells whether the capture still has to be finished or aborted.
+ *
  * Returns: %TRUE until the capture is finished or aborted (an invalidated
  *   capture is still active: it must be ended)
  */
@@ -382,6 +405,8 @@ gcg_capture_get_status (GcgCapture *self, GcgCaptureStatus *status,
  * gcg_capture_get_stream:
  * @self: a #GcgCapture
  *
+ * Gets the stream being captured.
+ *
  * Returns: (transfer none): the capturing stream
  */
 GcgStream *
@@ -396,6 +421,8 @@ gcg_capture_get_stream (GcgCapture *self)
  * gcg_capture_get_mode:
  * @self: a #GcgCapture
  *
+ * Gets the mode the capture was begun with.
+ *
  * Returns: the capture mode
  */
 GcgCaptureMode
@@ -409,6 +436,9 @@ gcg_capture_get_mode (GcgCapture *self)
 /**
  * gcg_capture_get_pool:
  * @self: a #GcgCapture
+ *
+ * Gets the capture pool the capture was begun with, which the resulting
+ * graph keeps alive.
  *
  * Returns: (transfer none) (nullable): the capture pool, if any
  */

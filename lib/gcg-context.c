@@ -110,18 +110,45 @@ gcg_context_class_init (GcgContextClass *klass)
   object_class->get_property = gcg_context_get_property;
   object_class->finalize = gcg_context_finalize;
 
+  /**
+   * GcgContext:device-id:
+   *
+   * The ordinal of the context's device.
+   */
   properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
       "CUDA device ordinal", 0, G_MAXINT, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgContext:name:
+   *
+   * The device's name as the driver reports it, e.g. "NVIDIA H100 80GB
+   * HBM3".
+   */
   properties[PROP_NAME] = g_param_spec_string ("name", "Name",
       "Device name as the driver reports it", NULL,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgContext:sm-count:
+   *
+   * The device's number of streaming multiprocessors.
+   */
   properties[PROP_SM_COUNT] = g_param_spec_int ("sm-count", "SM count",
       "Number of streaming multiprocessors", 0, G_MAXINT, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgContext:total-memory:
+   *
+   * The device's memory size in bytes.
+   */
   properties[PROP_TOTAL_MEMORY] = g_param_spec_uint64 ("total-memory",
       "Total memory", "Device memory in bytes", 0, G_MAXUINT64, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgContext:pci-bus-id:
+   *
+   * The device's PCI bus id (domain:bus:device.function), e.g.
+   * "0000:17:00.0".
+   */
   properties[PROP_PCI_BUS_ID] = g_param_spec_string ("pci-bus-id",
       "PCI bus ID", "PCI bus ID of the device (domain:bus:device.function)",
       NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -170,6 +197,8 @@ query_device (GcgContext *self, GError **error)
 /**
  * gcg_context_get_device_count:
  * @error: return location for a #GError, or %NULL
+ *
+ * Counts the CUDA devices, loading the driver if needed.
  *
  * Returns: the number of CUDA devices, or -1 with @error set when the
  *   driver is unusable
@@ -351,6 +380,8 @@ gcg__context_guard_leave (GcgContextGuard *guard)
  * gcg_context_get_device_id:
  * @self: a #GcgContext
  *
+ * Gets the ordinal of the context's device.
+ *
  * Returns: the device ordinal
  */
 gint
@@ -363,6 +394,8 @@ gcg_context_get_device_id (GcgContext *self)
 /**
  * gcg_context_get_name:
  * @self: a #GcgContext
+ *
+ * Gets the device's name as the driver reports it.
  *
  * Returns: (transfer none): the device name, e.g. "NVIDIA H100 80GB HBM3"
  */
@@ -378,6 +411,8 @@ gcg_context_get_name (GcgContext *self)
  * @self: a #GcgContext
  * @major: (out) (optional): major compute capability
  * @minor: (out) (optional): minor compute capability
+ *
+ * Gets the device's compute capability, e.g. 9.0 for an H100.
  */
 void
 gcg_context_get_compute_capability (GcgContext *self, gint *major, gint *minor)
@@ -393,6 +428,8 @@ gcg_context_get_compute_capability (GcgContext *self, gint *major, gint *minor)
  * gcg_context_get_sm_count:
  * @self: a #GcgContext
  *
+ * Gets the device's number of streaming multiprocessors.
+ *
  * Returns: the number of streaming multiprocessors
  */
 gint
@@ -405,6 +442,8 @@ gcg_context_get_sm_count (GcgContext *self)
 /**
  * gcg_context_get_total_memory:
  * @self: a #GcgContext
+ *
+ * Gets the device's memory size.
  *
  * Returns: device memory in bytes
  */
@@ -419,6 +458,8 @@ gcg_context_get_total_memory (GcgContext *self)
  * gcg_context_get_pci_bus_id:
  * @self: a #GcgContext
  *
+ * Gets the device's PCI bus id (domain:bus:device.function).
+ *
  * Returns: (transfer none): the PCI bus id, e.g. "0000:17:00.0"
  */
 const gchar *
@@ -431,6 +472,8 @@ gcg_context_get_pci_bus_id (GcgContext *self)
 /**
  * gcg_context_get_handle:
  * @self: a #GcgContext
+ *
+ * Gets the driver's context handle, to share it with other CUDA code.
  *
  * Returns: (transfer none): the CUcontext, for interoperation
  */
@@ -459,6 +502,9 @@ gcg__context_get_cu_device (GcgContext *self)
  * @free_bytes: (out) (optional): device memory free now
  * @total_bytes: (out) (optional): device memory in all
  * @error: return location for a #GError, or %NULL
+ *
+ * Asks the driver how much device memory is free now and how much there is
+ * in all.
  *
  * Returns: %TRUE on success
  */
@@ -557,6 +603,8 @@ gcg__context_get_function (GcgContext *self, const gchar *name,
 
 /**
  * gcg_kernels_get_archs:
+ *
+ * Lists the GPU architectures this build of the library has kernels for.
  *
  * Returns: (transfer none): the architectures embedded in the kernel
  *   fatbin, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90", or "" when

@@ -180,6 +180,8 @@ gcg_driver_init (GError **error)
  * @version: (out): the driver's CUDA version, e.g. 13000 for 13.0
  * @error: return location for a #GError, or %NULL
  *
+ * Gets the CUDA version of the installed driver, loading it if needed.
+ *
  * Returns: %TRUE on success; on failure @version is left unchanged
  */
 gboolean

@@ -333,11 +333,41 @@ gcg__cuda_fault (GcgCudaId id)
   return gcg__cuda_fault_slow (id);
 }
 
+/* The entry points that give a resource back.  An injected failure of one
+ * of them still gives it back first: no caller retries a release (they
+ * warn and go on), so skipping the real call would only leak what the
+ * run under test allocated, and turn every release fault of a sweep into
+ * a leak report of compute-sanitizer's memcheck.  (cuMemFreeAsync is not
+ * one of them: gcg_capture_pool_free() hands its failure to the caller,
+ * who may try again.) */
+static inline gboolean
+gcg__cuda_is_release (GcgCudaId id)
+{
+  switch (id) {
+    case GCG_CUDA_ID_cuMemFree:
+    case GCG_CUDA_ID_cuMemFreeHost:
+    case GCG_CUDA_ID_cuMemPoolDestroy:
+    case GCG_CUDA_ID_cuEventDestroy:
+    case GCG_CUDA_ID_cuStreamDestroy:
+    case GCG_CUDA_ID_cuGraphDestroy:
+    case GCG_CUDA_ID_cuGraphExecDestroy:
+    case GCG_CUDA_ID_cuModuleUnload:
+    case GCG_CUDA_ID_cuDevicePrimaryCtxRelease:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 /* GCG_CU (cuMemAlloc, &ptr, size): calls the entry point through the table,
- * unless the fault-injection hook decides this call fails. */
+ * unless the fault-injection hook decides this call fails (a release runs
+ * anyway, and then reports the injected failure). */
 #define GCG_CU(fn, ...) \
   (gcg__cuda_fault (GCG_CUDA_ID_##fn) == CUDA_SUCCESS \
-      ? gcg__cuda.fn (__VA_ARGS__) : gcg__cuda_fault_last ())
+      ? gcg__cuda.fn (__VA_ARGS__) \
+      : gcg__cuda_is_release (GCG_CUDA_ID_##fn) \
+      ? ((void) gcg__cuda.fn (__VA_ARGS__), gcg__cuda_fault_last ()) \
+      : gcg__cuda_fault_last ())
 
 GCG_PRIVATE_API gboolean gcg__cuda_result (CUresult res, const gchar *call, GError **error,
     const gchar *file, gint line, const gchar *func);

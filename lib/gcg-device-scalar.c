@@ -84,6 +84,8 @@ gcg_device_scalar_new (GcgContext *context, GcgScalarType type,
  * gcg_device_scalar_get_scalar_type:
  * @self: a #GcgDeviceScalar
  *
+ * Gets the type the scalar was made with.
+ *
  * Returns: the value's type
  */
 GcgScalarType
@@ -96,6 +98,9 @@ gcg_device_scalar_get_scalar_type (GcgDeviceScalar *self)
 /**
  * gcg_device_scalar_get_device_ptr:
  * @self: a #GcgDeviceScalar
+ *
+ * Gets the device address a kernel (or a captured graph) reads the value
+ * from.
  *
  * Returns: the value's device address (a CUdeviceptr), fixed for the
  *   scalar's life
@@ -164,6 +169,9 @@ gcg_device_scalar_set_double (GcgDeviceScalar *self, gdouble value,
 /**
  * gcg_device_scalar_get_double:
  * @self: a #GcgDeviceScalar
+ *
+ * Reads back the value last set on the host (staged, whether or not an
+ * update copied it to the device yet).
  *
  * Returns: the staged value, converted to double
  */

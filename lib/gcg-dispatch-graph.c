@@ -437,6 +437,8 @@ gcg_dispatch_graph_dispatch (GcgDispatchGraph *self, GBytes **inputs,
  * @self: a #GcgDispatchGraph
  * @index: an output index
  *
+ * Copies one output of the last dispatch out of its pinned host buffer.
+ *
  * Returns: (transfer full): a copy of output @index from the last dispatch
  */
 GBytes *
@@ -456,6 +458,8 @@ gcg_dispatch_graph_get_output (GcgDispatchGraph *self, guint index)
  * @self: a #GcgDispatchGraph
  * @index: an input index
  *
+ * Gets the device address of one input buffer, fixed for the graph's life.
+ *
  * Returns: the device address of input @index (0 for an empty input)
  */
 guint64
@@ -471,6 +475,8 @@ gcg_dispatch_graph_get_input_ptr (GcgDispatchGraph *self, guint index)
  * @self: a #GcgDispatchGraph
  * @index: an output index
  *
+ * Gets the device address of one output buffer, fixed for the graph's life.
+ *
  * Returns: the device address of output @index (0 for an empty output)
  */
 guint64
@@ -485,6 +491,8 @@ gcg_dispatch_graph_get_output_ptr (GcgDispatchGraph *self, guint index)
  * gcg_dispatch_graph_get_stream:
  * @self: a #GcgDispatchGraph
  *
+ * Gets the dedicated non-blocking stream both graphs run on.
+ *
  * Returns: (transfer none): the dedicated stream the graphs run on
  */
 GcgStream *
@@ -498,6 +506,8 @@ gcg_dispatch_graph_get_stream (GcgDispatchGraph *self)
  * gcg_dispatch_graph_get_full_replays:
  * @self: a #GcgDispatchGraph
  *
+ * Counts the dispatches that ran the full graph, input uploads included.
+ *
  * Returns: dispatches that ran the full graph (with uploads)
  */
 guint64
@@ -510,6 +520,9 @@ gcg_dispatch_graph_get_full_replays (GcgDispatchGraph *self)
 /**
  * gcg_dispatch_graph_get_resident_replays:
  * @self: a #GcgDispatchGraph
+ *
+ * Counts the dispatches that ran the resident-input graph, which skips the
+ * input uploads.
  *
  * Returns: dispatches that ran the resident-input graph
  */

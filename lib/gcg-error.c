@@ -9,6 +9,14 @@
 #include "gcg-error-private.h"
 #include "gcg-cuda-private.h"
 
+/**
+ * gcg_error_quark:
+ *
+ * The error domain of the library, %GCG_ERROR: every #GError it reports is
+ * in it, with a #GcgError code.
+ *
+ * Returns: the domain's #GQuark
+ */
 G_DEFINE_QUARK (gcg-error-quark, gcg_error);
 
 typedef struct

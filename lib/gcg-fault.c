@@ -9,6 +9,8 @@
  * gst-cudagraph, CUDA_ERROR_UNKNOWN (999) by default.  Example:
  *   GCG_FAULT_INJECT="cuMemAlloc:3=CUDA_ERROR_OUT_OF_MEMORY,cuGraphLaunch:*"
  * When nothing is armed the cost per driver call is one atomic load.
+ * A release (cuMemFree, cuEventDestroy, ...: gcg__cuda_is_release()) made
+ * to fail still releases, then reports the failure: nothing leaks.
  */
 #include "gcg-driver.h"
 #include "gcg-error-private.h"
@@ -134,6 +136,9 @@ arm (GArray *rules)
  * when the driver is loaded.  Format: comma-separated FUNC:N[=RESULT] (the
  * Nth call fails once) or FUNC:*[=RESULT] (every call fails); RESULT is a
  * CUresult number or CUDA_ERROR_ name, CUDA_ERROR_UNKNOWN by default.
+ * A call that gives a resource back (cuMemFree, cuMemFreeHost, the
+ * destroy calls) still gives it back before it reports the failure, so
+ * that a run with injected faults leaks nothing.
  *
  * Returns: %TRUE if @spec was valid and is now armed; on error the
  *   previous spec stays armed

@@ -18,6 +18,13 @@
 #include "gcg-stream-private.h"
 #include "gcg-cuda-private.h"
 
+/**
+ * GcgFence:
+ *
+ * A point in a #GcgStream's work (an event recorded after the work queued
+ * when it was made), to query without waiting or to wait for.  Any thread
+ * may query or wait; the fence keeps its context alive.
+ */
 struct _GcgFence
 {
   GObject parent;

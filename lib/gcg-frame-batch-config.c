@@ -43,6 +43,8 @@ gcg_frame_batch_config_init (GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_config_new:
  *
+ * Allocates a configuration with the defaults.
+ *
  * Returns: (transfer full): a configuration with the defaults of
  *   gcg_frame_batch_config_init()
  */
@@ -58,6 +60,8 @@ gcg_frame_batch_config_new (void)
 /**
  * gcg_frame_batch_config_copy:
  * @config: a #GcgFrameBatchConfig
+ *
+ * Copies a #GcgFrameBatchConfig.
  *
  * Returns: (transfer full): a newly allocated copy of @config
  */
@@ -84,6 +88,8 @@ gcg_frame_batch_config_free (GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_source_copy:
  * @source: a #GcgFrameBatchSource
+ *
+ * Copies a #GcgFrameBatchSource.
  *
  * Returns: (transfer full): a newly allocated copy of @source
  */
@@ -130,6 +136,9 @@ gcg__frame_batch_chain_config (const GcgFrameBatchConfig *config,
 }
 
 /* Any valid source, to check the output half of a batch configuration. */
+/* What one GcgParamBlock field holds (gcg-param-block.c). */
+#define GCG_FRAME_BATCH_MAX_PARAMS_SIZE (64 * 1024)
+
 static const GcgFrameBatchSource probe_source = {
   GCG_PIXEL_FORMAT_RGBA, 16, 16, GCG_COLOR_MATRIX_BT601, FALSE
 };
@@ -140,8 +149,10 @@ static const GcgFrameBatchSource probe_source = {
  * @error: return location for a #GError, or %NULL
  *
  * Checks the output item as gcg_frame_chain_config_validate() does, the
- * source and ROI counts, and that the largest batch's tensor stays within
- * %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES.
+ * source and ROI counts, that the largest batch's tensor stays within
+ * %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES, and that its per-batch values fit in
+ * one 64 KiB parameter struct (16 sources of 64 ROIs, or 64 sources of 15
+ * ROIs, do; 64 of 64 do not).
  *
  * Returns: %TRUE when @config is usable, otherwise %FALSE with @error set
  *   (%GCG_ERROR_INVALID_ARGUMENT)
@@ -176,12 +187,38 @@ gcg_frame_batch_config_validate (const GcgFrameBatchConfig *config,
         GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
     return FALSE;
   }
+  if (gcg__frame_batch_params_size (config) > GCG_FRAME_BATCH_MAX_PARAMS_SIZE) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Frame batch config: %u sources × %u ROIs need more per-batch "
+        "values than one batch carries (%d bytes); use fewer sources or "
+        "ROIs per source", config->max_sources, config->max_rois,
+        GCG_FRAME_BATCH_MAX_PARAMS_SIZE);
+    return FALSE;
+  }
   return TRUE;
+}
+
+/* The bytes of a batch's device struct: the header, then each source's
+ * kernel struct cut after its max_rois items. */
+gsize
+gcg__frame_batch_params_size (const GcgFrameBatchConfig *config)
+{
+  return sizeof (GcgFrameBatchHeader) + (gsize) config->max_sources
+      * gcg__frame_batch_params_stride (config);
+}
+
+gsize
+gcg__frame_batch_params_stride (const GcgFrameBatchConfig *config)
+{
+  return G_STRUCT_OFFSET (GcgFrameKernelParams, items)
+      + (gsize) config->max_rois * sizeof (GcgFrameItem);
 }
 
 /**
  * gcg_frame_batch_config_get_item_size:
  * @config: a valid #GcgFrameBatchConfig
+ *
+ * Computes the size of one tensor item.
  *
  * Returns: the bytes of one tensor item (C×H×W elements), 0 for an
  *   invalid @config
@@ -202,6 +239,8 @@ gcg_frame_batch_config_get_item_size (const GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_config_get_output_size:
  * @config: a valid #GcgFrameBatchConfig
+ *
+ * Computes the size of the largest batch's tensor.
  *
  * Returns: the bytes of the largest batch's tensor: max_sources ×
  *   max_rois items; 0 for an invalid @config

@@ -134,11 +134,9 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   self->config = *config;
   self->backend = backend;
   self->item_size = gcg_frame_batch_config_get_item_size (config);
-  /* Bounded by the config: at most 16 + 64 × 3328 bytes. */
-  self->stride = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
-      + (gsize) config->max_rois * sizeof (GcgFrameItem);
-  self->staging_size = sizeof (GcgFrameBatchHeader)
-      + self->stride * config->max_sources;
+  /* Bounded by the config check: at most 64 KiB. */
+  self->stride = gcg__frame_batch_params_stride (config);
+  self->staging_size = gcg__frame_batch_params_size (config);
   self->staging = g_malloc0 (self->staging_size);
   header = (GcgFrameBatchHeader *) self->staging;
   header->stride = (gint32) self->stride;
@@ -154,6 +152,8 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
  * gcg_frame_batch_get_backend:
  * @self: a #GcgFrameBatch
  *
+ * Gets the backend the batch runs on, as chosen when it was made.
+ *
  * Returns: the backend in use: %GCG_BACKEND_CUDA or %GCG_BACKEND_CPU,
  *   never %GCG_BACKEND_AUTO
  */
@@ -168,6 +168,8 @@ gcg_frame_batch_get_backend (GcgFrameBatch *self)
  * gcg_frame_batch_get_config:
  * @self: a #GcgFrameBatch
  * @config: (out caller-allocates): where to copy the configuration
+ *
+ * Copies the batch's configuration into @config.
  */
 void
 gcg_frame_batch_get_config (GcgFrameBatch *self, GcgFrameBatchConfig *config)
@@ -196,6 +198,9 @@ gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
 /**
  * gcg_frame_batch_get_use_graph:
  * @self: a #GcgFrameBatch
+ *
+ * Tells whether the CUDA backend replays a captured graph or launches
+ * eagerly.
  *
  * Returns: whether the CUDA backend replays a graph
  */
@@ -325,6 +330,8 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
  * gcg_frame_batch_get_capture_count:
  * @self: a #GcgFrameBatch
  *
+ * Counts the graphs the batch captured.
+ *
  * Returns: the number of graphs captured (one per stream, unless a capture
  *   failed and was tried again)
  */
@@ -339,6 +346,8 @@ gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
  * gcg_frame_batch_get_replay_count:
  * @self: a #GcgFrameBatch
  *
+ * Counts the batches run by replaying a graph.
+ *
  * Returns: the number of batches run by launching a graph
  */
 guint64
@@ -351,6 +360,8 @@ gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
 /**
  * gcg_frame_batch_get_eager_count:
  * @self: a #GcgFrameBatch
+ *
+ * Counts the batches run without a graph.
  *
  * Returns: the number of batches run without a graph: eager kernel
  *   launches, and every batch of the CPU backend

@@ -161,6 +161,8 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
  * gcg_frame_chain_get_backend:
  * @self: a #GcgFrameChain
  *
+ * Gets the backend the chain runs on, as chosen when it was made.
+ *
  * Returns: the backend in use: %GCG_BACKEND_CUDA or %GCG_BACKEND_CPU,
  *   never %GCG_BACKEND_AUTO
  */
@@ -205,6 +207,9 @@ gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph)
 /**
  * gcg_frame_chain_get_use_graph:
  * @self: a #GcgFrameChain
+ *
+ * Tells whether the chain replays a captured graph (the default) or launches
+ * its kernels eagerly.
  *
  * Returns: whether the CUDA backend replays a graph
  */
@@ -258,6 +263,8 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
  * gcg_frame_chain_get_capture_count:
  * @self: a #GcgFrameChain
  *
+ * Counts the graphs the chain captured.
+ *
  * Returns: the number of graphs captured (one per stream, unless a capture
  *   failed and was tried again)
  */
@@ -272,6 +279,8 @@ gcg_frame_chain_get_capture_count (GcgFrameChain *self)
  * gcg_frame_chain_get_replay_count:
  * @self: a #GcgFrameChain
  *
+ * Counts the frames run by launching a captured graph.
+ *
  * Returns: the number of frames run by launching a graph (the first frame
  *   of a stream included)
  */
@@ -285,6 +294,8 @@ gcg_frame_chain_get_replay_count (GcgFrameChain *self)
 /**
  * gcg_frame_chain_get_eager_count:
  * @self: a #GcgFrameChain
+ *
+ * Counts the frames run without a graph.
  *
  * Returns: the number of frames run without a graph: eager kernel
  *   launches, and every frame of the CPU backend

@@ -149,6 +149,12 @@ typedef enum
   GCG_BACKEND_CPU,
 } GcgBackend;
 
+/**
+ * GCG_FRAME_CHAIN_MAX_ROIS:
+ *
+ * Largest batch of a tensor output (#GcgFrameChainConfig.max_rois), and so
+ * the size of #GcgFrameParams.rois.
+ */
 #define GCG_FRAME_CHAIN_MAX_ROIS 64
 
 /**

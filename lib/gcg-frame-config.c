@@ -77,6 +77,8 @@ gcg__pixel_format_plane_height (GcgPixelFormat format, guint plane,
  * gcg_rect_copy:
  * @rect: a #GcgRect
  *
+ * Copies a #GcgRect.
+ *
  * Returns: (transfer full): a newly allocated copy of @rect
  */
 GcgRect *
@@ -134,6 +136,9 @@ gcg_frame_chain_config_init (GcgFrameChainConfig *config)
 /**
  * gcg_frame_chain_config_new:
  *
+ * Allocates a configuration, for bindings; C code may use one on the stack
+ * with gcg_frame_chain_config_init().
+ *
  * Returns: (transfer full): a new configuration with the defaults of
  *   gcg_frame_chain_config_init()
  */
@@ -149,6 +154,8 @@ gcg_frame_chain_config_new (void)
 /**
  * gcg_frame_chain_config_copy:
  * @config: a #GcgFrameChainConfig
+ *
+ * Copies a #GcgFrameChainConfig.
  *
  * Returns: (transfer full): a newly allocated copy of @config
  */
@@ -343,6 +350,9 @@ gcg_frame_params_init (GcgFrameParams *params)
 /**
  * gcg_frame_params_new:
  *
+ * Allocates per-frame values, for bindings; C code may use them on the stack
+ * with gcg_frame_params_init().
+ *
  * Returns: (transfer full): new values with the defaults of
  *   gcg_frame_params_init()
  */
@@ -358,6 +368,8 @@ gcg_frame_params_new (void)
 /**
  * gcg_frame_params_copy:
  * @params: a #GcgFrameParams
+ *
+ * Copies a #GcgFrameParams.
  *
  * Returns: (transfer full): a newly allocated copy of @params
  */

@@ -94,7 +94,9 @@ gcg_frame_item_map_new (const GcgRect *roi, guint out_width, guint out_height,
  * gcg_frame_item_map_copy:
  * @map: a #GcgFrameItemMap
  *
- * Returns: (transfer full): a copy of @map
+ * Copies a #GcgFrameItemMap.
+ *
+ * Returns: (transfer full): a newly allocated copy of @map
  */
 GcgFrameItemMap *
 gcg_frame_item_map_copy (const GcgFrameItemMap *map)

@@ -44,6 +44,9 @@ typedef struct
   guint64 seq;                  /* the frame in the slot; 0 when free */
   GcgFrameDoneFunc done;
   gpointer user_data;
+  /* The frame's chain: its graph and parameter slot may still be read by
+   * the device, so the caller may drop the chain meanwhile. */
+  GcgFrameChain *chain;
   /* Two events: recording a blocking-sync one costs the driver an
    * interrupt, so it is only recorded in GCG_SYNC_MODE_BLOCKING. */
   CUevent plain_event;
@@ -106,6 +109,8 @@ G_DEFINE_BOXED_TYPE (GcgFramePlanes, gcg_frame_planes, gcg_frame_planes_copy,
 /**
  * gcg_frame_planes_copy:
  * @planes: a #GcgFramePlanes
+ *
+ * Copies a #GcgFramePlanes.
  *
  * Returns: (transfer full): a copy of @planes
  */
@@ -412,6 +417,8 @@ gcg__frame_queue_set_completion (GcgFrameQueue *self,
  * gcg_frame_queue_get_depth:
  * @self: a #GcgFrameQueue
  *
+ * Gets the number of slots: the most frames the queue keeps in flight.
+ *
  * Returns: the most frames the queue keeps in flight
  */
 guint
@@ -424,6 +431,8 @@ gcg_frame_queue_get_depth (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_stream:
  * @self: a #GcgFrameQueue
+ *
+ * Gets the stream the queue's kernels run on.
  *
  * Returns: (transfer none) (nullable): the stream the frames run on, %NULL
  *   for the CPU backend
@@ -462,6 +471,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   Slot *slot = slot_of (self, seq);
   GcgFrameDoneFunc done = slot->done;
   gpointer user_data = slot->user_data;
+  g_autoptr (GcgFrameChain) chain = NULL;
 
   if (error == NULL && self->cancelling)
     error = g_error_new_literal (GCG_ERROR, GCG_ERROR_CANCELLED,
@@ -472,6 +482,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   slot->seq = 0;
   slot->done = NULL;
   slot->user_data = NULL;
+  chain = g_steal_pointer (&slot->chain);
   slot->copy_out = FALSE;
   self->retired = seq;
   g_mutex_unlock (&self->lock);
@@ -628,6 +639,8 @@ gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
  * gcg_frame_queue_get_in_flight:
  * @self: a #GcgFrameQueue
  *
+ * Counts the frames submitted and not yet retired.
+ *
  * Returns: frames submitted and not yet retired
  */
 guint
@@ -645,6 +658,8 @@ gcg_frame_queue_get_in_flight (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_submitted:
  * @self: a #GcgFrameQueue
+ *
+ * Gets the sequence number of the last frame submitted.
  *
  * Returns: the sequence number of the last frame submitted (0 before the
  *   first)
@@ -664,6 +679,8 @@ gcg_frame_queue_get_submitted (GcgFrameQueue *self)
 /**
  * gcg_frame_queue_get_slot_waits:
  * @self: a #GcgFrameQueue
+ *
+ * Counts the submits that waited for a free slot.
  *
  * Returns: how often a submit had to wait for a slot (the GPU was
  *   #GcgFrameQueue:depth frames behind)
@@ -1053,6 +1070,8 @@ next_free_slot (GcgFrameQueue *self)
  * retired; %GCG_MEMORY_KIND_HOST_PINNED and %GCG_MEMORY_KIND_DEVICE
  * outputs are written by the device (gcg_frame_queue_wait_ready() waits
  * for them).  Tensor items past the frame's ROI count are zeroed.
+ * The queue keeps a reference to @chain until the frame is retired, so
+ * the caller may drop the chain while the device still runs it.
  *
  * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
  *   nothing of the frame is still running and @done is never called.
@@ -1104,6 +1123,7 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
   slot->seq = ++self->submitted;
   slot->done = done;
   slot->user_data = user_data;
+  slot->chain = g_object_ref (chain);
   g_mutex_unlock (&self->lock);
   if (seq)
     *seq = slot->seq;

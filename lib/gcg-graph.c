@@ -202,15 +202,37 @@ gcg_graph_class_init (GcgGraphClass *klass)
   object_class->get_property = gcg_graph_get_property;
   object_class->finalize = gcg_graph_finalize;
 
+  /**
+   * GcgGraph:context:
+   *
+   * The context the graph runs in.
+   */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context the graph runs in", GCG_TYPE_CONTEXT,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgGraph:pool:
+   *
+   * The capture pool whose buffers the graph keeps alive, or %NULL.
+   */
   properties[PROP_POOL] = g_param_spec_object ("pool", "Pool",
       "The capture pool the graph keeps alive", GCG_TYPE_CAPTURE_POOL,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgGraph:node-count:
+   *
+   * The number of nodes of the captured graph (kernels, copies, memsets,
+   * allocations...).
+   */
   properties[PROP_NODE_COUNT] = g_param_spec_uint ("node-count",
       "Node count", "Number of nodes in the graph", 0, G_MAXUINT, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgGraph:alloc-node-count:
+   *
+   * The number of memory-allocation nodes: allocations made during the
+   * capture, which the graph owns.
+   */
   properties[PROP_ALLOC_NODE_COUNT] = g_param_spec_uint ("alloc-node-count",
       "Allocation node count",
       "Number of memory-allocation nodes (allocations made during capture)",
@@ -364,6 +386,8 @@ gcg_graph_upload (GcgGraph *self, GcgStream *stream, GError **error)
  * gcg_graph_get_replay_count:
  * @self: a #GcgGraph
  *
+ * Counts the graph's launches.
+ *
  * Returns: the number of successful gcg_graph_launch() calls
  */
 guint64
@@ -378,6 +402,9 @@ gcg_graph_get_replay_count (GcgGraph *self)
  * gcg_graph_is_uploaded:
  * @self: a #GcgGraph
  *
+ * Tells whether the graph was uploaded to the device ahead of its first
+ * launch.
+ *
  * Returns: %TRUE after a successful gcg_graph_upload()
  */
 gboolean
@@ -391,6 +418,8 @@ gcg_graph_is_uploaded (GcgGraph *self)
 /**
  * gcg_graph_get_node_count:
  * @self: a #GcgGraph
+ *
+ * Counts the nodes of the captured graph.
  *
  * Returns: the number of nodes (kernels, copies, memsets, allocations...)
  */
@@ -424,6 +453,8 @@ gcg_graph_get_alloc_node_count (GcgGraph *self)
  * gcg_graph_get_pool:
  * @self: a #GcgGraph
  *
+ * Gets the capture pool whose buffers the graph keeps alive.
+ *
  * Returns: (transfer none) (nullable): the capture pool the graph keeps
  *   alive, if its capture had one
  */
@@ -439,6 +470,8 @@ gcg_graph_get_pool (GcgGraph *self)
  * gcg_graph_get_context:
  * @self: a #GcgGraph
  *
+ * Gets the context the graph runs in.
+ *
  * Returns: (transfer none): the context the graph runs in
  */
 GcgContext *
@@ -452,6 +485,9 @@ gcg_graph_get_context (GcgGraph *self)
 /**
  * gcg_graph_get_handle:
  * @self: a #GcgGraph
+ *
+ * Gets the driver's executable graph, to launch or inspect it from other
+ * CUDA code.
  *
  * Returns: (transfer none): the CUgraphExec, for interoperation; it
  *   changes when gcg_graph_update_from_capture() instantiates anew

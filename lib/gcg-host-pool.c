@@ -178,18 +178,42 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
   object_class->constructed = gcg_host_pool_constructed;
   object_class->finalize = gcg_host_pool_finalize;
 
+  /**
+   * GcgHostPool:context:
+   *
+   * The context pinned memory is allocated in; set at construction,
+   * required.
+   */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context pinned memory is allocated in (required)",
       GCG_TYPE_CONTEXT,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgHostPool:max-cached-bytes:
+   *
+   * The most bytes the pool keeps in released blocks for reuse; blocks
+   * released beyond it go back to the driver, and lowering it unpins the
+   * excess.
+   */
   properties[PROP_MAX_CACHED_BYTES] = g_param_spec_uint64
       ("max-cached-bytes", "Max cached bytes",
       "Released blocks kept for reuse, in bytes at most; lowering it unpins "
       "the excess", 0, G_MAXUINT64, DEFAULT_MAX_CACHED_BYTES,
       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgHostPool:cached-bytes:
+   *
+   * Bytes in released blocks kept for reuse.
+   */
   properties[PROP_CACHED_BYTES] = g_param_spec_uint64 ("cached-bytes",
       "Cached bytes", "Bytes in released blocks kept for reuse", 0,
       G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgHostPool:in-use-bytes:
+   *
+   * Bytes in blocks handed out and not yet released, counted at their
+   * bucket sizes.
+   */
   properties[PROP_IN_USE_BYTES] = g_param_spec_uint64 ("in-use-bytes",
       "In-use bytes", "Bytes in blocks handed out and not yet released "
       "(bucket sizes)", 0, G_MAXUINT64, 0,
@@ -208,6 +232,8 @@ gcg_host_pool_init (GcgHostPool *self)
 /**
  * gcg_host_pool_new:
  * @context: the #GcgContext to pin memory in
+ *
+ * Makes an empty pool of pinned (page-locked) host memory in @context.
  *
  * Returns: (transfer full): a new, empty #GcgHostPool
  */
@@ -239,6 +265,8 @@ is_usable (GcgHostPool *self)
 /**
  * gcg_host_pool_bucket_size:
  * @size: a request in bytes
+ *
+ * Rounds a request to the size of the pool's block that serves it.
  *
  * Returns: the size of the block a request of @size bytes gets: the next
  *   power of two, at least 4096; 0 for 0, and for sizes above 2^63 that
@@ -473,6 +501,8 @@ gcg_host_pool_clear (GcgHostPool *self)
  * gcg_host_pool_get_max_cached_bytes:
  * @self: a #GcgHostPool
  *
+ * Gets the most bytes the pool keeps cached.
+ *
  * Returns: the #GcgHostPool:max-cached-bytes
  */
 guint64
@@ -518,6 +548,8 @@ gcg_host_pool_set_max_cached_bytes (GcgHostPool *self,
  * gcg_host_pool_get_cached_bytes:
  * @self: a #GcgHostPool
  *
+ * Gets the bytes the pool keeps in released blocks for reuse.
+ *
  * Returns: bytes in released blocks kept for reuse
  */
 guint64
@@ -536,6 +568,8 @@ gcg_host_pool_get_cached_bytes (GcgHostPool *self)
 /**
  * gcg_host_pool_get_in_use_bytes:
  * @self: a #GcgHostPool
+ *
+ * Gets the bytes handed out and not yet released.
  *
  * Returns: bytes in blocks handed out and not yet released, counted at
  *   their bucket sizes

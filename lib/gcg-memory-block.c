@@ -11,6 +11,8 @@ G_DEFINE_BOXED_TYPE (GcgMemoryBlock, gcg_memory_block, gcg_memory_block_copy,
  * gcg_memory_block_copy:
  * @block: a #GcgMemoryBlock
  *
+ * Copies a #GcgMemoryBlock.
+ *
  * Returns: (transfer full): a copy of @block
  */
 GcgMemoryBlock *
@@ -23,6 +25,8 @@ gcg_memory_block_copy (const GcgMemoryBlock *block)
 /**
  * gcg_memory_block_free:
  * @block: (transfer full): a #GcgMemoryBlock
+ *
+ * Frees a #GcgMemoryBlock.
  */
 void
 gcg_memory_block_free (GcgMemoryBlock *block)

@@ -17,6 +17,8 @@ copy_block (gconstpointer block, gpointer unused)
  * gcg_memory_segment_copy:
  * @segment: a #GcgMemorySegment
  *
+ * Copies a #GcgMemorySegment and its blocks.
+ *
  * Returns: (transfer full): a deep copy of @segment, blocks included
  */
 GcgMemorySegment *
@@ -36,6 +38,8 @@ gcg_memory_segment_copy (const GcgMemorySegment *segment)
 /**
  * gcg_memory_segment_free:
  * @segment: (transfer full): a #GcgMemorySegment
+ *
+ * Frees a #GcgMemorySegment and its blocks.
  */
 void
 gcg_memory_segment_free (GcgMemorySegment *segment)
@@ -49,6 +53,8 @@ gcg_memory_segment_free (GcgMemorySegment *segment)
 /**
  * gcg_memory_segment_get_blocks:
  * @segment: a #GcgMemorySegment
+ *
+ * Gets the blocks of a segment of an allocator snapshot.
  *
  * Returns: (transfer none) (element-type GcgMemoryBlock): the blocks
  *   tiling the segment, in address order

@@ -174,15 +174,38 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
   object_class->get_property = gcg_param_block_get_property;
   object_class->finalize = gcg_param_block_finalize;
 
+  /**
+   * GcgParamBlock:size:
+   *
+   * The size of the device struct in bytes, a multiple of 16; it grows as
+   * fields are added.
+   */
   properties[PROP_SIZE] = g_param_spec_uint64 ("size", "Size",
       "Size of the device struct in bytes", 0, G_MAXUINT64, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgParamBlock:ring-depth:
+   *
+   * The number of pinned staging slots an update is copied from (0 until
+   * allocated).
+   */
   properties[PROP_RING_DEPTH] = g_param_spec_uint ("ring-depth",
       "Ring depth", "Number of pinned staging slots (0 until allocated)",
       0, MAX_RING_DEPTH, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgParamBlock:update-count:
+   *
+   * The number of host-to-device refreshes issued.
+   */
   properties[PROP_UPDATE_COUNT] = g_param_spec_uint64 ("update-count",
       "Update count", "Number of host-to-device refreshes issued", 0,
       G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GcgParamBlock:slot-wait-count:
+   *
+   * The number of updates that waited for a staging slot still being copied
+   * from: the host ran a whole ring ahead of the GPU.
+   */
   properties[PROP_SLOT_WAIT_COUNT] = g_param_spec_uint64 ("slot-wait-count",
       "Slot wait count", "Updates that waited for a slot still being "
       "copied from (the host ran a whole ring ahead of the GPU)", 0,
@@ -199,6 +222,8 @@ gcg_param_block_init (GcgParamBlock *self)
 
 /**
  * gcg_param_block_new:
+ *
+ * Makes an empty parameter block; add its fields, then allocate it.
  *
  * Returns: (transfer full): a new, empty parameter block
  */
@@ -329,6 +354,8 @@ gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
  * @self: a #GcgParamBlock
  * @name: a field name
  *
+ * Finds a field by name.
+ *
  * Returns: the index of the field named @name, or -1
  */
 gint
@@ -348,6 +375,8 @@ gcg_param_block_lookup (GcgParamBlock *self, const gchar *name)
  * gcg_param_block_get_n_fields:
  * @self: a #GcgParamBlock
  *
+ * Counts the block's fields.
+ *
  * Returns: the number of fields
  */
 guint
@@ -360,6 +389,8 @@ gcg_param_block_get_n_fields (GcgParamBlock *self)
 /**
  * gcg_param_block_get_size:
  * @self: a #GcgParamBlock
+ *
+ * Gets the size of the device struct.
  *
  * Returns: the size of the device struct in bytes, a multiple of 16
  */
@@ -374,6 +405,8 @@ gcg_param_block_get_size (GcgParamBlock *self)
  * gcg_param_block_get_field_offset:
  * @self: a #GcgParamBlock
  * @index: a field index
+ *
+ * Gets where a field lies in the device struct.
  *
  * Returns: the byte offset of the field in the device struct
  */
@@ -623,6 +656,8 @@ gcg_param_block_set_value (GcgParamBlock *self, const gchar *name,
  * @self: a #GcgParamBlock
  * @index: a field index
  *
+ * Reads back a field's value as last set on the host.
+ *
  * Returns: the staged value of a field, converted to double
  */
 gdouble
@@ -694,6 +729,8 @@ gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
  * gcg_param_block_get_field_size:
  * @self: a #GcgParamBlock
  * @index: a field index
+ *
+ * Gets the size of a field in the device struct.
  *
  * Returns: the size of the field in the device struct, in bytes
  */
@@ -778,6 +815,8 @@ gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
  * gcg_param_block_is_allocated:
  * @self: a #GcgParamBlock
  *
+ * Tells whether the block's device and pinned memory are allocated.
+ *
  * Returns: %TRUE once gcg_param_block_allocate() succeeded
  */
 gboolean
@@ -790,6 +829,9 @@ gcg_param_block_is_allocated (GcgParamBlock *self)
 /**
  * gcg_param_block_get_device_ptr:
  * @self: an allocated #GcgParamBlock
+ *
+ * Gets the device address of the whole struct, which kernels take as their
+ * parameter pointer.
  *
  * Returns: the device address of the struct (a CUdeviceptr), 0 before
  *   allocation
@@ -805,6 +847,8 @@ gcg_param_block_get_device_ptr (GcgParamBlock *self)
  * gcg_param_block_get_field_device_ptr:
  * @self: an allocated #GcgParamBlock
  * @index: a field index
+ *
+ * Gets the device address of one field.
  *
  * Returns: the device address of one field, for kernels that take a
  *   pointer to a single value; 0 before allocation
@@ -891,6 +935,8 @@ gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
  * gcg_param_block_get_update_count:
  * @self: a #GcgParamBlock
  *
+ * Counts the host-to-device refreshes issued.
+ *
  * Returns: the number of refreshes issued
  */
 guint64
@@ -903,6 +949,8 @@ gcg_param_block_get_update_count (GcgParamBlock *self)
 /**
  * gcg_param_block_get_slot_wait_count:
  * @self: a #GcgParamBlock
+ *
+ * Counts the updates that waited for a staging slot still being copied from.
  *
  * Returns: the number of updates that had to wait for a slot
  */

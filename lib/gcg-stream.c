@@ -124,6 +124,8 @@ gcg_stream_init (GcgStream *self)
  * @context: a #GcgContext
  * @error: return location for a #GError, or %NULL
  *
+ * Creates a non-blocking CUDA stream in @context, owned by the result.
+ *
  * Returns: (transfer full) (nullable): a new non-blocking stream, or %NULL
  *   with @error set
  */
@@ -151,6 +153,9 @@ gcg_stream_new (GcgContext *context, GError **error)
  * @context: the #GcgContext @cu_stream belongs to
  * @cu_stream: a CUstream owned by the caller, which must outlive the result
  *
+ * Wraps a stream the caller owns (an application's, or another library's)
+ * without taking it over.
+ *
  * Returns: (transfer full): a #GcgStream using @cu_stream
  */
 GcgStream *
@@ -170,6 +175,8 @@ gcg_stream_new_wrapped (GcgContext *context, gpointer cu_stream)
  * gcg_stream_get_context:
  * @self: a #GcgStream
  *
+ * Gets the context the stream belongs to.
+ *
  * Returns: (transfer none): the context of the stream
  */
 GcgContext *
@@ -182,6 +189,8 @@ gcg_stream_get_context (GcgStream *self)
 /**
  * gcg_stream_get_handle:
  * @self: a #GcgStream
+ *
+ * Gets the driver's stream handle, to queue other CUDA work on it.
  *
  * Returns: (transfer none): the CUstream, for interoperation
  */
@@ -202,6 +211,8 @@ gcg__stream_get_cu (GcgStream *self)
  * gcg_stream_get_sync_mode:
  * @self: a #GcgStream
  *
+ * Gets how gcg_stream_synchronize() waits for the stream.
+ *
  * Returns: how gcg_stream_synchronize() waits
  */
 GcgSyncMode
@@ -215,6 +226,8 @@ gcg_stream_get_sync_mode (GcgStream *self)
  * gcg_stream_set_sync_mode:
  * @self: a #GcgStream
  * @mode: how gcg_stream_synchronize() is to wait
+ *
+ * Sets how gcg_stream_synchronize() waits for the stream.
  */
 void
 gcg_stream_set_sync_mode (GcgStream *self, GcgSyncMode mode)
@@ -338,6 +351,9 @@ gcg_stream_synchronize (GcgStream *self, GError **error)
  * @idle: (out): %TRUE when all queued work has completed
  * @error: return location for a #GError, or %NULL
  *
+ * Asks, without waiting, whether all work queued on the stream has
+ * completed.
+ *
  * Returns: %TRUE when the query worked (whatever @idle says)
  */
 gboolean
@@ -368,6 +384,8 @@ gcg_stream_query (GcgStream *self, gboolean *idle, GError **error)
  * @self: a #GcgStream
  * @status: (out): the capture status
  * @error: return location for a #GError, or %NULL
+ *
+ * Asks the driver whether the stream is being captured.
  *
  * Returns: %TRUE on success
  */

@@ -11,6 +11,11 @@ gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1
 # ImageNet-style input: 1x3x224x224 float32, normalised.
 gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=1280,height=720 ! cudagraphpreprocess width=224 height=224 letterbox=none mean="0.485,0.456,0.406" std="0.229,0.224,0.225" ! fakesink
 
+# The input a model describes in its .modelinfo file (GStreamer 1.28's
+# format): size, layout, type, colour order and normalisation from it.
+MODELINFO=${MODELINFO:-tests/data/modelinfo/nchw-f32-rgb.modelinfo}
+gst-launch-1.0 -m videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1280,height=720 ! cudagraphpreprocess model-info="$MODELINFO" ! fakesink
+
 # The same on GStreamer's CUDA memory (nvcodec), read in place; needs
 # nvcodec's cudaupload, i.e. a GPU.
 if gst-inspect-1.0 cudaupload >/dev/null 2>&1; then

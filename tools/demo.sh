@@ -4,7 +4,8 @@
 # and GPU the elements run the CUDA backend (graph captured once per caps,
 # replayed per frame); without, backend=auto falls back to the CPU
 # reference backend and says so.  Each run prints the backend that ran and
-# the captures/replays/eager counters the element posts at EOS.
+# the captures/replays/eager counters the element posts at EOS, with fps
+# and CPU time per frame; the last line sums it up in one sentence.
 #   tools/demo.sh [BUILD_DIR]      FRAMES=N frames per run (300)
 #   DEMO_NO_BUILD=1: use BUILD_DIR as it is (a GPU host with the runtime
 #   bundle of tools/gpu-host-run.sh: source .gpu-bundle/env.sh first)
@@ -21,18 +22,29 @@ export GST_PLUGIN_PATH="$PWD/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
 if "$build/tools/gcg-info"; then
   echo "demo: CUDA device found: the elements run the CUDA backend"
+  why=""
 else
   echo "demo: no usable GPU here (reason above): the elements run the CPU reference backend"
+  why=" (no GPU found)"
 fi
 
+# What the last run measured (set by run).
+last_backend="" last_fps="" last_cpu="" last_stats=""
+
 # run TITLE PIPELINE...: runs it with -m and prints the element's
-# cudagraph-stats message (backend, counters), fps and CPU per frame.
+# cudagraph-stats message (backend, counters), fps and CPU per frame.  The
+# CPU per frame leaves out start-up (plugin loading, CUDA's context): it is
+# the difference with the same pipeline run for one frame.
 run () {
-  local title=$1 log stats time cpu fps
+  local title=$1 log stats time cpu cpu1 fps
   shift
   local TIMEFORMAT="cpu %U %S"
+  local one=("${@/#num-buffers=$frames/num-buffers=1}")
+  echo "demo: $title ..."
   log=$( { time gst-launch-1.0 -m "$@" 2>&1; } 2>&1)
   local rc=$?
+  cpu1=$( { time gst-launch-1.0 "${one[@]}" >/dev/null 2>&1; } 2>&1 \
+    | grep -o '^cpu [0-9.]* [0-9.]*' | tail -n 1)
   stats=$(grep -o 'cudagraph-stats, .*;' <<<"$log" | head -n 1)
   time=$(grep -o 'Execution ended after [0-9:.]*' <<<"$log" | awk '{print $4}')
   if [ $rc -ne 0 ] || [ -z "$stats" ]; then
@@ -42,16 +54,32 @@ run () {
   fi
   stats=$(sed -e 's/cudagraph-stats, //' -e 's/(string)//; s/(guint64)//g; s/(uint)//g' \
     -e 's/;$//' <<<"$stats")
-  echo "demo: $title"
   grep -o 'no usable GPU (.*): running the CPU reference backend' <<<"$log" \
     | head -n 1 | sed 's/^/demo:   warning: /'
   cpu=$(grep -o '^cpu [0-9.]* [0-9.]*' <<<"$log" | tail -n 1)
   fps=$(awk -v t="$time" -v n="$frames" 'BEGIN { split(t, p, ":");
     s = p[1] * 3600 + p[2] * 60 + p[3]; if (s > 0) printf "%.0f", n / s }')
-  cpu=$(awk -v c="$cpu" -v n="$frames" 'BEGIN { split(c, p, " ");
-    printf "%.0f", (p[2] + p[3]) * 1e6 / n }')
+  cpu=$(awk -v c="$cpu" -v c1="$cpu1" -v n="$frames" 'BEGIN {
+    split(c, p, " "); split(c1, q, " "); d = (p[2] + p[3]) - (q[2] + q[3]);
+    if (n > 1 && d > 0) printf "%.0f", d * 1e6 / (n - 1); else printf "?" }')
+  last_backend=$(grep -o 'backend=[a-z]*' <<<"$stats" | cut -d= -f2)
+  last_fps=${fps:-?} last_cpu=$cpu last_stats=$stats
   echo "demo:   $stats"
-  echo "demo:   $frames frames in $time: ${fps:-?} fps, ${cpu} us CPU per frame"
+  echo "demo:   backend $last_backend: $frames frames in $time: $last_fps fps, ${cpu} us CPU per frame"
+}
+
+# The stats field $1 of the last run.
+stat () { grep -o "$1=[0-9]*" <<<"$last_stats" | cut -d= -f2; }
+
+# One sentence on the last run of cudagraphpreprocess.
+summary () {
+  local how
+  if [ "$last_backend" = cuda ]; then
+    how="the CUDA backend (graph captured $(stat captures) time(s), replayed $(stat replays) times)"
+  else
+    how="the CPU reference backend$why"
+  fi
+  echo "cudagraphpreprocess ran $frames frames of 1080p video into a 1x3x640x640 tensor on $how: $last_fps fps, $last_cpu µs CPU per frame${1:-}"
 }
 
 # One 1080p NV12 frame repeated: the source costs next to nothing.
@@ -68,6 +96,7 @@ run "cudagraphconvert, same with use-graph=false (eager launches, A/B)" \
 run "cudagraphpreprocess: $frames frames of 1080p NV12 -> 1x3x640x640 float32 tensor, letterboxed" \
   "${src[@]}" ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
   fakesink || ok=1
+line=$(summary)
 # Zero copy on the GPU: GStreamer's CUDA memory in, the tensor stays in
 # CUDA memory (needs nvcodec's cudaupload, i.e. a GPU).
 if gst-inspect-1.0 cudaupload >/dev/null 2>&1 && "$build/tools/gcg-info" >/dev/null 2>&1; then
@@ -77,5 +106,11 @@ if gst-inspect-1.0 cudaupload >/dev/null 2>&1 && "$build/tools/gcg-info" >/dev/n
     imagefreeze num-buffers="$frames" ! \
     cudagraphpreprocess width=640 height=640 letterbox=symmetric ! \
     "other/tensors(memory:CUDAMemory)" ! fakesink || ok=1
+  [ "$last_backend" = cuda ] && line=$(summary ", in CUDA memory in and out (zero copy)")
+fi
+if [ $ok -ne 0 ]; then
+  echo "demo: FAILED: a run above did not complete (its errors are shown)"
+elif [ -n "$last_backend" ]; then
+  echo "$line"
 fi
 exit $ok

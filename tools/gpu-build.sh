@@ -21,5 +21,6 @@ if [ -x ../shared/gpu-host/bundle.sh ]; then
   ../shared/gpu-host/bundle.sh .gpu-bundle "$build/gst/libgstcudagraph.so" \
     >/dev/null
   rm -f .gpu-bundle/lib/libgcg*     # the build's own library must win
+  bash tools/gpu-gi-bundle.sh .gpu-bundle
 fi
 du -sh "$build" .gpu-bundle

@@ -3,11 +3,15 @@
 # with the runtime bundle from ../shared/gpu-host/bundle.sh in .gpu-bundle:
 # the gpu suite, gcg-info, the demo and the benchmarks, logs under $OUT
 # (or ./gpu-out).
-#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize]
+#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak]
 # sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
 # included, API errors not reported: the fault tests make them on
 # purpose), then racecheck and synccheck over the kernel tests; each
 # tool's exit code is non-zero on any report.
+# soak: tools/soak on the CUDA backend, each element in turn (1 000 000
+# frames each unless SOAK_FRAMES says otherwise; a caps change every
+# 10 000, a flush every 50 000): the table of samples in $OUT/soak.txt,
+# exit code non-zero when memory grew or a frame was lost.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -22,6 +26,11 @@ export LD_LIBRARY_PATH="$PWD/$build/lib:$LD_LIBRARY_PATH"
 export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 "$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1
+if [ "$what" = soak ]; then
+  GST_PLUGIN_PATH="$PWD/$build/gst" "$build/tools/soak" --backend=cuda --frames="${SOAK_FRAMES:-1000000}" \
+    2>&1 | tee "$out/soak.txt"
+  exit "${PIPESTATUS[0]}"
+fi
 if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   status=0

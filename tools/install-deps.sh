@@ -10,6 +10,7 @@ pkgs=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev libgl-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gi-docgen
 )
 missing=()
 for p in "${pkgs[@]}"; do

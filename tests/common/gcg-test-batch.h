@@ -38,6 +38,10 @@ void gcg_test_batch_clear (GcgTestBatch *b);
 void gcg_test_batch_params (const GcgTestBatch *b, guint i, guint k,
     guint64 base, GcgFrameParams *params);
 
+/* Fails naming the first item and byte where @out and @ref differ. */
+void gcg_test_batch_assert_equal (const GcgTestBatch *b, const guint8 *out,
+    const guint8 *ref, gsize size);
+
 /* A random order of sources 0 to @n - 1. */
 void gcg_test_batch_shuffle (GRand *rand, guint *order, guint n);
 

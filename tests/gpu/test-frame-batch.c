@@ -96,7 +96,7 @@ check_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
   memset (d->ref, SENTINEL, d->out_size);
   ref_items = gcg_test_batch_reference (&d->b, order, n, k, d->ref);
   g_assert_cmpuint (items, ==, ref_items);
-  g_assert_cmpmem (d->host_out, d->out_size, d->ref, d->out_size);
+  gcg_test_batch_assert_equal (&d->b, d->host_out, d->ref, d->out_size);
 }
 
 /* Every tensor type and layout, both resize methods, graph and eager. */

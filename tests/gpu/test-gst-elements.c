@@ -4,8 +4,8 @@
  *
  * The cudagraph elements on a GPU: every conversion with backend=cuda is
  * compared byte for byte with backend=cpu (gamma 1, so the documented
- * arithmetic is identical), graph counters, eager mode, caps changes, a
- * real pipeline, and every driver entry point failing mid-stream.  Skipped (TAP skip) without a CUDA driver and device.
+ * arithmetic is identical), graph counters, eager mode, caps changes (and
+ * A -> B -> A changes replayed from the graph cache), a real pipeline, and every driver entry point failing mid-stream.  Skipped (TAP skip) without a CUDA driver and device.
  */
 #include <gcg.h>
 #include "gcg-gst-test-util.h"
@@ -217,6 +217,75 @@ test_caps_change_recaptures (void)
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
       EXPECTED_REPLAYS (3) + EXPECTED_REPLAYS (4));
   gst_harness_teardown (h);
+}
+
+/* Pushes @n frames, the caps alternating between @caps[0] and @caps[1]
+ * every @period frames, through @h and, for the first frame after each
+ * switch (the first on a chain taken back from the cache), also through
+ * @cpu: the outputs must match. */
+static void
+alternate_caps (GstHarness * h, GstHarness * cpu, const gchar * caps[2],
+    const gchar * out_caps, guint n, guint period)
+{
+  GstVideoInfo info = gcg_test_info (out_caps);
+
+  for (guint i = 0; i < n; i++) {
+    const gchar *in_caps = caps[(i / period) % 2];
+    GstBuffer *in = gcg_test_frame_new (in_caps, moving_px,
+        GUINT_TO_POINTER (i), 128);
+    GstBuffer *out, *want;
+
+    if (i % period != 0) {
+      gst_buffer_unref (gcg_test_push_pull (h, in));
+      continue;
+    }
+    gst_harness_set_src_caps_str (h, in_caps);
+    gst_harness_set_src_caps_str (cpu, in_caps);
+    out = gcg_test_push_pull (h, gst_buffer_ref (in));
+    want = gcg_test_push_pull (cpu, in);
+    assert_same_buffer (out, want, &info);
+    gst_buffer_unref (out);
+    gst_buffer_unref (want);
+  }
+}
+
+/* A -> B -> A -> ... over 10 000 frames, caps switching every 100: the
+ * graph cache keeps both chains, so there are two captures in all and
+ * every other frame replays; each switch's first frame equals the CPU
+ * backend's.  With graph-cache-size=0 each switch captures again. */
+static void
+test_graph_cache_aba (void)
+{
+  const gchar *caps[2] = { "video/x-raw,format=NV12,width=64,height=48",
+    "video/x-raw,format=NV12,width=32,height=16"
+  };
+  const gchar *out_caps = "video/x-raw,format=RGBA,width=40,height=30";
+  GstHarness *h, *cpu;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps[0],
+      out_caps);
+  cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps[0],
+      out_caps);
+  alternate_caps (h, cpu, caps, out_caps, 10000, 100);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
+      2);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "chains-built"),
+      ==, 2);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
+      10000 - 2);
+  gst_harness_teardown (h);
+
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda "
+      "graph-cache-size=0", caps[0], out_caps);
+  alternate_caps (h, cpu, caps, out_caps, 1000, 100);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
+      10);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "chains-built"),
+      ==, 10);
+  gst_harness_teardown (h);
+  gst_harness_teardown (cpu);
 }
 
 /* Driver failures mid-stream (injected into cuGraphLaunch): a failed frame
@@ -469,6 +538,7 @@ main (int argc, char **argv)
       test_preprocess_matches_cpu);
   g_test_add_func ("/gst/gpu/caps-change-recaptures",
       test_caps_change_recaptures);
+  g_test_add_func ("/gst/gpu/graph-cache-aba", test_graph_cache_aba);
   g_test_add_func ("/gst/gpu/pipeline-eos", test_pipeline_eos);
   g_test_add_func ("/gst/gpu/output-pinned", test_output_pinned);
   g_test_add_func ("/gst/gpu/fault-sweep", test_fault_sweep);

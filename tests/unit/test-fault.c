@@ -106,6 +106,54 @@ test_rearm_resets_counts (void)
   g_assert_true (gcg_fault_inject (NULL, NULL));
 }
 
+static guint fake_calls;
+
+static CUresult
+fake_mem_free (CUdeviceptr ptr)
+{
+  fake_calls++;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_mem_alloc (CUdeviceptr *ptr, size_t bytes)
+{
+  fake_calls++;
+  *ptr = 0x1000;
+  return CUDA_SUCCESS;
+}
+
+/* An injected failure of a release still releases (memcheck would report
+ * the memory of every cuMemFree fault of a sweep as leaked), then reports
+ * the failure; any other call that is made to fail is never made. */
+static void
+test_release_still_releases (void)
+{
+  GcgCudaTable saved = gcg__cuda;
+  CUdeviceptr ptr = 0;
+
+  gcg__cuda.cuMemFree = fake_mem_free;
+  gcg__cuda.cuMemAlloc = fake_mem_alloc;
+  g_assert_true (gcg_fault_inject ("cuMemFree:1=CUDA_ERROR_INVALID_VALUE,"
+          "cuMemAlloc:1=CUDA_ERROR_OUT_OF_MEMORY", NULL));
+  fake_calls = 0;
+  g_assert_cmpint (GCG_CU (cuMemFree, 0x1000), ==, CUDA_ERROR_INVALID_VALUE);
+  g_assert_cmpuint (fake_calls, ==, 1);
+  g_assert_cmpint (GCG_CU (cuMemFree, 0x1000), ==, CUDA_SUCCESS);
+  g_assert_cmpuint (fake_calls, ==, 2);
+  fake_calls = 0;
+  g_assert_cmpint (GCG_CU (cuMemAlloc, &ptr, 16), ==,
+      CUDA_ERROR_OUT_OF_MEMORY);
+  g_assert_cmpuint (fake_calls, ==, 0);
+  g_assert_cmpuint (ptr, ==, 0);
+  g_assert_true (gcg_fault_inject (NULL, NULL));
+  g_assert_true (gcg__cuda_is_release (GCG_CUDA_ID_cuMemFreeHost));
+  g_assert_true (gcg__cuda_is_release (GCG_CUDA_ID_cuGraphExecDestroy));
+  g_assert_false (gcg__cuda_is_release (GCG_CUDA_ID_cuMemFreeAsync));
+  g_assert_false (gcg__cuda_is_release (GCG_CUDA_ID_cuGraphLaunch));
+  gcg__cuda = saved;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -117,6 +165,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/nth-call-fails-once", test_nth_call_fails_once);
   g_test_add_func ("/fault/every-call-and-disarm", test_every_call_and_disarm);
   g_test_add_func ("/fault/rearm-resets-counts", test_rearm_resets_counts);
+  g_test_add_func ("/fault/release-still-releases",
+      test_release_still_releases);
 
   return g_test_run ();
 }

@@ -52,7 +52,7 @@ check_batch (GcgFrameBatch *batch, const GcgTestBatch *b, const guint *order,
   g_assert_no_error (error);
   ref_items = gcg_test_batch_reference (b, order, n, k, ref);
   g_assert_cmpuint (n_items, ==, ref_items);
-  g_assert_cmpmem (out, size, ref, size);
+  gcg_test_batch_assert_equal (b, out, ref, size);
 }
 
 static void
@@ -214,6 +214,19 @@ test_config (void)
   g_assert_nonnull (strstr (error->message, "bytes"));
   g_clear_error (&error);
   g_assert_cmpuint (gcg_frame_batch_config_get_output_size (&config), ==, 0);
+
+  /* 64 sources of 64 ROIs: past what one batch's values may hold. */
+  config.out_width = config.out_height = 8;
+  g_assert_false (gcg_frame_batch_config_validate (&config, &error));
+  g_assert_nonnull (strstr (error->message, "per-batch values"));
+  g_clear_error (&error);
+  config.max_rois = 16;
+  g_assert_false (gcg_frame_batch_config_validate (&config, NULL));
+  config.max_rois = 15;
+  g_assert_true (gcg_frame_batch_config_validate (&config, &error));
+  config.max_sources = 16;
+  config.max_rois = GCG_FRAME_CHAIN_MAX_ROIS;
+  g_assert_true (gcg_frame_batch_config_validate (&config, &error));
 
   g_assert_true (gcg_frame_batch_source_validate (&source, &error));
   source.width = 0;

@@ -8,7 +8,8 @@
  * memory, each output checked against a direct gcg_frame_chain_process()
  * run: callbacks once per frame in submission order; a slot reused only
  * after its frame is done; poll without waiting; drain; cancel and failed
- * frames; a caps change with frames in flight; wait_ready (also from a
+ * frames; a caps change with frames in flight; a chain kept alive by its
+ * frames in flight; wait_ready (also from a
  * second thread); refused arguments; zeroed tensor items past the ROI
  * count; a failing record; dispose with frames in flight.
  */
@@ -802,6 +803,33 @@ test_caps_change (Test *t, gconstpointer data)
     assert_job_ok (j[i]);
 }
 
+/* A chain dropped by its owner while its frames are in flight lives until
+ * the last of them is retired (the device may still read its graph and
+ * parameter slots), and not longer. */
+static void
+test_chain_kept (Test *t, gconstpointer data)
+{
+  GcgFrameChainConfig cb;
+  GcgFrameChain *b;
+  Job *j[2];
+
+  config_b (&cb);
+  b = cpu_chain (&cb);
+  g_object_add_weak_pointer (G_OBJECT (b), (gpointer *) & b);
+  j[0] = submit_new_with (t, b, &cb, 1);
+  j[1] = submit_new_with (t, b, &cb, 2);
+  g_object_unref (b);
+  g_assert_nonnull (b);
+  fake_complete (&t->fake, 1);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
+  g_assert_nonnull (b);
+  fake_complete (&t->fake, 2);
+  g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 1);
+  g_assert_null (b);
+  assert_job_ok (j[0]);
+  assert_job_ok (j[1]);
+}
+
 /* wait_ready: a retired frame and a frame not submitted yet return at
  * once; a pending one waits for its slot but retires nothing. */
 static void
@@ -1113,6 +1141,7 @@ main (int argc, char **argv)
   ADD ("/frame-queue/cancel", &fake4, test_cancel);
   ADD ("/frame-queue/failed-frame", &fake4, test_failed_frame);
   ADD ("/frame-queue/caps-change", &fake4, test_caps_change);
+  ADD ("/frame-queue/chain-kept", &fake4, test_chain_kept);
   ADD ("/frame-queue/wait-ready", &fake4, test_wait_ready);
   ADD ("/frame-queue/wait-ready-thread", &fake4, test_wait_ready_thread);
   ADD ("/frame-queue/arguments", &fake3, test_arguments);

@@ -621,6 +621,98 @@ test_caps_change (void)
   gst_harness_teardown (h);
 }
 
+/* Pushes two frames of each caps of @seq (a letter each: A, B, C are
+ * three sizes) through @launch, checks each output, and returns the
+ * element's chains-built. */
+static guint64
+run_caps_sequence (const gchar * launch, const gchar * seq)
+{
+  static const gchar *caps[] = {
+    "video/x-raw,format=RGBA,width=8,height=8",
+    "video/x-raw,format=RGBA,width=4,height=2",
+    "video/x-raw,format=RGBA,width=6,height=4",
+  };
+  GstHarness *h = gcg_test_harness_new (launch, caps[seq[0] - 'A'],
+      "video/x-raw,format=RGBA");
+  guint64 built;
+
+  for (const gchar * c = seq; *c; c++) {
+    const gchar *in_caps = caps[*c - 'A'];
+    GstVideoInfo info = gcg_test_info (in_caps);
+
+    gst_harness_set_src_caps_str (h, in_caps);
+    for (guint i = 0; i < 2; i++) {
+      GstBuffer *out = gcg_test_push_pull (h,
+          gcg_test_solid_new (in_caps, gray100, 4, 0));
+
+      g_assert_cmpuint (gst_buffer_get_size (out), ==, info.size);
+      assert_uniform (out, &info, 151);
+      gst_buffer_unref (out);
+    }
+  }
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "eager-frames"),
+      ==, 2 * strlen (seq));
+  built = gcg_test_get_u64 (h, "cudagraphconvert", "chains-built");
+  gst_harness_teardown (h);
+  return built;
+}
+
+/* Caps going back to earlier ones take their chain (with its graph, on
+ * the CUDA backend) from the graph cache instead of building another;
+ * the least recently used chain is dropped when the cache is full; size
+ * 0 keeps none. */
+static void
+test_graph_cache (void)
+{
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2", "ABA"),
+      ==, 2);
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2",
+          "ABCACBBA"), ==, 3);
+  /* One kept: C drops A, going back to A drops B. */
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
+          "graph-cache-size=1", "ABCACB"), ==, 5);
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
+          "graph-cache-size=0", "ABA"), ==, 3);
+}
+
+/* A stats request posts the cudagraph-stats message at once, as often as
+ * asked, with the counters so far; EOS still posts its own. */
+static void
+test_stats_request (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=8,height=8";
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GstHarness *h = harness_with_bus (CONVERT " brightness=0.2", caps,
+      "video/x-raw,format=RGBA", bus);
+
+  GstMessage *eos_stats;
+
+  for (guint i = 1; i <= 2; i++) {
+    g_autoptr (GstMessage) msg = NULL;
+    const GstStructure *s;
+    guint64 frames = 0, built = 0;
+
+    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_solid_new (caps,
+                gray100, 4, 0)));
+    g_assert_true (gst_harness_push_event (h, gst_event_new_custom
+            (GST_EVENT_CUSTOM_DOWNSTREAM,
+                gst_structure_new_empty ("cudagraph-stats-request"))));
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    g_assert_nonnull (msg);
+    s = gst_message_get_structure (msg);
+    g_assert_true (gst_structure_has_name (s, "cudagraph-stats"));
+    g_assert_true (gst_structure_get_uint64 (s, "frames", &frames));
+    g_assert_true (gst_structure_get_uint64 (s, "chains-built", &built));
+    g_assert_cmpuint (frames, ==, i);
+    g_assert_cmpuint (built, ==, 1);
+  }
+  g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
+  eos_stats = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  g_assert_nonnull (eos_stats);
+  gst_message_unref (eos_stats);
+  teardown_with_bus (h, bus);
+}
+
 /* Same caps, identity values, no crop: the very input buffer comes out. */
 static void
 test_passthrough (void)
@@ -1058,6 +1150,9 @@ test_registration (void)
     check_pspec (e, "captures", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "replays", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "eager-frames", G_TYPE_UINT64, G_PARAM_READABLE);
+    check_pspec (e, "chains-built", G_TYPE_UINT64, G_PARAM_READABLE);
+    check_pspec (e, "graph-cache-size", G_TYPE_UINT,
+        rw | GST_PARAM_MUTABLE_PLAYING);
     g_assert_false (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
             "captures")->flags & G_PARAM_WRITABLE);
   }
@@ -1286,6 +1381,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/controller", test_controller);
   g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
   g_test_add_func ("/gst/convert/caps-change", test_caps_change);
+  g_test_add_func ("/gst/convert/graph-cache", test_graph_cache);
+  g_test_add_func ("/gst/convert/stats-request", test_stats_request);
   g_test_add_func ("/gst/errors/video-meta-past-buffer",
       test_video_meta_past_buffer);
   g_test_add_func ("/gst/convert/passthrough", test_passthrough);

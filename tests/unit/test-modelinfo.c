@@ -1,0 +1,359 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GStreamer `.modelinfo` files (tests/data/modelinfo) read by the parser
+ * and through cudagraphpreprocess's model-info property: the properties
+ * and tensor caps they give, the values of a normalised frame, and the
+ * errors for files the element cannot honour.
+ */
+#include <math.h>
+
+#include "gcg-gst-test-util.h"
+
+#include "../../gst/gstcudagraphmodelinfo.h"
+
+#define PREPROCESS "cudagraphpreprocess backend=cpu"
+#define RGBA_64x48 "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
+
+static const guint8 grey100[4] = { 100, 100, 100, 255 };
+
+static gchar *
+data_path (const gchar * name)
+{
+  return g_build_filename (GCG_TEST_DATA_DIR, "modelinfo", name, NULL);
+}
+
+static void
+load_ok (const gchar * name, GstCudaGraphModelInfo * info)
+{
+  g_autofree gchar *path = data_path (name);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (gst_cuda_graph_model_info_load (path, info, &error));
+  g_assert_no_error (error);
+}
+
+static void
+assert_triple (const gfloat * v, gfloat a, gfloat b, gfloat c)
+{
+  g_assert_cmpfloat_with_epsilon (v[0], a, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[1], b, 1e-6);
+  g_assert_cmpfloat_with_epsilon (v[2], c, 1e-6);
+}
+
+static void
+test_nchw_f32_rgb (void)
+{
+  GstCudaGraphModelInfo info = { 0 };
+
+  load_ok ("nchw-f32-rgb.modelinfo", &info);
+  g_assert_cmpstr (info.tensor_name, ==, "input");
+  g_assert_cmpuint (info.width, ==, 224);
+  g_assert_cmpuint (info.height, ==, 224);
+  g_assert_cmpuint (info.batch, ==, 1);
+  g_assert_cmpint (info.layout, ==, GCG_TENSOR_LAYOUT_NCHW);
+  g_assert_cmpint (info.type, ==, GCG_TENSOR_TYPE_FLOAT32);
+  g_assert_cmpint (info.channels, ==, GCG_TENSOR_CHANNELS_RGB);
+  /* The file's ranges are ImageNet's mean/std rewritten. */
+  assert_triple (info.mean, 0.485f, 0.456f, 0.406f);
+  assert_triple (info.std, 0.229f, 0.224f, 0.225f);
+  gst_cuda_graph_model_info_clear (&info);
+}
+
+static void
+test_nhwc_u8 (void)
+{
+  GstCudaGraphModelInfo info = { 0 };
+
+  load_ok ("nhwc-u8.modelinfo", &info);
+  g_assert_cmpstr (info.tensor_name, ==, "normalized_input_image_tensor");
+  g_assert_cmpuint (info.width, ==, 300);
+  g_assert_cmpuint (info.height, ==, 300);
+  g_assert_cmpuint (info.batch, ==, 0);
+  g_assert_cmpint (info.layout, ==, GCG_TENSOR_LAYOUT_NHWC);
+  g_assert_cmpint (info.type, ==, GCG_TENSOR_TYPE_UINT8);
+  /* No ranges: 0-255 passed through. */
+  assert_triple (info.mean, 0.0f, 0.0f, 0.0f);
+  assert_triple (info.std, 1.0f / 255, 1.0f / 255, 1.0f / 255);
+  gst_cuda_graph_model_info_clear (&info);
+}
+
+static void
+test_bgr_col_major (void)
+{
+  GstCudaGraphModelInfo info = { 0 };
+
+  load_ok ("bgr-batch.modelinfo", &info);
+  g_assert_cmpuint (info.width, ==, 128);
+  g_assert_cmpuint (info.height, ==, 64);
+  g_assert_cmpuint (info.batch, ==, 4);
+  g_assert_cmpint (info.layout, ==, GCG_TENSOR_LAYOUT_NCHW);
+  g_assert_cmpint (info.type, ==, GCG_TENSOR_TYPE_FLOAT16);
+  g_assert_cmpint (info.channels, ==, GCG_TENSOR_CHANNELS_BGR);
+  /* -1..1: (p / 255 - 0.5) / 0.5. */
+  assert_triple (info.mean, 0.5f, 0.5f, 0.5f);
+  assert_triple (info.std, 0.5f, 0.5f, 0.5f);
+  gst_cuda_graph_model_info_clear (&info);
+}
+
+/* Loading @name fails with @code and a message containing @words. */
+static void
+assert_file_refused (const gchar * name, gint code, const gchar * words)
+{
+  g_autofree gchar *path = data_path (name);
+  g_autoptr (GError) error = NULL;
+  GstCudaGraphModelInfo info = { 0 };
+
+  g_assert_false (gst_cuda_graph_model_info_load (path, &info, &error));
+  g_assert_error (error, GST_RESOURCE_ERROR, code);
+  if (strstr (error->message, words) == NULL)
+    g_error ("\"%s\" does not say \"%s\"", error->message, words);
+  g_assert_null (info.tensor_name);
+}
+
+static void
+test_files_refused (void)
+{
+  assert_file_refused ("missing.modelinfo", GST_RESOURCE_ERROR_NOT_FOUND,
+      "missing.modelinfo");
+  assert_file_refused ("not-keyfile.modelinfo", GST_RESOURCE_ERROR_OPEN_READ,
+      "not a key file");
+  assert_file_refused ("no-input.modelinfo", GST_RESOURCE_ERROR_SETTINGS,
+      "no input tensor");
+  assert_file_refused ("bad-type.modelinfo", GST_RESOURCE_ERROR_SETTINGS,
+      "type \"int64\"");
+  assert_file_refused ("dynamic-size.modelinfo", GST_RESOURCE_ERROR_SETTINGS,
+      "dynamic height");
+  assert_file_refused ("bad-ranges.modelinfo", GST_RESOURCE_ERROR_SETTINGS,
+      "min below max");
+  assert_file_refused ("bad-version.modelinfo", GST_RESOURCE_ERROR_SETTINGS,
+      "version \"2.0\"");
+  /* A directory is not a model description. */
+  assert_file_refused ("", GST_RESOURCE_ERROR_OPEN_READ, "regular file");
+}
+
+/* An [input] group of @body (after dir=input) fails with @words. */
+static void
+assert_input_refused (const gchar * body, const gchar * words)
+{
+  g_autofree gchar *text = g_strdup_printf ("[modelinfo]\nversion=1.0\n"
+      "[input]\ndir=input\n%s", body);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+  GstCudaGraphModelInfo info = { 0 };
+
+  g_key_file_set_list_separator (kf, ',');
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, 0, NULL));
+  g_assert_false (gst_cuda_graph_model_info_parse (kf, &info, &error));
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
+  if (strstr (error->message, words) == NULL)
+    g_error ("\"%s\" does not say \"%s\"", error->message, words);
+}
+
+static void
+test_inputs_refused (void)
+{
+  assert_input_refused ("type=float32\n", "dims must be");
+  assert_input_refused ("type=float32\ndims=1,3,a,224\n", "not integers");
+  assert_input_refused ("type=float32\ndims=1,3,224,224,1\n", "3 or 4");
+  assert_input_refused ("type=float32\ndims=1,4,224,224\n", "channel");
+  assert_input_refused ("type=float32\ndims=-1,3,224,-1\n", "dynamic width");
+  assert_input_refused ("type=float32\ndims=1,3,0,224\n", "height 0");
+  assert_input_refused ("type=float32\ndims=1,3,20000,224\n", "height 20000");
+  assert_input_refused ("type=float32\ndims=65,3,224,224\n", "batch 65");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\ndims-order=diagonal\n",
+      "dims-order");
+  assert_input_refused ("dims=1,3,8,8\n", "(missing)");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=0,1;0,1\n",
+      "2 pairs");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=0,x\n",
+      "not \"min,max\"");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=1,0\n",
+      "min below max");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=0,1e-300\n",
+      "far enough");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\ncaps=video/x-raw\n",
+      "format of RGB");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\n"
+      "caps=video/x-raw,format=GRAY8\n", "does not match");
+}
+
+static void
+test_gray_three_dims (void)
+{
+  const gchar *text = "[frame]\ntype=uint8\ndims=1,32,16\n"
+      "caps=video/x-raw,format=GRAY8\nranges=0,255;\n";
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) error = NULL;
+  GstCudaGraphModelInfo info = { 0 };
+
+  /* No [modelinfo] group and no dir: read as the only tensor. */
+  g_key_file_set_list_separator (kf, ',');
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, 0, NULL));
+  g_assert_true (gst_cuda_graph_model_info_parse (kf, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.channels, ==, GCG_TENSOR_CHANNELS_GRAY);
+  g_assert_cmpint (info.layout, ==, GCG_TENSOR_LAYOUT_NCHW);
+  g_assert_cmpuint (info.batch, ==, 1);
+  g_assert_cmpuint (info.height, ==, 32);
+  g_assert_cmpuint (info.width, ==, 16);
+  gst_cuda_graph_model_info_clear (&info);
+}
+
+static GstElement *
+preprocess_with (const gchar * name)
+{
+  GstElement *e = gst_element_factory_make ("cudagraphpreprocess", NULL);
+  g_autofree gchar *path = data_path (name);
+
+  g_assert_nonnull (e);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  g_object_set (e, "model-info", path, NULL);
+  return e;
+}
+
+static gchar *
+negotiated_caps (const gchar * name)
+{
+  g_autofree gchar *path = data_path (name);
+  g_autofree gchar *launch = g_strdup_printf (PREPROCESS " model-info=%s",
+      path);
+  GstHarness *h = gcg_test_harness_new (launch, RGBA_64x48, NULL);
+  g_autoptr (GstCaps) caps = NULL;
+  GstBuffer *out;
+  gchar *str;
+
+  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48,
+          grey100, 4, 0));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  str = g_strdup_printf ("%s %s", gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "dimensions"),
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "types"));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  return str;
+}
+
+static void
+test_element_properties (void)
+{
+  g_autoptr (GstElement) e = preprocess_with ("bgr-batch.modelinfo");
+  g_autofree gchar *mean = NULL, *std = NULL, *path = NULL;
+  guint width, height, max_rois;
+  gint layout, type, channels;
+
+  g_object_get (e, "width", &width, "height", &height, "max-rois", &max_rois,
+      "layout", &layout, "tensor-type", &type, "channels", &channels,
+      "mean", &mean, "std", &std, "model-info", &path, NULL);
+  g_assert_cmpuint (width, ==, 128);
+  g_assert_cmpuint (height, ==, 64);
+  g_assert_cmpuint (max_rois, ==, 4);
+  g_assert_cmpint (layout, ==, GCG_TENSOR_LAYOUT_NCHW);
+  g_assert_cmpint (type, ==, GCG_TENSOR_TYPE_FLOAT16);
+  g_assert_cmpint (channels, ==, GCG_TENSOR_CHANNELS_BGR);
+  g_assert_cmpstr (mean, ==, "0.5,0.5,0.5");
+  g_assert_cmpstr (std, ==, "0.5,0.5,0.5");
+  g_assert_true (g_str_has_suffix (path, "bgr-batch.modelinfo"));
+
+  /* A property set afterwards overrides the file's value. */
+  g_object_set (e, "width", 96, NULL);
+  g_object_get (e, "width", &width, "height", &height, NULL);
+  g_assert_cmpuint (width, ==, 96);
+  g_assert_cmpuint (height, ==, 64);
+}
+
+static void
+test_element_caps (void)
+{
+  g_autofree gchar *nchw = negotiated_caps ("nchw-f32-rgb.modelinfo");
+  g_autofree gchar *nhwc = negotiated_caps ("nhwc-u8.modelinfo");
+  g_autofree gchar *bgr = negotiated_caps ("bgr-batch.modelinfo");
+
+  /* NNStreamer's dimensions, innermost first: NCHW is W:H:C:N. */
+  g_assert_cmpstr (nchw, ==, "224:224:3:1 float32");
+  g_assert_cmpstr (nhwc, ==, "3:300:300:1 uint8");
+  g_assert_cmpstr (bgr, ==, "128:64:3:4 float16");
+}
+
+/* A uniform grey frame through the ImageNet ranges: each channel holds
+ * (100 / 255 - mean) / std, as the mean/std properties would give. */
+static void
+test_element_values (void)
+{
+  g_autofree gchar *path = data_path ("nchw-f32-rgb.modelinfo");
+  g_autofree gchar *launch = g_strdup_printf (PREPROCESS " model-info=%s",
+      path);
+  GstHarness *h = gcg_test_harness_new (launch, RGBA_64x48, NULL);
+  const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
+  const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
+  GstBuffer *out;
+  GstMapInfo map;
+
+  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48,
+          grey100, 4, 0));
+  g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
+  g_assert_cmpuint (map.size, ==, 3 * 224 * 224 * sizeof (gfloat));
+  for (guint c = 0; c < 3; c++) {
+    const gfloat *plane = (const gfloat *) map.data + c * 224 * 224;
+    gfloat want = (100.0f / 255.0f - mean[c]) / std[c];
+
+    /* Centre and a corner (letterboxed 64x48: the image fills the width,
+     * row 0 is padding). */
+    g_assert_cmpfloat_with_epsilon (plane[112 * 224 + 112], want, 1e-4);
+    g_assert_cmpfloat (plane[0], ==, 0.0f);
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+/* A file the element cannot honour: a warning at set time, the old
+ * properties kept, and an error naming the problem when it starts. */
+static void
+test_element_error (void)
+{
+  g_autoptr (GstElement) e = preprocess_with ("dynamic-size.modelinfo");
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  g_autoptr (GstMessage) msg = NULL;
+  g_autoptr (GError) error = NULL;
+  guint width;
+
+  g_object_get (e, "width", &width, NULL);
+  g_assert_cmpuint (width, ==, 640);
+  gst_element_set_bus (e, bus);
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), ==,
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &error, NULL);
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
+  g_assert_nonnull (strstr (error->message, "dynamic height"));
+  gst_element_set_state (e, GST_STATE_NULL);
+
+  /* Clearing the property clears the error. */
+  g_object_set (e, "model-info", NULL, NULL);
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/modelinfo/nchw-f32-rgb", test_nchw_f32_rgb);
+  g_test_add_func ("/modelinfo/nhwc-u8", test_nhwc_u8);
+  g_test_add_func ("/modelinfo/bgr-col-major", test_bgr_col_major);
+  g_test_add_func ("/modelinfo/gray-three-dims", test_gray_three_dims);
+  g_test_add_func ("/modelinfo/files-refused", test_files_refused);
+  g_test_add_func ("/modelinfo/inputs-refused", test_inputs_refused);
+  g_test_add_func ("/modelinfo/element/properties", test_element_properties);
+  g_test_add_func ("/modelinfo/element/caps", test_element_caps);
+  g_test_add_func ("/modelinfo/element/values", test_element_values);
+  g_test_add_func ("/modelinfo/element/error", test_element_error);
+  return g_test_run ();
+}

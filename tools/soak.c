@@ -1,0 +1,577 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * soak: a long run of each element (cudagraphconvert, then
+ * cudagraphpreprocess) that fails if memory grows.  Every frame carries
+ * other values (a GcgParamsMeta; crop metas for the converter, 0 to 4
+ * ROI metas for the preprocessor); the input caps change every
+ * --caps-every frames, going back to one set of caps every other time
+ * (taken from the graph cache) and through three others in turn (built
+ * anew, evicting others: graph-cache-size=2); a flush comes every
+ * --flush-every frames.  Every --sample-every frames it samples the
+ * process's resident memory (/proc/self/statm), the element's own figures
+ * (its cudagraph-stats message, asked for with a cudagraph-stats-request
+ * event: device memory allocated and reserved by its allocator, pinned
+ * memory in use) and the device's used memory (cuMemGetInfo), and prints
+ * them as a table.  Samples after the warm-up may not exceed the largest
+ * of the warm-up by more than the tolerances; every frame must come out.
+ *
+ *   soak [--frames=N] [--backend=cpu|cuda|auto] [--element=convert|...]
+ *
+ * Exit status: 0 flat, 1 growth or lost frames, 2 bad options, 77 no GPU
+ * for --backend=cuda.  The unit suite runs a short CPU soak; the GPU host
+ * runs the full one (tools/gpu-host-run.sh BUILD soak).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gcg.h>
+
+typedef struct
+{
+  gint64 frames;
+  gint64 caps_every;
+  gint64 flush_every;
+  gint64 sample_every;
+  gint64 warmup;
+  gint64 rss_tolerance_kib;
+  gint64 device_tolerance_kib;
+  gchar *backend;
+  gchar *element;
+} Options;
+
+/* One row of the table; -1 where a figure is not known (the CPU backend
+ * holds no device memory). */
+typedef struct
+{
+  guint64 frame;
+  gint64 rss;
+  gint64 device_used;
+  gint64 allocated;
+  gint64 reserved;
+  gint64 pinned;
+  guint64 chains;
+  guint64 captures;
+} Sample;
+
+/* The figures that may not grow, by name, offset and tolerance. */
+typedef struct
+{
+  const gchar *name;
+  gsize offset;
+  gboolean device;
+} Metric;
+
+static const Metric metrics[] = {
+  {"resident memory", G_STRUCT_OFFSET (Sample, rss), FALSE},
+  {"device memory used", G_STRUCT_OFFSET (Sample, device_used), TRUE},
+  {"allocator bytes allocated", G_STRUCT_OFFSET (Sample, allocated), TRUE},
+  {"allocator bytes reserved", G_STRUCT_OFFSET (Sample, reserved), TRUE},
+  {"pinned bytes in use", G_STRUCT_OFFSET (Sample, pinned), TRUE},
+};
+
+#define METRIC(sample, m) \
+  (*(const gint64 *) ((const guint8 *) (sample) + (m)->offset))
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *props;
+  const gchar *out_caps;
+  gboolean rois;
+} ElementCase;
+
+static const ElementCase elements[] = {
+  {"cudagraphconvert", "", "video/x-raw,format=RGBA,width=64,height=40",
+      FALSE},
+  {"cudagraphpreprocess", "width=32 height=32 max-rois=4", NULL, TRUE},
+};
+
+/* Caps 0 every other change, 1 to 3 in turn in between.  Small frames:
+ * what is measured is the memory the elements keep, not their speed. */
+static const gchar *input_caps[] = {
+  "video/x-raw,format=NV12,width=96,height=72",
+  "video/x-raw,format=I420,width=80,height=48",
+  "video/x-raw,format=RGBA,width=64,height=48",
+  "video/x-raw,format=BGR,width=72,height=40",
+};
+
+static const gchar *
+caps_for_period (guint64 period)
+{
+  return input_caps[period % 2 == 0 ? 0 : 1 + (period / 2) % 3];
+}
+
+/* The whole input frame of @info, a fixed pattern; shared by every buffer
+ * of those caps (the elements only read it). */
+static GstMemory *
+input_memory (const GstVideoInfo * info)
+{
+  GstMemory *mem = gst_allocator_alloc (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstMapInfo map;
+
+  gst_memory_map (mem, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = (guint8) (i * 7 + i / 251);
+  gst_memory_unmap (mem, &map);
+  return mem;
+}
+
+static void
+add_params_meta (GstBuffer * buf, guint64 i)
+{
+  GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
+
+  gst_structure_set (gst_custom_meta_get_structure (meta),
+      "brightness", G_TYPE_DOUBLE, ((gint) (i % 21) - 10) / 100.0,
+      "contrast", G_TYPE_DOUBLE, 0.8 + (i % 9) / 20.0,
+      "gain", G_TYPE_DOUBLE, 0.9 + (i % 5) / 25.0, NULL);
+}
+
+/* Rectangles that move with @i and stay inside the frame. */
+static void
+add_region_metas (GstBuffer * buf, const GstVideoInfo * info, guint64 i,
+    gboolean rois)
+{
+  guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  guint n = rois ? i % 5 : i % 3 == 0;
+
+  for (guint r = 0; r < n; r++) {
+    guint x = (guint) ((i + 13 * r) % (w / 2)), y = (guint) ((i + r) % (h / 2));
+
+    if (rois) {
+      gst_buffer_add_video_region_of_interest_meta (buf, "soak", x, y,
+          w / 2, h / 2);
+    } else {
+      GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+
+      crop->x = x;
+      crop->y = y;
+      crop->width = w / 2;
+      crop->height = h / 2;
+    }
+  }
+}
+
+static GstBuffer *
+input_buffer (GstMemory * mem, const GstVideoInfo * info, guint64 i,
+    gboolean rois)
+{
+  GstBuffer *buf = gst_buffer_new ();
+
+  gst_buffer_append_memory (buf, gst_memory_ref (mem));
+  GST_BUFFER_PTS (buf) = i * GST_MSECOND;
+  GST_BUFFER_DURATION (buf) = GST_MSECOND;
+  GST_BUFFER_OFFSET (buf) = i;
+  add_params_meta (buf, i);
+  add_region_metas (buf, info, i, rois);
+  return buf;
+}
+
+static void
+push_segment (GstHarness * h)
+{
+  GstSegment segment;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+}
+
+static void
+flush (GstHarness * h)
+{
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  push_segment (h);
+}
+
+static gint64
+resident_bytes (void)
+{
+  g_autofree gchar *text = NULL;
+  unsigned long size = 0, resident = 0;
+
+  if (!g_file_get_contents ("/proc/self/statm", &text, NULL, NULL)
+      || sscanf (text, "%lu %lu", &size, &resident) != 2)
+    return -1;
+  return (gint64) resident * sysconf (_SC_PAGESIZE);
+}
+
+static gint64
+device_used_bytes (GcgContext * context)
+{
+  guint64 free_bytes = 0, total = 0;
+
+  if (context == NULL
+      || !gcg_context_get_memory_info (context, &free_bytes, &total, NULL))
+    return -1;
+  return (gint64) (total - free_bytes);
+}
+
+static gint64
+stats_field (const GstStructure * s, const gchar * field)
+{
+  guint64 v;
+
+  return gst_structure_get_uint64 (s, field, &v) ? (gint64) v : -1;
+}
+
+static void
+read_stats (const GstStructure * s, Sample * sample, guint64 * dropped,
+    guint64 * failed)
+{
+  sample->allocated = stats_field (s, "device-bytes-allocated");
+  sample->reserved = stats_field (s, "device-bytes-reserved");
+  sample->pinned = stats_field (s, "pinned-bytes-in-use");
+  sample->chains = (guint64) MAX (stats_field (s, "chains-built"), 0);
+  sample->captures = (guint64) MAX (stats_field (s, "captures"), 0);
+  *dropped = (guint64) MAX (stats_field (s, "dropped-frames"), 0);
+  *failed = (guint64) MAX (stats_field (s, "failed-frames"), 0);
+}
+
+/* Asks the element for its cudagraph-stats and reads them into @sample,
+ * emptying the bus on the way (messages left there would grow the
+ * process); warnings are printed, an error fails.  FALSE when no stats
+ * came or an error did. */
+static gboolean
+element_stats (GstHarness * h, GstBus * bus, Sample * sample,
+    guint64 * dropped, guint64 * failed)
+{
+  gboolean have_stats = FALSE, error = FALSE;
+  GstMessage *msg;
+
+  gst_harness_push_event (h, gst_event_new_custom
+      (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty ("cudagraph-stats-request")));
+  while ((msg = gst_bus_pop (bus))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    g_autoptr (GError) err = NULL;
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (s, "cudagraph-stats")) {
+      read_stats (s, sample, dropped, failed);
+      have_stats = TRUE;
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (msg, &err, NULL);
+      g_print ("warning: %s\n", err->message);
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &err, NULL);
+      g_print ("FAIL error: %s\n", err->message);
+      error = TRUE;
+    }
+    gst_message_unref (msg);
+  }
+  return have_stats && !error;
+}
+
+static void
+print_figure (gint64 v, gint64 unit)
+{
+  if (v < 0)
+    g_print (" %12s", "-");
+  else
+    g_print (" %12" G_GINT64_FORMAT, v / unit);
+}
+
+static void
+print_header (void)
+{
+  g_print ("%-20s %10s %12s %12s %12s %12s %12s %7s %8s\n", "element",
+      "frame", "rss KiB", "device KiB", "alloc KiB", "reserved KiB",
+      "pinned KiB", "chains", "captures");
+}
+
+static void
+print_sample (const gchar * element, const Sample * s)
+{
+  g_print ("%-20s %10" G_GUINT64_FORMAT, element, s->frame);
+  print_figure (s->rss, 1024);
+  print_figure (s->device_used, 1024);
+  print_figure (s->allocated, 1024);
+  print_figure (s->reserved, 1024);
+  print_figure (s->pinned, 1024);
+  g_print (" %7" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT "\n", s->chains,
+      s->captures);
+}
+
+/* Counts the figures of @samples after the warm-up that exceed the
+ * largest warm-up value by more than the tolerance, saying which. */
+static guint
+count_growth (const Options * o, const gchar * element, GArray * samples,
+    gboolean check_rss)
+{
+  guint problems = 0;
+
+  for (guint m = 0; m < G_N_ELEMENTS (metrics); m++) {
+    const Metric *metric = &metrics[m];
+    gint64 tolerance = 1024 * (metric->device ? o->device_tolerance_kib
+        : o->rss_tolerance_kib);
+    gint64 base = -1;
+
+    if (!check_rss && !metric->device)
+      continue;
+    for (guint i = 0; i < samples->len; i++) {
+      const Sample *s = &g_array_index (samples, Sample, i);
+      gint64 v = METRIC (s, metric);
+
+      if (s->frame <= (guint64) o->warmup) {
+        base = MAX (base, v);
+      } else if (v >= 0 && base >= 0 && v > base + tolerance) {
+        g_print ("FAIL %s: %s grew from %" G_GINT64_FORMAT " KiB (warm-up) "
+            "to %" G_GINT64_FORMAT " KiB at frame %" G_GUINT64_FORMAT
+            " (tolerance %" G_GINT64_FORMAT " KiB)\n", element, metric->name,
+            base / 1024, v / 1024, s->frame, tolerance / 1024);
+        problems++;
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+/* AddressSanitizer keeps freed memory in quarantine: resident memory
+ * grows by design there (LeakSanitizer checks leaks instead). */
+static gboolean
+rss_is_meaningful (void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  return FALSE;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return FALSE;
+#else
+  return TRUE;
+#endif
+#else
+  return TRUE;
+#endif
+}
+
+typedef struct
+{
+  const Options *o;
+  const ElementCase *e;
+  GstHarness *h;
+  GstBus *bus;
+  GcgContext *context;
+  GArray *samples;
+  GstMemory *mem;
+  GstVideoInfo info;
+  guint64 pulled;
+} Run;
+
+static void
+run_set_caps (Run *r, guint64 period)
+{
+  const gchar *caps = caps_for_period (period);
+  g_autoptr (GstCaps) c = gst_caps_from_string (caps);
+
+  gst_video_info_from_caps (&r->info, c);
+  gst_harness_set_src_caps (r->h, g_steal_pointer (&c));
+  g_clear_pointer (&r->mem, gst_memory_unref);
+  r->mem = input_memory (&r->info);
+}
+
+static void
+run_pull_all (Run *r)
+{
+  GstBuffer *out;
+
+  while ((out = gst_harness_try_pull (r->h))) {
+    r->pulled++;
+    gst_buffer_unref (out);
+  }
+}
+
+/* Takes a sample after @frames frames; FALSE when the element had lost
+ * frames (dropped or failed). */
+static gboolean
+run_sample (Run *r, guint64 frames)
+{
+  Sample s = { 0, };
+  guint64 dropped = 0, failed = 0;
+
+  s.frame = frames;
+  if (!element_stats (r->h, r->bus, &s, &dropped, &failed)) {
+    g_print ("FAIL %s: no cudagraph-stats message, or an error\n",
+        r->e->name);
+    return FALSE;
+  }
+  s.rss = resident_bytes ();
+  s.device_used = device_used_bytes (r->context);
+  g_array_append_val (r->samples, s);
+  print_sample (r->e->name, &s);
+  if (dropped || failed || r->pulled != frames) {
+    g_print ("FAIL %s: %" G_GUINT64_FORMAT " frames in, %" G_GUINT64_FORMAT
+        " out, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " failed\n",
+        r->e->name, frames, r->pulled, dropped, failed);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Runs every frame through one element; returns the problems found. */
+static guint
+soak_element (const Options * o, const ElementCase * e, GcgContext * context)
+{
+  g_autofree gchar *launch = g_strdup_printf ("%s backend=%s "
+      "graph-cache-size=2 %s", e->name, o->backend, e->props);
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  Run r = { o, e, NULL, bus, context, NULL, NULL };
+  guint problems = 0;
+
+  r.samples = g_array_new (FALSE, TRUE, sizeof (Sample));
+  r.h = gst_harness_new_parse (launch);
+  gst_element_set_bus (r.h->element, bus);
+  if (e->out_caps)
+    gst_harness_set_sink_caps_str (r.h, e->out_caps);
+  for (guint64 i = 0; i < (guint64) o->frames && problems == 0; i++) {
+    if (i % (guint64) o->caps_every == 0)
+      run_set_caps (&r, i / (guint64) o->caps_every);
+    if (i > 0 && i % (guint64) o->flush_every == 0)
+      flush (r.h);
+    if (gst_harness_push (r.h, input_buffer (r.mem, &r.info, i, e->rois))
+        != GST_FLOW_OK) {
+      g_print ("FAIL %s: frame %" G_GUINT64_FORMAT " was refused\n", e->name,
+          i);
+      problems++;
+    }
+    run_pull_all (&r);
+    if ((i + 1) % (guint64) o->sample_every == 0 && !run_sample (&r, i + 1))
+      problems++;
+  }
+  if (problems == 0)
+    problems += count_growth (o, e->name, r.samples, rss_is_meaningful ());
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (r.h->element, NULL);
+  gst_harness_teardown (r.h);
+  g_clear_pointer (&r.mem, gst_memory_unref);
+  g_array_unref (r.samples);
+  return problems;
+}
+
+static gboolean
+parse_options (int argc, char **argv, Options * o)
+{
+  gchar *backend = NULL, *element = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT64, &o->frames,
+        "Frames through each element (1000000)", "N"},
+    {"caps-every", 0, 0, G_OPTION_ARG_INT64, &o->caps_every,
+        "Frames between caps changes (10000)", "N"},
+    {"flush-every", 0, 0, G_OPTION_ARG_INT64, &o->flush_every,
+        "Frames between flushes (50000)", "N"},
+    {"sample-every", 0, 0, G_OPTION_ARG_INT64, &o->sample_every,
+        "Frames between samples (as --caps-every)", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT64, &o->warmup,
+        "Frames before the baseline is taken (six caps changes, and at "
+        "least one flush)", "N"},
+    {"rss-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->rss_tolerance_kib,
+        "Resident memory growth allowed after the warm-up, KiB (8192)", "KIB"},
+    {"device-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->device_tolerance_kib,
+        "Device and pinned memory growth allowed, KiB (2048)", "KIB"},
+    {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
+        "cpu, cuda or auto (auto)", "NAME"},
+    {"element", 'e', 0, G_OPTION_ARG_STRING, &element,
+        "convert, preprocess or both (both)", "NAME"},
+    {NULL}
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- memory soak of "
+      "the cudagraph elements");
+  g_autoptr (GError) error = NULL;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    g_printerr ("soak: %s\n", error->message);
+    return FALSE;
+  }
+  o->backend = backend ? backend : g_strdup ("auto");
+  o->element = element ? element : g_strdup ("both");
+  if (o->sample_every <= 0)
+    o->sample_every = o->caps_every;
+  if (o->warmup < 0)
+    o->warmup = MAX (6 * o->caps_every, o->flush_every);
+  if (o->frames <= 0 || o->caps_every <= 0 || o->flush_every <= 0
+      || o->sample_every <= 0 || o->rss_tolerance_kib < 0
+      || o->device_tolerance_kib < 0
+      || !g_strv_contains ((const gchar *[]) {"cpu", "cuda", "auto", NULL},
+          o->backend)
+      || !g_strv_contains ((const gchar *[]) {"convert", "preprocess", "both",
+              NULL}, o->element)) {
+    g_printerr ("soak: counts must be positive, --backend cpu, cuda or "
+        "auto, --element convert, preprocess or both\n");
+    return FALSE;
+  }
+  if (o->frames <= o->warmup)
+    g_printerr ("soak: warning: %" G_GINT64_FORMAT " frames end within the "
+        "warm-up (%" G_GINT64_FORMAT "): nothing is checked\n", o->frames,
+        o->warmup);
+  return TRUE;
+}
+
+/* The device to read used memory from, when the backend may be CUDA;
+ * NULL otherwise.  *no_gpu says --backend=cuda cannot run. */
+static GcgContext *
+open_device (const Options * o, gboolean * no_gpu)
+{
+  g_autoptr (GError) error = NULL;
+  GcgContext *context;
+
+  *no_gpu = FALSE;
+  if (g_str_equal (o->backend, "cpu"))
+    return NULL;
+  context = gcg_context_new (0, &error);
+  if (context == NULL) {
+    g_print ("soak: no device memory figures: %s\n", error->message);
+    *no_gpu = g_str_equal (o->backend, "cuda");
+  }
+  return context;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { 1000000, 10000, 50000, 0, -1, 8192, 2048, NULL, NULL };
+  g_autoptr (GcgContext) context = NULL;
+  guint problems = 0;
+  gboolean no_gpu;
+
+  if (!parse_options (argc, argv, &o))
+    return 2;
+  gst_init (NULL, NULL);
+  context = open_device (&o, &no_gpu);
+  if (no_gpu)
+    return 77;
+  g_print ("soak: %" G_GINT64_FORMAT " frames per element, backend %s, caps "
+      "change every %" G_GINT64_FORMAT ", flush every %" G_GINT64_FORMAT
+      ", warm-up %" G_GINT64_FORMAT " frames%s\n", o.frames, o.backend,
+      o.caps_every, o.flush_every, o.warmup,
+      rss_is_meaningful ()? "" : " (resident memory not checked: ASan)");
+  print_header ();
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
+    g_autoptr (GstElementFactory) factory = NULL;
+
+    if (!g_str_equal (o.element, "both")
+        && !g_str_has_suffix (elements[i].name, o.element))
+      continue;
+    factory = gst_element_factory_find (elements[i].name);
+    if (factory == NULL) {
+      g_print ("FAIL %s: no such element (GST_PLUGIN_PATH must hold the "
+          "cudagraph plugin)\n", elements[i].name);
+      problems++;
+      continue;
+    }
+    problems += soak_element (&o, &elements[i], context);
+  }
+  g_print ("soak: %s\n", problems ? "FAILED" : "memory flat, every frame out");
+  g_free (o.backend);
+  g_free (o.element);
+  return problems ? 1 : 0;
+}
