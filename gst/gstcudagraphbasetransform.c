@@ -697,18 +697,13 @@ gst_cuda_graph_base_transform_set_context (GstElement * element,
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (element));
-  GstObject *found = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (element);
   device_id = priv->device_id;
   GST_OBJECT_UNLOCK (element);
-  gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
-  GST_OBJECT_LOCK (element);
-  if (priv->gst_context == NULL)
-    priv->gst_context = g_steal_pointer (&found);
-  GST_OBJECT_UNLOCK (element);
-  gst_clear_object (&found);
+  gst_cuda_graph_device_set_context (element, context, device_id,
+      &priv->gst_context);
 
   GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)->set_context
       (element, context);
@@ -721,19 +716,9 @@ gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GstObject *ctx;
-    gboolean answered;
-
-    GST_OBJECT_LOCK (trans);
-    ctx = priv->gst_context ? gst_object_ref (priv->gst_context) : NULL;
-    GST_OBJECT_UNLOCK (trans);
-    answered = gst_cuda_graph_cuda_context_query (GST_ELEMENT (trans), query,
-        ctx);
-    gst_clear_object (&ctx);
-    if (answered)
-      return TRUE;
-  }
+  if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
+          &priv->gst_context))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->query (trans, direction,
       query);

@@ -474,18 +474,13 @@ static void
 gst_cuda_graph_batch_set_context (GstElement * element, GstContext * context)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
-  GstObject *found = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
   device_id = self->device_id;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
-  GST_OBJECT_LOCK (self);
-  if (self->gst_context == NULL)
-    self->gst_context = g_steal_pointer (&found);
-  GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&found);
+  gst_cuda_graph_device_set_context (element, context, device_id,
+      &self->gst_context);
 
   GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)->set_context
       (element, context);
@@ -494,18 +489,8 @@ gst_cuda_graph_batch_set_context (GstElement * element, GstContext * context)
 static gboolean
 answer_context_query (GstCudaGraphBatch * self, GstQuery * query)
 {
-  GstObject *ctx;
-  gboolean answered;
-
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  ctx = self->gst_context ? gst_object_ref (self->gst_context) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  answered = gst_cuda_graph_cuda_context_query (GST_ELEMENT (self), query,
-      ctx);
-  gst_clear_object (&ctx);
-  return answered;
+  return gst_cuda_graph_device_context_query (GST_ELEMENT (self), query,
+      &self->gst_context);
 }
 
 static gboolean

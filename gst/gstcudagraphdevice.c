@@ -176,6 +176,37 @@ gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
   return TRUE;
 }
 
+void
+gst_cuda_graph_device_set_context (GstElement * element, GstContext * context,
+    gint device_id, GstObject ** shared)
+{
+  GstObject *found = NULL;
+
+  gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
+  GST_OBJECT_LOCK (element);
+  if (*shared == NULL)
+    *shared = g_steal_pointer (&found);
+  GST_OBJECT_UNLOCK (element);
+  gst_clear_object (&found);
+}
+
+gboolean
+gst_cuda_graph_device_context_query (GstElement * element, GstQuery * query,
+    GstObject ** shared)
+{
+  GstObject *ctx;
+  gboolean answered;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  ctx = *shared ? gst_object_ref (*shared) : NULL;
+  GST_OBJECT_UNLOCK (element);
+  answered = gst_cuda_graph_cuda_context_query (element, query, ctx);
+  gst_clear_object (&ctx);
+  return answered;
+}
+
 /* Device and pinned memory the element holds now: a run that neither
  * leaks nor grows shows the same figures at every EOS. */
 void

@@ -33,6 +33,17 @@ gboolean gst_cuda_graph_device_open (GstCudaGraphDevice * device,
     GstElement * element, GcgBackend backend, gint device_id,
     GstObject ** shared);
 
+/* GstElement::set_context: keeps a "gst.cuda.context" for @device_id in
+ * @shared (under @element's object lock) while it holds none; the one we
+ * run in is never replaced mid-stream. */
+void gst_cuda_graph_device_set_context (GstElement * element,
+    GstContext * context, gint device_id, GstObject ** shared);
+
+/* Answers a context query with the GstCudaContext in @shared; FALSE when
+ * it is not such a query or there is none. */
+gboolean gst_cuda_graph_device_context_query (GstElement * element,
+    GstQuery * query, GstObject ** shared);
+
 /* Releases everything; @device is the CPU backend afterwards. */
 void gst_cuda_graph_device_close (GstCudaGraphDevice * device);
 
