@@ -69,9 +69,9 @@
 #include "gstcudagraphchaincache.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphcudapool.h"
+#include "gstcudagraphdevice.h"
 #include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
-#include "gstcudagraphsystemallocator.h"
 
 /* Shared with gstcudagraphcudainterop.c. */
 GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
@@ -164,13 +164,7 @@ typedef struct
   GstObject *gst_context;
 
   /* Streaming state (streaming thread, or state changes). */
-  GcgBackend active;
-  GstObject *cuda_context;      /* the GstCudaContext our chain runs in */
-  GcgContext *context;
-  GcgStream *stream;
-  GcgAllocator *allocator;
-  GcgHostPool *host_pool;
-  GstAllocator *pinned;
+  GstCudaGraphDevice dev;
   GcgFrameQueue *queue;
   GcgFrameChain *chain;
   GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
@@ -354,7 +348,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
   priv->in_flight = DEFAULT_IN_FLIGHT;
   priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
   priv->chain_cache = gst_cuda_graph_chain_cache_new ();
-  priv->active = GCG_BACKEND_CPU;
+  priv->dev.active = GCG_BACKEND_CPU;
 }
 
 static void
@@ -536,135 +530,11 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
   /* The chains hold device memory of the context closed below. */
   gst_cuda_graph_chain_cache_clear (priv->chain_cache);
   priv->have_config = FALSE;
-  gst_clear_object (&priv->pinned);
-  g_clear_object (&priv->host_pool);
-  g_clear_object (&priv->allocator);
-  g_clear_object (&priv->stream);
-  g_clear_object (&priv->context);
-  /* Only now: the GcgContext above may have wrapped its CUcontext. */
-  gst_clear_object (&priv->cuda_context);
+  gst_cuda_graph_device_close (&priv->dev);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&priv->gst_context);
   GST_OBJECT_UNLOCK (self);
-  priv->active = GCG_BACKEND_CPU;
-}
-
-#ifdef HAVE_GST_CUDA
-/* The GstCudaContext to run in: one offered already, else one a neighbour
- * or the application has, else the primary context, shared from now on.
- * Returns a reference, or NULL with @error set. */
-static GstObject *
-get_shared_context (GstCudaGraphBaseTransform * self, gint device_id,
-    GError ** error)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  GstObject *gst_ctx;
-
-  if (!gst_cuda_graph_cuda_load (error))
-    return NULL;
-  gst_cuda_graph_cuda_find_context (GST_ELEMENT (self));
-  GST_OBJECT_LOCK (self);
-  gst_ctx = priv->gst_context ? gst_object_ref (priv->gst_context) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (gst_ctx)
-    return gst_ctx;
-
-  gst_ctx = gst_cuda_graph_cuda_share_primary (GST_ELEMENT (self), device_id,
-      error);
-  if (gst_ctx == NULL)
-    return NULL;
-  GST_OBJECT_LOCK (self);
-  if (priv->gst_context == NULL)
-    priv->gst_context = gst_object_ref (gst_ctx);
-  GST_OBJECT_UNLOCK (self);
-  return gst_ctx;
-}
-#endif
-
-/* A context for the chain: the one shared with nvcodec's elements (so
- * GstCudaMemory is used in place) when gstreamer-cuda can give one, the
- * device's primary context otherwise. */
-static GcgContext *
-open_context (GstCudaGraphBaseTransform * self, gint device_id,
-    GError ** error)
-{
-#ifdef HAVE_GST_CUDA
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GError) shared_error = NULL;
-  GstObject *gst_ctx = get_shared_context (self, device_id, &shared_error);
-  GcgContext *context = NULL;
-
-  if (gst_ctx)
-    context = gst_cuda_graph_cuda_wrap (gst_ctx, &shared_error);
-  if (context) {
-    priv->cuda_context = gst_ctx;
-    return context;
-  }
-  gst_clear_object (&gst_ctx);
-  GST_WARNING_OBJECT (self, "no GstCudaContext to share (%s): CUDA memory "
-      "will be copied through the host", shared_error->message);
-#endif
-  return gcg_context_new (MAX (device_id, 0), error);
-}
-
-/* Loads the kernels and makes the stream and allocators in @context; on
- * success they and @context (transfer full) are the element's, on failure
- * nothing was kept and @context is still the caller's. */
-static gboolean
-open_in_context (GstCudaGraphBaseTransform * self, GcgContext * context,
-    GError ** error)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GcgStream) stream = NULL;
-  g_autoptr (GcgAllocator) allocator = NULL;
-  g_autoptr (GcgHostPool) host_pool = NULL;
-
-  /* Report a build without kernels, or a GPU they do not cover, now rather
-   * than at the first frame. */
-  if (!gcg_context_load_kernels (context, error))
-    return FALSE;
-  stream = gcg_stream_new (context, error);
-  if (stream == NULL)
-    return FALSE;
-  allocator = gcg_allocator_new (context, error);
-  if (allocator == NULL)
-    return FALSE;
-  host_pool = gcg_host_pool_new (context);
-
-  priv->context = context;
-  priv->stream = g_steal_pointer (&stream);
-  priv->allocator = g_steal_pointer (&allocator);
-  priv->pinned = gst_cuda_graph_pinned_allocator_new (host_pool);
-  priv->host_pool = g_steal_pointer (&host_pool);
-  return TRUE;
-}
-
-/* Opens everything the CUDA backend needs; on failure nothing is kept. */
-static gboolean
-open_cuda (GstCudaGraphBaseTransform * self, gint device_id, GError ** error)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  GcgContext *context;
-
-  if (!gcg_driver_init (error))
-    return FALSE;
-  context = open_context (self, device_id, error);
-  if (context == NULL)
-    return FALSE;
-  if (!open_in_context (self, context, error)) {
-    /* The GcgContext may wrap the GstCudaContext's CUcontext: it goes
-     * first. */
-    g_object_unref (context);
-    gst_clear_object (&priv->cuda_context);
-    return FALSE;
-  }
-  priv->active = GCG_BACKEND_CUDA;
-  GST_INFO_OBJECT (self, "CUDA backend on device %d (%s)%s",
-      gcg_context_get_device_id (priv->context),
-      gcg_context_get_name (priv->context),
-      priv->cuda_context ? ", context shared with GStreamer's CUDA elements"
-      : "");
-  return TRUE;
+  priv->dev.active = GCG_BACKEND_CPU;
 }
 
 static void
@@ -689,7 +559,6 @@ static gboolean
 open_backend (GstCudaGraphBaseTransform * self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GError) error = NULL;
   GcgBackend backend;
   gint device_id;
 
@@ -699,28 +568,8 @@ open_backend (GstCudaGraphBaseTransform * self)
   GST_OBJECT_UNLOCK (self);
 
   reset_counters (self);
-  priv->active = GCG_BACKEND_CPU;
-  if (backend == GCG_BACKEND_CPU) {
-    GST_INFO_OBJECT (self, "backend=cpu: running the CPU reference backend");
-    return TRUE;
-  }
-  if (open_cuda (self, device_id, &error))
-    return TRUE;
-
-  if (backend == GCG_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
-        ("backend=cuda needs a usable CUDA GPU: %s", error->message),
-        ("Set backend=auto (or backend=cpu) to run the CPU reference backend "
-            "instead"));
-    return FALSE;
-  }
-  /* backend=auto: say loudly that this is not the GPU path. */
-  GST_WARNING_OBJECT (self,
-      "no usable GPU (%s): running the CPU reference backend", error->message);
-  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-      ("no usable GPU (%s): running the CPU reference backend",
-          error->message), (NULL));
-  return TRUE;
+  return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self), backend,
+      device_id, &priv->gst_context);
 }
 
 /* The queue the frames run through: on the stream for CUDA, synchronous
@@ -735,8 +584,8 @@ open_queue (GstCudaGraphBaseTransform * self)
   GST_OBJECT_LOCK (self);
   depth = priv->in_flight;
   GST_OBJECT_UNLOCK (self);
-  priv->queue = gcg_frame_queue_new (priv->stream, priv->allocator,
-      priv->host_pool, depth, &error);
+  priv->queue = gcg_frame_queue_new (priv->dev.stream, priv->dev.allocator,
+      priv->dev.host_pool, depth, &error);
   if (priv->queue == NULL) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Cannot make the frame queue: %s", error->message), (NULL));
@@ -757,23 +606,6 @@ gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
   return priv->started;
 }
 
-/* Device and pinned memory the element holds now: a run that neither
- * leaks nor grows shows the same figures at every EOS. */
-static void
-add_memory_stats (GstCudaGraphBaseTransformPrivate * priv, GstStructure * s)
-{
-  g_autoptr (GcgAllocatorStats) stats = NULL;
-
-  if (priv->allocator == NULL)
-    return;
-  stats = gcg_allocator_get_stats (priv->allocator);
-  gst_structure_set (s,
-      "device-bytes-allocated", G_TYPE_UINT64, stats->allocated_bytes,
-      "device-bytes-reserved", G_TYPE_UINT64, stats->reserved_bytes,
-      "pinned-bytes-in-use", G_TYPE_UINT64,
-      gcg_host_pool_get_in_use_bytes (priv->host_pool), NULL);
-}
-
 static void
 post_stats (GstCudaGraphBaseTransform * self)
 {
@@ -783,7 +615,7 @@ post_stats (GstCudaGraphBaseTransform * self)
   GST_OBJECT_LOCK (self);
   s = gst_structure_new ("cudagraph-stats",
       "backend", G_TYPE_STRING,
-      priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu",
+      priv->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu",
       "captures", G_TYPE_UINT64, priv->captures,
       "replays", G_TYPE_UINT64, priv->replays,
       "eager-frames", G_TYPE_UINT64, priv->eager,
@@ -799,7 +631,7 @@ post_stats (GstCudaGraphBaseTransform * self)
         "in-flight", G_TYPE_UINT, gcg_frame_queue_get_depth (priv->queue),
         "slot-waits", G_TYPE_UINT64,
         gcg_frame_queue_get_slot_waits (priv->queue), NULL);
-  add_memory_stats (priv, s);
+  gst_cuda_graph_device_add_memory_stats (&priv->dev, s);
 
   GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, s);
   gst_element_post_message (GST_ELEMENT (self),
@@ -865,18 +697,13 @@ gst_cuda_graph_base_transform_set_context (GstElement * element,
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (element));
-  GstObject *found = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (element);
   device_id = priv->device_id;
   GST_OBJECT_UNLOCK (element);
-  gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
-  GST_OBJECT_LOCK (element);
-  if (priv->gst_context == NULL)
-    priv->gst_context = g_steal_pointer (&found);
-  GST_OBJECT_UNLOCK (element);
-  gst_clear_object (&found);
+  gst_cuda_graph_device_set_context (element, context, device_id,
+      &priv->gst_context);
 
   GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)->set_context
       (element, context);
@@ -889,19 +716,9 @@ gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GstObject *ctx;
-    gboolean answered;
-
-    GST_OBJECT_LOCK (trans);
-    ctx = priv->gst_context ? gst_object_ref (priv->gst_context) : NULL;
-    GST_OBJECT_UNLOCK (trans);
-    answered = gst_cuda_graph_cuda_context_query (GST_ELEMENT (trans), query,
-        ctx);
-    gst_clear_object (&ctx);
-    if (answered)
-      return TRUE;
-  }
+  if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
+          &priv->gst_context))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->query (trans, direction,
       query);
@@ -940,29 +757,38 @@ gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
   }
 }
 
-/* The input side of the configuration: format, size and, for YUV, the
- * matrix and range of the caps' colorimetry (gst_video_info_from_caps()
- * already applied GStreamer's defaults where the caps say nothing). */
-static gboolean
-configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
-    GcgFrameChainConfig * config)
+/* Format, size and, for YUV, the matrix and range of the caps'
+ * colorimetry (gst_video_info_from_caps() already applied GStreamer's
+ * defaults where the caps say nothing). */
+gboolean
+gst_cuda_graph_describe_video (GstObject * object, const GstVideoInfo * info,
+    GcgPixelFormat * format, GcgColorMatrix * matrix, gboolean * full_range)
 {
   const GstVideoColorimetry *cinfo = &info->colorimetry;
 
   if (!gst_cuda_graph_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (info),
-          &config->in_format))
+          format))
     return FALSE;
-  config->in_width = GST_VIDEO_INFO_WIDTH (info);
-  config->in_height = GST_VIDEO_INFO_HEIGHT (info);
-  config->full_range = cinfo->range == GST_VIDEO_COLOR_RANGE_0_255;
-  config->matrix = cinfo->matrix == GST_VIDEO_COLOR_MATRIX_BT709
+  *full_range = cinfo->range == GST_VIDEO_COLOR_RANGE_0_255;
+  *matrix = cinfo->matrix == GST_VIDEO_COLOR_MATRIX_BT709
       ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
   if (GST_VIDEO_INFO_IS_YUV (info)
       && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT709
       && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT601)
-    GST_WARNING_OBJECT (self, "colour matrix %d is not BT.601 or BT.709: "
+    GST_WARNING_OBJECT (object, "colour matrix %d is not BT.601 or BT.709: "
         "using BT.601", cinfo->matrix);
   return TRUE;
+}
+
+/* The input side of the configuration. */
+static gboolean
+configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
+    GcgFrameChainConfig * config)
+{
+  config->in_width = GST_VIDEO_INFO_WIDTH (info);
+  config->in_height = GST_VIDEO_INFO_HEIGHT (info);
+  return gst_cuda_graph_describe_video (GST_OBJECT (self), info,
+      &config->in_format, &config->matrix, &config->full_range);
 }
 
 /* Makes the chain for priv->config current unless there is one: the
@@ -987,12 +813,14 @@ build_chain (GstCudaGraphBaseTransform * self, GError ** error)
     activate_chain (self, chain);
     return TRUE;
   }
-  chain = gcg_frame_chain_new (config, priv->active, priv->context, error);
+  chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
+      error);
   if (chain == NULL)
     return FALSE;
   GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
       config->in_width, config->in_height, config->out_width,
-      config->out_height, priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
+      config->out_height,
+      priv->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
   GST_OBJECT_LOCK (self);
   priv->chains_built++;
   GST_OBJECT_UNLOCK (self);
@@ -1115,24 +943,6 @@ proposed_min_buffers (GstCudaGraphBaseTransformPrivate * priv)
   return priv->queue ? gcg_frame_queue_get_depth (priv->queue) + 1 : 2;
 }
 
-/* CUDA memory in our context lets upstream write where the chain reads. */
-static void
-propose_cuda_pool (GstCudaGraphBaseTransformPrivate * priv, GstQuery * query,
-    GstCaps * caps)
-{
-  GstBufferPool *pool;
-  gsize size = 0;
-
-  if (priv->active != GCG_BACKEND_CUDA || priv->cuda_context == NULL)
-    return;
-  pool = gst_cuda_graph_cuda_pool_new (priv->cuda_context, caps, &size);
-  if (pool == NULL)
-    return;
-  gst_query_add_allocation_pool (query, pool, size,
-      proposed_min_buffers (priv), 0);
-  gst_object_unref (pool);
-}
-
 /* Offers upstream a pool of pinned host memory when the CUDA backend runs,
  * so that its frames are copied to the device asynchronously at full bus
  * speed; and says which metas we read instead of having them applied. */
@@ -1142,9 +952,6 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
-  g_autoptr (GstBufferPool) pool = NULL;
-  GstStructure *config;
-  GstVideoInfo info;
   GstCaps *caps;
 
   if (!GST_BASE_TRANSFORM_CLASS
@@ -1164,128 +971,9 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
-    propose_cuda_pool (priv, query, caps);
-    return TRUE;
-  }
-  if (priv->pinned == NULL || !caps_are_video (caps)
-      || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
-
-  pool = gst_video_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size,
-      proposed_min_buffers (priv), 0);
-  gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (trans, "pinned pool refused its config");
-    return TRUE;
-  }
-  gst_query_add_allocation_pool (query, pool, info.size,
-      proposed_min_buffers (priv), 0);
-  gst_query_add_allocation_param (query, priv->pinned, NULL);
+  gst_cuda_graph_device_propose_input_pool (&priv->dev, GST_ELEMENT (trans),
+      query, caps, proposed_min_buffers (priv));
   return TRUE;
-}
-
-/* CUDA memory output comes from a pool of our context, whatever downstream
- * offered (a pool of another context would need copies, and only ours
- * makes readers wait for frames still running), keeping its buffer
- * counts.  Video frames are pitched; a tensor is one contiguous block. */
-static gboolean
-decide_cuda_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
-    GstCaps * caps)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  GstBufferPool *pool = NULL;
-  guint size = 0, min = 0, max = 0;
-  gsize pool_size = 0, tensor_size = 0;
-
-  if (priv->active != GCG_BACKEND_CUDA || priv->cuda_context == NULL) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("memory:CUDAMemory output needs the CUDA backend with a shared "
-            "GstCudaContext"), ("backend is %s",
-            priv->active == GCG_BACKEND_CUDA ? "cuda" : "cpu"));
-    return FALSE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-    gst_clear_object (&pool);
-  }
-  if (!caps_are_video (caps)
-      && !gst_cuda_graph_base_transform_get_unit_size (GST_BASE_TRANSFORM
-          (self), caps, &tensor_size))
-    tensor_size = 0;
-  pool = gst_cuda_graph_cuda_output_pool_new (priv->cuda_context, caps,
-      tensor_size, min, &pool_size);
-  if (pool == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("The CUDA buffer pool refused %" GST_PTR_FORMAT, caps), (NULL));
-    return FALSE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, pool_size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, pool_size, min, max);
-  gst_object_unref (pool);
-  return TRUE;
-}
-
-/* With the CUDA backend and no pool from downstream, results are written
- * into pinned memory so the device-to-host copy runs at full speed.
- * Returns whether the query now holds that pool. */
-static gboolean
-decide_pinned_pool (GstCudaGraphBaseTransform * self, GstQuery * query,
-    GstCaps * caps)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  g_autoptr (GstBufferPool) pool = NULL;
-  GstStructure *config;
-  gsize size;
-
-  if (priv->pinned == NULL || caps == NULL
-      || gst_query_get_n_allocation_pools (query) > 0
-      || !gst_cuda_graph_base_transform_get_unit_size (GST_BASE_TRANSFORM
-          (self), caps, &size))
-    return FALSE;
-  pool = caps_are_video (caps) ? gst_video_buffer_pool_new ()
-      : gst_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
-  gst_buffer_pool_config_set_allocator (config, priv->pinned, NULL);
-  if (!gst_buffer_pool_set_config (pool, config))
-    return FALSE;
-  gst_query_add_allocation_pool (query, pool, size, 2, 0);
-  /* The base class configures the pool again with the query's first
-   * allocator: it has to be ours, or the pool falls back to plain system
-   * memory. */
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_set_nth_allocation_param (query, 0, priv->pinned, NULL);
-  else
-    gst_query_add_allocation_param (query, priv->pinned, NULL);
-  return TRUE;
-}
-
-/* Output in plain system memory comes from an allocator that fails
- * instead of aborting (GStreamer's own aborts), whether the base class
- * allocates it or a pool does: its size comes from caps and properties,
- * up to GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES.  Any other allocator downstream
- * asked for stays. */
-static void
-use_system_allocator (GstQuery * query)
-{
-  g_autoptr (GstAllocator) ours = gst_cuda_graph_system_allocator_get ();
-  GstAllocator *allocator = NULL;
-  GstAllocationParams params;
-
-  if (gst_query_get_n_allocation_params (query) == 0) {
-    gst_query_add_allocation_param (query, ours, NULL);
-    return;
-  }
-  gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
-  if (gst_cuda_graph_is_system_allocator (allocator))
-    gst_query_set_nth_allocation_param (query, 0, ours, &params);
-  gst_clear_object (&allocator);
 }
 
 static gboolean
@@ -1295,13 +983,15 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCaps *caps;
 
+  gsize size = 0;
+
   gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_cuda_graph_caps_is_cuda_memory (caps)) {
-    if (!decide_cuda_pool (self, query, caps))
-      return FALSE;
-  } else if (!decide_pinned_pool (self, query, caps)) {
-    use_system_allocator (query);
-  }
+  if (caps == NULL || !gst_cuda_graph_base_transform_get_unit_size (trans,
+          caps, &size))
+    size = 0;
+  if (!gst_cuda_graph_device_decide_allocation (&GET_PRIV (self)->dev,
+          GST_ELEMENT (self), query, caps, caps_are_video (caps), size))
+    return FALSE;
   return GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_base_transform_parent_class)->decide_allocation (trans,
       query);
@@ -1354,16 +1044,16 @@ gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
 static GstMapFlags
 device_map_flags (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * buffer)
 {
-  if (priv->active != GCG_BACKEND_CUDA)
+  if (priv->dev.active != GCG_BACKEND_CUDA)
     return 0;
-  return gst_cuda_graph_cuda_map_flags (buffer, priv->cuda_context);
+  return gst_cuda_graph_cuda_map_flags (buffer, priv->dev.cuda_context);
 }
 
 /* Where @buffer's memory is for the frame queue: device memory when mapped
  * with GST_MAP_CUDA, pinned host memory when it is ours (DMA straight from
  * or into it), pageable host memory otherwise (staged). */
-static GcgMemoryKind
-memory_kind (GstBuffer * buffer, GstMapFlags device)
+GcgMemoryKind
+gst_cuda_graph_memory_kind (GstBuffer * buffer, GstMapFlags device)
 {
   if (device)
     return GCG_MEMORY_KIND_DEVICE;
@@ -1396,8 +1086,9 @@ plane_bytes (GstVideoFrame * frame, guint i)
   return MIN (want, avail);
 }
 
-static void
-planes_from_frame (GcgFramePlanes * planes, GstVideoFrame * frame,
+void
+gst_cuda_graph_planes_from_frame (GcgFramePlanes * planes,
+    GstVideoFrame * frame,
     GcgMemoryKind kind)
 {
   guint i;
@@ -1426,18 +1117,19 @@ map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
     OutputMapping * m, GcgFramePlanes * planes)
 {
   GstMapFlags device = device_map_flags (priv, outbuf);
-  GcgMemoryKind kind = memory_kind (outbuf, device);
+  GcgMemoryKind kind = gst_cuda_graph_memory_kind (outbuf, device);
   /* The CUDA backend writes in stream order after the buffer's last frame;
    * the CPU backend must wait for it like any reader. */
   GstMapFlags flags = GST_MAP_WRITE | device
-      | (priv->active == GCG_BACKEND_CUDA ? GST_CUDA_GRAPH_MAP_NO_FENCE : 0);
+      | (priv->dev.active == GCG_BACKEND_CUDA
+      ? GST_CUDA_GRAPH_MAP_NO_FENCE : 0);
 
   memset (planes, 0, sizeof (*planes));
   m->video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
   if (m->video) {
     if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf, flags))
       return FALSE;
-    planes_from_frame (planes, &m->frame, kind);
+    gst_cuda_graph_planes_from_frame (planes, &m->frame, kind);
     return TRUE;
   }
   if (!gst_buffer_map (outbuf, &m->map, flags))
@@ -1576,7 +1268,7 @@ finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 {
   GstMemory *mem = gst_buffer_peek_memory (outbuf, 0);
 
-  if (priv->active != GCG_BACKEND_CUDA)
+  if (priv->dev.active != GCG_BACKEND_CUDA)
     return TRUE;
   if (gst_buffer_n_memory (outbuf) == 1 && out->kind != GCG_MEMORY_KIND_HOST
       && (gst_cuda_graph_is_pinned_memory (mem)
@@ -1608,8 +1300,8 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
             priv->out_size), (NULL));
     return GST_FLOW_ERROR;
   }
-  planes_from_frame (&in, &frame->in_frame,
-      memory_kind (frame->in_frame.buffer, in_dev));
+  gst_cuda_graph_planes_from_frame (&in, &frame->in_frame,
+      gst_cuda_graph_memory_kind (frame->in_frame.buffer, in_dev));
   queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in,
       &out, frame_done, frame, &seq, &error);
   if (!queued) {
@@ -1640,21 +1332,20 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
  * smaller than the caps for a programming error (a critical): it is
  * upstream's word only, so such a frame is refused like one whose planes
  * reach past the buffer. */
-static gboolean
-video_meta_fits (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * inbuf,
+gboolean
+gst_cuda_graph_video_meta_fits (GstBuffer * inbuf, const GstVideoInfo * info,
     GError ** error)
 {
   GstVideoMeta *vmeta = gst_buffer_get_video_meta (inbuf);
 
-  if (vmeta == NULL || (vmeta->format == GST_VIDEO_INFO_FORMAT
-          (&priv->in_info) && (gint) vmeta->width >= priv->in_info.width
-          && (gint) vmeta->height >= priv->in_info.height))
+  if (vmeta == NULL || (vmeta->format == GST_VIDEO_INFO_FORMAT (info)
+          && (gint) vmeta->width >= info->width
+          && (gint) vmeta->height >= info->height))
     return TRUE;
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
       "video meta %s %ux%u does not hold the caps' %s %dx%d",
       gst_video_format_to_string (vmeta->format), vmeta->width,
-      vmeta->height, GST_VIDEO_INFO_NAME (&priv->in_info),
-      priv->in_info.width, priv->in_info.height);
+      vmeta->height, GST_VIDEO_INFO_NAME (info), info->width, info->height);
   return FALSE;
 }
 
@@ -1688,8 +1379,8 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   sync_mode = priv->sync_mode;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_chain_set_use_graph (priv->chain, use_graph);
-  if (priv->stream)
-    gcg_stream_set_sync_mode (priv->stream, sync_mode);
+  if (priv->dev.stream)
+    gcg_stream_set_sync_mode (priv->dev.stream, sync_mode);
 
   fill_common_params (self, inbuf, &params);
   klass->fill_params (self, inbuf, &params);
@@ -1697,7 +1388,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   in_dev = device_map_flags (priv, inbuf);
   if (in_dev)
     gst_cuda_graph_cuda_wait_ready (inbuf);
-  if (!video_meta_fits (priv, inbuf, &error))
+  if (!gst_cuda_graph_video_meta_fits (inbuf, &priv->in_info, &error))
     return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
   frame = g_new0 (InFlightFrame, 1);
   frame->self = self;
@@ -1742,11 +1433,11 @@ gst_cuda_graph_base_transform_get_output_location (GstCudaGraphBaseTransform
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
-  if (priv->out_device_ptr == 0 || priv->context == NULL)
+  if (priv->out_device_ptr == 0 || priv->dev.context == NULL)
     return FALSE;
   *device_ptr = priv->out_device_ptr;
-  *device_id = gcg_context_get_device_id (priv->context);
-  *stream = priv->stream;
+  *device_id = gcg_context_get_device_id (priv->dev.context);
+  *stream = priv->dev.stream;
   return TRUE;
 }
 
@@ -1773,7 +1464,7 @@ gst_cuda_graph_base_transform_can_output_cuda_memory
 
   if (!priv->started)
     return TRUE;
-  return priv->active == GCG_BACKEND_CUDA && priv->cuda_context != NULL;
+  return priv->dev.active == GCG_BACKEND_CUDA && priv->dev.cuda_context != NULL;
 }
 
 /**
@@ -1807,7 +1498,7 @@ GcgBackend
 gst_cuda_graph_base_transform_get_active_backend (GstCudaGraphBaseTransform *
     self)
 {
-  return GET_PRIV (self)->active;
+  return GET_PRIV (self)->dev.active;
 }
 
 gboolean
@@ -1856,7 +1547,7 @@ override_from_field (const GstStructure * s, const gchar * field,
 }
 
 void
-gst_cuda_graph_apply_params_meta (GstCudaGraphBaseTransform * self,
+gst_cuda_graph_apply_params_meta (GstObject * self,
     GstBuffer * buffer, GcgFrameParams * params)
 {
   GstCustomMeta *meta;

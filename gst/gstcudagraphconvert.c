@@ -767,7 +767,7 @@ gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform * base,
   params->pad[1] = (argb >> 8) & 0xff;
   params->pad[2] = argb & 0xff;
   params->pad[3] = (argb >> 24) & 0xff;
-  gst_cuda_graph_apply_params_meta (base, inbuf, params);
+  gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
   compute_crop (self, inbuf, &prop_crop, &params->rois[0]);
   params->n_rois = 1;
 }

@@ -26,6 +26,10 @@ G_BEGIN_DECLS
 void gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue,
     guint64 seq);
 
+/* Sets (or moves) @mem's fence to @marker: the work of a batch (not a
+ * frame queue's frame) that writes @mem. */
+void gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker);
+
 /* Waits for @mem's fence, if any, and clears it.  Never fails the map: a
  * failed frame was reported by the element already, so only a warning is
  * logged here. */

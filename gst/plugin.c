@@ -31,6 +31,7 @@ plugin_init (GstPlugin * plugin)
    * GPU. */
   ret |= GST_ELEMENT_REGISTER (cudagraphconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (cudagraphpreprocess, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudagraphbatch, plugin);
   return ret;
 }
 

@@ -13,6 +13,7 @@
 #include "gcg-driver.h"
 #include "gcg-context.h"
 #include "gcg-stream.h"
+#include "gcg-fence.h"
 #include "gcg-capture-pool.h"
 #include "gcg-graph.h"
 #include "gcg-capture.h"
@@ -25,6 +26,7 @@
 #include "gcg-allocator.h"
 #include "gcg-host-pool.h"
 #include "gcg-frame-chain.h"
+#include "gcg-frame-item-map.h"
 #include "gcg-frame-batch.h"
 #include "gcg-frame-queue.h"
 #undef GCG_INSIDE

@@ -77,8 +77,8 @@ import weakref
 from . import _ctgst
 from ._ctgst import Pipeline, PipelineError, Sample, pull_samples
 
-__all__ = ["Tensor", "from_sample", "from_buffer", "Pipeline", "PipelineError",
-           "Sample", "pull_samples"]
+__all__ = ["Tensor", "from_sample", "from_buffer", "BatchItem", "batch_items",
+           "Pipeline", "PipelineError", "Sample", "pull_samples"]
 
 # --- C layouts -------------------------------------------------------------
 
@@ -139,6 +139,51 @@ class _GcgTensorMeta(ctypes.Structure):
     ]
 
 
+_BATCH_MAX_SOURCES = 64
+
+
+class _GcgBatchMetaSource(ctypes.Structure):
+    _fields_ = [
+        ("pad_name", ctypes.c_char_p),
+        ("stream_id", ctypes.c_char_p),
+        ("pts", ctypes.c_uint64),
+        ("running_time", ctypes.c_uint64),
+        ("width", ctypes.c_uint),
+        ("height", ctypes.c_uint),
+        ("first_item", ctypes.c_uint),
+        ("n_items", ctypes.c_uint),
+    ]
+
+
+class _GcgBatchMetaItem(ctypes.Structure):
+    _fields_ = [
+        ("source", ctypes.c_uint),
+        ("roi_id", ctypes.c_int),
+        ("roi_x", ctypes.c_int),
+        ("roi_y", ctypes.c_int),
+        ("roi_width", ctypes.c_int),
+        ("roi_height", ctypes.c_int),
+        ("pad_x", ctypes.c_int),
+        ("pad_y", ctypes.c_int),
+        ("scale_x", ctypes.c_double),
+        ("scale_y", ctypes.c_double),
+        ("offset_x", ctypes.c_double),
+        ("offset_y", ctypes.c_double),
+    ]
+
+
+class _GcgBatchMeta(ctypes.Structure):
+    # Mirrors GcgBatchMeta (gst/gstcudagraphbatchmeta.h).
+    _fields_ = [
+        ("meta_flags", ctypes.c_int),
+        ("meta_info", ctypes.c_void_p),
+        ("n_sources", ctypes.c_uint),
+        ("sources", _GcgBatchMetaSource * _BATCH_MAX_SOURCES),
+        ("n_items", ctypes.c_uint),
+        ("items", ctypes.POINTER(_GcgBatchMetaItem)),
+    ]
+
+
 class _DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
@@ -190,32 +235,43 @@ class _Gst:
     def __init__(self):
         self.lib = _ctgst.lib()
         self.buffer_type = self.lib.buffer_type
-        self._meta_api = 0
+        self._meta_api = {}
 
     def buffer_pointer(self, buffer):
         """The GstBuffer* behind a PyGObject Gst.Buffer or given as an
         address (int); TypeError for anything else (see _ctgst.address)."""
         return self.lib.address(buffer, self.buffer_type, "Buffer")
 
-    def tensor_meta(self, ptr):
-        """The buffer's GcgTensorMeta, or None.  The API type exists only
-        once the plugin is loaded, so it is looked up lazily."""
-        if self._meta_api == 0:
-            self._meta_api = self.lib.g_type_from_name(b"GcgTensorMetaAPI")
-            if self._meta_api == 0:
+    def _meta(self, ptr, api_name, struct):
+        """The buffer's meta of API @api_name read as @struct, or None.
+        The API type exists only once the plugin is loaded, so it is looked
+        up lazily."""
+        api = self._meta_api.get(api_name, 0)
+        if api == 0:
+            api = self.lib.g_type_from_name(api_name.encode())
+            if api == 0:
                 return None
-        addr = self.lib.gst_buffer_get_meta(ptr, self._meta_api)
+            self._meta_api[api_name] = api
+        addr = self.lib.gst_buffer_get_meta(ptr, api)
         if not addr:
             return None
-        meta = _GcgTensorMeta.from_address(addr)
+        meta = struct.from_address(addr)
         # GstMetaInfo starts { GType api; GType type; gsize size; ... }.
         size = ctypes.c_size_t.from_address(meta.meta_info + 16).value
-        if size != ctypes.sizeof(_GcgTensorMeta):
+        if size != ctypes.sizeof(struct):
             raise RuntimeError(
-                "GcgTensorMeta is %d bytes in the plugin but %d in gcg.tensor: "
+                "%s is %d bytes in the plugin but %d in gcg.tensor: "
                 "the module and the plugin are from different versions"
-                % (size, ctypes.sizeof(_GcgTensorMeta)))
+                % (struct.__name__.lstrip("_"), size, ctypes.sizeof(struct)))
         return meta
+
+    def tensor_meta(self, ptr):
+        """The buffer's GcgTensorMeta, or None."""
+        return self._meta(ptr, "GcgTensorMetaAPI", _GcgTensorMeta)
+
+    def batch_meta(self, ptr):
+        """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
+        return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta)
 
 
 _gst = _ctgst.once(_Gst)
@@ -724,6 +780,60 @@ class Tensor:
                 handshake.release()
             hold.release()
             raise
+
+
+class BatchItem:
+    """One item of a `cudagraphbatch` tensor: which stream and frame it
+    holds and how to map its pixels back (GcgBatchMeta, see
+    docs/cudagraphbatch.md)."""
+
+    def __init__(self, index, source, item):
+        self.index = index
+        self.source = int(item.source)
+        self.pad_name = (source.pad_name or b"").decode()
+        self.stream_id = source.stream_id.decode() if source.stream_id else None
+        self.pts = int(source.pts)
+        self.running_time = int(source.running_time)
+        self.frame_size = (int(source.width), int(source.height))
+        self.roi_id = int(item.roi_id)
+        self.roi = (int(item.roi_x), int(item.roi_y), int(item.roi_width),
+                    int(item.roi_height))
+        self.pad = (int(item.pad_x), int(item.pad_y))
+        self.scale = (float(item.scale_x), float(item.scale_y))
+        self.offset = (float(item.offset_x), float(item.offset_y))
+
+    def to_source(self, u, v):
+        """Map point (u, v) of the item (tensor pixels, edges) to the
+        source frame: `x = u * scale_x + offset_x`, likewise y (the same
+        as Gcg.FrameItemMap.to_source)."""
+        return (u * self.scale[0] + self.offset[0],
+                v * self.scale[1] + self.offset[1])
+
+    def __repr__(self):
+        return "<gcg.tensor.BatchItem %d of %s roi %r>" % (
+            self.index, self.pad_name, self.roi)
+
+
+def batch_items(sample_or_buffer):
+    """The items of a `cudagraphbatch` buffer, in tensor order, as
+    BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
+    or a GstBuffer* address).  The values are copied: the list does not
+    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta."""
+    get_buffer = getattr(sample_or_buffer, "get_buffer", None)
+    buffer = get_buffer() if get_buffer else sample_or_buffer
+    gst = _gst()
+    meta = gst.batch_meta(gst.buffer_pointer(buffer))
+    if meta is None:
+        raise ValueError("the buffer has no GcgBatchMeta "
+                         "(not from cudagraphbatch?)")
+    items = []
+    for i in range(meta.n_items):
+        item = meta.items[i]
+        if item.source >= min(meta.n_sources, _BATCH_MAX_SOURCES):
+            raise ValueError("item %d names source %d of %d"
+                             % (i, item.source, meta.n_sources))
+        items.append(BatchItem(i, meta.sources[item.source], item))
+    return items
 
 
 def from_buffer(buffer, caps=None):

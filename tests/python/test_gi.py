@@ -114,6 +114,19 @@ class NoDriver(unittest.TestCase):
         self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
         self.assertEqual(chain.get_eager_count(), 0)
 
+    def test_frame_item_map(self):
+        roi = Gcg.Rect()
+        roi.x, roi.y, roi.width, roi.height = 10, 20, 100, 50
+        m = Gcg.FrameItemMap.new(roi, 64, 64, Gcg.Letterbox.SYMMETRIC)
+        self.assertEqual((m.width, m.height, m.pad_x, m.pad_y),
+                         (64, 32, 0, 16))
+        x, y = m.to_source(64, 48)
+        self.assertAlmostEqual(x, 110.0)
+        self.assertAlmostEqual(y, 70.0)
+        u, v = m.from_source(10, 20)
+        self.assertAlmostEqual(u, 0.0)
+        self.assertAlmostEqual(v, 16.0)
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main(verbosity=2))

@@ -117,6 +117,55 @@ def caps_shape(sample):
     return tuple(int(d) for d in reversed(dims.split(":")))
 
 
+BATCH = ("cudagraphbatch name=b backend=cpu width=32 height=32 "
+         "letterbox=symmetric ! appsink name=sink sync=false "
+         "videotestsrc num-buffers={n} ! "
+         "video/x-raw,format=RGBA,width=64,height=48 ! b.sink_0 "
+         "videotestsrc num-buffers={n} pattern=ball ! "
+         "video/x-raw,format=NV12,width=40,height=80 ! b.sink_1")
+
+
+class BatchItems(unittest.TestCase):
+    """gcg.tensor.batch_items on cudagraphbatch samples, through PyGObject
+    and through the ctypes driver."""
+
+    def check(self, sample):
+        items = tensor.batch_items(sample)
+        self.assertEqual([it.pad_name for it in items], ["sink_0", "sink_1"])
+        self.assertEqual([it.source for it in items], [0, 1])
+        self.assertEqual(items[1].frame_size, (40, 80))
+        for it, (w, h) in zip(items, [(64, 48), (40, 80)]):
+            self.assertEqual(it.roi, (0, 0, w, h))
+            self.assertEqual(it.roi_id, -1)
+            # The image's corners in the item are the frame's corners.
+            x, y = it.to_source(*it.pad)
+            self.assertAlmostEqual(x, 0.0)
+            self.assertAlmostEqual(y, 0.0)
+            x, y = it.to_source(32 - it.pad[0] if it.pad[0] else 32,
+                                32 - it.pad[1] if it.pad[1] else 32)
+            self.assertAlmostEqual(x, w)
+            self.assertAlmostEqual(y, h)
+        t = tensor.from_sample(sample)
+        self.assertEqual(t.shape, (2, 3, 32, 32))
+        self.assertEqual(t.n_items, 2)
+
+    def test_gi(self):
+        samples = _pipeline.pull(BATCH.format(n=2), Gst)
+        self.assertEqual(len(samples), 2)
+        for sample in samples:
+            self.check(sample)
+
+    def test_ctypes(self):
+        samples = _pipeline.pull(BATCH.format(n=2), None)
+        self.assertEqual(len(samples), 2)
+        for sample in samples:
+            self.check(sample)
+
+    def test_no_meta(self):
+        with self.assertRaises(ValueError):
+            tensor.batch_items(pull()[0])
+
+
 class HostTensor(unittest.TestCase):
     def check(self, props, dtype, shape, layout):
         sample = pull(props)[0]

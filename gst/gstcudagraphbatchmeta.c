@@ -1,0 +1,98 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GcgBatchMeta: where each item of a batch tensor came from. */
+#include "gstcudagraphbatchmeta.h"
+
+#include <string.h>
+
+#define MAX_ITEMS \
+  (GCG_BATCH_META_MAX_SOURCES * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE)
+
+GType
+gcg_batch_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { "tensor", NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register (GCG_BATCH_META_API_NAME, tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static gboolean
+batch_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GcgBatchMeta *bmeta = (GcgBatchMeta *) meta;
+  guint n_items = GPOINTER_TO_UINT (params);
+
+  memset ((guint8 *) bmeta + sizeof (GstMeta), 0,
+      sizeof (*bmeta) - sizeof (GstMeta));
+  if (n_items > MAX_ITEMS)
+    return FALSE;
+  bmeta->n_items = n_items;
+  bmeta->items = g_new0 (GcgBatchMetaItem, MAX (n_items, 1));
+  return TRUE;
+}
+
+static void
+batch_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GcgBatchMeta *bmeta = (GcgBatchMeta *) meta;
+
+  for (guint i = 0; i < bmeta->n_sources; i++) {
+    g_free (bmeta->sources[i].pad_name);
+    g_free (bmeta->sources[i].stream_id);
+  }
+  g_free (bmeta->items);
+}
+
+static gboolean
+batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  GcgBatchMeta *src = (GcgBatchMeta *) meta;
+  GcgBatchMeta *dst;
+
+  /* Only plain copies keep the items where they were. */
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  dst = gcg_buffer_add_batch_meta (dest, src->n_items);
+  if (dst == NULL)
+    return FALSE;
+  memcpy (dst->items, src->items, src->n_items * sizeof (GcgBatchMetaItem));
+  dst->n_sources = src->n_sources;
+  for (guint i = 0; i < src->n_sources; i++) {
+    dst->sources[i] = src->sources[i];
+    dst->sources[i].pad_name = g_strdup (src->sources[i].pad_name);
+    dst->sources[i].stream_id = g_strdup (src->sources[i].stream_id);
+  }
+  return TRUE;
+}
+
+const GstMetaInfo *
+gcg_batch_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (gcg_batch_meta_api_get_type (),
+        "GcgBatchMeta", sizeof (GcgBatchMeta), batch_meta_init,
+        batch_meta_free, batch_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GcgBatchMeta *
+gcg_buffer_add_batch_meta (GstBuffer * buffer, guint n_items)
+{
+  if (n_items > MAX_ITEMS)
+    return NULL;
+  return (GcgBatchMeta *) gst_buffer_add_meta (buffer,
+      gcg_batch_meta_get_info (), GUINT_TO_POINTER (n_items));
+}

@@ -1,0 +1,241 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:gstcudagraphbatchpad
+ * @title: GstCudaGraphBatchPad
+ * @short_description: a sink pad of cudagraphbatch
+ *
+ * One stream of a `cudagraphbatch`, with what that stream needs of its
+ * own: a crop (#GstCudaGraphBatchPad:crop-x, crop-y, crop-width,
+ * crop-height; 0 width or height = to the frame's edge) that is the item
+ * of a frame without ROIs and clips the ROIs of the others, and a
+ * #GstCudaGraphBatchPad:roi-type that overrides the element's.
+ *
+ * Since: 0.1
+ */
+#include "gstcudagraphbatchpad.h"
+#include "gstcudagraphbasetransform.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug
+
+enum
+{
+  PROP_0,
+  PROP_CROP_X,
+  PROP_CROP_Y,
+  PROP_CROP_WIDTH,
+  PROP_CROP_HEIGHT,
+  PROP_ROI_TYPE,
+};
+
+struct _GstCudaGraphBatchPad
+{
+  GstAggregatorPad parent;
+
+  /* Properties, under the object lock. */
+  GcgRect crop;
+  gchar *roi_type;
+  /* A crop that missed the frame was reported (until the crop changes). */
+  gboolean crop_warned;
+
+  /* Streaming thread only (the aggregator's). */
+  gboolean have_info;
+  GstVideoInfo info;
+  GcgFrameBatchSource source;
+};
+
+G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad,
+    GST_TYPE_AGGREGATOR_PAD);
+
+static void gst_cuda_graph_batch_pad_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_graph_batch_pad_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cuda_graph_batch_pad_finalize (GObject * object);
+
+#define PLAYING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+
+static void
+install_crop (GObjectClass * klass, guint id, const gchar * name,
+    const gchar * nick, const gchar * blurb)
+{
+  g_object_class_install_property (klass, id,
+      g_param_spec_int (name, nick, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE, 0,
+          PLAYING_FLAGS));
+}
+
+static void
+gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_graph_batch_pad_set_property;
+  gobject_class->get_property = gst_cuda_graph_batch_pad_get_property;
+  gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
+
+  install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
+      "Left column of the stream's crop");
+  install_crop (gobject_class, PROP_CROP_Y, "crop-y", "Crop Y",
+      "Top row of the stream's crop");
+  install_crop (gobject_class, PROP_CROP_WIDTH, "crop-width", "Crop width",
+      "Width of the stream's crop (0 = to the right edge)");
+  install_crop (gobject_class, PROP_CROP_HEIGHT, "crop-height",
+      "Crop height", "Height of the stream's crop (0 = to the bottom edge)");
+  g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
+      g_param_spec_string ("roi-type", "ROI type",
+          "Only region-of-interest metas of this type (NULL = the element's "
+          "roi-type)", NULL, PLAYING_FLAGS));
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_pad_debug,
+      "cudagraphbatchpad", 0, "cudagraphbatch sink pad");
+}
+
+static void
+gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad * self)
+{
+}
+
+static gint *
+crop_field (GstCudaGraphBatchPad * self, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_CROP_X:
+      return &self->crop.x;
+    case PROP_CROP_Y:
+      return &self->crop.y;
+    case PROP_CROP_WIDTH:
+      return &self->crop.width;
+    case PROP_CROP_HEIGHT:
+      return &self->crop.height;
+    default:
+      return NULL;
+  }
+}
+
+static void
+gst_cuda_graph_batch_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
+  gint *field = crop_field (self, prop_id);
+
+  GST_OBJECT_LOCK (self);
+  if (field) {
+    *field = g_value_get_int (value);
+    self->crop_warned = FALSE;
+  } else if (prop_id == PROP_ROI_TYPE) {
+    g_free (self->roi_type);
+    self->roi_type = g_value_dup_string (value);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_graph_batch_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
+  gint *field = crop_field (self, prop_id);
+
+  GST_OBJECT_LOCK (self);
+  if (field)
+    g_value_set_int (value, *field);
+  else if (prop_id == PROP_ROI_TYPE)
+    g_value_set_string (value, self->roi_type);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_graph_batch_pad_finalize (GObject * object)
+{
+  GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
+
+  g_free (self->roi_type);
+
+  G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
+}
+
+gboolean
+gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
+    GstCaps * caps)
+{
+  GstVideoInfo info;
+  GcgFrameBatchSource source = { 0 };
+
+  if (!gst_video_info_from_caps (&info, caps)
+      || !gst_cuda_graph_describe_video (GST_OBJECT (self), &info,
+          &source.format, &source.matrix, &source.full_range)) {
+    GST_WARNING_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  source.width = GST_VIDEO_INFO_WIDTH (&info);
+  source.height = GST_VIDEO_INFO_HEIGHT (&info);
+  GST_DEBUG_OBJECT (self, "%s %ux%u", GST_VIDEO_INFO_NAME (&info),
+      source.width, source.height);
+  self->info = info;
+  self->source = source;
+  self->have_info = TRUE;
+  return TRUE;
+}
+
+const GstVideoInfo *
+gst_cuda_graph_batch_pad_get_info (GstCudaGraphBatchPad * self)
+{
+  return self->have_info ? &self->info : NULL;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
+    GcgFrameBatchSource * source)
+{
+  if (!self->have_info)
+    return FALSE;
+  *source = self->source;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
+    gint width, gint height, GcgRect * region)
+{
+  gboolean warn;
+
+  GST_OBJECT_LOCK (self);
+  *region = self->crop;
+  GST_OBJECT_UNLOCK (self);
+  if (region->width == 0)
+    region->width = width - region->x;
+  if (region->height == 0)
+    region->height = height - region->y;
+  if (gst_cuda_graph_clip_rect (region, width, height))
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  warn = !self->crop_warned;
+  self->crop_warned = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  if (warn)
+    GST_WARNING_OBJECT (self, "the crop misses the %dx%d frame: its frames "
+        "are left out of the batch", width, height);
+  return FALSE;
+}
+
+gchar *
+gst_cuda_graph_batch_pad_dup_roi_type (GstCudaGraphBatchPad * self,
+    const gchar * fallback)
+{
+  gchar *roi_type;
+
+  GST_OBJECT_LOCK (self);
+  roi_type = g_strdup (self->roi_type ? self->roi_type : fallback);
+  GST_OBJECT_UNLOCK (self);
+  return roi_type;
+}

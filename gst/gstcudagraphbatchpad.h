@@ -1,0 +1,41 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+#include <gcg.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_GRAPH_BATCH_PAD (gst_cuda_graph_batch_pad_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST,
+    CUDA_GRAPH_BATCH_PAD, GstAggregatorPad)
+
+/* Takes the video caps of the pad's stream (from the aggregator's
+ * streaming thread, in order with the buffers): FALSE for caps the frame
+ * chain cannot read. */
+gboolean gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
+    GstCaps * caps);
+
+/* The stream's current video info and its description for the batch;
+ * NULL / FALSE before caps. */
+const GstVideoInfo *gst_cuda_graph_batch_pad_get_info (GstCudaGraphBatchPad *
+    self);
+gboolean gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
+    GcgFrameBatchSource * source);
+
+/* The pad's crop of a @width x @height frame (the whole frame when no crop
+ * is set), clipped to it; FALSE (with a warning once per crop) when the
+ * crop misses the frame. */
+gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
+    gint width, gint height, GcgRect * region);
+
+/* The pad's roi-type, else @fallback (the element's); free with g_free. */
+gchar *gst_cuda_graph_batch_pad_dup_roi_type (GstCudaGraphBatchPad * self,
+    const gchar * fallback);
+
+G_END_DECLS

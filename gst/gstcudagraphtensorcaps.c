@@ -1,0 +1,135 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Tensor caps, written and read the same way by every tensor element. */
+#include "gstcudagraphtensorcaps.h"
+
+const gchar *
+gst_cuda_graph_tensor_type_name (GcgTensorType type)
+{
+  switch (type) {
+    case GCG_TENSOR_TYPE_FLOAT16:
+      return "float16";
+    case GCG_TENSOR_TYPE_UINT8:
+      return "uint8";
+    case GCG_TENSOR_TYPE_FLOAT32:
+    default:
+      return "float32";
+  }
+}
+
+static gboolean
+tensor_type_from_name (const gchar * name, GcgTensorType * type, gsize * size)
+{
+  if (g_strcmp0 (name, "float32") == 0) {
+    *type = GCG_TENSOR_TYPE_FLOAT32;
+    *size = 4;
+  } else if (g_strcmp0 (name, "float16") == 0) {
+    *type = GCG_TENSOR_TYPE_FLOAT16;
+    *size = 2;
+  } else if (g_strcmp0 (name, "uint8") == 0) {
+    *type = GCG_TENSOR_TYPE_UINT8;
+    *size = 1;
+  } else {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* NNStreamer's dimension string, innermost dimension first. */
+static gchar *
+dimensions_string (GcgTensorLayout layout, guint c, guint w, guint h, guint n)
+{
+  if (layout == GCG_TENSOR_LAYOUT_NHWC)
+    return g_strdup_printf ("%u:%u:%u:%u", c, w, h, n);
+  return g_strdup_printf ("%u:%u:%u:%u", w, h, c, n);
+}
+
+GstStructure *
+gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
+    const GValue * framerate)
+{
+  g_autofree gchar *dims = NULL;
+  GstStructure *s;
+
+  dims = dimensions_string (desc->layout,
+      desc->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3, desc->width,
+      desc->height, desc->batch);
+  s = gst_structure_new ("other/tensors",
+      "format", G_TYPE_STRING, "static",
+      "num_tensors", G_TYPE_INT, 1,
+      "dimensions", G_TYPE_STRING, dims,
+      "types", G_TYPE_STRING, gst_cuda_graph_tensor_type_name (desc->type),
+      NULL);
+  if (framerate)
+    gst_structure_set_value (s, "framerate", framerate);
+  else
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1,
+        G_MAXINT, 1, NULL);
+  return s;
+}
+
+gboolean
+gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
+    GcgTensorType * type, gsize * type_size)
+{
+  const GstStructure *s;
+  g_auto (GStrv) parts = NULL;
+  guint i;
+
+  if (caps == NULL || gst_caps_get_size (caps) < 1)
+    return FALSE;
+  s = gst_caps_get_structure (caps, 0);
+  if (!gst_structure_has_name (s, "other/tensors")
+      || !gst_structure_get_string (s, "dimensions")
+      || !tensor_type_from_name (gst_structure_get_string (s, "types"), type,
+          type_size))
+    return FALSE;
+  parts = g_strsplit (gst_structure_get_string (s, "dimensions"), ":", -1);
+  if (g_strv_length (parts) != 4)
+    return FALSE;
+  for (i = 0; i < 4; i++) {
+    gchar *end;
+    guint64 d = g_ascii_strtoull (parts[i], &end, 10);
+
+    if (end == parts[i] || *end != '\0' || d == 0 || d > G_MAXINT)
+      return FALSE;
+    dims[i] = (guint) d;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
+    GcgTensorType * type, guint * width, guint * height, guint * batch)
+{
+  gsize type_size;
+  guint dims[4];
+
+  if (!gst_cuda_graph_tensor_caps_parse (caps, dims, type, &type_size))
+    return FALSE;
+  /* NCHW: W:H:C:N; NHWC: C:W:H:N. */
+  *width = layout == GCG_TENSOR_LAYOUT_NHWC ? dims[1] : dims[0];
+  *height = layout == GCG_TENSOR_LAYOUT_NHWC ? dims[2] : dims[1];
+  *batch = dims[3];
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_tensor_caps_get_size (GstCaps * caps, gsize * size)
+{
+  GcgTensorType type;
+  gsize type_size;
+  guint dims[4];
+
+  if (!gst_cuda_graph_tensor_caps_parse (caps, dims, &type, &type_size))
+    return FALSE;
+  *size = type_size;
+  for (guint i = 0; i < 4; i++) {
+    if (!g_size_checked_mul (size, *size, dims[i]))
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,276 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudagraphbatch on the CPU backend (tests/common/gcg-test-gst-batch.c: a
+ * harness per sink pad on a test clock): batch assembly with 1, 3 and 16
+ * streams of different formats and sizes, ROI counts changing per frame,
+ * crops, partial batches on timeout, pads joining and leaving while
+ * playing, caps changing mid-stream and EOS.  Every batch is checked byte
+ * for byte against cudagraphpreprocess run on each stream alone, and each
+ * item's back-map against gcg_frame_item_map_init().
+ */
+#include "gcg-gst-test-util.h"
+#include "common/gcg-test-gst-batch.h"
+#include "../gst/gstcudagraphbatchmeta.h"
+
+#include <gcg.h>
+
+#define CAPS(i) gcg_test_batch_caps[(i) % G_N_ELEMENTS (gcg_test_batch_caps)]
+
+static void
+run_all (GcgTestBatch * f, guint frame, GcgTestDecorateFunc decorate)
+{
+  gst_buffer_unref (gcg_test_batch_run (f, NULL, f->n, frame, decorate));
+}
+
+static void
+run_some (GcgTestBatch * f, const guint * which, guint n, guint frame)
+{
+  gst_buffer_unref (gcg_test_batch_run (f, which, n, frame,
+          gcg_test_batch_vary_rois));
+}
+
+static void
+test_pads (guint n_pads, guint n_frames)
+{
+  g_autofree gchar *dims = g_strdup_printf ("%u:%u:3:%u", GCG_TEST_BATCH_W,
+      GCG_TEST_BATCH_H, n_pads);
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  for (guint i = 0; i < n_pads; i++)
+    gcg_test_batch_add_stream (&f, CAPS (i), i * 3);
+  for (guint fr = 0; fr < n_frames; fr++)
+    run_all (&f, fr, NULL);
+  gcg_test_batch_check_dims (&f, dims);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"),
+      ==, n_frames);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "eager-frames"), ==, n_frames);
+  gcg_test_batch_clear (&f);
+}
+
+static void
+test_one_pad (void)
+{
+  test_pads (1, 3);
+}
+
+static void
+test_three_pads (void)
+{
+  test_pads (3, 3);
+}
+
+static void
+test_sixteen_pads (void)
+{
+  test_pads (16, 2);
+}
+
+/* ROI counts change per frame and per stream, 0 included; pad 1 keeps
+ * only "face" ROIs, the element every type. */
+static void
+test_rois (void)
+{
+  g_autoptr (GstElement) ref = NULL;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 3);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  gcg_test_batch_add_stream (&f, CAPS (3), 3);
+  /* The reference filters the same way. */
+  ref = gst_harness_find_element (f.streams[1].ref, "cudagraphpreprocess");
+  g_object_set (ref, "roi-type", "face", NULL);
+  g_object_set (f.streams[1].pad, "roi-type", "face", NULL);
+  for (guint fr = 0; fr < 6; fr++)
+    run_all (&f, fr, gcg_test_batch_vary_rois);
+  gcg_test_batch_check_dims (&f, "24:20:3:9");
+  gcg_test_batch_clear (&f);
+}
+
+/* A pad's crop is its item; the back-map goes to the crop's corners. */
+static void
+test_crop (void)
+{
+  GcgRect crop = { 10, 4, 30, 26 };
+  g_autoptr (GstBuffer) out = NULL;
+  GcgFrameItemMap map;
+  GcgBatchMeta *bm;
+  GcgTestBatch f;
+  gdouble x, y;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 5);
+  /* Height 0: to the bottom edge (30 - 4 rows). */
+  g_object_set (f.streams[0].pad, "crop-x", 10, "crop-y", 4, "crop-width",
+      30, "crop-height", 0, NULL);
+  gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (1), 5, 0));
+  out = gst_harness_pull (f.out);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpuint (bm->n_items, ==, 1);
+  g_assert_cmpint (bm->items[0].roi_x, ==, 10);
+  g_assert_cmpint (bm->items[0].roi_y, ==, 4);
+  g_assert_cmpint (bm->items[0].roi_width, ==, 30);
+  g_assert_cmpint (bm->items[0].roi_height, ==, 26);
+  g_assert_true (gcg_frame_item_map_init (&map, &crop, GCG_TEST_BATCH_W,
+          GCG_TEST_BATCH_H, GCG_LETTERBOX_SYMMETRIC));
+  g_assert_cmpfloat (bm->items[0].scale_x, ==, map.scale_x);
+  g_assert_cmpfloat (bm->items[0].offset_x, ==, map.offset_x);
+  g_assert_cmpfloat (bm->items[0].offset_y, ==, map.offset_y);
+  /* The image's far corner in the item is the crop's far corner. */
+  gcg_frame_item_map_to_source (&map, map.pad_x + map.width,
+      map.pad_y + map.height, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, 40.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, 30.0, 1e-9);
+  gcg_test_batch_clear (&f);
+}
+
+/* A live stream with no frame by the deadline is left out. */
+static void
+test_timeout (void)
+{
+  guint second[] = { 1 };
+  GcgBatchMeta *bm;
+  GcgTestBatch f;
+  GstBuffer *out;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "timeout=10000000", 1);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (2), 2);
+  run_all (&f, 0, NULL);
+  out = gcg_test_batch_run (&f, second, 1, 1, NULL);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+  gst_buffer_unref (out);
+  /* The dimensions stay those of the full batch. */
+  gcg_test_batch_check_dims (&f, "24:20:3:2");
+  gcg_test_batch_clear (&f);
+}
+
+/* Streams join and leave while playing, and change caps: the tensor keeps
+ * its caps (no renegotiation, so no new capture on a GPU). */
+static void
+test_join_leave (void)
+{
+  guint first[] = { 0, 1 }, all[] = { 0, 1, 2 }, after[] = { 0, 2 };
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=3", 2);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  run_some (&f, first, 2, 0);
+  gcg_test_batch_add_stream (&f, CAPS (4), 3);
+  run_some (&f, all, 3, 1);
+  gcg_test_batch_remove_stream (&f.streams[1]);
+  gcg_test_batch_set_caps (&f.streams[0], CAPS (6));
+  run_some (&f, after, 2, 2);
+  run_some (&f, after, 2, 3);
+  gcg_test_batch_check_dims (&f, "24:20:3:6");
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"),
+      ==, 4);
+  gcg_test_batch_clear (&f);
+}
+
+/* EOS on one pad: the others go on; EOS on all: EOS downstream. */
+static void
+test_eos (void)
+{
+  guint second[] = { 1 };
+  gboolean eos = FALSE;
+  GcgTestBatch f;
+  GstEvent *ev;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  run_all (&f, 0, NULL);
+  gcg_test_batch_eos (&f.streams[0]);
+  run_some (&f, second, 1, 1);
+  gcg_test_batch_eos (&f.streams[1]);
+  while (!eos && (ev = gst_harness_pull_event (f.out))) {
+    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  g_assert_true (eos);
+  gcg_test_batch_clear (&f);
+}
+
+/* ROIs far outside the frame, of huge sizes or empty, are skipped as
+ * cudagraphpreprocess skips them. */
+static void
+hostile_rois (guint stream, guint frame, GstBuffer * buf)
+{
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", G_MAXUINT32 - 5,
+      3, 10, 10);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 2, 2, G_MAXUINT32,
+      G_MAXUINT32);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 5, 5, 0, 7);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", 1, 1, 9, 9);
+}
+
+/* A frame that does not hold its caps: too small, or a video meta whose
+ * planes reach past the buffer. */
+static GstBuffer *
+bad_frame (guint kind)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, kind ? 64 * 48 * 2 : 100,
+      NULL);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, 64 * 48 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 64, 4096 };
+
+  if (kind == 1)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12, 64, 48, 2, offsets, strides);
+  GST_BUFFER_PTS (buf) = GST_SECOND;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static void
+test_hostile (void)
+{
+  guint second[] = { 1 };
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 4);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  run_all (&f, 0, hostile_rois);
+  /* The bad frame is left out; the other stream's frame goes on. */
+  for (guint kind = 0; kind < 2; kind++) {
+    GstBuffer *out;
+    GcgBatchMeta *bm;
+
+    gcg_test_batch_push (&f.streams[0], bad_frame (kind));
+    gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (CAPS (1), 7,
+            GST_SECOND));
+    out = gst_harness_pull (f.out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_sources, ==, 1);
+    g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+    gst_buffer_unref (out);
+  }
+  run_some (&f, second, 1, 40);
+  run_all (&f, 41, hostile_rois);
+  gcg_test_batch_clear (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/batch/one-pad", test_one_pad);
+  g_test_add_func ("/batch/three-pads", test_three_pads);
+  g_test_add_func ("/batch/sixteen-pads", test_sixteen_pads);
+  g_test_add_func ("/batch/rois", test_rois);
+  g_test_add_func ("/batch/crop", test_crop);
+  g_test_add_func ("/batch/timeout", test_timeout);
+  g_test_add_func ("/batch/join-leave", test_join_leave);
+  g_test_add_func ("/batch/eos", test_eos);
+  g_test_add_func ("/batch/hostile", test_hostile);
+  return g_test_run ();
+}
