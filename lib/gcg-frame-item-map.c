@@ -2,26 +2,14 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Mapping tensor items back to their source: the letterbox fit computed
- * as the frame chain computes it (built with -ffp-contract=off like
- * gcg-frame-prepare.c, so the same float32 steps give the same sizes).
+ * Mapping tensor items back to their source: the letterbox fit is the
+ * frame chain's own (gcg__frame_fit).
  */
 #include "gcg-frame-item-map.h"
-
-#include <math.h>
+#include "gcg-frame-private.h"
 
 G_DEFINE_BOXED_TYPE (GcgFrameItemMap, gcg_frame_item_map,
     gcg_frame_item_map_copy, gcg_frame_item_map_free)
-
-/* The chain's rounding of a scaled size: nearest, at least 1, at most
- * the item's size. */
-static gint
-fit_size (gfloat v, gint max)
-{
-  gint32 n = (gint32) floorf (v + 0.5f);
-
-  return CLAMP (n, 1, max);
-}
 
 /**
  * gcg_frame_item_map_init:
@@ -49,19 +37,8 @@ gcg_frame_item_map_init (GcgFrameItemMap *map, const GcgRect *roi,
   if (roi->width <= 0 || roi->height <= 0 || ow <= 0 || oh <= 0)
     return FALSE;
   map->roi = *roi;
-  map->width = ow;
-  map->height = oh;
-  if (letterbox != GCG_LETTERBOX_NONE) {
-    gfloat s = fminf ((gfloat) ow / (gfloat) roi->width,
-        (gfloat) oh / (gfloat) roi->height);
-
-    map->width = fit_size ((gfloat) roi->width * s, ow);
-    map->height = fit_size ((gfloat) roi->height * s, oh);
-    if (letterbox == GCG_LETTERBOX_SYMMETRIC) {
-      map->pad_x = (ow - map->width) / 2;
-      map->pad_y = (oh - map->height) / 2;
-    }
-  }
+  gcg__frame_fit (letterbox, roi->width, roi->height, ow, oh, &map->pad_x,
+      &map->pad_y, &map->width, &map->height);
   map->scale_x = (gdouble) roi->width / map->width;
   map->scale_y = (gdouble) roi->height / map->height;
   map->offset_x = roi->x - map->pad_x * map->scale_x;

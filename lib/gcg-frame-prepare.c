@@ -114,13 +114,36 @@ clip_roi (const GcgFrameChainConfig *config, const GcgRect *roi,
   return TRUE;
 }
 
-/* Round half away from zero of a positive float, limited to 1..max. */
+/* The rounding of a scaled size: nearest, at least 1, at most the
+ * output's size. */
 static gint32
 fit_size (gfloat v, gint32 max)
 {
   gint32 n = (gint32) floorf (v + 0.5f);
 
   return CLAMP (n, 1, max);
+}
+
+/* Where a @cw × @ch crop lands in a @ow × @oh output: its offset and
+ * size.  One function for the chain and for mapping items back
+ * (gcg-frame-item-map.c), so both see the same pixels. */
+void
+gcg__frame_fit (GcgLetterbox letterbox, gint32 cw, gint32 ch, gint32 ow,
+    gint32 oh, gint32 *px, gint32 *py, gint32 *sw, gint32 *sh)
+{
+  *px = *py = 0;
+  *sw = ow;
+  *sh = oh;
+  if (letterbox != GCG_LETTERBOX_NONE) {
+    gfloat s = fminf ((gfloat) ow / (gfloat) cw, (gfloat) oh / (gfloat) ch);
+
+    *sw = fit_size ((gfloat) cw * s, ow);
+    *sh = fit_size ((gfloat) ch * s, oh);
+    if (letterbox == GCG_LETTERBOX_SYMMETRIC) {
+      *px = (ow - *sw) / 2;
+      *py = (oh - *sh) / 2;
+    }
+  }
 }
 
 /* Step 2 of frame-chain.md: where the crop lands in the output. */
@@ -130,20 +153,8 @@ fit_item (const GcgFrameChainConfig *config, GcgFrameItem *item)
   gint32 ow = (gint32) config->out_width;
   gint32 oh = (gint32) config->out_height;
 
-  item->px = item->py = 0;
-  item->sw = ow;
-  item->sh = oh;
-  if (config->letterbox != GCG_LETTERBOX_NONE) {
-    gfloat s = fminf ((gfloat) ow / (gfloat) item->cw,
-        (gfloat) oh / (gfloat) item->ch);
-
-    item->sw = fit_size ((gfloat) item->cw * s, ow);
-    item->sh = fit_size ((gfloat) item->ch * s, oh);
-    if (config->letterbox == GCG_LETTERBOX_SYMMETRIC) {
-      item->px = (ow - item->sw) / 2;
-      item->py = (oh - item->sh) / 2;
-    }
-  }
+  gcg__frame_fit (config->letterbox, item->cw, item->ch, ow, oh, &item->px,
+      &item->py, &item->sw, &item->sh);
   item->rx = (gfloat) item->cw / (gfloat) item->sw;
   item->ry = (gfloat) item->ch / (gfloat) item->sh;
 }

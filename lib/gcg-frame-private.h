@@ -22,6 +22,9 @@ gboolean gcg__frame_check_params (const GcgFrameChainConfig *config,
 void gcg__frame_prepare_frame (const GcgFrameChainConfig *config,
     const GcgFrameParams *params, GcgFrameKernelParams *kp);
 
+void gcg__frame_fit (GcgLetterbox letterbox, gint32 cw, gint32 ch,
+    gint32 ow, gint32 oh, gint32 *px, gint32 *py, gint32 *sw, gint32 *sh);
+
 void gcg__frame_cpu_run (const GcgFrameChainConfig *config,
     const GcgFrameKernelParams *kp);
 
