@@ -8,7 +8,7 @@
  * and changing ROI counts, one capture and one replay per batch.
  */
 #include "gcg-gpu-fixture.h"
-#include "common/gcg-test-batch.h"
+#include "common/gcg-test-frame-batch.h"
 
 #include <string.h>
 
@@ -16,8 +16,8 @@
 
 typedef struct
 {
-  GcgTestBatch b;
-  CUdeviceptr frames[GCG_TEST_BATCH_SOURCES];
+  GcgTestFrameBatch b;
+  CUdeviceptr frames[GCG_TEST_FRAME_BATCH_SOURCES];
   CUdeviceptr out;
   gsize out_size;
   guint8 *host_out;
@@ -31,7 +31,7 @@ device_batch_init (DeviceBatch *d, const GcgFrameBatchConfig *config,
   g_autoptr (GError) error = NULL;
 
   memset (d, 0, sizeof (*d));
-  gcg_test_batch_init (&d->b, config, GCG_TEST_BATCH_SOURCES, seed);
+  gcg_test_frame_batch_init (&d->b, config, GCG_TEST_FRAME_BATCH_SOURCES, seed);
   for (guint i = 0; i < d->b.n_frames; i++) {
     g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &d->frames[i],
             d->b.frames[i].layout.size));
@@ -53,7 +53,7 @@ device_batch_clear (DeviceBatch *d)
   g_assert_true (GCG_CU_OK (NULL, cuMemFree, d->out));
   g_free (d->host_out);
   g_free (d->ref);
-  gcg_test_batch_clear (&d->b);
+  gcg_test_frame_batch_clear (&d->b);
 }
 
 /* Queues batch @k of @n sources in @order. */
@@ -61,14 +61,14 @@ static guint
 run_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
     const guint *order, guint n, guint k)
 {
-  GcgFrameBatchSource sources[GCG_TEST_BATCH_SOURCES];
-  GcgFrameParams params[GCG_TEST_BATCH_SOURCES];
+  GcgFrameBatchSource sources[GCG_TEST_FRAME_BATCH_SOURCES];
+  GcgFrameParams params[GCG_TEST_FRAME_BATCH_SOURCES];
   g_autoptr (GError) error = NULL;
   guint n_items = 0;
 
   for (guint j = 0; j < n; j++) {
     sources[j] = d->b.frames[order[j]].source;
-    gcg_test_batch_params (&d->b, order[j], k, d->frames[order[j]],
+    gcg_test_frame_batch_params (&d->b, order[j], k, d->frames[order[j]],
         &params[j]);
   }
   gcg_frame_batch_process (batch, n, sources, params, d->out, stream,
@@ -94,9 +94,9 @@ check_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
           d->out_size));
   g_assert_no_error (error);
   memset (d->ref, SENTINEL, d->out_size);
-  ref_items = gcg_test_batch_reference (&d->b, order, n, k, d->ref);
+  ref_items = gcg_test_frame_batch_reference (&d->b, order, n, k, d->ref);
   g_assert_cmpuint (items, ==, ref_items);
-  gcg_test_batch_assert_equal (&d->b, d->host_out, d->ref, d->out_size);
+  gcg_test_frame_batch_assert_equal (&d->b, d->host_out, d->ref, d->out_size);
 }
 
 /* Every tensor type and layout, both resize methods, graph and eager. */
@@ -129,7 +129,7 @@ test_bit_exact (Fixture *f, gconstpointer data)
     GcgFrameBatchConfig config;
     g_autoptr (GcgFrameBatch) batch = NULL;
     g_autoptr (GError) error = NULL;
-    guint order[GCG_TEST_BATCH_SOURCES];
+    guint order[GCG_TEST_FRAME_BATCH_SOURCES];
     DeviceBatch d;
 
     gcg_frame_batch_config_init (&config);
@@ -140,7 +140,7 @@ test_bit_exact (Fixture *f, gconstpointer data)
     config.tensor_channels = cases[c].channels;
     config.resize = cases[c].resize;
     config.letterbox = cases[c].letterbox;
-    config.max_sources = GCG_TEST_BATCH_SOURCES;
+    config.max_sources = GCG_TEST_FRAME_BATCH_SOURCES;
     config.max_rois = 4;
     device_batch_init (&d, &config, 20 + c);
     batch = gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
@@ -149,7 +149,7 @@ test_bit_exact (Fixture *f, gconstpointer data)
       guint n = 1 + (guint) g_rand_int_range (rand, 0, 16);
 
       gcg_frame_batch_set_use_graph (batch, k % 3 != 2);
-      gcg_test_batch_shuffle (rand, order, GCG_TEST_BATCH_SOURCES);
+      gcg_test_frame_batch_shuffle (rand, order, GCG_TEST_FRAME_BATCH_SOURCES);
       check_batch (batch, &d, f->stream, order, n, k);
     }
     g_assert_cmpuint (gcg_frame_batch_get_capture_count (batch), ==, 1);
@@ -170,7 +170,7 @@ test_churn (Fixture *f, gconstpointer data)
   GcgFrameBatchConfig config;
   g_autoptr (GcgFrameBatch) batch = NULL;
   g_autoptr (GError) error = NULL;
-  guint order[GCG_TEST_BATCH_SOURCES];
+  guint order[GCG_TEST_FRAME_BATCH_SOURCES];
   GRand *rand;
   DeviceBatch d;
   guint checked = 0;
@@ -180,7 +180,7 @@ test_churn (Fixture *f, gconstpointer data)
   gcg_frame_batch_config_init (&config);
   config.out_width = 32;
   config.out_height = 32;
-  config.max_sources = GCG_TEST_BATCH_SOURCES;
+  config.max_sources = GCG_TEST_FRAME_BATCH_SOURCES;
   config.max_rois = 4;
   device_batch_init (&d, &config, 5);
   batch = gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
@@ -189,7 +189,7 @@ test_churn (Fixture *f, gconstpointer data)
   for (guint k = 0; k < 10000; k++) {
     guint n = 1 + (guint) g_rand_int_range (rand, 0, 16);
 
-    gcg_test_batch_shuffle (rand, order, GCG_TEST_BATCH_SOURCES);
+    gcg_test_frame_batch_shuffle (rand, order, GCG_TEST_FRAME_BATCH_SOURCES);
     if (k % 250 == 0) {
       check_batch (batch, &d, f->stream, order, n, k);
       checked++;

@@ -9,7 +9,7 @@
  * batches name the source and change nothing; configuration bounds.
  */
 #include <gcg.h>
-#include "common/gcg-test-batch.h"
+#include "common/gcg-test-frame-batch.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,14 +30,14 @@ default_config (GcgFrameBatchConfig *config, guint max_sources,
 /* Runs batch @k of @n sources in @order and compares it with the
  * reference; the tail past the batch must keep the sentinel. */
 static void
-check_batch (GcgFrameBatch *batch, const GcgTestBatch *b, const guint *order,
+check_batch (GcgFrameBatch *batch, const GcgTestFrameBatch *b, const guint *order,
     guint n, guint k)
 {
   gsize size = gcg_frame_batch_config_get_output_size (&b->config);
   g_autofree guint8 *out = g_malloc (size);
   g_autofree guint8 *ref = g_malloc (size);
-  GcgFrameBatchSource sources[GCG_TEST_BATCH_SOURCES];
-  GcgFrameParams params[GCG_TEST_BATCH_SOURCES];
+  GcgFrameBatchSource sources[GCG_TEST_FRAME_BATCH_SOURCES];
+  GcgFrameParams params[GCG_TEST_FRAME_BATCH_SOURCES];
   g_autoptr (GError) error = NULL;
   guint n_items = 0, ref_items;
 
@@ -45,14 +45,14 @@ check_batch (GcgFrameBatch *batch, const GcgTestBatch *b, const guint *order,
   memset (ref, SENTINEL, size);
   for (guint j = 0; j < n; j++) {
     sources[j] = b->frames[order[j]].source;
-    gcg_test_batch_params (b, order[j], k, 0, &params[j]);
+    gcg_test_frame_batch_params (b, order[j], k, 0, &params[j]);
   }
   gcg_frame_batch_process (batch, n, sources, params,
       (guint64) (guintptr) out, NULL, &n_items, &error);
   g_assert_no_error (error);
-  ref_items = gcg_test_batch_reference (b, order, n, k, ref);
+  ref_items = gcg_test_frame_batch_reference (b, order, n, k, ref);
   g_assert_cmpuint (n_items, ==, ref_items);
-  gcg_test_batch_assert_equal (b, out, ref, size);
+  gcg_test_frame_batch_assert_equal (b, out, ref, size);
 }
 
 static void
@@ -61,11 +61,11 @@ test_mixed_sources (void)
   GcgFrameBatchConfig config;
   g_autoptr (GcgFrameBatch) batch = NULL;
   g_autoptr (GError) error = NULL;
-  GcgTestBatch b;
-  guint order[GCG_TEST_BATCH_SOURCES];
+  GcgTestFrameBatch b;
+  guint order[GCG_TEST_FRAME_BATCH_SOURCES];
 
   default_config (&config, 7, 3);
-  gcg_test_batch_init (&b, &config, 7, 1);
+  gcg_test_frame_batch_init (&b, &config, 7, 1);
   batch = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (gcg_frame_batch_get_backend (batch), ==, GCG_BACKEND_CPU);
@@ -76,7 +76,7 @@ test_mixed_sources (void)
     check_batch (batch, &b, order, 7, k);
   g_assert_cmpuint (gcg_frame_batch_get_eager_count (batch), ==, 4);
   g_assert_cmpuint (gcg_frame_batch_get_capture_count (batch), ==, 0);
-  gcg_test_batch_clear (&b);
+  gcg_test_frame_batch_clear (&b);
 }
 
 /* Sources leave, come back, change places: partial batches of 1 to 16. */
@@ -87,25 +87,25 @@ test_partial_and_reordered (void)
   g_autoptr (GcgFrameBatch) batch = NULL;
   g_autoptr (GError) error = NULL;
   GRand *rand = g_rand_new_with_seed (7);
-  GcgTestBatch b;
+  GcgTestFrameBatch b;
 
   default_config (&config, 16, 4);
   config.tensor_layout = GCG_TENSOR_LAYOUT_NHWC;
   config.tensor_type = GCG_TENSOR_TYPE_UINT8;
   config.tensor_channels = GCG_TENSOR_CHANNELS_BGR;
   config.resize = GCG_RESIZE_NEAREST;
-  gcg_test_batch_init (&b, &config, 16, 2);
+  gcg_test_frame_batch_init (&b, &config, 16, 2);
   batch = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
   for (guint k = 0; k < 24; k++) {
-    guint order[GCG_TEST_BATCH_SOURCES];
+    guint order[GCG_TEST_FRAME_BATCH_SOURCES];
     guint n = k < 16 ? k + 1 : (guint) g_rand_int_range (rand, 1, 17);
 
-    gcg_test_batch_shuffle (rand, order, 16);
+    gcg_test_frame_batch_shuffle (rand, order, 16);
     check_batch (batch, &b, order, n, k);
   }
   g_rand_free (rand);
-  gcg_test_batch_clear (&b);
+  gcg_test_frame_batch_clear (&b);
 }
 
 /* A refused batch names its source and writes nothing. */
@@ -118,18 +118,18 @@ test_refused (void)
   GcgFrameBatchSource sources[3];
   GcgFrameParams params[3];
   guint8 out[24 * 20 * 3 * 4 * 3 * 2];
-  GcgTestBatch b;
+  GcgTestFrameBatch b;
   guint n_items = 99;
 
   default_config (&config, 3, 2);
-  gcg_test_batch_init (&b, &config, 3, 3);
+  gcg_test_frame_batch_init (&b, &config, 3, 3);
   batch = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sizeof (out), ==,
       gcg_frame_batch_config_get_output_size (&config));
   for (guint i = 0; i < 3; i++) {
     sources[i] = b.frames[i].source;
-    gcg_test_batch_params (&b, i, 0, 0, &params[i]);
+    gcg_test_frame_batch_params (&b, i, 0, 0, &params[i]);
   }
   memset (out, SENTINEL, sizeof (out));
 
@@ -168,7 +168,7 @@ test_refused (void)
     g_assert_cmpuint (out[j], ==, SENTINEL);
   g_assert_cmpuint (n_items, ==, 99);
   g_assert_cmpuint (gcg_frame_batch_get_eager_count (batch), ==, 0);
-  gcg_test_batch_clear (&b);
+  gcg_test_frame_batch_clear (&b);
 }
 
 static void

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "gcg-test-batch.h"
+#include "gcg-test-frame-batch.h"
 
 #include <string.h>
 
@@ -19,19 +19,19 @@ static const GcgFrameBatchSource kinds[] = {
 };
 
 void
-gcg_test_batch_init (GcgTestBatch *b, const GcgFrameBatchConfig *config,
+gcg_test_frame_batch_init (GcgTestFrameBatch *b, const GcgFrameBatchConfig *config,
     guint n_frames, guint32 seed)
 {
   GRand *rand = g_rand_new_with_seed (seed);
 
-  g_assert_cmpuint (n_frames, <=, GCG_TEST_BATCH_SOURCES);
+  g_assert_cmpuint (n_frames, <=, GCG_TEST_FRAME_BATCH_SOURCES);
   memset (b, 0, sizeof (*b));
   b->config = *config;
   b->n_frames = n_frames;
   b->item_size = gcg_frame_batch_config_get_item_size (config);
   g_assert_cmpuint (b->item_size, >, 0);
   for (guint i = 0; i < n_frames; i++) {
-    GcgTestBatchFrame *f = &b->frames[i];
+    GcgTestFrameBatchSource *f = &b->frames[i];
 
     f->source = kinds[i % G_N_ELEMENTS (kinds)];
     /* Same kind, another size: sources of one format differ too. */
@@ -46,7 +46,7 @@ gcg_test_batch_init (GcgTestBatch *b, const GcgFrameBatchConfig *config,
 }
 
 void
-gcg_test_batch_clear (GcgTestBatch *b)
+gcg_test_frame_batch_clear (GcgTestFrameBatch *b)
 {
   for (guint i = 0; i < b->n_frames; i++)
     g_free (b->frames[i].data);
@@ -54,10 +54,10 @@ gcg_test_batch_clear (GcgTestBatch *b)
 }
 
 void
-gcg_test_batch_params (const GcgTestBatch *b, guint i, guint k,
+gcg_test_frame_batch_params (const GcgTestFrameBatch *b, guint i, guint k,
     guint64 base, GcgFrameParams *params)
 {
-  const GcgTestBatchFrame *f = &b->frames[i];
+  const GcgTestFrameBatchSource *f = &b->frames[i];
   gint w = (gint) f->source.width, h = (gint) f->source.height;
   guint pattern = (i + k) % 4;
 
@@ -96,13 +96,13 @@ gcg_test_batch_params (const GcgTestBatch *b, guint i, guint k,
 }
 
 guint
-gcg_test_batch_reference (const GcgTestBatch *b, const guint *order,
+gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
     guint n, guint k, guint8 *out)
 {
   guint items = 0;
 
   for (guint j = 0; j < n; j++) {
-    const GcgTestBatchFrame *f = &b->frames[order[j]];
+    const GcgTestFrameBatchSource *f = &b->frames[order[j]];
     g_autoptr (GError) error = NULL;
     g_autoptr (GcgFrameChain) chain = NULL;
     GcgFrameChainConfig config;
@@ -125,7 +125,7 @@ gcg_test_batch_reference (const GcgTestBatch *b, const guint *order,
     config.max_rois = b->config.max_rois;
     chain = gcg_frame_chain_new (&config, GCG_BACKEND_CPU, NULL, &error);
     g_assert_no_error (error);
-    gcg_test_batch_params (b, order[j], k, 0, &params);
+    gcg_test_frame_batch_params (b, order[j], k, 0, &params);
     params.dst[0] = (guint64) (guintptr) (out + items * b->item_size);
     g_assert_true (gcg_frame_chain_process (chain, &params, NULL, &error));
     g_assert_no_error (error);
@@ -135,7 +135,7 @@ gcg_test_batch_reference (const GcgTestBatch *b, const guint *order,
 }
 
 void
-gcg_test_batch_shuffle (GRand *rand, guint *order, guint n)
+gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n)
 {
   for (guint j = 0; j < n; j++)
     order[j] = j;
@@ -149,7 +149,7 @@ gcg_test_batch_shuffle (GRand *rand, guint *order, guint n)
 }
 
 void
-gcg_test_batch_assert_equal (const GcgTestBatch *b, const guint8 *out,
+gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b, const guint8 *out,
     const guint8 *ref, gsize size)
 {
   for (gsize j = 0; j < size; j++) {

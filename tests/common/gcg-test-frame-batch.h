@@ -11,42 +11,42 @@
 
 #include "gcg-test-layout.h"
 
-#define GCG_TEST_BATCH_SOURCES 16
+#define GCG_TEST_FRAME_BATCH_SOURCES 16
 
 typedef struct
 {
   GcgFrameBatchSource source;
   GcgTestLayout layout;
   guint8 *data;                 /* host copy of the frame */
-} GcgTestBatchFrame;
+} GcgTestFrameBatchSource;
 
 typedef struct
 {
   GcgFrameBatchConfig config;
   guint n_frames;
-  GcgTestBatchFrame frames[GCG_TEST_BATCH_SOURCES];
+  GcgTestFrameBatchSource frames[GCG_TEST_FRAME_BATCH_SOURCES];
   gsize item_size;
-} GcgTestBatch;
+} GcgTestFrameBatch;
 
-void gcg_test_batch_init (GcgTestBatch *b, const GcgFrameBatchConfig *config,
+void gcg_test_frame_batch_init (GcgTestFrameBatch *b, const GcgFrameBatchConfig *config,
     guint n_frames, guint32 seed);
-void gcg_test_batch_clear (GcgTestBatch *b);
+void gcg_test_frame_batch_clear (GcgTestFrameBatch *b);
 
 /* Values of batch number @k for source @i: a pattern of ROI counts (0, 1,
  * max), crops and adjustments that changes with @k; planes at @base (the
  * frame's address on the device, or its host copy when 0). */
-void gcg_test_batch_params (const GcgTestBatch *b, guint i, guint k,
+void gcg_test_frame_batch_params (const GcgTestFrameBatch *b, guint i, guint k,
     guint64 base, GcgFrameParams *params);
 
 /* Fails naming the first item and byte where @out and @ref differ. */
-void gcg_test_batch_assert_equal (const GcgTestBatch *b, const guint8 *out,
+void gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b, const guint8 *out,
     const guint8 *ref, gsize size);
 
 /* A random order of sources 0 to @n - 1. */
-void gcg_test_batch_shuffle (GRand *rand, guint *order, guint n);
+void gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n);
 
 /* The reference tensor of a batch of @n sources (frames[order[j]] as
  * source j) with the values of batch @k: one CPU chain per source.
  * Returns the number of items; writes them to @out. */
-guint gcg_test_batch_reference (const GcgTestBatch *b, const guint *order,
+guint gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
     guint n, guint k, guint8 *out);
