@@ -2,7 +2,8 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A deterministic fuzz test of both elements on the CPU backend: random
+ * A deterministic fuzz test of the three elements on the CPU backend (a
+ * quarter of the cases cudagraphbatch with 1 to 3 streams): random
  * caps (every format, odd and tiny sizes), GstVideoMeta layouts (valid
  * with padding, and garbage: offsets and strides past the buffer), crop
  * and region-of-interest metas (out of frame, huge), "GcgParamsMeta"
@@ -54,6 +55,7 @@ static GString *case_desc;
 static guint case_no;
 static guint32 fuzz_seed;
 static guint expected_warnings;
+static guint batch_cases, batch_outputs;
 
 #define FUZZ_CHECK(cond, ...) G_STMT_START {                            \
     if (G_UNLIKELY (!(cond))) {                                         \
@@ -778,6 +780,96 @@ run_case (GRand * r, guint *outputs)
   gst_harness_teardown (h);
 }
 
+/* The next output of @h, or NULL after @ms without one (a round whose
+ * frames were all left out makes no batch). */
+static GstBuffer *
+pull_within (GstHarness * h, guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+  GstBuffer *out;
+
+  while ((out = gst_harness_try_pull (h)) == NULL
+      && g_get_monotonic_time () < end)
+    g_usleep (200);
+  return out;
+}
+
+/* cudagraphbatch with 1 to 3 streams, each with its own random caps,
+ * frames and metas (caps changing now and then), one frame per stream per
+ * round.  Every batch that comes out must match its caps; a stream whose
+ * frames are refused must not stall or crash the others. */
+static void
+run_batch_case (GRand * r, guint *outputs)
+{
+  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
+  GstHarness *h[3] = { NULL };
+  GstVideoInfo info[3];
+  gchar *caps[3] = { NULL };
+  guint n_pads = g_rand_int_range (r, 1, 4);
+  guint n_frames = g_rand_int_range (r, 1, 4);
+
+  g_assert_nonnull (e);
+  batch_cases++;
+  g_string_append_printf (case_desc, "cudagraphbatch, %u streams", n_pads);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  fuzz_preprocess_props (r, e);
+  if (chance (r, 0.3))
+    set_prop_take (e, "batch-size", rand_uint_str (r, 5));
+  for (guint i = 0; i < n_pads; i++) {
+    h[i] = gst_harness_new_with_element (e, "sink_%u", i == 0 ? "src" : NULL);
+    caps[i] = rand_video_caps (r, PICK (r, formats), rand_dim (r),
+        rand_dim (r));
+    g_string_append_printf (case_desc, " | sink_%u %s", i, caps[i]);
+    gst_harness_set_src_caps_str (h[i], caps[i]);
+    info[i] = gcg_test_info (caps[i]);
+  }
+  gst_object_unref (e);
+
+  for (guint f = 0; f < n_frames; f++) {
+    GstFlowReturn ret = GST_FLOW_OK;
+    GstBuffer *out;
+
+    for (guint i = 0; i < n_pads && ret == GST_FLOW_OK; i++) {
+      GstBuffer *in;
+
+      if (f > 0 && chance (r, 0.15)) {
+        g_free (caps[i]);
+        caps[i] = rand_video_caps (r, PICK (r, formats), rand_dim (r),
+            rand_dim (r));
+        g_string_append_printf (case_desc, " | sink_%u caps %s", i, caps[i]);
+        gst_harness_set_src_caps_str (h[i], caps[i]);
+        info[i] = gcg_test_info (caps[i]);
+      }
+      in = fuzz_frame (r, &info[i]);
+      fuzz_metas (r, in, &info[i], TRUE);
+      GST_BUFFER_PTS (in) = f * GST_SECOND / 30;
+      GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+      if (g_getenv ("GCG_FUZZ_VERBOSE"))
+        g_printerr ("case %u frame %u: %s\n", case_no, f, case_desc->str);
+      ret = gst_harness_push (h[i], in);
+      FUZZ_CHECK (ret == GST_FLOW_OK || ret == GST_FLOW_NOT_NEGOTIATED
+          || ret == GST_FLOW_ERROR || ret == GST_FLOW_FLUSHING,
+          "push returned %s", gst_flow_get_name (ret));
+    }
+    if (ret != GST_FLOW_OK)
+      break;
+    /* The round's batch, once every stream has given its frame. */
+    out = pull_within (h[0], 250);
+    if (out != NULL) {
+      g_autoptr (GstCaps) c = gst_pad_get_current_caps (h[0]->sinkpad);
+
+      check_output (out, c);
+      gst_buffer_unref (out);
+      (*outputs)++;
+      batch_outputs++;
+    }
+  }
+  for (guint i = n_pads; i > 0; i--) {
+    gst_harness_teardown (h[i - 1]);
+    g_free (caps[i - 1]);
+  }
+}
+
 static void
 test_fuzz (void)
 {
@@ -803,16 +895,22 @@ test_fuzz (void)
     }
     case_no = i;
     g_string_truncate (case_desc, 0);
-    run_case (r, &outputs);
+    if (chance (r, 0.25))
+      run_batch_case (r, &outputs);
+    else
+      run_case (r, &outputs);
     g_rand_free (r);
     ran++;
   }
   g_test_message ("%u cases, %u output buffers checked, %u expected "
       "property warnings, %.1f s", ran, outputs, expected_warnings,
       (g_get_monotonic_time () - start) / 1e6);
+  g_test_message ("of which cudagraphbatch: %u cases, %u batches checked",
+      batch_cases, batch_outputs);
   g_string_free (case_desc, TRUE);
   case_desc = NULL;
   g_assert_cmpuint (ran, >, 0);
+  g_assert_cmpuint (batch_outputs, >, 0);
 }
 
 int
