@@ -21,32 +21,31 @@ Run from the source tree after `ninja -C build` (the plugin in build/gst):
 
     GST_PLUGIN_PATH=build/gst /usr/bin/python3 examples/analytics.py clip.mp4
 
-Needs PyGObject with GStreamer's typelibs (Debian: python3-gi,
-gir1.2-gst-plugins-base-1.0) and NumPy; the detector needs python3-opencv
+GStreamer is driven through PyGObject where it imports (Debian: python3-gi,
+gir1.2-gst-plugins-base-1.0), through gcg.tensor's ctypes driver otherwise
+(`--binding` chooses): any Python 3 with the GStreamer libraries on the
+library path runs it, e.g. a PyTorch one with no gi.  NumPy is needed for
+tensors in system memory; the face detector needs PyGObject, python3-opencv
 and opencv-data (without them, use --roi-grid); PyTorch with CUDA is
 optional.  `--help` lists the options.
 """
 
 import argparse
-import ctypes
 import os
+import pathlib
 import sys
 import threading
 import time
-
-import gi
-
-gi.require_version("Gst", "1.0")
-gi.require_version("GstApp", "1.0")
-gi.require_version("GstVideo", "1.0")
-from gi.repository import Gst, GstApp, GstVideo  # noqa: E402
-
-import numpy as np  # noqa: E402
 
 # gcg.tensor from the source tree when the project is not installed.
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 from gcg import tensor as gcg_tensor  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
 
 try:
     import cv2
@@ -60,6 +59,7 @@ except ImportError:
     torch = None
     HAVE_TORCH_CUDA = False
 
+SECOND = 1000000000  # a GstClockTime
 HAAR_DIRS = ["/usr/share/opencv4/haarcascades",
              getattr(getattr(cv2, "data", None), "haarcascades", "")]
 
@@ -68,17 +68,165 @@ def log(*args):
     print("analytics:", *args, flush=True)
 
 
+# --- GStreamer: PyGObject where it imports, ctypes otherwise -----------------
+#
+# The rest of the example sees one interface, gcg.tensor.Pipeline's: a
+# pipeline with app_sink(), app_src(), play(), stop(), close() and
+# pop_message().  Buffers and caps cross as PyGObject's objects or as
+# addresses; gcg.tensor's functions (AppSrc.push_buffer, caps_size,
+# from_sample) take either.
+
+
+class GiBinding:
+    """GStreamer through PyGObject.  The appsrc is driven through ctypes
+    all the same: PyGObject keeps a reference of its own on every
+    Gst.Buffer it wraps, so no buffer it hands out is writable, and metas
+    go on a copy made in C (AppSrc.push_buffer)."""
+
+    name = "PyGObject"
+
+    def __init__(self):
+        import gi
+
+        gi.require_version("Gst", "1.0")
+        gi.require_version("GstApp", "1.0")
+        gi.require_version("GstVideo", "1.0")
+        # GstApp: the appsink's try_pull_sample() and is_eos().
+        from gi.repository import GLib, Gst, GstApp, GstVideo  # noqa: F401
+
+        Gst.init(None)
+        self.GLib, self.Gst, self.GstVideo = GLib, Gst, GstVideo
+
+    def has(self, factory):
+        return self.Gst.ElementFactory.find(factory) is not None
+
+    def launch(self, line):
+        try:
+            return GiPipeline(self.Gst, self.Gst.parse_launch(line))
+        except self.GLib.Error as e:
+            raise gcg_tensor.PipelineError(e.message) from None
+
+    def luma_plane(self, buf, caps):
+        """The Y (or grey) plane of a decoded frame as a NumPy array,
+        copied to the host (mapping GStreamer's CUDA memory for reading
+        downloads it).  Strides and offsets from the buffer's GstVideoMeta
+        when it has one."""
+        info = self.GstVideo.VideoInfo.new_from_caps(caps)
+        meta = self.GstVideo.buffer_get_video_meta(buf)
+        offset, stride = ((meta.offset[0], meta.stride[0]) if meta else
+                          (info.offset[0], info.stride[0]))
+        ok, m = buf.map(self.Gst.MapFlags.READ)
+        if not ok:
+            raise RuntimeError("cannot map the decoded frame")
+        try:
+            need = offset + stride * (info.height - 1) + info.width
+            if len(m.data) < need:
+                raise RuntimeError("frame of %d bytes, %d expected"
+                                   % (len(m.data), need))
+            plane = np.frombuffer(m.data, np.uint8, stride * info.height,
+                                  offset)
+            return plane.reshape(info.height, stride)[:, :info.width].copy()
+        finally:
+            buf.unmap(m)
+
+
+class GiPipeline:
+    """A Gst.Pipeline with the methods of gcg.tensor.Pipeline used here."""
+
+    def __init__(self, Gst, pipeline):
+        self.Gst, self.pipeline = Gst, pipeline
+        self.bus = pipeline.get_bus()
+
+    def app_sink(self, name):
+        return self.pipeline.get_by_name(name)  # a GstApp.AppSink
+
+    def app_src(self, name):
+        return gcg_tensor.AppSrc.wrap(self.pipeline.get_by_name(name))
+
+    def play(self):
+        if (self.pipeline.set_state(self.Gst.State.PLAYING)
+                == self.Gst.StateChangeReturn.FAILURE):
+            raise gcg_tensor.PipelineError("could not set the pipeline to "
+                                           "PLAYING")
+
+    def stop(self):
+        self.pipeline.set_state(self.Gst.State.NULL)
+
+    close = stop
+
+    def pop_message(self):
+        msg = self.bus.pop()
+        return gcg_tensor.Message.wrap(msg) if msg is not None else None
+
+
+class CtypesBinding:
+    """GStreamer through gcg.tensor's ctypes driver: no PyGObject."""
+
+    name = "ctypes"
+    has = staticmethod(gcg_tensor.has_element)
+
+    def launch(self, line):
+        return gcg_tensor.Pipeline(line, sink=None)
+
+
+def load_binding(choice):
+    """PyGObject unless @choice is "ctypes" or gi does not import (then
+    ctypes, unless @choice is "gi")."""
+    if choice != "ctypes":
+        try:
+            return GiBinding()
+        except (ImportError, ValueError) as e:
+            if choice == "gi":
+                sys.exit("analytics: no PyGObject with GStreamer's typelibs "
+                         "(%s)" % e)
+    return CtypesBinding()
+
+
+STATS = ("captures", "replays", "eager-frames", "frames", "in-place-inputs")
+
+
+class BusWatch:
+    """What the example wants from the bus, gathered whenever it is polled
+    (from either thread): the first ERROR, as (source, message, debug),
+    and from cudagraphpreprocess's cudagraph-stats message (posted at
+    EOS) the backend that ran and the counters in STATS."""
+
+    def __init__(self, pipeline):
+        self.pipeline = pipeline
+        self.error = self.backend = None
+        self.stats = {}
+        self.lock = threading.Lock()
+
+    def poll(self):
+        """Take every waiting message off the bus; whether an ERROR has
+        been seen."""
+        with self.lock:
+            while True:
+                msg = self.pipeline.pop_message()
+                if msg is None:
+                    return self.error is not None
+                if msg.error is not None and self.error is None:
+                    self.error = msg.error
+                elif msg.name == "cudagraph-stats":
+                    self.backend = msg.get_string("backend")
+                    self.stats = {f: msg.get_uint64(f) for f in STATS}
+                msg.release()
+
+
 # --- ROI sources -------------------------------------------------------------
 
 
 class GridRois:
     """An n x n grid of cells over the frame: a ROI source that needs no
-    detector, so the ROI path always runs (tests, demos)."""
+    detector (nor PyGObject), so the ROI path always runs (tests, demos)."""
+
+    roi_type = "cell"
 
     def __init__(self, n):
         self.n = n
 
-    def __call__(self, gray, width, height):
+    def __call__(self, buf, caps):
+        width, height = gcg_tensor.caps_size(caps)
         cw, ch = width // self.n, height // self.n
         return [(c * cw, r * ch, cw, ch)
                 for r in range(self.n) for c in range(self.n)]
@@ -86,9 +234,12 @@ class GridRois:
 
 class HaarFaces:
     """OpenCV's frontal-face Haar cascade on a copy of the luma scaled to
-    @work_width: detection costs the same whatever the video size."""
+    @work_width: detection costs the same whatever the video size.  Reads
+    the frame through PyGObject's GstVideo (@binding.luma_plane)."""
 
-    def __init__(self, work_width=320):
+    roi_type = "face"
+
+    def __init__(self, binding, work_width=320):
         path = next((os.path.join(d, "haarcascade_frontalface_default.xml")
                      for d in HAAR_DIRS if d and os.path.exists(
                          os.path.join(d, "haarcascade_frontalface_default.xml"))),
@@ -97,9 +248,12 @@ class HaarFaces:
             raise RuntimeError("no haarcascade_frontalface_default.xml "
                                "(Debian: opencv-data)")
         self.cascade = cv2.CascadeClassifier(path)
+        self.luma_plane = binding.luma_plane
         self.work_width = work_width
 
-    def __call__(self, gray, width, height):
+    def __call__(self, buf, caps):
+        gray = self.luma_plane(buf, caps)
+        height, width = gray.shape
         s = min(1.0, self.work_width / width)
         small = cv2.resize(gray, (max(1, round(width * s)),
                                   max(1, round(height * s))),
@@ -110,61 +264,22 @@ class HaarFaces:
                 for (x, y, w, h) in found]
 
 
-def luma_plane(buf, caps):
-    """The Y (or grey) plane of a decoded frame as a NumPy array, copied to
-    the host (mapping GStreamer's CUDA memory for reading downloads it).
-    Strides and offsets from the buffer's GstVideoMeta when it has one."""
-    info = GstVideo.VideoInfo.new_from_caps(caps)
-    meta = GstVideo.buffer_get_video_meta(buf)
-    offset, stride = ((meta.offset[0], meta.stride[0]) if meta else
-                      (info.offset[0], info.stride[0]))
-    ok, m = buf.map(Gst.MapFlags.READ)
-    if not ok:
-        raise RuntimeError("cannot map the decoded frame")
+def roi_source(args, binding):
+    """The ROI source the options ask for; exits saying what is missing
+    when the face detector cannot run."""
+    if args.roi_grid > 0:
+        return GridRois(args.roi_grid)
+    missing = [what for what, there in (
+        ("OpenCV (Debian: python3-opencv opencv-data)", cv2 is not None),
+        ("PyGObject (Debian: python3-gi gir1.2-gst-plugins-base-1.0)",
+         hasattr(binding, "luma_plane"))) if not there]
     try:
-        need = offset + stride * (info.height - 1) + info.width
-        if len(m.data) < need:
-            raise RuntimeError("frame of %d bytes, %d expected"
-                               % (len(m.data), need))
-        plane = np.frombuffer(m.data, np.uint8, stride * info.height, offset)
-        return plane.reshape(info.height, stride)[:, :info.width].copy()
-    finally:
-        buf.unmap(m)
-
-
-class RoiPusher:
-    """Pushes a frame into the appsrc with its ROIs as
-    GstVideoRegionOfInterestMeta.  Metas go on a buffer of our own (a
-    shallow gst_buffer_copy(): the same memory, no pixel copy), made and
-    pushed through ctypes: PyGObject keeps a reference of its own on every
-    Gst.Buffer it wraps, so no buffer it hands out is writable."""
-
-    def __init__(self, appsrc):
-        vp, u = ctypes.c_void_p, ctypes.c_uint
-        gst = ctypes.CDLL("libgstreamer-1.0.so.0")
-        video = ctypes.CDLL("libgstvideo-1.0.so.0")
-        app = ctypes.CDLL("libgstapp-1.0.so.0")
-        self.copy = gst.gst_buffer_copy
-        self.copy.argtypes, self.copy.restype = [vp], vp
-        self.add = video.gst_buffer_add_video_region_of_interest_meta
-        self.add.argtypes = [vp, ctypes.c_char_p, u, u, u, u]
-        self.add.restype = vp
-        self.push = app.gst_app_src_push_buffer  # takes the buffer
-        self.push.argtypes, self.push.restype = [vp, vp], ctypes.c_int
-        capsule = ctypes.pythonapi.PyCapsule_GetPointer
-        capsule.argtypes = [ctypes.py_object, ctypes.c_char_p]
-        capsule.restype = vp
-        self.appsrc = capsule(appsrc.__gpointer__, None)
-        self._keep = appsrc
-
-    def __call__(self, buf, rois):
-        """GstFlowReturn as an int (0 is GST_FLOW_OK)."""
-        out = self.copy(hash(buf))  # a Gst.Buffer's hash is its address
-        for i, (x, y, w, h) in enumerate(rois):
-            meta = self.add(out, b"face", x, y, w, h)
-            # GstVideoRegionOfInterestMeta: GstMeta (16 bytes), roi_type, id.
-            ctypes.c_int.from_address(meta + 20).value = i
-        return self.push(self.appsrc, out)
+        if not missing:
+            return HaarFaces(binding)
+    except RuntimeError as e:
+        missing = [str(e)]
+    sys.exit("analytics: the face detector needs %s; use --roi-grid N"
+             % " and ".join(missing))
 
 
 # --- the model ---------------------------------------------------------------
@@ -203,25 +318,25 @@ def stand_in_model(x, items):
 # --- the pipeline ------------------------------------------------------------
 
 
-def has(factory):
-    return Gst.ElementFactory.find(factory) is not None
+def tensor_in_cuda(args):
+    """Whether the tensor is asked for in CUDA memory (for PyTorch)."""
+    return args.backend != "cpu" and HAVE_TORCH_CUDA
 
 
-def build(args):
+def launch_line(args):
     """One pipeline, two chains: decoder -> appsink `frames`, and appsrc
     `src` -> cudagraphpreprocess -> appsink `tensors`.  In one pipeline so
     that the decoder's CUDA context is the element's too."""
-    loc = Gst.filename_to_uri(os.path.abspath(args.video))
+    loc = pathlib.Path(os.path.abspath(args.video)).as_uri()
     if args.decoder == "nvdec":
         decode = ("urisourcebin uri=%s ! parsebin ! nvh264dec ! "
                   "video/x-raw(memory:CUDAMemory),format=NV12" % loc)
     else:
         decode = ("uridecodebin uri=%s ! videoconvert ! "
                   "video/x-raw,format=NV12" % loc)
-    cuda_out = args.backend != "cpu" and HAVE_TORCH_CUDA
-    tensor_caps = "other/tensors(memory:CUDAMemory)" if cuda_out else \
-        "other/tensors"
-    launch = (
+    tensor_caps = "other/tensors(memory:CUDAMemory)" if tensor_in_cuda(args) \
+        else "other/tensors"
+    return (
         "%s ! appsink name=frames sync=false async=false max-buffers=4 "
         "appsrc name=src format=time max-buffers=4 block=true ! "
         "cudagraphpreprocess name=pre backend=%s width=%d height=%d "
@@ -229,15 +344,18 @@ def build(args):
         "appsink name=tensors sync=false async=false max-buffers=8"
         % (decode, args.backend, args.size, args.size, args.max_rois,
            tensor_caps))
-    return Gst.parse_launch(launch)
 
 
 class Consumer(threading.Thread):
-    """Pulls tensors, runs the model, maps results back to the frame."""
+    """Pulls tensors, runs the model, maps results back to the frame.
+    After an ERROR, or a failure of its own, it stops the pipeline: the
+    feeding thread may be blocked pushing into a chain that no longer
+    moves."""
 
-    def __init__(self, sink, args):
+    def __init__(self, pipeline, watch, args):
         super().__init__(daemon=True)
-        self.sink, self.args = sink, args
+        self.pipeline, self.watch, self.args = pipeline, watch, args
+        self.sink = pipeline.app_sink("tensors")
         self.frames = self.rois = 0
         self.memory = None
         self.error = None
@@ -245,14 +363,16 @@ class Consumer(threading.Thread):
     def run(self):
         try:
             while True:
-                sample = self.sink.try_pull_sample(Gst.SECOND)
-                if sample is None:
-                    if self.sink.is_eos():
-                        return
-                    continue
-                self.handle(gcg_tensor.from_sample(sample))
+                sample = self.sink.try_pull_sample(SECOND)
+                if sample is not None:
+                    self.handle(gcg_tensor.from_sample(sample))
+                elif self.sink.is_eos() or self.watch.poll():
+                    break
         except Exception as e:  # reported by the main thread
             self.error = e
+        # A source that fails sends EOS after its ERROR: look at the bus.
+        if self.error is not None or self.watch.poll():
+            self.pipeline.stop()
 
     def handle(self, t):
         if t.device == "cuda" and HAVE_TORCH_CUDA:
@@ -273,52 +393,22 @@ class Consumer(threading.Thread):
         self.frames += 1
 
 
-def failed(pipeline):
-    """Whether an ERROR is waiting on the bus (posted again for main;
-    the messages before it are dropped)."""
-    bus = pipeline.get_bus()
-    msg = bus.pop_filtered(Gst.MessageType.ERROR)
-    if msg is None:
-        return False
-    bus.post(msg)
-    return True
-
-
-def read_bus(bus):
-    """The first ERROR message and the element's cudagraph-stats message
-    (posted at EOS) among the messages on @bus, each None if absent."""
-    err = stats = None
-    while True:
-        msg = bus.pop()
-        if msg is None:
-            return err, stats
-        if msg.type == Gst.MessageType.ERROR and err is None:
-            err = msg
-        elif (msg.type == Gst.MessageType.ELEMENT
-              and msg.get_structure().get_name() == "cudagraph-stats"):
-            stats = msg
-
-
-def feed(pipeline, args, roi_source, progress):
+def feed(pipeline, watch, args, rois_of, progress):
     """The decoded frames, with their ROIs, into the tensor chain."""
-    frames, src = pipeline.get_by_name("frames"), pipeline.get_by_name("src")
-    rois, n, push = [], 0, RoiPusher(src)
+    frames, src = pipeline.app_sink("frames"), pipeline.app_src("src")
+    rois, n = [], 0
     while args.frames <= 0 or n < args.frames:
-        sample = frames.try_pull_sample(Gst.SECOND)
+        sample = frames.try_pull_sample(SECOND)
         if sample is None:
-            if frames.is_eos() or failed(pipeline):
+            if frames.is_eos() or watch.poll():
                 break
             continue
         buf, caps = sample.get_buffer(), sample.get_caps()
         if n == 0:
             src.set_caps(caps)
         if n % args.detect_every == 0:
-            s = caps.get_structure(0)
-            w, h = s.get_value("width"), s.get_value("height")
-            gray = None if isinstance(roi_source, GridRois) else \
-                luma_plane(buf, caps)
-            rois = roi_source(gray, w, h)
-        if push(buf, rois[:args.max_rois]) != 0:
+            rois = rois_of(buf, caps)
+        if src.push_buffer(buf, rois[:args.max_rois], rois_of.roi_type) != 0:
             break
         n += 1
         progress(n, len(rois))
@@ -341,30 +431,38 @@ def main():
                    default="auto")
     p.add_argument("--decoder", choices=["auto", "nvdec", "decodebin"],
                    default="auto")
+    p.add_argument("--binding", choices=["auto", "gi", "ctypes"],
+                   default="auto",
+                   help="GStreamer through PyGObject (gi) or gcg.tensor's "
+                   "ctypes driver; auto: gi where it imports")
     p.add_argument("--frames", type=int, default=0,
                    help="stop after this many frames (0: the whole file)")
     p.add_argument("--print-frames", type=int, default=3, metavar="N",
                    help="print the per-ROI results of the first N frames")
     args = p.parse_args()
     args.detect_every = max(1, args.detect_every)
+    if not os.path.isfile(args.video):
+        sys.exit("analytics: no such file: %s" % args.video)
 
-    Gst.init(None)
+    binding = load_binding(args.binding)
     if args.decoder == "auto":
-        args.decoder = "nvdec" if has("nvh264dec") else "decodebin"
-    if args.roi_grid > 0:
-        roi_source = GridRois(args.roi_grid)
-    elif cv2 is None:
-        sys.exit("analytics: no OpenCV for the face detector (Debian: "
-                 "python3-opencv opencv-data); use --roi-grid N")
-    else:
-        roi_source = HaarFaces()
-    log("decoder %s, ROIs from %s, batch %d x 3 x %d x %d, tensor to %s"
-        % (args.decoder, "a %dx%d grid" % (args.roi_grid, args.roi_grid)
+        args.decoder = "nvdec" if binding.has("nvh264dec") else "decodebin"
+    rois_of = roi_source(args, binding)
+    if np is None and not tensor_in_cuda(args):
+        sys.exit("analytics: NumPy is needed for a tensor in system memory")
+    log("GStreamer through %s, decoder %s, ROIs from %s, batch %d x 3 x %d x "
+        "%d, tensor to %s"
+        % (binding.name, args.decoder, "a %dx%d grid" % (args.roi_grid,
+                                                          args.roi_grid)
            if args.roi_grid else "OpenCV's Haar face detector", args.max_rois,
            args.size, args.size, "PyTorch" if torch else "NumPy"))
 
-    pipeline = build(args)
-    consumer = Consumer(pipeline.get_by_name("tensors"), args)
+    try:
+        pipeline = binding.launch(launch_line(args))
+    except gcg_tensor.PipelineError as e:
+        sys.exit("analytics: %s" % e)
+    watch = BusWatch(pipeline)
+    consumer = Consumer(pipeline, watch, args)
     start_wall, start_cpu = time.monotonic(), time.process_time()
     last = [start_wall]
 
@@ -378,27 +476,34 @@ def main():
             % (n, n / wall if wall else 0, cpu * 1e6 / max(n, 1),
                "" if n_rois is None else ", %d ROIs" % n_rois))
 
-    pipeline.set_state(Gst.State.PLAYING)
+    try:
+        pipeline.play()
+    except gcg_tensor.PipelineError as e:
+        watch.poll()
+        pipeline.close()
+        sys.exit("analytics: %s" % (watch.error and watch.error[1] or e))
     consumer.start()
-    n = feed(pipeline, args, roi_source, progress)
+    n = feed(pipeline, watch, args, rois_of, progress)
     consumer.join()
     wall = time.monotonic() - start_wall
-    err, stats = read_bus(pipeline.get_bus())
-    pipeline.set_state(Gst.State.NULL)
-    if err is not None:
-        e, dbg = err.parse_error()
+    watch.poll()
+    pipeline.close()
+    if watch.error is not None:
+        source, message, debug = watch.error
         sys.exit("analytics: ERROR from %s: %s\n%s"
-                 % (err.src.get_name(), e.message, dbg or ""))
+                 % (source, message, debug or ""))
     if consumer.error is not None:
         raise consumer.error
     progress(n, final=True)
-    backend = (stats.get_structure().get_string("backend")
-               if stats is not None else None)
     log("done: %d frames decoded by %s, %d tensors (%d ROI items) on the %s "
         "backend in %s: %.1f fps, %.0f us CPU per frame"
         % (n, args.decoder, consumer.frames, consumer.rois,
-           backend or "?", consumer.memory or "-", n / wall,
+           watch.backend or "?", consumer.memory or "-", n / wall,
            (time.process_time() - start_cpu) * 1e6 / max(n, 1)))
+    if watch.stats:
+        log("cudagraphpreprocess: %(captures)s graph captures, %(replays)s "
+            "replays, %(eager-frames)s eager frames; %(in-place-inputs)s of "
+            "%(frames)s frames read in place from CUDA memory" % watch.stats)
     if consumer.frames != n:
         sys.exit("analytics: %d frames in but %d tensors out"
                  % (n, consumer.frames))

@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """GStreamer through ctypes, for gcg.tensor: the C layouts it reads, the
 library calls it makes, and a minimal pipeline driver (`Pipeline`,
-`pull_samples`, `Sample`) for applications that have no PyGObject.
+`pull_samples`, `Sample`; `AppSink`, `AppSrc` and bus `Message`s for an
+application with more than one appsink or an appsrc) for applications
+that have no PyGObject.
 
 Nothing here imports `gi`.  The libraries are opened at first use
 (libgstreamer-1.0.so.0, libgobject-2.0.so.0, libglib-2.0.so.0; the driver
-adds libgstapp-1.0.so.0), found the usual way (LD_LIBRARY_PATH, the
-system's library path).  gcg.tensor re-exports the public names.
+adds libgstapp-1.0.so.0, ROI metas libgstvideo-1.0.so.0), found the usual
+way (LD_LIBRARY_PATH, the system's library path).  gcg.tensor re-exports
+the public names.  Where an application has PyGObject after all, its
+objects can be handed over: GstMiniObjects (buffers, caps, messages) by
+their hash, which PyGObject makes their C address, elements as themselves
+(`AppSrc.wrap`).
 """
 
 import ctypes
@@ -75,13 +81,51 @@ class GError(ctypes.Structure):
                 ("message", ctypes.c_char_p)]
 
 
+class GstMessage(ctypes.Structure):
+    """The public head of gst/gstmessage.h's struct (what GST_MESSAGE_TYPE
+    and GST_MESSAGE_SRC read; GStreamer has no function for either)."""
+    _fields_ = [
+        ("mini_object", GstMiniObject),
+        ("type", ctypes.c_int),
+        ("timestamp", ctypes.c_uint64),
+        ("src", _vp),
+        ("seqnum", ctypes.c_uint32),
+    ]
+
+
+class GstVideoRegionOfInterestMeta(ctypes.Structure):
+    """gst/video/gstvideometa.h: GstMeta { flags; info }, then the ROI.
+    The id has no setter in GStreamer: it is written here."""
+    _fields_ = [
+        ("meta_flags", ctypes.c_int),
+        ("meta_info", _vp),
+        ("roi_type", ctypes.c_uint32),
+        ("id", ctypes.c_int),
+        ("parent_id", ctypes.c_int),
+        ("x", ctypes.c_uint),
+        ("y", ctypes.c_uint),
+        ("w", ctypes.c_uint),
+        ("h", ctypes.c_uint),
+        ("params", _vp),
+    ]
+
+
+if ctypes.sizeof(_vp) == 8:
+    assert GstMessage.type.offset == 64 and GstMessage.src.offset == 80, \
+        "GstMessage: type at 64, src at 80 on LP64"
+    assert (GstVideoRegionOfInterestMeta.id.offset == 20
+            and ctypes.sizeof(GstVideoRegionOfInterestMeta) == 56), \
+        "GstVideoRegionOfInterestMeta: id at 20, 56 bytes on LP64"
+
 GST_CLOCK_TIME_NONE = (1 << 64) - 1
+GST_SECOND = 1000000000
 GST_MAP_READ = 1 << 0
+GST_MESSAGE_EOS = 1 << 0
+GST_MESSAGE_ERROR = 1 << 1
+GST_FLOW_OK = 0
 _GST_STATE_NULL = 1
 _GST_STATE_PLAYING = 4
 _GST_STATE_CHANGE_FAILURE = 0
-_GST_MESSAGE_ERROR = 1 << 1
-_GST_MSECOND = 1000000
 
 _perr = ctypes.POINTER(ctypes.POINTER(GError))
 _size = ctypes.c_size_t
@@ -93,22 +137,38 @@ _SIGNATURES = {
         "gst_mini_object_ref": ([_vp], _vp),
         "gst_mini_object_unref": ([_vp], None),
         "gst_buffer_get_type": ([], _size),
+        "gst_buffer_copy": ([_vp], _vp),
         "gst_buffer_get_meta": ([_vp, _size], _vp),
         "gst_buffer_map": ([_vp, ctypes.POINTER(GstMapInfo), ctypes.c_int],
                            ctypes.c_int),
         "gst_buffer_unmap": ([_vp, ctypes.POINTER(GstMapInfo)], None),
         "gst_caps_get_type": ([], _size),
         "gst_caps_to_string": ([_vp], _vp),
+        "gst_caps_get_size": ([_vp], ctypes.c_uint),
+        "gst_caps_get_structure": ([_vp, ctypes.c_uint], _vp),
+        "gst_structure_get_name": ([_vp], ctypes.c_char_p),
+        "gst_structure_get_int": ([_vp, ctypes.c_char_p,
+                                   ctypes.POINTER(ctypes.c_int)], ctypes.c_int),
+        "gst_structure_get_string": ([_vp, ctypes.c_char_p], ctypes.c_char_p),
+        "gst_structure_get_uint64": ([_vp, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_uint64)],
+                                     ctypes.c_int),
         "gst_sample_get_buffer": ([_vp], _vp),
         "gst_sample_get_caps": ([_vp], _vp),
         "gst_parse_launch": ([ctypes.c_char_p, _perr], _vp),
+        "gst_object_ref": ([_vp], _vp),
         "gst_object_ref_sink": ([_vp], _vp),
         "gst_object_unref": ([_vp], None),
+        "gst_object_get_name": ([_vp], _vp),
+        "gst_element_factory_find": ([ctypes.c_char_p], _vp),
         "gst_bin_get_type": ([], _size),
         "gst_bin_get_by_name": ([_vp, ctypes.c_char_p], _vp),
         "gst_element_set_state": ([_vp, ctypes.c_int], ctypes.c_int),
         "gst_element_get_bus": ([_vp], _vp),
+        "gst_bus_timed_pop": ([_vp, ctypes.c_uint64], _vp),
         "gst_bus_pop_filtered": ([_vp, ctypes.c_int], _vp),
+        "gst_message_get_type": ([], _size),
+        "gst_message_get_structure": ([_vp], _vp),
         "gst_message_parse_error": ([_vp, _perr, ctypes.POINTER(_vp)], None),
     },
     "libgobject-2.0.so.0": {
@@ -124,6 +184,15 @@ _APP_SIGNATURES = {
     "gst_app_sink_get_type": ([], _size),
     "gst_app_sink_try_pull_sample": ([_vp, ctypes.c_uint64], _vp),
     "gst_app_sink_is_eos": ([_vp], ctypes.c_int),
+    "gst_app_src_get_type": ([], _size),
+    "gst_app_src_set_caps": ([_vp, _vp], None),
+    "gst_app_src_push_buffer": ([_vp, _vp], ctypes.c_int),  # takes the buffer
+    "gst_app_src_end_of_stream": ([_vp], ctypes.c_int),
+}
+_VIDEO_SIGNATURES = {
+    "gst_buffer_add_video_region_of_interest_meta": (
+        [_vp, ctypes.c_char_p] + [ctypes.c_uint] * 4,
+        ctypes.POINTER(GstVideoRegionOfInterestMeta)),
 }
 
 
@@ -136,7 +205,8 @@ class _Lib:
             self._bind(soname, sigs)
         self.buffer_type = self.gst_buffer_get_type()
         self.caps_type = self.gst_caps_get_type()
-        self._app = False
+        self.message_type = self.gst_message_get_type()
+        self._app = self._video = False
         self._initialised = False
 
     def _bind(self, soname, sigs):
@@ -162,7 +232,14 @@ class _Lib:
             if not self._app:
                 self._bind("libgstapp-1.0.so.0", _APP_SIGNATURES)
                 self.app_sink_type = self.gst_app_sink_get_type()
+                self.app_src_type = self.gst_app_src_get_type()
                 self._app = True
+
+    def load_video(self):
+        with _lock:
+            if not self._video:
+                self._bind("libgstvideo-1.0.so.0", _VIDEO_SIGNATURES)
+                self._video = True
 
     def take_error(self, err):
         """The message of a GError**'s GError (None if unset), freed."""
@@ -230,7 +307,7 @@ def once(make):
     return get
 
 
-_lock = threading.Lock()  # _Lib.init and _Lib.load_app
+_lock = threading.Lock()  # _Lib.init and _Lib.load_*
 lib = once(_Lib)  # the loaded libraries
 
 
@@ -251,6 +328,56 @@ def caps_to_string(caps):
                                                            "Caps")))
 
 
+def caps_size(caps):
+    """(width, height) of the first structure of a GstCaps* (int) or
+    Gst.Caps; ValueError when either is missing."""
+    lb = lib()
+    addr = lb.address(caps, lb.caps_type, "Caps")
+    st = (lb.gst_caps_get_structure(addr, 0) if lb.gst_caps_get_size(addr)
+          else None)
+    w, h = ctypes.c_int(), ctypes.c_int()
+    if not (st and lb.gst_structure_get_int(st, b"width", ctypes.byref(w))
+            and lb.gst_structure_get_int(st, b"height", ctypes.byref(h))):
+        raise ValueError("caps without a width and height: %s"
+                         % caps_to_string(addr))
+    return w.value, h.value
+
+
+def has_element(factory):
+    """Whether GStreamer (initialised here if need be) has element
+    @factory."""
+    lb = lib()
+    lb.init()
+    found = lb.gst_element_factory_find(factory.encode())
+    if found:
+        lb.gst_object_unref(found)
+    return bool(found)
+
+
+_pyapi = ctypes.PyDLL(None)  # a handle of our own, for its argtypes
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_pyapi.PyCapsule_GetPointer.restype = _vp
+
+
+def object_address(obj, gtype, what):
+    """The C address of a GObject instance of type @gtype (an element),
+    given as an int or as a PyGObject wrapper (through its __gpointer__
+    capsule).  TypeError when it is neither or not of that type: the
+    check reads the instance's class, so a made-up address may crash as
+    it would in C."""
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        addr = obj
+    elif hasattr(obj, "__gpointer__"):
+        addr = _pyapi.PyCapsule_GetPointer(obj.__gpointer__, None) or 0
+    else:
+        addr = 0
+    if (addr <= 0 or addr % ctypes.alignment(_vp)
+            or not lib().is_a(addr, gtype)):
+        raise TypeError("expected a %s (PyGObject's or its address), got %r"
+                        % (what, obj))
+    return addr
+
+
 # --- the pipeline driver ------------------------------------------------------
 
 
@@ -259,7 +386,29 @@ class PipelineError(RuntimeError):
     the message is GStreamer's."""
 
 
-class Sample:
+class _Ref:
+    """One reference on a C object, given back by release() (once) or
+    when this object is collected, whichever comes first."""
+
+    def __init__(self, address, unref):
+        self.address = address
+        self._unref = weakref.finalize(self, unref, address)
+
+    def _live(self):
+        if not self._unref.alive:
+            raise ValueError("%r has been released" % self)
+        return self.address
+
+    def release(self):
+        self._unref()
+
+    def __repr__(self):
+        return "<gcg.tensor.%s 0x%x%s>" % (
+            type(self).__name__, self.address,
+            "" if self._unref.alive else " released")
+
+
+class Sample(_Ref):
     """A GstSample* pulled from an appsink: one reference, given back by
     release() or when this object is collected.  `get_buffer()` and
     `get_caps()` give borrowed addresses (ints), valid while the sample
@@ -267,14 +416,7 @@ class Sample:
     may outlive the sample."""
 
     def __init__(self, address):
-        self.address = address
-        self._unref = weakref.finalize(self, lib().gst_mini_object_unref,
-                                       address)
-
-    def _live(self):
-        if not self._unref.alive:
-            raise ValueError("the sample has been released")
-        return self.address
+        super().__init__(address, lib().gst_mini_object_unref)
 
     def get_buffer(self):
         """The GstBuffer* (int), or None."""
@@ -284,26 +426,166 @@ class Sample:
         """The GstCaps* (int), or None."""
         return lib().gst_sample_get_caps(self._live()) or None
 
-    def release(self):
-        self._unref()
 
-    def __repr__(self):
-        return "<gcg.tensor.Sample 0x%x%s>" % (
-            self.address, "" if self._unref.alive else " released")
+def _text(raw):
+    """A const gchar* (ctypes' bytes, or None) as str, or None."""
+    return None if raw is None else raw.decode("utf-8", "replace")
 
 
-def _close(lb, pipeline, sink):
+class Message(_Ref):
+    """A GstMessage* taken off a bus (one reference), read at once:
+    `type` (its GstMessageType bit, GST_MESSAGE_ERROR...), `name` (its
+    structure's, None where it has none) and `error`: for an ERROR, the
+    name of the object that posted it (None if unknown), GStreamer's
+    message and the debug text (None if none), else None."""
+
+    def __init__(self, address):
+        lb = lib()
+        super().__init__(address, lb.gst_mini_object_unref)
+        self.type = GstMessage.from_address(address).type
+        st = lb.gst_message_get_structure(address)
+        self.name = _text(lb.gst_structure_get_name(st)) if st else None
+        self.error = (self._parse_error(lb) if self.type == GST_MESSAGE_ERROR
+                      else None)
+
+    @classmethod
+    def wrap(cls, message):
+        """A Message of PyGObject's Gst.Message (or a GstMessage*), with
+        a reference of its own."""
+        lb = lib()
+        return cls(lb.gst_mini_object_ref(
+            lb.address(message, lb.message_type, "Message")))
+
+    def _parse_error(self, lb):
+        err, debug = ctypes.POINTER(GError)(), _vp()
+        lb.gst_message_parse_error(self.address, ctypes.byref(err),
+                                   ctypes.byref(debug))
+        src = GstMessage.from_address(self.address).src
+        return (lb.take_string(lb.gst_object_get_name(src)) if src else None,
+                lb.take_error(err) or "unknown error",
+                lb.take_string(debug.value))
+
+    def get_string(self, field):
+        """String field @field of the message's structure, or None."""
+        lb = lib()
+        st = lb.gst_message_get_structure(self._live())
+        return _text(lb.gst_structure_get_string(st, field.encode())) \
+            if st else None
+
+    def get_uint64(self, field):
+        """guint64 field @field of the message's structure, or None."""
+        lb = lib()
+        st = lb.gst_message_get_structure(self._live())
+        value = ctypes.c_uint64()
+        return value.value if st and lb.gst_structure_get_uint64(
+            st, field.encode(), ctypes.byref(value)) else None
+
+
+class _Element(_Ref):
+    """An element of a given GType (`_gtype`), one reference ours."""
+
+    def __init__(self, address):
+        """Takes over the caller's reference on @address."""
+        super().__init__(address, lib().gst_object_unref)
+
+    @classmethod
+    def wrap(cls, element):
+        """One of PyGObject's elements (or an element's address), with a
+        reference of its own; TypeError when it is not of this type."""
+        lb = lib()
+        lb.load_app()
+        addr = object_address(element, cls._gtype(lb), cls.__name__)
+        return cls(lb.gst_object_ref(addr))
+
+
+class AppSink(_Element):
+    """An appsink, pulled as PyGObject's GstApp.AppSink is."""
+
+    @staticmethod
+    def _gtype(lb):
+        return lb.app_sink_type
+
+    def try_pull_sample(self, timeout):
+        """The next Sample; None at end of stream or after @timeout
+        nanoseconds (GST_CLOCK_TIME_NONE: no limit)."""
+        addr = lib().gst_app_sink_try_pull_sample(self._live(), timeout)
+        return Sample(addr) if addr else None
+
+    def is_eos(self):
+        return bool(lib().gst_app_sink_is_eos(self._live()))
+
+
+_GUINT_MAX = (1 << 32) - 1
+
+
+class AppSrc(_Element):
+    """An appsrc, fed buffers that carry region-of-interest metas."""
+
+    @staticmethod
+    def _gtype(lb):
+        return lb.app_src_type
+
+    def set_caps(self, caps):
+        """@caps: a GstCaps* (int) or Gst.Caps; the appsrc refs them."""
+        lb = lib()
+        lb.gst_app_src_set_caps(self._live(),
+                                lb.address(caps, lb.caps_type, "Caps"))
+
+    def push_buffer(self, buffer, rois=(), roi_type="roi"):
+        """Push @buffer (a GstBuffer* or Gst.Buffer; it stays the
+        caller's) as a shallow copy, the same memory with no byte copied,
+        carrying a GstVideoRegionOfInterestMeta of @roi_type with id i
+        for each (x, y, width, height) rois[i].  The copy is needed
+        anyway: a buffer PyGObject wraps is never writable (the wrapper
+        holds a reference).  Returns the GstFlowReturn (GST_FLOW_OK is 0);
+        ValueError for a box that does not fit a guint."""
+        boxes = [tuple(int(v) for v in box) for box in rois]
+        for box in boxes:
+            if len(box) != 4 or not all(0 <= v <= _GUINT_MAX for v in box):
+                raise ValueError("not an (x, y, width, height) ROI: %r"
+                                 % (box,))
+        lb = lib()
+        if boxes:
+            lb.load_video()
+        src = self._live()
+        copy = lb.gst_buffer_copy(lb.address(buffer, lb.buffer_type, "Buffer"))
+        if not copy:
+            raise RuntimeError("gst_buffer_copy failed")
+        for i, box in enumerate(boxes):
+            meta = lb.gst_buffer_add_video_region_of_interest_meta(
+                copy, roi_type.encode(), *box)
+            if not meta:
+                lb.gst_mini_object_unref(copy)
+                raise RuntimeError("could not add a region-of-interest meta")
+            meta.contents.id = i
+        return lb.gst_app_src_push_buffer(src, copy)
+
+    def end_of_stream(self):
+        """The GstFlowReturn (GST_FLOW_OK is 0)."""
+        return lib().gst_app_src_end_of_stream(self._live())
+
+
+def _close(lb, pipeline):
     lb.gst_element_set_state(pipeline, _GST_STATE_NULL)
-    lb.gst_object_unref(sink)
     lb.gst_object_unref(pipeline)
 
 
+def _nanoseconds(timeout):
+    """Seconds (None: no limit) as a GstClockTime."""
+    if timeout is None:
+        return GST_CLOCK_TIME_NONE
+    return max(0, int(timeout * 1e9))
+
+
 class Pipeline:
-    """A launch line with an appsink named @sink, driven through ctypes:
-    `play()`, `pull_sample()` or iterate for the samples, `close()` (also
-    on collection, or leaving a `with` block) to stop it and let it go.
-    Raises PipelineError when the line does not parse (GStreamer's
-    message) and ValueError when it has no appsink called @sink."""
+    """A launch line driven through ctypes: `play()`, then samples from
+    its appsink @sink (`pull_sample()`, or iterate), `close()` (also on
+    collection, or leaving a `with` block) to stop it and let it go.
+    With @sink None, an application drives it through the appsinks and
+    appsrcs it looks up (`app_sink()`, `app_src()`) and reads the bus
+    (`pop_message()`).  Raises PipelineError when the line does not parse
+    (GStreamer's message) and ValueError when it has no appsink called
+    @sink."""
 
     def __init__(self, launch, sink="sink"):
         lb = lib()
@@ -319,15 +601,15 @@ class Pipeline:
             if pipeline:
                 lb.gst_object_unref(pipeline)
             raise PipelineError(message or "could not parse %r" % launch)
-        found = (lb.gst_bin_get_by_name(pipeline, sink.encode())
-                 if lb.is_a(pipeline, lb.gst_bin_get_type()) else None)
-        if not found or not lb.is_a(found, lb.app_sink_type):
-            if found:
-                lb.gst_object_unref(found)
-            lb.gst_object_unref(pipeline)
-            raise ValueError("no appsink named %r in %r" % (sink, launch))
-        self.address, self.sink = pipeline, found
-        self._close = weakref.finalize(self, _close, lb, pipeline, found)
+        self.address, self.sink = pipeline, None
+        self._close = weakref.finalize(self, _close, lb, pipeline)
+        if sink is not None:
+            try:
+                self.sink = self.app_sink(sink)
+            except ValueError:
+                self.close()
+                raise ValueError("no appsink named %r in %r"
+                                 % (sink, launch)) from None
 
     def __enter__(self):
         return self
@@ -340,6 +622,26 @@ class Pipeline:
             raise ValueError("the pipeline has been closed")
         return self.address
 
+    def _element(self, name, cls):
+        lb = self._lib
+        found = (lb.gst_bin_get_by_name(self._live(), name.encode())
+                 if lb.is_a(self.address, lb.gst_bin_get_type()) else None)
+        if not found or not lb.is_a(found, cls._gtype(lb)):
+            if found:
+                lb.gst_object_unref(found)
+            raise ValueError("no %s named %r" % (cls.__name__, name))
+        return cls(found)
+
+    def app_sink(self, name):
+        """The AppSink called @name (a reference of its own); ValueError
+        when there is none."""
+        return self._element(name, AppSink)
+
+    def app_src(self, name):
+        """The AppSrc called @name (a reference of its own); ValueError
+        when there is none."""
+        return self._element(name, AppSrc)
+
     def play(self):
         """Set the pipeline PLAYING; PipelineError if that fails."""
         if (self._lib.gst_element_set_state(self._live(), _GST_STATE_PLAYING)
@@ -347,29 +649,39 @@ class Pipeline:
             raise PipelineError(self.pop_error()
                                 or "could not set the pipeline to PLAYING")
 
-    def pop_error(self):
-        """The message of the first ERROR on the bus (taken off it), or
-        None."""
+    def stop(self):
+        """Set the pipeline to NULL, from any thread: a blocked appsrc
+        push or appsink pull returns."""
+        self._lib.gst_element_set_state(self._live(), _GST_STATE_NULL)
+
+    def _pop(self, pop, *args):
         lb = self._lib
         bus = lb.gst_element_get_bus(self._live())
-        msg = lb.gst_bus_pop_filtered(bus, _GST_MESSAGE_ERROR)
+        msg = pop(bus, *args)
         lb.gst_object_unref(bus)
-        if not msg:
+        return Message(msg) if msg else None
+
+    def pop_message(self, timeout=0):
+        """The next Message on the bus, waiting up to @timeout seconds (0:
+        only one already there, None: no limit), or None."""
+        return self._pop(self._lib.gst_bus_timed_pop, _nanoseconds(timeout))
+
+    def pop_error(self):
+        """The message of the first ERROR on the bus (taken off it with
+        every message before it), or None."""
+        msg = self._pop(self._lib.gst_bus_pop_filtered, GST_MESSAGE_ERROR)
+        if msg is None:
             return None
-        err = ctypes.POINTER(GError)()
-        debug = ctypes.c_void_p()
-        lb.gst_message_parse_error(msg, ctypes.byref(err), ctypes.byref(debug))
-        lb.gst_mini_object_unref(msg)
-        lb.g_free(debug)
-        return lb.take_error(err) or "unknown error"
+        msg.release()
+        return msg.error[1]
 
     def pull_sample(self, timeout=None):
-        """The next Sample, or None at end of stream (or after @timeout
-        seconds, when given)."""
-        ns = GST_CLOCK_TIME_NONE if timeout is None else int(timeout * 1e9)
+        """The next Sample of the appsink @sink, or None at end of stream
+        (or after @timeout seconds, when given)."""
         self._live()
-        addr = self._lib.gst_app_sink_try_pull_sample(self.sink, ns)
-        return Sample(addr) if addr else None
+        if self.sink is None:
+            raise ValueError("the pipeline was made with no sink")
+        return self.sink.try_pull_sample(_nanoseconds(timeout))
 
     def __iter__(self):
         """The samples up to end of stream; PipelineError as soon as an
@@ -382,12 +694,14 @@ class Pipeline:
             message = self.pop_error()
             if message is not None:
                 raise PipelineError(message)
-            if self._lib.gst_app_sink_is_eos(self.sink):
+            if self.sink.is_eos():
                 return
 
     def close(self):
         """Set the pipeline to NULL and drop our references (once)."""
         self._close()
+        if self.sink is not None:
+            self.sink.release()
 
 
 def pull_samples(launch, sink="sink"):

@@ -38,6 +38,13 @@ launch line through ctypes (libgstreamer-1.0, libgstapp-1.0) and give
         for sample in p:                     # PipelineError on a bus ERROR
             ...
 
+A launch line with several appsinks, or an appsrc, is driven through
+`Pipeline(launch, sink=None)`: `app_sink(name)` gives an `AppSink`
+(`try_pull_sample`, `is_eos`, as PyGObject's), `app_src(name)` an `AppSrc`
+whose `push_buffer(buffer, rois)` pushes a frame with
+GstVideoRegionOfInterestMeta boxes, `pop_message()` the bus's `Message`s
+(examples/analytics.py does all of it, with PyGObject or without).
+
 A Sample holds one reference on the GstSample (released when it is
 collected, or by `release()`); its buffer and caps addresses are borrowed
 from it, but a Tensor made from the buffer holds the buffer itself.
@@ -75,10 +82,12 @@ import threading
 import weakref
 
 from . import _ctgst
-from ._ctgst import Pipeline, PipelineError, Sample, pull_samples
+from ._ctgst import (AppSink, AppSrc, Message, Pipeline, PipelineError,
+                     Sample, caps_size, has_element, pull_samples)
 
 __all__ = ["Tensor", "from_sample", "from_buffer", "BatchItem", "batch_items",
-           "Pipeline", "PipelineError", "Sample", "pull_samples"]
+           "Pipeline", "PipelineError", "Sample", "pull_samples", "AppSink",
+           "AppSrc", "Message", "caps_size", "has_element"]
 
 # --- C layouts -------------------------------------------------------------
 

@@ -1,36 +1,90 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """examples/analytics.py on a clip made here (H.264 in MP4 when x264enc
-and a decoder are there, raw Y4M otherwise), CPU backend: a 2x2 grid of
-ROIs over a solid colour must come back as four items whose boxes are the
-grid cells, whose mean colour is that colour and whose sharpness is zero;
-with OpenCV, the face detector path runs too (zero faces is fine: a test
-pattern has none).  Exit 77 (skip) without PyGObject, NumPy or the stock
-elements."""
+and a decoder are there, raw Y4M otherwise), CPU backend, with GStreamer
+through one binding (the argument):
+
+  gi      PyGObject (exit 77, skip, where gi does not import)
+  ctypes  gcg.tensor's ctypes driver, in a child process in which gi
+          cannot be imported, as on a host without PyGObject
+
+Either way a 2x2 grid of ROIs over a solid colour must come back as four
+items whose boxes are the grid cells, whose mean colour is that colour and
+whose sharpness is zero; an ERROR in the tensor chain mid-stream must end
+the run with GStreamer's message (not hang with the feeding thread
+blocked in a push); the face detector runs where OpenCV and PyGObject are
+(zero faces is fine: a test pattern has none) and is refused, saying why,
+where they are not.  This script itself needs no PyGObject: the clip is
+made through gcg.tensor's ctypes driver.  Exit 77 without NumPy or the
+stock elements.
+
+  gpu     (gpu suite) the checked-in clip of the same colour through
+          nvh264dec -> CUDA backend -> PyTorch, ctypes driver, as on the
+          GPU host: the same checks, the tensor in CUDA memory, every
+          frame read in place from NVDEC's CUDA memory, graph replays.
+          Exit 77 without PyTorch with CUDA or without nvh264dec."""
 import os
 import re
+import runpy
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "..", "examples", "analytics.py")
 RGB = (64, 128, 192)
 W, H, FRAMES = 320, 240, 30
+FAIL_AFTER = 5
+H264_CLIP = os.path.join(HERE, "..", "data", "analytics",
+                         "solid-64-128-192.mp4")  # RGB, W x H, FRAMES
 
-try:
-    import gi
-    import numpy  # noqa: F401
 
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    print("SKIP: %s" % e)
-    sys.exit(77)
+def child(argv):
+    """`--child [--no-gi] [--fail-after N] EXAMPLE-ARGS...`: the example's
+    main() in this process, gi made unimportable first with --no-gi, an
+    identity that fails after N buffers put in front of
+    cudagraphpreprocess with --fail-after."""
+    if argv[:1] == ["--no-gi"]:
+        sys.modules["gi"] = None  # from here on, `import gi` fails
+        argv = argv[1:]
+    fail_after = None
+    if argv[:1] == ["--fail-after"]:
+        fail_after, argv = int(argv[1]), argv[2:]
+    example = runpy.run_path(EXAMPLE, run_name="analytics")
+    if fail_after is not None:
+        line = example["launch_line"]
+        example["main"].__globals__["launch_line"] = lambda args: line(
+            args).replace("block=true !", "block=true ! identity "
+                          "error-after=%d !" % fail_after)
+    sys.argv = [EXAMPLE] + argv
+    example["main"]()
+    print("gi imported: %s" % (sys.modules.get("gi") is not None))
+    return 0
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
+    sys.exit(child(sys.argv[2:]))
+
+import _pipeline  # noqa: E402
+from gcg import tensor  # noqa: E402
+
+
+def run_to_end(line, timeout=30):
+    """Play @line until EOS; AssertionError on an ERROR or the timeout."""
+    with tensor.Pipeline(line, sink=None) as pipeline:
+        pipeline.play()
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = pipeline.pop_message(max(0, deadline - time.monotonic()))
+            assert msg is not None, "%r: no EOS in %d s" % (line, timeout)
+            assert msg.error is None, "%r: %s" % (line, msg.error[1])
+            if msg.type == tensor._ctgst.GST_MESSAGE_EOS:
+                return
 
 
 def has(*factories):
-    return all(Gst.ElementFactory.find(f) for f in factories)
+    return all(tensor.has_element(f) for f in factories)
 
 
 def make_clip(folder):
@@ -45,24 +99,33 @@ def make_clip(folder):
     else:
         path = os.path.join(folder, "clip.y4m")
         tail = "y4menc"
-    pipeline = Gst.parse_launch("%s ! %s ! filesink location=%s"
-                                % (src, tail, path))
-    pipeline.set_state(Gst.State.PLAYING)
-    msg = pipeline.get_bus().timed_pop_filtered(
-        30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    pipeline.set_state(Gst.State.NULL)
-    assert msg is not None and msg.type == Gst.MessageType.EOS, \
-        "making the clip failed: %s" % (msg and msg.parse_error()[0].message)
+    run_to_end("%s ! %s ! filesink location=%s" % (src, tail, path))
     return path
 
 
-def run(clip, *args):
-    cmd = [sys.executable, EXAMPLE, clip, "--backend", "cpu",
-           "--decoder", "decodebin"] + list(args)
+def run(binding, clip, *args, fail_after=None, status=0, backend="cpu",
+        decoder="decodebin"):
+    """The example's output (stdout and stderr), its exit status checked:
+    through PyGObject, or through ctypes in a process where gi cannot be
+    imported (so the example's `--binding auto` must fall back)."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--child"]
+    if binding == "ctypes":
+        cmd.append("--no-gi")
+    if fail_after is not None:
+        cmd += ["--fail-after", str(fail_after)]
+    cmd += [clip, "--backend", backend, "--decoder", decoder] + list(args)
+    if binding == "gi":
+        cmd += ["--binding", "gi"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    print(p.stdout + p.stderr)
-    assert p.returncode == 0, "exit %d" % p.returncode
-    return p.stdout
+    out = p.stdout + p.stderr
+    print(out)
+    assert p.returncode == status, "exit %d, %d expected" % (p.returncode,
+                                                              status)
+    if status == 0:
+        name = "PyGObject" if binding == "gi" else "ctypes"
+        assert "GStreamer through %s" % name in out
+        assert "gi imported: %s" % (binding == "gi") in out
+    return out
 
 
 LINE = re.compile(r"frame (\d+) roi (-?\d+) box=\((\d+),(\d+),(\d+),(\d+)\) "
@@ -70,10 +133,23 @@ LINE = re.compile(r"frame (\d+) roi (-?\d+) box=\((\d+),(\d+),(\d+),(\d+)\) "
                   r"sharpness=([\d.]+) peak=\(([\d.]+),([\d.]+)\)")
 
 
-def check_grid(out):
-    summary = ("done: %d frames decoded by decodebin, %d tensors (%d ROI "
-               "items) on the cpu backend in system memory"
-               % (FRAMES, FRAMES, 4 * FRAMES))
+STATS = re.compile(r"cudagraphpreprocess: (\d+) graph captures, (\d+) "
+                   r"replays, (\d+) eager frames; (\d+) of (\d+) frames "
+                   r"read in place from CUDA memory")
+
+
+def stats(out):
+    """The element's counters the example prints: captures, replays,
+    eager frames, frames read in place, frames."""
+    found = STATS.search(out)
+    assert found, "no counters of cudagraphpreprocess"
+    return tuple(int(n) for n in found.groups())
+
+
+def check_grid(out, where="cpu backend in system memory, NumPy",
+               decoder="decodebin", tolerance=8):
+    summary = ("done: %d frames decoded by %s, %d tensors (%d ROI items) "
+               "on the %s" % (FRAMES, decoder, FRAMES, 4 * FRAMES, where))
     assert summary in out, "no \"%s\"" % summary
     rows = [LINE.match(line) for line in out.splitlines()]
     rows = [r for r in rows if r]
@@ -87,7 +163,7 @@ def check_grid(out):
         px, py = float(r.group(11)), float(r.group(12))
         assert box in cells, "box %r is not a grid cell" % (box,)
         assert box == sorted(cells, key=lambda b: (b[1], b[0]))[roi]
-        assert all(abs(m - c) <= 8 for m, c in zip(mean, RGB)), \
+        assert all(abs(m - c) <= tolerance for m, c in zip(mean, RGB)), \
             "mean colour %r, %r expected" % (mean, RGB)
         assert float(r.group(10)) < 1e-3, "a solid colour is not sharp"
         assert box[0] <= px <= box[0] + box[2] and \
@@ -95,23 +171,86 @@ def check_grid(out):
     assert "fps" in out and "us CPU per frame" in out
 
 
+def check_error_mid_stream(binding, clip):
+    out = run(binding, clip, "--roi-grid", "2", "--print-frames", "0",
+              fail_after=FAIL_AFTER, status=1)
+    assert "analytics: ERROR from identity0: Failed after iterations" in out
+
+
+def check_detector(binding, clip):
+    """The face detector where it can run, else its refusal."""
+    try:
+        import cv2  # noqa: F401
+        have_cv2 = os.path.exists("/usr/share/opencv4/haarcascades")
+    except ImportError:
+        have_cv2 = False
+    if have_cv2 and binding == "gi":
+        out = run(binding, clip, "--frames", "10", "--detect-every", "2")
+        assert "done: 10 frames" in out
+    else:
+        out = run(binding, clip, "--frames", "10", status=1)
+        assert "the face detector needs" in out and "--roi-grid" in out
+        if binding == "ctypes":
+            assert "PyGObject" in out
+
+
+def main_gpu():
+    """NVDEC -> CUDA backend -> PyTorch through the ctypes driver."""
+    try:
+        import torch
+    except ImportError:
+        print("SKIP: no PyTorch")
+        return 77
+    if not torch.cuda.is_available():
+        print("SKIP: PyTorch has no CUDA device")
+        return 77
+    _pipeline.init()
+    if not has("urisourcebin", "parsebin", "qtdemux", "h264parse",
+               "nvh264dec", "appsink", "appsrc", "cudagraphpreprocess"):
+        print("SKIP: nvh264dec, the stock elements or the plugin missing")
+        return 77
+    out = run("ctypes", H264_CLIP, "--roi-grid", "2", "--print-frames", "2",
+              backend="cuda", decoder="nvdec")
+    # The decoder's colour matrix may not be the one the clip was made
+    # with (BT.601 vs BT.709 for a stream that does not say): up to 7 off.
+    check_grid(out, "cuda backend in CUDA memory, PyTorch (DLPack)",
+               "nvdec", tolerance=10)
+    captures, replays, eager, in_place, frames = stats(out)
+    assert (eager, in_place, frames) == (0, FRAMES, FRAMES), \
+        "eager frames %d, %d of %d read in place; 0, all expected" % (
+            eager, in_place, frames)
+    assert 1 <= captures < FRAMES // 2 and captures + replays == FRAMES, \
+        "%d captures, %d replays: captured once, then replayed" % (
+            captures, replays)
+    return 0
+
+
 def main():
-    Gst.init(None)
+    binding = sys.argv[1] if len(sys.argv) > 1 else "gi"
+    assert binding in ("gi", "ctypes", "gpu"), \
+        "usage: %s gi|ctypes|gpu" % sys.argv[0]
+    if binding == "gpu":
+        return main_gpu()
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        print("SKIP: no NumPy")
+        return 77
+    if binding == "gi" and _pipeline.import_gst()[0] is None:
+        print("SKIP: %s" % _pipeline.import_gst()[1])
+        return 77
+    _pipeline.init()
     if not has("videotestsrc", "decodebin", "videoconvert", "appsink",
-               "appsrc", "cudagraphpreprocess"):
+               "appsrc", "identity", "cudagraphpreprocess"):
         print("SKIP: stock elements or the plugin missing")
         return 77
     with tempfile.TemporaryDirectory() as folder:
         clip = make_clip(folder)
-        check_grid(run(clip, "--roi-grid", "2", "--print-frames", "2"))
-        try:
-            import cv2  # noqa: F401
-            have_cv2 = True
-        except ImportError:
-            have_cv2 = False
-        if have_cv2 and os.path.exists("/usr/share/opencv4/haarcascades"):
-            out = run(clip, "--frames", "10", "--detect-every", "2")
-            assert "done: 10 frames" in out
+        out = run(binding, clip, "--roi-grid", "2", "--print-frames", "2")
+        check_grid(out)
+        assert stats(out) == (0, 0, FRAMES, 0, FRAMES)
+        check_error_mid_stream(binding, clip)
+        check_detector(binding, clip)
     return 0
 
 

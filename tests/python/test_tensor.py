@@ -444,5 +444,120 @@ class WithoutGi(unittest.TestCase):
             pipeline.play()
 
 
+FRAME = ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,"
+         "height=48 ! appsink name=sink")
+FEED = ("appsrc name=src format=time ! cudagraphpreprocess backend=cpu "
+        "width=16 height=16 max-rois=4 ! appsink name=sink sync=false")
+
+
+class Driver(unittest.TestCase):
+    """The pieces of the ctypes driver an application with an appsrc
+    uses (examples/analytics.py without PyGObject): AppSrc pushes with ROI
+    metas, AppSink pulls, bus Messages, caps_size, has_element."""
+
+    def feed(self, frame, rois, gi_objects=False):
+        """@frame pushed through FEED with @rois; the tensor's items.  The
+        pipeline made by PyGObject with @gi_objects (its elements wrapped),
+        else by the ctypes driver."""
+        if gi_objects:
+            pipeline = Gst.parse_launch(FEED)
+            src = tensor.AppSrc.wrap(pipeline.get_by_name("src"))
+            sink = tensor.AppSink.wrap(pipeline.get_by_name("sink"))
+            pipeline.set_state(Gst.State.PLAYING)
+            stop = lambda: pipeline.set_state(Gst.State.NULL)  # noqa: E731
+        else:
+            pipeline = tensor.Pipeline(FEED, sink=None)
+            src, sink = pipeline.app_src("src"), pipeline.app_sink("sink")
+            pipeline.play()
+            stop = pipeline.close
+        second = tensor._ctgst.GST_SECOND
+        try:
+            src.set_caps(frame.get_caps())
+            self.assertEqual(src.push_buffer(frame.get_buffer(), rois, "cell"),
+                             tensor._ctgst.GST_FLOW_OK)
+            self.assertEqual(src.end_of_stream(), tensor._ctgst.GST_FLOW_OK)
+            sample = sink.try_pull_sample(10 * second)
+            self.assertIsNotNone(sample)
+            self.assertIsNone(sink.try_pull_sample(10 * second))
+            self.assertTrue(sink.is_eos())
+            return tensor.from_sample(sample).items
+        finally:
+            stop()
+
+    def test_push_rois(self):
+        rois = [(0, 0, 32, 24), (32, 24, 32, 24), (8, 8, 16, 16)]
+        for gi_objects in (False, True):
+            frame = _pipeline.pull(FRAME, Gst if gi_objects else None)[0]
+            buf = frame.get_buffer()
+            base = refcount(buf)
+            items = self.feed(frame, rois, gi_objects)
+            self.assertEqual([(i["roi_id"], i["roi_x"], i["roi_y"],
+                               i["roi_width"], i["roi_height"]) for i in items],
+                             [(n,) + r for n, r in enumerate(rois)])
+            gc.collect()
+            self.assertEqual(refcount(buf), base)  # a copy went, not ours
+
+    def test_push_refuses_bad_boxes(self):
+        frame = _pipeline.pull(FRAME)[0]
+        buf = frame.get_buffer()
+        base = refcount(buf)
+        with tensor.Pipeline(FEED, sink=None) as p:
+            src = p.app_src("src")
+            for bad in ([(-1, 0, 8, 8)], [(0, 0, 8)], [(0, 0, 1 << 32, 8)]):
+                with self.assertRaises(ValueError, msg=repr(bad)):
+                    src.push_buffer(buf, bad)
+            with self.assertRaises(TypeError):
+                src.push_buffer(frame.get_caps(), [])
+        self.assertEqual(refcount(buf), base)
+
+    def test_elements_looked_up_by_type(self):
+        with tensor.Pipeline(FEED, sink=None) as p:
+            with self.assertRaises(ValueError):
+                p.app_src("sink")
+            with self.assertRaises(ValueError):
+                p.app_sink("nosuchname")
+            with self.assertRaises(ValueError):
+                p.pull_sample(0)
+        with self.assertRaises(TypeError):
+            tensor.AppSrc.wrap(Gst.ElementFactory.make("fakesink"))
+
+    def test_messages(self):
+        line = ("videotestsrc num-buffers=3 ! identity name=boom "
+                "error-after=2 ! fakesink")
+        with tensor.Pipeline(line, sink=None) as p:
+            p.play()
+            msg = p.pop_message(10)
+            while msg is not None and msg.error is None:
+                msg = p.pop_message(10)
+        self.assertIsNotNone(msg)
+        self.assertEqual(msg.type, tensor._ctgst.GST_MESSAGE_ERROR)
+        self.assertEqual(msg.name, "GstMessageError")
+        source, text, debug = msg.error
+        self.assertEqual(source, "boom")
+        self.assertIn("Failed after iterations", text)
+        self.assertIn("identity", debug)
+        self.assertIsNone(msg.get_string("nosuchfield"))
+        msg.release()
+        with self.assertRaises(ValueError):
+            msg.get_string("x")
+        structure = Gst.Structure.new_from_string(
+            "cudagraph-stats, backend=(string)cpu, captures=(guint64)7")
+        m = tensor.Message.wrap(Gst.Message.new_element(None, structure))
+        self.assertEqual((m.name, m.error), ("cudagraph-stats", None))
+        self.assertEqual(m.get_string("backend"), "cpu")
+        self.assertEqual(m.get_uint64("captures"), 7)
+        self.assertIsNone(m.get_uint64("backend"))
+
+    def test_caps_and_factories(self):
+        frame = _pipeline.pull(FRAME)[0]
+        self.assertEqual(tensor.caps_size(frame.get_caps()), (64, 48))
+        for caps in (Gst.Caps.from_string("other/tensors"),
+                     Gst.Caps.new_empty()):
+            with self.assertRaises(ValueError):
+                tensor.caps_size(caps)
+        self.assertTrue(tensor.has_element("cudagraphpreprocess"))
+        self.assertFalse(tensor.has_element("nosuchelement"))
+
+
 if __name__ == "__main__":
     sys.exit(unittest.main(verbosity=2))
