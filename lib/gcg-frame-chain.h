@@ -337,6 +337,18 @@ GCG_API
 void gcg_frame_params_set_mean_std (GcgFrameParams *params,
     const gfloat *mean, const gfloat *std);
 
+GCG_API
+void gcg_frame_params_set_src_plane (GcgFrameParams *params, guint plane,
+    guint64 address, gint stride);
+
+GCG_API
+void gcg_frame_params_set_dst_plane (GcgFrameParams *params, guint plane,
+    guint64 address, gint stride);
+
+GCG_API
+gboolean gcg_frame_params_set_rois (GcgFrameParams *params,
+    const GcgRect *rois, guint n_rois);
+
 #define GCG_TYPE_FRAME_CHAIN (gcg_frame_chain_get_type ())
 GCG_API
 G_DECLARE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, GCG, FRAME_CHAIN,

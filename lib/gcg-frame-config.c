@@ -417,3 +417,75 @@ gcg_frame_params_set_mean_std (GcgFrameParams *params, const gfloat *mean,
     params->offset[c] = -mean[c] / std[c];
   }
 }
+
+/**
+ * gcg_frame_params_set_src_plane:
+ * @params: a #GcgFrameParams
+ * @plane: the plane index, 0 to 2
+ * @address: the plane's first byte (a device address for the CUDA
+ *   backend, a host address for the CPU backend)
+ * @stride: bytes from one row to the next
+ *
+ * Sets one input plane.  The same as writing #GcgFrameParams.src and
+ * #GcgFrameParams.src_stride, for bindings that cannot write into
+ * fixed-size arrays (PyGObject, for one).
+ */
+void
+gcg_frame_params_set_src_plane (GcgFrameParams *params, guint plane,
+    guint64 address, gint stride)
+{
+  g_return_if_fail (params != NULL);
+  g_return_if_fail (plane < 3);
+
+  params->src[plane] = address;
+  params->src_stride[plane] = stride;
+}
+
+/**
+ * gcg_frame_params_set_dst_plane:
+ * @params: a #GcgFrameParams
+ * @plane: the plane index, 0 to 2
+ * @address: the plane's first byte (a device address for the CUDA
+ *   backend, a host address for the CPU backend)
+ * @stride: bytes from one row to the next (ignored for tensors)
+ *
+ * Sets one output plane, as gcg_frame_params_set_src_plane() sets an
+ * input one.
+ */
+void
+gcg_frame_params_set_dst_plane (GcgFrameParams *params, guint plane,
+    guint64 address, gint stride)
+{
+  g_return_if_fail (params != NULL);
+  g_return_if_fail (plane < 3);
+
+  params->dst[plane] = address;
+  params->dst_stride[plane] = stride;
+}
+
+/**
+ * gcg_frame_params_set_rois:
+ * @params: a #GcgFrameParams
+ * @rois: (array length=n_rois) (nullable): the regions, in input pixels
+ * @n_rois: how many (at most %GCG_FRAME_CHAIN_MAX_ROIS; 0: the whole
+ *   frame)
+ *
+ * Sets the frame's ROIs, for bindings that cannot write into fixed-size
+ * arrays.
+ *
+ * Returns: %TRUE; %FALSE (nothing changed) when @n_rois is over
+ *   %GCG_FRAME_CHAIN_MAX_ROIS
+ */
+gboolean
+gcg_frame_params_set_rois (GcgFrameParams *params, const GcgRect *rois,
+    guint n_rois)
+{
+  g_return_val_if_fail (params != NULL, FALSE);
+  g_return_val_if_fail (n_rois == 0 || rois != NULL, FALSE);
+
+  if (n_rois > GCG_FRAME_CHAIN_MAX_ROIS)
+    return FALSE;
+  memcpy (params->rois, rois, n_rois * sizeof (GcgRect));
+  params->n_rois = n_rois;
+  return TRUE;
+}

@@ -114,6 +114,40 @@ class NoDriver(unittest.TestCase):
         self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
         self.assertEqual(chain.get_eager_count(), 0)
 
+    def test_frame_chain_cpu_process(self):
+        """A frame end to end from Python: host planes by address."""
+        import ctypes
+        config = Gcg.FrameChainConfig.new()
+        config.in_format = Gcg.PixelFormat.GRAY8
+        config.in_width, config.in_height = 4, 2
+        config.output = Gcg.OutputKind.TENSOR
+        config.out_width, config.out_height = 2, 1
+        config.letterbox = Gcg.Letterbox.NONE
+        config.resize = Gcg.ResizeMethod.NEAREST
+        config.tensor_type = Gcg.TensorType.UINT8
+        config.tensor_channels = Gcg.TensorChannels.GRAY
+        config.max_rois = 2
+        chain = Gcg.FrameChain.new(config, Gcg.Backend.CPU, None)
+        src = (ctypes.c_uint8 * 8)(10, 20, 30, 40, 50, 60, 70, 80)
+        dst = (ctypes.c_uint8 * 4)()
+        params = Gcg.FrameParams.new()
+        params.set_src_plane(0, ctypes.addressof(src), 4)
+        params.set_dst_plane(0, ctypes.addressof(dst), 0)
+        roi = Gcg.Rect()
+        roi.x, roi.y, roi.width, roi.height = 2, 1, 2, 1
+        whole = Gcg.Rect()
+        whole.x, whole.y, whole.width, whole.height = 0, 0, 4, 2
+        self.assertTrue(params.set_rois([roi, whole]))
+        self.assertEqual(params.n_rois, 2)
+        self.assertTrue(chain.process(params, None))
+        self.assertEqual(chain.get_eager_count(), 1)
+        # Item 0: the ROI's row (70, 80).  Item 1: the whole 4x2 frame at
+        # 2x1, nearest with centres aligned: output (0, 0) samples source
+        # (1, 1) = 60 and (1, 0) samples (3, 1) = 80.
+        self.assertEqual(list(dst), [70, 80, 60, 80])
+        self.assertFalse(params.set_rois([roi] * 65))
+        self.assertEqual(params.n_rois, 2)
+
     def test_frame_item_map(self):
         roi = Gcg.Rect()
         roi.x, roi.y, roi.width, roi.height = 10, 20, 100, 50
