@@ -7,11 +7,12 @@
  * point of GCG_CUDA_FUNCS through cuGetProcAddress_v2 at CUDA 12.0
  * semantics and calls cuInit.  The outcome, success or the error, is kept
  * for the life of the process so a machine without a driver pays once.
+ *
+ * The loader is the bottom of the library: fault injection sits above it
+ * and reaches the driver calls through the hooks kept here.
  */
-#include "gcg-driver.h"
 #include "gcg-cuda-private.h"
 #include "gcg-error-private.h"
-#include "gcg-fault-private.h"
 
 #include <gmodule.h>
 #include <string.h>
@@ -24,9 +25,11 @@ typedef CUresult (*GetProcAddressFunc) (const char *symbol, void **pfn,
     CUdriverProcAddressQueryResult *status);
 
 GcgCudaTable gcg__cuda;
+gpointer gcg__cuda_call_hook;
 
 static GError *load_error;
 static gint driver_version;
+static GPrivate last_fault;
 
 #define GCG_CUDA_NAME(name, params) #name,
 static const gchar *const func_names[] = {
@@ -97,11 +100,11 @@ check_version (GetProcAddressFunc get_proc, const gchar *library)
 }
 
 static GError *
-init_driver (void)
+init_driver (GcgCudaInitHook init_hook)
 {
   GError *error = NULL;
 
-  if (!gcg__fault_arm_from_env (&error))
+  if (init_hook && !init_hook (&error))
     return error;
   if (!GCG_CU_OK (&error, cuInit, 0))
     g_prefix_error (&error, "CUDA is unusable on this machine: ");
@@ -109,7 +112,7 @@ init_driver (void)
 }
 
 static GError *
-load_driver (void)
+load_driver (GcgCudaInitHook init_hook)
 {
   const gchar *library = g_getenv ("GCG_CUDA_LIBRARY");
   GetProcAddressFunc get_proc = NULL;
@@ -139,16 +142,16 @@ load_driver (void)
     memset (&gcg__cuda, 0, sizeof (gcg__cuda));
     return error;
   }
-  return init_driver ();
+  return init_driver (init_hook);
 }
 
 gboolean
-gcg__cuda_load (GError **error)
+gcg__cuda_load (GcgCudaInitHook init_hook, GError **error)
 {
   static gsize loaded = 0;
 
   if (g_once_init_enter (&loaded)) {
-    load_error = load_driver ();
+    load_error = load_driver (init_hook);
     g_once_init_leave (&loaded, 1);
   }
   if (load_error) {
@@ -158,39 +161,35 @@ gcg__cuda_load (GError **error)
   return TRUE;
 }
 
-/**
- * gcg_driver_init:
- * @error: return location for a #GError, or %NULL
- *
- * Loads the CUDA driver and initialises it, once per process.  Every other
- * function that needs the driver calls this; call it yourself to find out
- * early whether CUDA is usable.  The outcome is cached: a machine without
- * a driver gets the same error every time at no cost.
- *
- * Returns: %TRUE when the driver is loaded and initialised
- */
-gboolean
-gcg_driver_init (GError **error)
+/* The driver's CUDA version; valid after a successful gcg__cuda_load(). */
+gint
+gcg__cuda_get_driver_version (void)
 {
-  return gcg__cuda_load (error);
+  return driver_version;
 }
 
-/**
- * gcg_driver_get_version:
- * @version: (out): the driver's CUDA version, e.g. 13000 for 13.0
- * @error: return location for a #GError, or %NULL
- *
- * Gets the CUDA version of the installed driver, loading it if needed.
- *
- * Returns: %TRUE on success; on failure @version is left unchanged
- */
-gboolean
-gcg_driver_get_version (gint *version, GError **error)
+void
+gcg__cuda_set_call_hook (GcgCudaCallHook hook)
 {
-  g_return_val_if_fail (version != NULL, FALSE);
+  g_atomic_pointer_set (&gcg__cuda_call_hook, (gpointer) hook);
+}
 
-  if (!gcg__cuda_load (error))
-    return FALSE;
-  *version = driver_version;
-  return TRUE;
+/* Asks the call hook about @id and remembers its answer for this thread,
+ * for GCG_CU to return once it has made a release anyway. */
+CUresult
+gcg__cuda_fault_slow (GcgCudaId id)
+{
+  GcgCudaCallHook hook =
+      (GcgCudaCallHook) g_atomic_pointer_get (&gcg__cuda_call_hook);
+  CUresult result = hook ? hook (id) : CUDA_SUCCESS;
+
+  g_private_set (&last_fault, GINT_TO_POINTER (result));
+  return result;
+}
+
+/* The result of the fault the calling thread just hit. */
+CUresult
+gcg__cuda_fault_last (void)
+{
+  return GPOINTER_TO_INT (g_private_get (&last_fault));
 }

@@ -29,7 +29,7 @@
  * Launches may come from several threads; gcg_graph_update_from_capture()
  * must not run concurrently with anything else on the same graph.
  */
-#include "gcg-capture-private.h"
+#include "gcg-graph-private.h"
 
 #include <stdatomic.h>
 
@@ -315,8 +315,8 @@ gcg__graph_get_cu (GcgGraph *self)
   return self->graph;
 }
 
-static gboolean
-same_context (GcgGraph *self, GcgStream *stream)
+gboolean
+gcg__graph_same_context (GcgGraph *self, GcgStream *stream)
 {
   return gcg__context_get_cu (gcg_stream_get_context (stream))
       == gcg__context_get_cu (self->context);
@@ -339,7 +339,7 @@ gcg_graph_launch (GcgGraph *self, GcgStream *stream, GError **error)
 
   g_return_val_if_fail (GCG_IS_GRAPH (self), FALSE);
   g_return_val_if_fail (GCG_IS_STREAM (stream), FALSE);
-  g_return_val_if_fail (same_context (self, stream), FALSE);
+  g_return_val_if_fail (gcg__graph_same_context (self, stream), FALSE);
 
   if (!gcg__context_guard_enter (&guard, self->context, error)
       || !GCG_CU_OK (error, cuGraphLaunch, self->exec,
@@ -370,7 +370,7 @@ gcg_graph_upload (GcgGraph *self, GcgStream *stream, GError **error)
 
   g_return_val_if_fail (GCG_IS_GRAPH (self), FALSE);
   g_return_val_if_fail (GCG_IS_STREAM (stream), FALSE);
-  g_return_val_if_fail (same_context (self, stream), FALSE);
+  g_return_val_if_fail (gcg__graph_same_context (self, stream), FALSE);
 
   if (g_atomic_int_get (&self->uploaded))
     return TRUE;
@@ -578,42 +578,20 @@ adopt (GcgGraph *self, CUgraph graph, guint n_nodes, guint n_alloc,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NODE_COUNT]);
 }
 
-/**
- * gcg_graph_update_from_capture:
- * @self: a #GcgGraph
- * @capture: an active #GcgCapture on a stream of the graph's context
- * @reinstantiated: (out) (optional): set to %TRUE when the topology
- *   changed and the graph was instantiated anew, %FALSE when the
- *   executable graph was updated in place (cuGraphExecUpdate)
- * @error: return location for a #GError, or %NULL
- *
- * Ends @capture and makes @self replay what it recorded: in place when
- * the topology is the same (only kernel arguments, addresses and copy
- * sizes changed), by instantiating anew otherwise.  Launches already
- * queued run the old work.  @self takes the capture pool of @capture
- * (dropping its own reference on the previous one), and reads as not
- * uploaded afterwards.
- *
- * Returns: %TRUE on success; on error @self is unchanged and still
- *   replays the old work, and the capture is over
- */
+/* Makes @self replay @graph, just captured with @pool, which it takes in
+ * every case: in place when the topology is the same (only kernel
+ * arguments, addresses and copy sizes changed), by instantiating anew
+ * otherwise.  The capture calls this (gcg_graph_update_from_capture() is
+ * in gcg-capture.c): the graph knows nothing of captures.  On error
+ * @graph is destroyed and @self still replays the old work. */
 gboolean
-gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
+gcg__graph_update_take (GcgGraph *self, CUgraph graph, GcgCapturePool *pool,
     gboolean *reinstantiated, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   guint n_nodes = 0, n_alloc = 0;
   gboolean updated;
-  CUgraph graph;
 
-  g_return_val_if_fail (GCG_IS_GRAPH (self), FALSE);
-  g_return_val_if_fail (GCG_IS_CAPTURE (capture), FALSE);
-  g_return_val_if_fail (same_context (self, gcg_capture_get_stream (capture)),
-      FALSE);
-
-  graph = gcg__capture_end (capture, error);
-  if (graph == NULL)
-    return FALSE;
   if (!gcg__context_guard_enter (&guard, self->context, error)
       || !count_nodes (graph, &n_nodes, &n_alloc, error)) {
     gcg__graph_destroy_cu (graph);
@@ -624,7 +602,7 @@ gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
     gcg__graph_destroy_cu (graph);
     return FALSE;
   }
-  adopt (self, graph, n_nodes, n_alloc, gcg_capture_get_pool (capture));
+  adopt (self, graph, n_nodes, n_alloc, pool);
   if (reinstantiated)
     *reinstantiated = !updated;
   return TRUE;

@@ -89,6 +89,11 @@ GcgCaptureMode gcg_capture_get_mode (GcgCapture *self);
 GCG_API
 GcgCapturePool *gcg_capture_get_pool (GcgCapture *self);
 
+/* A method of GcgGraph, declared here because it needs GcgCapture. */
+GCG_API
+gboolean gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
+    gboolean *reinstantiated, GError **error);
+
 GCG_API
 GcgGraph *gcg_capture_callable (GcgStream *stream, GcgCaptureMode mode,
     GcgCaptureFunc func, gpointer user_data, GError **error);

@@ -2,8 +2,10 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fatbin of the kernels in lib/kernels/, generated at build time (see
- * lib/kernels/embed-fatbin.py).  Size 0 when built without nvcc.
+ * The fatbin of the kernels in lib/frame/kernels/, generated at build time
+ * (see lib/frame/kernels/embed-fatbin.py).  Size 0 when built without
+ * nvcc.  The driver layer only loads these bytes (gcg_context_load_kernels());
+ * which kernels they hold is the frame layer's business.
  */
 #pragma once
 

@@ -208,7 +208,7 @@ gcg_context_get_device_count (GError **error)
 {
   gint count = 0;
 
-  if (!gcg__cuda_load (error) || !GCG_CU_OK (error, cuDeviceGetCount, &count))
+  if (!gcg_driver_init (error) || !GCG_CU_OK (error, cuDeviceGetCount, &count))
     return -1;
   return count;
 }
@@ -286,7 +286,7 @@ gcg_context_new_wrapped (gpointer cu_context, GError **error)
 
   g_return_val_if_fail (cu_context != NULL, NULL);
 
-  if (!gcg__cuda_load (error)
+  if (!gcg_driver_init (error)
       || !GCG_CU_OK (error, cuCtxPushCurrent, (CUcontext) cu_context))
     return NULL;
   ok = GCG_CU_OK (error, cuCtxGetDevice, &dev);

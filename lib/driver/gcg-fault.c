@@ -11,6 +11,10 @@
  * When nothing is armed the cost per driver call is one atomic load.
  * A release (cuMemFree, cuEventDestroy, ...: gcg__cuda_is_release()) made
  * to fail still releases, then reports the failure: nothing leaks.
+ *
+ * The loader below knows nothing of this: arming registers a call hook
+ * with it (gcg__cuda_set_call_hook()), and gcg_driver_init() hands it
+ * gcg__fault_arm_from_env() as the hook to run before cuInit.
  */
 #include "gcg-driver.h"
 #include "gcg-error-private.h"
@@ -18,12 +22,9 @@
 
 #include <string.h>
 
-gint gcg__cuda_faults_armed;
-
 static GMutex fault_lock;
 static GArray *fault_rules;
 static guint fault_calls[GCG_CUDA_N_FUNCS];
-static GPrivate last_fault;
 
 static gboolean
 parse_result (const gchar *text, CUresult *result)
@@ -111,6 +112,28 @@ gcg__fault_parse (const gchar *spec, GError **error)
   return g_steal_pointer (&rules);
 }
 
+/* The call hook while a spec is armed: counts the call and fails it when
+ * a rule says so. */
+static CUresult
+check_call (GcgCudaId id)
+{
+  CUresult result = CUDA_SUCCESS;
+  guint count;
+
+  g_mutex_lock (&fault_lock);
+  count = ++fault_calls[id];
+  for (guint i = 0; fault_rules && i < fault_rules->len; i++) {
+    const GcgFaultRule *rule = &g_array_index (fault_rules, GcgFaultRule, i);
+
+    if (rule->func == id && (rule->nth == 0 || rule->nth == count)) {
+      result = rule->result;
+      break;
+    }
+  }
+  g_mutex_unlock (&fault_lock);
+  return result;
+}
+
 static void
 arm (GArray *rules)
 {
@@ -119,7 +142,7 @@ arm (GArray *rules)
   memset (fault_calls, 0, sizeof (fault_calls));
   if (rules->len > 0)
     fault_rules = g_array_ref (rules);
-  g_atomic_int_set (&gcg__cuda_faults_armed, rules->len > 0);
+  gcg__cuda_set_call_hook (rules->len > 0 ? check_call : NULL);
   g_mutex_unlock (&fault_lock);
 }
 
@@ -166,32 +189,4 @@ gcg__fault_arm_from_env (GError **error)
     return FALSE;
   }
   return TRUE;
-}
-
-CUresult
-gcg__cuda_fault_slow (GcgCudaId id)
-{
-  CUresult result = CUDA_SUCCESS;
-  guint count;
-
-  g_mutex_lock (&fault_lock);
-  count = ++fault_calls[id];
-  for (guint i = 0; fault_rules && i < fault_rules->len; i++) {
-    const GcgFaultRule *rule = &g_array_index (fault_rules, GcgFaultRule, i);
-
-    if (rule->func == id && (rule->nth == 0 || rule->nth == count)) {
-      result = rule->result;
-      break;
-    }
-  }
-  g_mutex_unlock (&fault_lock);
-  g_private_set (&last_fault, GINT_TO_POINTER (result));
-  return result;
-}
-
-/* The result of the fault the calling thread just hit. */
-CUresult
-gcg__cuda_fault_last (void)
-{
-  return GPOINTER_TO_INT (g_private_get (&last_fault));
 }

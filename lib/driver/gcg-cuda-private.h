@@ -317,18 +317,35 @@ typedef struct
 
 /* Filled once by gcg__cuda_load(); read-only afterwards. */
 GCG_PRIVATE_API GcgCudaTable gcg__cuda;
-GCG_PRIVATE_API gint gcg__cuda_faults_armed;
 
-gboolean gcg__cuda_load (GError **error);
+/* Hooks through which the loader asks the layer above it (fault
+ * injection, gcg-fault.c) without knowing it.  The init hook runs once,
+ * inside the load, right before cuInit; its error fails the load.  The
+ * call hook, while one is set, decides before every driver call whether
+ * the call fails and with what. */
+typedef gboolean (*GcgCudaInitHook) (GError **error);
+typedef CUresult (*GcgCudaCallHook) (GcgCudaId id);
+
+/* Loads the driver once per process (gcg-cuda-loader.c).  Only
+ * gcg_driver_init() calls it, so that the first load, whoever asks for
+ * it, runs the same init hook. */
+gboolean gcg__cuda_load (GcgCudaInitHook init_hook, GError **error);
+gint gcg__cuda_get_driver_version (void);
 GCG_PRIVATE_API const gchar *gcg__cuda_func_name (GcgCudaId id);
 gint gcg__cuda_lookup_func (const gchar *name);
+
+/* The call hook, a GcgCudaCallHook (atomic; NULL when none). */
+GCG_PRIVATE_API gpointer gcg__cuda_call_hook;
+void gcg__cuda_set_call_hook (GcgCudaCallHook hook);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_slow (GcgCudaId id);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_last (void);
 
+/* What the call hook says of the next call of @id: CUDA_SUCCESS to make
+ * it.  One atomic load when no hook is set. */
 static inline CUresult
 gcg__cuda_fault (GcgCudaId id)
 {
-  if (G_LIKELY (!g_atomic_int_get (&gcg__cuda_faults_armed)))
+  if (G_LIKELY (g_atomic_pointer_get (&gcg__cuda_call_hook) == NULL))
     return CUDA_SUCCESS;
   return gcg__cuda_fault_slow (id);
 }
@@ -360,7 +377,7 @@ gcg__cuda_is_release (GcgCudaId id)
 }
 
 /* GCG_CU (cuMemAlloc, &ptr, size): calls the entry point through the table,
- * unless the fault-injection hook decides this call fails (a release runs
+ * unless the call hook decides this call fails (a release runs
  * anyway, and then reports the injected failure). */
 #define GCG_CU(fn, ...) \
   (gcg__cuda_fault (GCG_CUDA_ID_##fn) == CUDA_SUCCESS \

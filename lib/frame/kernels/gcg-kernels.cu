@@ -4,7 +4,7 @@
  *
  * Umbrella of every kernel source: nvcc builds this one translation unit
  * into the single fatbin embedded in libgcg.  Add new kernel files here
- * and to `kernel_sources` in lib/meson.build.
+ * and to `kernel_sources` in lib/frame/kernels/meson.build.
  */
 #include "gcg-test-kernels.cu"
 #include "gcg-frame-kernels.cu"

@@ -12,9 +12,6 @@
 
 G_BEGIN_DECLS
 
-/* Declared in gcg-capture.h, which needs GcgGraph in turn. */
-typedef struct _GcgCapture GcgCapture;
-
 #define GCG_TYPE_GRAPH (gcg_graph_get_type ())
 GCG_API
 G_DECLARE_FINAL_TYPE (GcgGraph, gcg_graph, GCG, GRAPH, GObject)
@@ -49,10 +46,6 @@ gpointer gcg_graph_get_handle (GcgGraph *self);
 GCG_API
 gboolean gcg_graph_dump_dot (GcgGraph *self, const gchar *path,
     gboolean verbose, GError **error);
-
-GCG_API
-gboolean gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
-    gboolean *reinstantiated, GError **error);
 
 GCG_API
 gboolean gcg_graph_get_device_graph_memory (GcgGraph *self, guint64 *used,

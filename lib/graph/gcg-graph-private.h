@@ -11,6 +11,9 @@ G_BEGIN_DECLS
 
 GcgGraph *gcg__graph_new_take (GcgContext *context, CUgraph graph,
     GcgCapturePool *pool, GError **error);
+gboolean gcg__graph_update_take (GcgGraph *self, CUgraph graph,
+    GcgCapturePool *pool, gboolean *reinstantiated, GError **error);
+gboolean gcg__graph_same_context (GcgGraph *self, GcgStream *stream);
 GCG_PRIVATE_API CUgraph gcg__graph_get_cu (GcgGraph *self);
 
 /* Every CUgraph and CUgraphExec the library holds is counted, so tests can

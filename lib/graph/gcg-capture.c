@@ -332,6 +332,46 @@ gcg_capture_finish (GcgCapture *self, GError **error)
       self->pool, error);
 }
 
+/* Here rather than in gcg-graph.c: a capture makes graphs and hands them
+ * what it recorded, so the graph never reaches into a capture. */
+
+/**
+ * gcg_graph_update_from_capture:
+ * @self: a #GcgGraph
+ * @capture: an active #GcgCapture on a stream of the graph's context
+ * @reinstantiated: (out) (optional): set to %TRUE when the topology
+ *   changed and the graph was instantiated anew, %FALSE when the
+ *   executable graph was updated in place (cuGraphExecUpdate)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends @capture and makes @self replay what it recorded: in place when
+ * the topology is the same (only kernel arguments, addresses and copy
+ * sizes changed), by instantiating anew otherwise.  Launches already
+ * queued run the old work.  @self takes the capture pool of @capture
+ * (dropping its own reference on the previous one), and reads as not
+ * uploaded afterwards.
+ *
+ * Returns: %TRUE on success; on error @self is unchanged and still
+ *   replays the old work, and the capture is over
+ */
+gboolean
+gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
+    gboolean *reinstantiated, GError **error)
+{
+  CUgraph graph;
+
+  g_return_val_if_fail (GCG_IS_GRAPH (self), FALSE);
+  g_return_val_if_fail (GCG_IS_CAPTURE (capture), FALSE);
+  g_return_val_if_fail (gcg__graph_same_context (self, capture->stream),
+      FALSE);
+
+  graph = gcg__capture_end (capture, error);
+  if (graph == NULL)
+    return FALSE;
+  return gcg__graph_update_take (self, graph, capture->pool, reinstantiated,
+      error);
+}
+
 /**
  * gcg_capture_abort:
  * @self: a #GcgCapture

@@ -4,7 +4,8 @@
  *
  * The per-pixel arithmetic of the frame chain (docs/frame-chain.md), as
  * static inline functions compiled both by gcc (the CPU reference,
- * lib/gcg-frame-cpu.c) and by nvcc (lib/kernels/gcg-frame-kernels.cu).
+ * lib/frame/gcg-frame-cpu.c) and by nvcc
+ * (lib/frame/kernels/gcg-frame-kernels.cu).
  * One piece of code for both backends: with contraction off on both sides
  * (-ffp-contract=off, -fmad=false) and no fast math, every operation is
  * the same IEEE float32 operation in the same order, so the results agree

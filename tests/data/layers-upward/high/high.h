@@ -1,0 +1,2 @@
+#include "low.h"
+int high (void);

@@ -1,0 +1,8 @@
+#include "low.h"
+#include "high.h"
+
+int
+low (void)
+{
+  return high () - 1;
+}

@@ -1,0 +1,2 @@
+#include "version.h"
+int low (void);

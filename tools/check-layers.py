@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# gst-cudagraph
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Checks that the layers of a source tree only call down.
+
+    check-layers.py ROOT
+
+ROOT/layers.txt names the layers (one folder each, lowest first) and what
+each may include; see lib/layers.txt.  Every C, CUDA and header file below
+ROOT must lie in a layer folder or be named in layers.txt as a top or base
+file, and each of its `#include "..."` lines must name a file it may
+include: one of its own layer, of a layer it may call, or a base file.  An
+include is looked up as the compiler does with lib/meson.build's include
+path: next to the including file first, then in ROOT and in every layer
+folder; a name found in two layer folders is refused (which one the
+compiler picks would depend on the order of the path).
+
+Prints one line per violation, FILE:LINE: what is wrong, and exits 1 if
+there is any, 0 otherwise.  Standard library only.
+"""
+import os
+import re
+import sys
+
+SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cuh", ".h.in")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+
+
+class Rules:
+    def __init__(self, path):
+        self.calls = {}        # layer -> set of layers it may include
+        self.top = set()       # paths relative to the root
+        self.base = set()      # names (or relative paths) any layer may include
+        self.forbid = []       # include prefixes refused everywhere
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                self._parse(path, number, line.split("#", 1)[0].strip())
+
+    def _parse(self, path, number, line):
+        if not line:
+            return
+        key, sep, rest = line.partition(":")
+        words = rest.split()
+        if not sep or not key.strip():
+            sys.exit(f"{path}:{number}: expected NAME: WORDS")
+        key = key.strip()
+        if key == "top":
+            self.top.update(words)
+        elif key == "base":
+            self.base.update(words)
+        elif key == "forbid":
+            self.forbid.extend(words)
+        else:
+            unknown = [w for w in words if w not in self.calls]
+            if unknown:
+                sys.exit(f"{path}:{number}: layer {key} may call "
+                         f"{' '.join(unknown)}, which no line above defines")
+            self.calls[key] = set(words) | {key}
+
+
+def source_files(root):
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(SOURCE_SUFFIXES):
+                yield os.path.relpath(os.path.join(folder, name), root)
+
+
+def layer_of(rules, rel):
+    """The layer of a path relative to the root, "top", "base" or None."""
+    if rel in rules.top:
+        return "top"
+    if rel in rules.base:
+        return "base"
+    first = rel.split(os.sep, 1)[0]
+    if os.sep in rel and first in rules.calls:
+        return first
+    return None
+
+
+def resolve(root, rules, rel, target):
+    """The paths (relative to the root) an include of @target from @rel
+    may mean: one, several (ambiguous) or none (unknown)."""
+    here = os.path.normpath(os.path.join(os.path.dirname(rel), target))
+    if os.path.isfile(os.path.join(root, here)):
+        return [here]
+    found = []
+    for folder in [""] + list(rules.calls):
+        candidate = os.path.normpath(os.path.join(folder, target))
+        if os.path.isfile(os.path.join(root, candidate)):
+            found.append(candidate)
+    if not found and target in rules.base:
+        found.append(target)       # a generated base header
+    return found
+
+
+def check_include(root, rules, rel, layer, target):
+    """One include line: None when allowed, else what is wrong."""
+    for prefix in rules.forbid:
+        if target.startswith(prefix):
+            return f"includes {target}: nothing here may include {prefix}"
+    found = resolve(root, rules, rel, target)
+    if not found:
+        return f"includes {target}, which is neither in the tree nor a base file"
+    if len(found) > 1:
+        return f"includes {target}, which names {' and '.join(found)}"
+    other = layer_of(rules, found[0])
+    if other is None:
+        return f"includes {found[0]}, which lies outside every layer"
+    if layer == "top" or other == "base" or (
+            layer != "base" and other in rules.calls[layer]):
+        return None
+    allowed = ("base files only" if layer == "base" else
+               "layers " + " ".join(sorted(rules.calls[layer])))
+    return (f"{layer} includes {found[0]} of {other}, a layer above it or "
+            f"beside it ({layer} may include {allowed})")
+
+
+def check_file(root, rules, rel):
+    layer = layer_of(rules, rel)
+    if layer is None:
+        return [f"{rel}: lies outside every layer of layers.txt"]
+    problems = []
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if not m or (m.group(1) == "<" and not any(
+                    m.group(2).startswith(p) for p in rules.forbid)):
+                continue
+            if layer == "top" and m.group(1) == '"':
+                continue           # the umbrella sees everything
+            problem = check_include(root, rules, rel, layer, m.group(2))
+            if problem:
+                problems.append(f"{rel}:{number}: {problem}")
+    return problems
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit(__doc__.split("\n\n")[1])
+    root = argv[1]
+    rules = Rules(os.path.join(root, "layers.txt"))
+    files = list(source_files(root))
+    problems = [p for rel in files for p in check_file(root, rules, rel)]
+    for problem in problems:
+        print(os.path.join(root, problem))
+    if problems:
+        print(f"{len(problems)} layering violation(s) in {root}: "
+              f"fix the include, or move the file where its includes point")
+        return 1
+    print(f"{len(files)} files in {len(rules.calls)} layers of {root}: "
+          f"every include goes down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
