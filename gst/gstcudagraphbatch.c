@@ -68,16 +68,17 @@
 
 #include "gstcudagraphbatchpad.h"
 #include "gstcudagraphbatchmeta.h"
-#include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphdevice.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphfence.h"
+#include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphpinnedallocator.h"
 #include "gstcudagraphcudapool.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
+#include "gstcudagraphvideo.h"
 
 #include <stdlib.h>
 #include <string.h>

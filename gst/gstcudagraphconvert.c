@@ -70,6 +70,8 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
+#include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug

@@ -8,6 +8,7 @@
 #include "gstcudagraphdevice.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphcudapool.h"
+#include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
 #include "gstcudagraphsystemallocator.h"
 
@@ -25,6 +26,23 @@ gst_cuda_graph_device_close (GstCudaGraphDevice * device)
   /* Only now: the GcgContext above may have wrapped its CUcontext. */
   gst_clear_object (&device->cuda_context);
   device->active = GCG_BACKEND_CPU;
+}
+
+GstMapFlags
+gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
+    GstBuffer * buffer)
+{
+  if (device->active != GCG_BACKEND_CUDA)
+    return 0;
+  return gst_cuda_graph_cuda_map_flags (buffer, device->cuda_context);
+}
+
+GstMapFlags
+gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
+    GstMapFlags in_place)
+{
+  return GST_MAP_WRITE | in_place
+      | (device->active == GCG_BACKEND_CUDA ? GST_CUDA_GRAPH_MAP_NO_FENCE : 0);
 }
 
 #ifdef HAVE_GST_CUDA

@@ -44,6 +44,18 @@ void gst_cuda_graph_device_set_context (GstElement * element,
 gboolean gst_cuda_graph_device_context_query (GstElement * element,
     GstQuery * query, GstObject ** shared);
 
+/* GST_MAP_CUDA when the work on @device can use @buffer's memory in
+ * place: CUDA memory of our context, with the CUDA backend; else 0. */
+GstMapFlags gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
+    GstBuffer * buffer);
+
+/* The flags to map an output buffer for our write, @in_place being its
+ * gst_cuda_graph_device_map_flags(): the CUDA backend writes in stream
+ * order after the buffer's last frame (no wait on its fence); the CPU
+ * backend must wait for it like any reader. */
+GstMapFlags gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
+    GstMapFlags in_place);
+
 /* Releases everything; @device is the CPU backend afterwards. */
 void gst_cuda_graph_device_close (GstCudaGraphDevice * device);
 
