@@ -191,17 +191,10 @@ static gboolean
 open_backend (GstCudaGraphBaseTransform * self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  GcgBackend backend;
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  backend = priv->run.backend;
-  device_id = priv->run.device_id;
-  GST_OBJECT_UNLOCK (self);
 
   gst_cuda_graph_base_transform_reset_counters (self);
-  return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self), backend,
-      device_id, &priv->gst_context);
+  return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self),
+      &priv->run, &priv->gst_context);
 }
 
 /* The queue the frames run through: on the stream for CUDA, synchronous
@@ -297,12 +290,8 @@ gst_cuda_graph_base_transform_set_context (GstElement * element,
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (element));
-  gint device_id;
 
-  GST_OBJECT_LOCK (element);
-  device_id = priv->run.device_id;
-  GST_OBJECT_UNLOCK (element);
-  gst_cuda_graph_device_set_context (element, context, device_id,
+  gst_cuda_graph_device_set_context (element, context, &priv->run,
       &priv->gst_context);
 
   GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)->set_context
@@ -360,47 +349,6 @@ const GcgFrameChainConfig *
 gst_cuda_graph_base_transform_get_config (GstCudaGraphBaseTransform * self)
 {
   return &GET_PRIV (self)->config;
-}
-
-/* CUDA memory output needs the CUDA backend on a context shared with
- * GStreamer's CUDA elements; before start that is not known yet, and the
- * caps may offer it. */
-gboolean
-gst_cuda_graph_base_transform_can_output_cuda_memory
-    (GstCudaGraphBaseTransform * self)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-
-  if (!priv->started)
-    return TRUE;
-  return priv->dev.active == GCG_BACKEND_CUDA && priv->dev.cuda_context != NULL;
-}
-
-/**
- * gst_cuda_graph_base_transform_order_input_caps:
- * @self: a #GstCudaGraphBaseTransform
- * @caps: (transfer full): sink caps a subclass offers upstream
- *
- * Puts CUDA memory first while the element can read it in place (the
- * CUDA backend, or not started yet): an upstream that can give either
- * (cudaupload, NVDEC) then hands over device memory rather than
- * downloading a frame for us to upload again.
- *
- * Returns: (transfer full): @caps in that order
- */
-GstCaps *
-gst_cuda_graph_base_transform_order_input_caps (GstCudaGraphBaseTransform *
-    self, GstCaps * caps)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-  gboolean cuda;
-
-  GST_OBJECT_LOCK (self);
-  cuda = priv->run.backend != GCG_BACKEND_CPU;
-  GST_OBJECT_UNLOCK (self);
-  if (!cuda || !gst_cuda_graph_base_transform_can_output_cuda_memory (self))
-    return caps;
-  return gst_cuda_graph_caps_cuda_memory_first (caps);
 }
 
 GcgBackend

@@ -63,11 +63,12 @@ const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info
     (GstCudaGraphBaseTransform *self);
 const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
     (GstCudaGraphBaseTransform *self);
-gboolean gst_cuda_graph_base_transform_can_output_cuda_memory
-    (GstCudaGraphBaseTransform * self);
 
-GstCaps *gst_cuda_graph_base_transform_order_input_caps
-    (GstCudaGraphBaseTransform * self, GstCaps * caps);
+/* transform_caps()'s last step, for both subclasses: the memory kinds the
+ * element can use on the other pad, in its order, within @filter. */
+GstCaps *gst_cuda_graph_base_transform_restrict_caps
+    (GstCudaGraphBaseTransform * self, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter);
 
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);

@@ -7,6 +7,7 @@
  * the caps (the subclass fills the output side), buffer sizes, and the
  * allocation queries on both sides. */
 #include "gstcudagraphbasetransform-private.h"
+#include "gstcudagraphcudainterop.h"
 #include "gstcudagraphvideo.h"
 
 #include <string.h>
@@ -188,3 +189,69 @@ gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *
   return ret;
 }
 
+/* --- for the subclasses' transform_caps ---------------------------------- */
+
+/* CUDA memory output needs the CUDA backend on a context shared with
+ * GStreamer's CUDA elements; before start that is not known yet, and the
+ * caps may offer it. */
+static gboolean
+can_output_cuda_memory (GstCudaGraphBaseTransform * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (!priv->started)
+    return TRUE;
+  return priv->dev.active == GCG_BACKEND_CUDA && priv->dev.cuda_context != NULL;
+}
+
+/* Puts CUDA memory first in @caps (sink caps offered upstream; transfer
+ * full) while the element can read it in place (the CUDA backend, or not
+ * started yet): an upstream that can give either (cudaupload, NVDEC) then
+ * hands over device memory rather than downloading a frame for us to
+ * upload again. */
+static GstCaps *
+order_input_caps (GstCudaGraphBaseTransform * self, GstCaps * caps)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean cuda;
+
+  GST_OBJECT_LOCK (self);
+  cuda = priv->run.backend != GCG_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  if (!cuda || !can_output_cuda_memory (self))
+    return caps;
+  return gst_cuda_graph_caps_cuda_memory_first (caps);
+}
+
+/**
+ * gst_cuda_graph_base_transform_restrict_caps:
+ * @self: a #GstCudaGraphBaseTransform
+ * @direction: the direction transform_caps() was called for
+ * @caps: (transfer full): the caps it made for the other pad, in every
+ *   memory kind the subclass takes
+ * @filter: (nullable): its filter
+ *
+ * The memory kinds the element can really use on the other pad, in the
+ * order it prefers: on the src pad CUDA memory only where the backend can
+ * write it (in, it is always readable: mapped through the host on the CPU
+ * backend); on the sink pad CUDA memory first while it is read in place.
+ * Then within @filter.
+ *
+ * Returns: (transfer full): the caps for transform_caps() to return
+ */
+GstCaps *
+gst_cuda_graph_base_transform_restrict_caps (GstCudaGraphBaseTransform *
+    self, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result;
+
+  if (direction == GST_PAD_SINK && !can_output_cuda_memory (self))
+    caps = gst_cuda_graph_caps_remove_cuda_memory (caps);
+  else if (direction == GST_PAD_SRC)
+    caps = order_input_caps (self, caps);
+  if (filter == NULL)
+    return caps;
+  result = gst_cuda_graph_caps_filter (caps, filter, direction);
+  gst_caps_unref (caps);
+  return result;
+}

@@ -184,12 +184,8 @@ static void
 gst_cuda_graph_batch_set_context (GstElement * element, GstContext * context)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->run.device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_graph_device_set_context (element, context, device_id,
+  gst_cuda_graph_device_set_context (element, context, &self->run,
       &self->gst_context);
 
   GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)->set_context
@@ -240,16 +236,10 @@ static gboolean
 gst_cuda_graph_batch_start (GstAggregator * agg)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
-  GcgBackend backend;
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  backend = self->run.backend;
-  device_id = self->run.device_id;
-  GST_OBJECT_UNLOCK (self);
   reset_counters (self);
-  return gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self), backend,
-      device_id, &self->gst_context);
+  return gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
+      &self->run, &self->gst_context);
 }
 
 static gboolean

@@ -162,10 +162,16 @@ open_cuda (GstCudaGraphDevice * device, GstElement * element,
 
 gboolean
 gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
-    GcgBackend backend, gint device_id, GstObject ** shared)
+    const GstCudaGraphRunProps * run, GstObject ** shared)
 {
   g_autoptr (GError) error = NULL;
+  GcgBackend backend;
+  gint device_id;
 
+  GST_OBJECT_LOCK (element);
+  backend = run->backend;
+  device_id = run->device_id;
+  GST_OBJECT_UNLOCK (element);
   if (gst_cuda_graph_device_debug == NULL)
     GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice",
         0, "cudagraph backends");
@@ -196,10 +202,14 @@ gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
 
 void
 gst_cuda_graph_device_set_context (GstElement * element, GstContext * context,
-    gint device_id, GstObject ** shared)
+    const GstCudaGraphRunProps * run, GstObject ** shared)
 {
   GstObject *found = NULL;
+  gint device_id;
 
+  GST_OBJECT_LOCK (element);
+  device_id = run->device_id;
+  GST_OBJECT_UNLOCK (element);
   gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
   GST_OBJECT_LOCK (element);
   if (*shared == NULL)
