@@ -124,8 +124,6 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
       "cudagraphbasetransform", 0, "cudagraph base transform");
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM, 0);
-  gst_type_mark_as_plugin_api (GCG_TYPE_BACKEND, 0);
-  gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
 static void
