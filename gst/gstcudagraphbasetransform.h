@@ -63,11 +63,12 @@ const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info
     (GstCudaGraphBaseTransform *self);
 const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
     (GstCudaGraphBaseTransform *self);
-gboolean gst_cuda_graph_base_transform_can_output_cuda_memory
-    (GstCudaGraphBaseTransform * self);
 
-GstCaps *gst_cuda_graph_base_transform_order_input_caps
-    (GstCudaGraphBaseTransform * self, GstCaps * caps);
+/* transform_caps()'s last step, for both subclasses: the memory kinds the
+ * element can use on the other pad, in its order, within @filter. */
+GstCaps *gst_cuda_graph_base_transform_restrict_caps
+    (GstCudaGraphBaseTransform * self, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter);
 
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
@@ -75,61 +76,6 @@ GcgBackend gst_cuda_graph_base_transform_get_active_backend
 gboolean gst_cuda_graph_base_transform_get_output_location
     (GstCudaGraphBaseTransform *self, guint64 *device_ptr, gint *device_id,
     GcgStream **stream);
-
-/* Overrides @params' colour adjustment with the fields of a "GcgParamsMeta"
- * custom meta on @buffer, if there is one. */
-void gst_cuda_graph_apply_params_meta (GstObject *self,
-    GstBuffer *buffer, GcgFrameParams *params);
-
-/* TRUE when every value is finite (NaN and infinities are refused). */
-gboolean gst_cuda_graph_values_finite (const gfloat *values, guint n);
-
-/* Maps GStreamer's format names to the chain's; FALSE when unsupported. */
-gboolean gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
-    GcgPixelFormat *out);
-
-/* The chain's description of @info: format, YUV matrix and range (a
- * matrix other than BT.601/709 is read as BT.601, with a warning against
- * @object); FALSE for a format the chain does not read. */
-gboolean gst_cuda_graph_describe_video (GstObject * object,
-    const GstVideoInfo * info, GcgPixelFormat * format,
-    GcgColorMatrix * matrix, gboolean * full_range);
-
-/* Intersects @rect with a frame_w x frame_h frame; FALSE when nothing is
- * left. */
-gboolean gst_cuda_graph_clip_rect (GcgRect * rect, gint frame_w,
-    gint frame_h);
-
-/* Where @buffer's memory is for the frame queue: device memory when mapped
- * with GST_MAP_CUDA (@device), pinned host memory when it is ours,
- * pageable host memory otherwise. */
-GcgMemoryKind gst_cuda_graph_memory_kind (GstBuffer * buffer,
-    GstMapFlags device);
-
-/* The planes of a mapped frame, each with the bytes the chain may touch
- * (stride × rows, cut to what the mapping holds). */
-void gst_cuda_graph_planes_from_frame (GcgFramePlanes * planes,
-    GstVideoFrame * frame, GcgMemoryKind kind);
-
-/* gst_video_frame_map() takes a GstVideoMeta of another format or smaller
- * than the caps for a programming error (a critical): it is upstream's
- * word only, so such a frame is refused (FALSE, @error set). */
-gboolean gst_cuda_graph_video_meta_fits (GstBuffer * inbuf,
-    const GstVideoInfo * info, GError ** error);
-
-void gst_cuda_graph_params_meta_register (void);
-
-/**
- * GST_CUDA_GRAPH_PARAMS_META_NAME:
- *
- * Name of the custom meta (gst_meta_register_custom()) an application
- * attaches to a buffer to override the elements' colour adjustment for that
- * buffer only: its structure's double fields `brightness`, `contrast`,
- * `gamma` and `gain` replace the properties' values.  Registered when the
- * plugin loads; add it with
- * `gst_buffer_add_custom_meta (buf, "GcgParamsMeta")`.
- */
-#define GST_CUDA_GRAPH_PARAMS_META_NAME "GcgParamsMeta"
 
 /**
  * GST_CUDA_GRAPH_STATS_REQUEST_NAME:

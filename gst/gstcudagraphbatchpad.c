@@ -17,7 +17,7 @@
  * Since: 0.1
  */
 #include "gstcudagraphbatchpad.h"
-#include "gstcudagraphbasetransform.h"
+#include "gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug

@@ -70,6 +70,8 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
+#include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug
@@ -411,21 +413,8 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
    * peer takes it, system memory stays system memory. */
   result = gst_caps_merge (gst_caps_ref (caps), freed);
   result = gst_cuda_graph_caps_add_memory_kinds (result);
-  /* CUDA memory out only where the backend can make it; in, it is always
-   * readable (mapped through the host on the CPU backend). */
-  if (direction == GST_PAD_SINK
-      && !gst_cuda_graph_base_transform_can_output_cuda_memory
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
-    result = gst_cuda_graph_caps_remove_cuda_memory (result);
-  else if (direction == GST_PAD_SRC)
-    result = gst_cuda_graph_base_transform_order_input_caps
-        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
-  if (filter) {
-    GstCaps *tmp = gst_cuda_graph_caps_filter (result, filter, direction);
-
-    gst_caps_unref (result);
-    result = tmp;
-  }
+  result = gst_cuda_graph_base_transform_restrict_caps
+      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       result);
   return result;

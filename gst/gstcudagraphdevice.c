@@ -8,6 +8,7 @@
 #include "gstcudagraphdevice.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphcudapool.h"
+#include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
 #include "gstcudagraphsystemallocator.h"
 
@@ -25,6 +26,23 @@ gst_cuda_graph_device_close (GstCudaGraphDevice * device)
   /* Only now: the GcgContext above may have wrapped its CUcontext. */
   gst_clear_object (&device->cuda_context);
   device->active = GCG_BACKEND_CPU;
+}
+
+GstMapFlags
+gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
+    GstBuffer * buffer)
+{
+  if (device->active != GCG_BACKEND_CUDA)
+    return 0;
+  return gst_cuda_graph_cuda_map_flags (buffer, device->cuda_context);
+}
+
+GstMapFlags
+gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
+    GstMapFlags in_place)
+{
+  return GST_MAP_WRITE | in_place
+      | (device->active == GCG_BACKEND_CUDA ? GST_CUDA_GRAPH_MAP_NO_FENCE : 0);
 }
 
 #ifdef HAVE_GST_CUDA
@@ -144,10 +162,16 @@ open_cuda (GstCudaGraphDevice * device, GstElement * element,
 
 gboolean
 gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
-    GcgBackend backend, gint device_id, GstObject ** shared)
+    const GstCudaGraphRunProps * run, GstObject ** shared)
 {
   g_autoptr (GError) error = NULL;
+  GcgBackend backend;
+  gint device_id;
 
+  GST_OBJECT_LOCK (element);
+  backend = run->backend;
+  device_id = run->device_id;
+  GST_OBJECT_UNLOCK (element);
   if (gst_cuda_graph_device_debug == NULL)
     GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice",
         0, "cudagraph backends");
@@ -178,10 +202,14 @@ gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
 
 void
 gst_cuda_graph_device_set_context (GstElement * element, GstContext * context,
-    gint device_id, GstObject ** shared)
+    const GstCudaGraphRunProps * run, GstObject ** shared)
 {
   GstObject *found = NULL;
+  gint device_id;
 
+  GST_OBJECT_LOCK (element);
+  device_id = run->device_id;
+  GST_OBJECT_UNLOCK (element);
   gst_cuda_graph_cuda_set_context (element, context, device_id, &found);
   GST_OBJECT_LOCK (element);
   if (*shared == NULL)

@@ -7,6 +7,8 @@
 #include <gst/gst.h>
 #include <gcg.h>
 
+#include "gstcudagraphrunprops.h"
+
 G_BEGIN_DECLS
 
 /* What an element runs on: the CPU reference, or the CUDA backend with
@@ -24,25 +26,40 @@ typedef struct
   GstAllocator *pinned;
 } GstCudaGraphDevice;
 
-/* Opens @device for @backend on @device_id.  @shared is the element's slot
+/* Opens @device for the backend and CUDA device of @run (the element's
+ * run properties, read under @element's object lock).  @shared is the
+ * element's slot
  * for a GstCudaContext offered by the pipeline (read and, when we share
  * the primary context, written under @element's object lock).  With
  * backend=auto and no usable GPU it falls back to the CPU with a warning
  * on the bus; with backend=cuda that is an element error and FALSE. */
 gboolean gst_cuda_graph_device_open (GstCudaGraphDevice * device,
-    GstElement * element, GcgBackend backend, gint device_id,
+    GstElement * element, const GstCudaGraphRunProps * run,
     GstObject ** shared);
 
-/* GstElement::set_context: keeps a "gst.cuda.context" for @device_id in
- * @shared (under @element's object lock) while it holds none; the one we
- * run in is never replaced mid-stream. */
+/* GstElement::set_context: keeps a "gst.cuda.context" for the CUDA device
+ * of @run in @shared (both under @element's object lock) while it holds
+ * none; the one we run in is never replaced mid-stream. */
 void gst_cuda_graph_device_set_context (GstElement * element,
-    GstContext * context, gint device_id, GstObject ** shared);
+    GstContext * context, const GstCudaGraphRunProps * run,
+    GstObject ** shared);
 
 /* Answers a context query with the GstCudaContext in @shared; FALSE when
  * it is not such a query or there is none. */
 gboolean gst_cuda_graph_device_context_query (GstElement * element,
     GstQuery * query, GstObject ** shared);
+
+/* GST_MAP_CUDA when the work on @device can use @buffer's memory in
+ * place: CUDA memory of our context, with the CUDA backend; else 0. */
+GstMapFlags gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
+    GstBuffer * buffer);
+
+/* The flags to map an output buffer for our write, @in_place being its
+ * gst_cuda_graph_device_map_flags(): the CUDA backend writes in stream
+ * order after the buffer's last frame (no wait on its fence); the CPU
+ * backend must wait for it like any reader. */
+GstMapFlags gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
+    GstMapFlags in_place);
 
 /* Releases everything; @device is the CPU backend afterwards. */
 void gst_cuda_graph_device_close (GstCudaGraphDevice * device);

@@ -8,6 +8,8 @@
  * struct of its own.  Setting one per frame allocates only the first time
  * a memory is used: the pool hands the same memories back. */
 #include "gstcudagraphfence.h"
+#include "gstcudagraphcudapool.h"
+#include "gstcudagraphpinnedallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_fence_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_fence_debug
@@ -149,4 +151,16 @@ gst_cuda_graph_fence_wait (GstMemory * mem)
   if (fence->queue == queue && fence->seq == seq)
     g_clear_object (&fence->queue);
   g_mutex_unlock (&fence->lock);
+}
+
+gboolean
+gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_cuda_graph_is_pinned_memory (mem)
+      || gst_cuda_graph_cuda_memory_is_fenced (mem);
 }

@@ -30,6 +30,11 @@ void gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue,
  * frame queue's frame) that writes @mem. */
 void gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker);
 
+/* TRUE when @buffer is one memory whose readers wait on its fence (our
+ * pinned host memory, our fenced CUDA memory): it may leave while the GPU
+ * still writes it.  Any other output must be complete before it leaves. */
+gboolean gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer);
+
 /* Waits for @mem's fence, if any, and clears it.  Never fails the map: a
  * failed frame was reported by the element already, so only a warning is
  * logged here. */

@@ -93,6 +93,7 @@
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphmodelinfo.h"
+#include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
@@ -388,21 +389,11 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
     else
       result = gst_caps_merge (result, make_video_caps (fr));
   }
-  if (direction == GST_PAD_SINK) {
+  /* The video caps come in both memory kinds already. */
+  if (direction == GST_PAD_SINK)
     result = gst_cuda_graph_caps_add_memory_kinds (result);
-    if (!gst_cuda_graph_base_transform_can_output_cuda_memory
-        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans)))
-      result = gst_cuda_graph_caps_remove_cuda_memory (result);
-  } else {
-    result = gst_cuda_graph_base_transform_order_input_caps
-        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), result);
-  }
-  if (filter) {
-    GstCaps *tmp = gst_cuda_graph_caps_filter (result, filter, direction);
-
-    gst_caps_unref (result);
-    result = tmp;
-  }
+  result = gst_cuda_graph_base_transform_restrict_caps
+      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       result);
   return result;

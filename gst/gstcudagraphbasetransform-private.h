@@ -1,0 +1,149 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+/* What the files of GstCudaGraphBaseTransform share: its private state
+ * and the functions one file provides to the others.
+ *
+ *   gstcudagraphbasetransform.c        the type, start/stop, events,
+ *                                      context, helpers for subclasses
+ *   gstcudagraphbasetransformprops.c   properties
+ *   gstcudagraphbasetransformstats.c   counters, the cudagraph-stats message
+ *   gstcudagraphbasetransformcaps.c    caps, allocation
+ *   gstcudagraphbasetransformchain.c   the current chain, the graph cache
+ *   gstcudagraphbasetransformframe.c   one frame: map, queue, finish
+ */
+
+#include "gstcudagraphbasetransform.h"
+#include "gstcudagraphchaincache.h"
+#include "gstcudagraphdevice.h"
+#include "gstcudagraphrunprops.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
+
+/* What a chain counted: graphs captured, graph launches (the one right
+ * after a capture included), eager frames. */
+typedef struct
+{
+  guint64 captures;
+  guint64 launches;
+  guint64 eager;
+} GstCudaGraphChainCounts;
+
+typedef struct
+{
+  /* Properties, under the object lock: the shared ones (their counters
+   * included) and the base's own. */
+  GstCudaGraphRunProps run;
+  GcgSyncMode sync_mode;
+  gint max_errors;
+  guint graph_cache_size;
+
+  /* Counters, under the object lock: totals over every chain since start
+   * (in run.counts); what chains counted while they were current, before
+   * the current one; and the current chain's own counts when it became
+   * current (a chain from the cache comes back with the counts of its
+   * earlier caps). */
+  GstCudaGraphChainCounts retired;
+  GstCudaGraphChainCounts base;
+  guint64 chains_built;
+  guint64 frames;
+  guint64 dropped;
+  guint64 failed;
+  /* Streaming thread only (read at EOS, or at stop once it has ended). */
+  guint64 in_place_in;
+  guint64 in_place_out;
+  gboolean stats_posted;
+  guint consecutive_errors;
+  /* A frame that failed on the GPU after it was pushed took the errors past
+   * max-errors: the next buffer returns GST_FLOW_ERROR. */
+  gboolean flow_error;
+  /* priv->config holds the negotiated configuration (the chain for it may
+   * still be missing after a driver failure). */
+  gboolean have_config;
+  /* Between start and stop: the backend (and CUDA memory output) known. */
+  gboolean started;
+
+  /* The GstCudaContext offered by the pipeline or a neighbour, under the
+   * object lock (set_context may come from any thread). */
+  GstObject *gst_context;
+
+  /* Streaming state (streaming thread, or state changes). */
+  GstCudaGraphDevice dev;
+  GcgFrameQueue *queue;
+  GcgFrameChain *chain;
+  GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
+  GcgFrameChainConfig config;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  gsize out_size;
+  /* Device address of the last output when it was device memory, else 0
+   * (for the subclasses' metadata). */
+  guint64 out_device_ptr;
+} GstCudaGraphBaseTransformPrivate;
+
+GstCudaGraphBaseTransformPrivate *gst_cuda_graph_base_transform_get_priv
+    (GstCudaGraphBaseTransform * self);
+
+#define GET_PRIV(self) gst_cuda_graph_base_transform_get_priv (self)
+
+/* GstBaseTransform's class, to chain up to from any file of the base. */
+GstBaseTransformClass *gst_cuda_graph_base_transform_get_parent_class (void);
+
+#define PARENT_CLASS (gst_cuda_graph_base_transform_get_parent_class ())
+
+/* gstcudagraphbasetransformprops.c */
+void gst_cuda_graph_base_transform_install_properties (GObjectClass *
+    gobject_class);
+void gst_cuda_graph_base_transform_init_properties
+    (GstCudaGraphBaseTransformPrivate * priv);
+
+/* gstcudagraphbasetransformstats.c */
+void gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *
+    self);
+void gst_cuda_graph_base_transform_count_chain_activated
+    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain);
+void gst_cuda_graph_base_transform_count_chain_retired
+    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain);
+void gst_cuda_graph_base_transform_count_frame (GstCudaGraphBaseTransform *
+    self);
+gboolean gst_cuda_graph_base_transform_count_failure
+    (GstCudaGraphBaseTransform * self, const GError * error,
+    GstClockTime pts, const gchar * what);
+void gst_cuda_graph_base_transform_post_stats (GstCudaGraphBaseTransform *
+    self);
+
+/* gstcudagraphbasetransformcaps.c */
+gboolean gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize);
+gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *
+    trans, GstCaps * caps, gsize * size);
+gboolean gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+gboolean gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+GstFlowReturn gst_cuda_graph_base_transform_prepare_output_buffer
+    (GstBaseTransform * trans, GstBuffer * input, GstBuffer ** outbuf);
+
+/* gstcudagraphbasetransformchain.c */
+gboolean gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform
+    * self, GError ** error);
+void gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform *
+    self, const GcgFrameChainConfig * config);
+void gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform *
+    self);
+
+/* gstcudagraphbasetransformframe.c */
+void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *
+    trans, GstBuffer * buffer);
+GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform *
+    trans, GstBuffer * inbuf, GstBuffer * outbuf);
+
+G_END_DECLS

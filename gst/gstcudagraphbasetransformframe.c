@@ -1,0 +1,275 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* One frame through GstCudaGraphBaseTransform, top-down from transform()
+ * at the bottom: the subclass fills the per-frame values, the input and
+ * output are mapped, the frame is handed to the GcgFrameQueue (copy in,
+ * graph replay, copy out; lib/) and the output leaves at once when its
+ * readers wait for the frame themselves.  The input stays mapped until
+ * the queue says the GPU is done with it (frame_done()). */
+#include "gstcudagraphbasetransform-private.h"
+#include "gstcudagraphcudainterop.h"
+#include "gstcudagraphfence.h"
+#include "gstcudagraphvideo.h"
+
+#include <string.h>
+
+#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+
+/* A frame whose GPU work may still be running: its input stays mapped
+ * (and so referenced) until the frame queue says the device is done. */
+typedef struct
+{
+  GstCudaGraphBaseTransform *self;
+  GstVideoFrame in_frame;
+  GstClockTime pts;
+} InFlightFrame;
+
+void
+gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = GST_BUFFER_PTS (buffer);
+
+  /* Runs in passthrough too, so a controlled value leaving its identity
+   * takes the element out of passthrough. */
+  if (GST_CLOCK_TIME_IS_VALID (ts)) {
+    ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
+    if (GST_CLOCK_TIME_IS_VALID (ts))
+      gst_object_sync_values (GST_OBJECT (trans), ts);
+  }
+}
+
+/* The output buffer, mapped for the chain to write: a video frame, or the
+ * tensor as one plane. */
+typedef struct
+{
+  gboolean video;
+  GstVideoFrame frame;
+  GstMapInfo map;
+} OutputMapping;
+
+static gboolean
+map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
+    OutputMapping * m, GcgFramePlanes * planes)
+{
+  GstMapFlags device = gst_cuda_graph_device_map_flags (&priv->dev, outbuf);
+  GcgMemoryKind kind = gst_cuda_graph_memory_kind (outbuf, device);
+  GstMapFlags flags = gst_cuda_graph_device_write_flags (&priv->dev, device);
+
+  memset (planes, 0, sizeof (*planes));
+  m->video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
+  if (m->video) {
+    if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf, flags))
+      return FALSE;
+    gst_cuda_graph_planes_from_frame (planes, &m->frame, kind);
+    return TRUE;
+  }
+  if (!gst_buffer_map (outbuf, &m->map, flags))
+    return FALSE;
+  if (m->map.size < priv->out_size) {
+    gst_buffer_unmap (outbuf, &m->map);
+    return FALSE;
+  }
+  planes->kind = kind;
+  planes->n_planes = 1;
+  planes->data[0] = (guint64) (guintptr) m->map.data;
+  planes->size[0] = priv->out_size;
+  return TRUE;
+}
+
+static void
+unmap_output (GstBuffer * outbuf, OutputMapping * m)
+{
+  if (m->video)
+    gst_video_frame_unmap (&m->frame);
+  else
+    gst_buffer_unmap (outbuf, &m->map);
+}
+
+static void
+fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
+    GcgFrameParams * params)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gcg_frame_params_init (params);
+  params->pts = GST_BUFFER_PTS_IS_VALID (inbuf) ? GST_BUFFER_PTS (inbuf) : 0;
+  GST_OBJECT_LOCK (self);
+  params->frame_number = GST_BUFFER_OFFSET_IS_VALID (inbuf)
+      ? GST_BUFFER_OFFSET (inbuf) : priv->frames;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* A frame that failed before it was queued is dropped. */
+static GstFlowReturn
+frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
+    GstClockTime pts)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  priv->dropped++;
+  GST_OBJECT_UNLOCK (self);
+  if (gst_cuda_graph_base_transform_count_failure (self, error, pts,
+          "frame dropped"))
+    return GST_FLOW_ERROR;
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
+/* The frame queue is done with a frame: release its input and account for
+ * a failure on the GPU (the buffer left already: it can only be reported,
+ * with its PTS, and the next buffer errors out past max-errors). */
+static void
+frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
+    gpointer user_data)
+{
+  InFlightFrame *frame = user_data;
+  GstCudaGraphBaseTransform *self = frame->self;
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gst_video_frame_unmap (&frame->in_frame);
+  if (error == NULL)
+    priv->consecutive_errors = 0;
+  else if (!g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED)
+      && gst_cuda_graph_base_transform_count_failure (self, error,
+          frame->pts, "its output is invalid"))
+    priv->flow_error = TRUE;
+  g_free (frame);
+}
+
+/* Output the GPU may still be writing leaves now when its readers will
+ * wait for it (our pinned memory, our CUDA memory: the map waits on a
+ * fence); any other memory is complete before it leaves. */
+static gboolean
+finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
+    const GcgFramePlanes * out, guint64 seq, GError ** error)
+{
+  if (priv->dev.active != GCG_BACKEND_CUDA)
+    return TRUE;
+  if (out->kind != GCG_MEMORY_KIND_HOST
+      && gst_cuda_graph_fence_is_waited_for (outbuf)) {
+    gst_cuda_graph_fence_set (gst_buffer_peek_memory (outbuf, 0), priv->queue,
+        seq);
+    return TRUE;
+  }
+  return gcg_frame_queue_wait (priv->queue, seq, error);
+}
+
+/* Queues @frame (its input mapped) into @outbuf; takes @frame. */
+static GstFlowReturn
+submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
+    InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GcgFramePlanes in, out;
+  OutputMapping m;
+  GstClockTime pts = frame->pts;
+  guint64 seq = 0;
+  gboolean queued, ready;
+
+  if (!map_output (priv, outbuf, &m, &out)) {
+    gst_video_frame_unmap (&frame->in_frame);
+    g_free (frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
+            priv->out_size), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gst_cuda_graph_planes_from_frame (&in, &frame->in_frame,
+      gst_cuda_graph_memory_kind (frame->in_frame.buffer, in_dev));
+  queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in,
+      &out, frame_done, frame, &seq, &error);
+  if (!queued) {
+    unmap_output (outbuf, &m);
+    gst_video_frame_unmap (&frame->in_frame);
+    g_free (frame);
+    return frame_failed (self, error, pts);
+  }
+  /* @frame belongs to the queue now. */
+  priv->out_device_ptr =
+      out.kind == GCG_MEMORY_KIND_DEVICE ? params->dst[0] : 0;
+  ready = finish_output (priv, outbuf, &out, seq, &error);
+  unmap_output (outbuf, &m);
+  /* A frame that failed while we waited for it was reported by
+   * frame_done(): drop its output. */
+  if (!ready) {
+    GST_OBJECT_LOCK (self);
+    priv->dropped++;
+    GST_OBJECT_UNLOCK (self);
+    return priv->flow_error ? GST_FLOW_ERROR : GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  priv->in_place_in += in.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
+  priv->in_place_out += out.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GcgFrameParams params;
+  InFlightFrame *frame;
+  GstFlowReturn ret;
+  GstMapFlags in_dev;
+  gboolean use_graph;
+  GcgSyncMode sync_mode;
+  g_autoptr (GError) error = NULL;
+
+  if (!priv->have_config) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps were set"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (priv->flow_error)
+    return GST_FLOW_ERROR;
+  if (priv->chain == NULL
+      && !gst_cuda_graph_base_transform_build_chain (self, &error))
+    return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
+  GST_OBJECT_LOCK (self);
+  use_graph = priv->run.use_graph;
+  sync_mode = priv->sync_mode;
+  GST_OBJECT_UNLOCK (self);
+  gcg_frame_chain_set_use_graph (priv->chain, use_graph);
+  if (priv->dev.stream)
+    gcg_stream_set_sync_mode (priv->dev.stream, sync_mode);
+
+  fill_common_params (self, inbuf, &params);
+  klass->fill_params (self, inbuf, &params);
+
+  in_dev = gst_cuda_graph_device_map_flags (&priv->dev, inbuf);
+  if (in_dev)
+    gst_cuda_graph_cuda_wait_ready (inbuf);
+  if (!gst_cuda_graph_video_meta_fits (inbuf, &priv->in_info, &error))
+    return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
+  frame = g_new0 (InFlightFrame, 1);
+  frame->self = self;
+  frame->pts = GST_BUFFER_PTS (inbuf);
+  /* The mapping holds a reference on @inbuf until the frame is done. */
+  if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
+          GST_MAP_READ | in_dev)) {
+    g_free (frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot map the input buffer as %s %dx%d",
+            GST_VIDEO_INFO_NAME (&priv->in_info),
+            GST_VIDEO_INFO_WIDTH (&priv->in_info),
+            GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  ret = submit_frame (self, &params, frame, in_dev, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  gst_cuda_graph_base_transform_count_frame (self);
+  if (klass->decorate)
+    klass->decorate (self, outbuf, &params);
+  /* A frame done meanwhile may have failed once too often. */
+  return priv->flow_error ? GST_FLOW_ERROR : GST_FLOW_OK;
+}

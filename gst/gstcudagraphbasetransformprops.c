@@ -1,0 +1,180 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* The properties of GstCudaGraphBaseTransform, for cudagraphconvert and
+ * cudagraphpreprocess: the run properties and counters every cudagraph
+ * element has (gstcudagraphrunprops.h), and the base's own. */
+#include "gstcudagraphbasetransform-private.h"
+
+enum
+{
+  PROP_0,
+  PROP_SYNC_MODE,
+  PROP_MAX_ERRORS,
+  PROP_DROPPED_FRAMES,
+  PROP_FAILED_FRAMES,
+  PROP_GRAPH_CACHE_SIZE,
+  PROP_CHAINS_BUILT,
+  PROP_RUN_FIRST,
+};
+
+#define DEFAULT_SYNC_MODE GCG_SYNC_MODE_POLL
+#define DEFAULT_MAX_ERRORS 10
+#define DEFAULT_GRAPH_CACHE_SIZE 4
+
+#define PLAYING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+#define RO (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
+
+static const GstCudaGraphRunPropsText run_text = {
+  .backend = "Where the frame chain runs: auto (CUDA when a GPU is usable, "
+      "the CPU reference otherwise), cuda, or cpu",
+  .use_graph = "Capture the chain into a CUDA graph once and replay it per "
+      "frame (FALSE launches the same kernels eagerly, for A/B "
+      "measurement)",
+  .in_flight_nick = "Frames in flight",
+  .in_flight = "Frames whose GPU work may be queued at once: buffers leave "
+      "the element while the GPU still works on them, and whoever maps one "
+      "first waits for that frame only (1 = one frame at a time)",
+  .max_in_flight = GCG_FRAME_QUEUE_MAX_DEPTH,
+  .captures = "Graph captures since start (one per negotiated caps)",
+  .replays = "Frames that replayed a graph captured on an earlier frame "
+      "(N buffers of one caps: 1 capture, N-1 replays)",
+  .eager_frames = "Frames run without a graph (use-graph=false, or the CPU "
+      "backend)",
+};
+
+static void
+install_settings (GObjectClass * gobject_class)
+{
+  g_object_class_install_property (gobject_class, PROP_SYNC_MODE,
+      g_param_spec_enum ("sync-mode", "Sync mode",
+          "How a thread that needs a frame's result (a reader mapping "
+          "the output, a full queue, EOS) waits for its GPU work: poll "
+          "sleeps in short steps between queries, blocking sleeps on a "
+          "blocking-sync event (the driver takes an interrupt per frame), "
+          "driver spins a core (least latency)",
+          GCG_TYPE_SYNC_MODE, DEFAULT_SYNC_MODE, PLAYING_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_ERRORS,
+      g_param_spec_int ("max-errors", "Max errors",
+          "Consecutive frames that may fail to process (a driver error, "
+          "say) before the element errors out; each failed frame is "
+          "dropped with a warning (-1 = never error out, 0 = error out on "
+          "the first)", -1, G_MAXINT, DEFAULT_MAX_ERRORS, PLAYING_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
+      g_param_spec_uint ("graph-cache-size", "Graph cache size",
+          "Frame chains of earlier caps kept, with their captured graphs "
+          "and device memory, besides the current one: caps changing back "
+          "to one of them replay its graph instead of capturing again; the "
+          "least recently used one is dropped when more are kept (0 = "
+          "none; a smaller value takes effect at the next caps change)", 0,
+          GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
+          PLAYING_FLAGS));
+}
+
+static void
+install_counters (GObjectClass * gobject_class)
+{
+  g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
+      g_param_spec_uint64 ("dropped-frames", "Dropped frames",
+          "Frames dropped because processing them failed", 0, G_MAXUINT64,
+          0, RO));
+  g_object_class_install_property (gobject_class, PROP_FAILED_FRAMES,
+      g_param_spec_uint64 ("failed-frames", "Failed frames",
+          "Frames whose processing failed: the dropped ones, and those that "
+          "failed on the GPU after their buffer had left (reported with a "
+          "warning naming their PTS)", 0, G_MAXUINT64, 0, RO));
+  g_object_class_install_property (gobject_class, PROP_CHAINS_BUILT,
+      g_param_spec_uint64 ("chains-built", "Chains built",
+          "Frame chains built since start: one per caps not found in the "
+          "graph cache (a chain taken back from the cache is not counted)",
+          0, G_MAXUINT64, 0, RO));
+}
+
+static void
+gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_SYNC_MODE:
+      priv->sync_mode = g_value_get_enum (value);
+      break;
+    case PROP_MAX_ERRORS:
+      priv->max_errors = g_value_get_int (value);
+      break;
+    case PROP_GRAPH_CACHE_SIZE:
+      priv->graph_cache_size = g_value_get_uint (value);
+      break;
+    default:
+      if (!gst_cuda_graph_run_props_set (&priv->run, PROP_RUN_FIRST, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_SYNC_MODE:
+      g_value_set_enum (value, priv->sync_mode);
+      break;
+    case PROP_MAX_ERRORS:
+      g_value_set_int (value, priv->max_errors);
+      break;
+    case PROP_GRAPH_CACHE_SIZE:
+      g_value_set_uint (value, priv->graph_cache_size);
+      break;
+    case PROP_DROPPED_FRAMES:
+      g_value_set_uint64 (value, priv->dropped);
+      break;
+    case PROP_FAILED_FRAMES:
+      g_value_set_uint64 (value, priv->failed);
+      break;
+    case PROP_CHAINS_BUILT:
+      g_value_set_uint64 (value, priv->chains_built);
+      break;
+    default:
+      if (!gst_cuda_graph_run_props_get (&priv->run, PROP_RUN_FIRST, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+void
+gst_cuda_graph_base_transform_install_properties (GObjectClass *
+    gobject_class)
+{
+  gobject_class->set_property = gst_cuda_graph_base_transform_set_property;
+  gobject_class->get_property = gst_cuda_graph_base_transform_get_property;
+
+  gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
+  install_settings (gobject_class);
+  install_counters (gobject_class);
+  gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
+}
+
+void
+gst_cuda_graph_base_transform_init_properties
+    (GstCudaGraphBaseTransformPrivate * priv)
+{
+  gst_cuda_graph_run_props_init (&priv->run);
+  priv->sync_mode = DEFAULT_SYNC_MODE;
+  priv->max_errors = DEFAULT_MAX_ERRORS;
+  priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
+}

@@ -1,0 +1,130 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+/* What the files of cudagraphbatch share: the instance, a batch, and the
+ * functions one file provides to the others.
+ *
+ *   gstcudagraphbatch.c          the element: type, start/stop, events,
+ *                                context, aggregate()
+ *   gstcudagraphbatchprops.c     properties
+ *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
+ *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
+ *                                with its values; batches in flight
+ *   gstcudagraphbatchrun.c       running a batch into its output: staging,
+ *                                the engine, fences, metas, timestamps
+ */
+
+#include <gst/base/gstaggregator.h>
+
+#include "gstcudagraphbatchpad.h"
+#include "gstcudagraphdevice.h"
+#include "gstcudagraphrunprops.h"
+#include "gstcudagraphtensorprops.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_batch_debug);
+
+/* Batches in flight at most: the in-flight property's maximum, and the
+ * spare batches kept. */
+#define GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT 16
+
+/* One stream's frame in the batch being assembled, mapped until the
+ * batch's work is done. */
+typedef struct
+{
+  GstCudaGraphBatchPad *pad;
+  GstBuffer *buffer;
+  GstVideoFrame frame;
+  gboolean mapped;
+  GstClockTime running_time;
+  gint ids[GCG_FRAME_CHAIN_MAX_ROIS];
+  guint n_items;
+} BatchInput;
+
+/* A batch: its inputs and, with the CUDA backend, the fence after its
+ * work (inputs stay referenced until it has passed). */
+typedef struct
+{
+  guint n;
+  BatchInput inputs[GCG_FRAME_BATCH_MAX_SOURCES];
+  GcgFrameBatchSource sources[GCG_FRAME_BATCH_MAX_SOURCES];
+  GcgFrameParams params[GCG_FRAME_BATCH_MAX_SOURCES];
+  /* Device copies of system memory planes (CUDA backend), until the
+   * batch's work is queued. */
+  guint64 staging[GCG_FRAME_BATCH_MAX_SOURCES * 3];
+  guint n_staging;
+  GcgFence *fence;
+} Batch;
+
+struct _GstCudaGraphBatch
+{
+  GstAggregator parent;
+
+  /* Properties, under the object lock: the run properties every element
+   * has (their counters included), the tensor's, and the batch's own. */
+  GstCudaGraphRunProps run;
+  GstCudaGraphTensorProps props;
+  guint batch_size;
+
+  /* Counters, under the object lock: run.counts is the current engine's
+   * plus those of engines replaced by a renegotiation (retired). */
+  GstCudaGraphRunCounts retired;
+  guint64 batches;
+
+  /* A GstCudaContext offered by the pipeline, under the object lock. */
+  GstObject *gst_context;
+
+  /* Streaming state (the src pad's thread, or state changes). */
+  GstCudaGraphDevice dev;
+  GcgFrameBatch *engine;
+  GcgFrameBatchConfig config;
+  gsize out_size;
+  guint64 frames;
+  gboolean stats_posted;
+  GQueue pending;               /* Batch*, oldest first */
+  GQueue spare;                 /* Batch*, free */
+};
+
+#define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
+    CUDA_GRAPH_BATCH, GstAggregator)
+
+/* gstcudagraphbatchprops.c */
+void gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class);
+void gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self);
+
+/* gstcudagraphbatchcaps.c */
+guint gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch * self);
+void gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch * self);
+GstFlowReturn gst_cuda_graph_batch_update_src_caps (GstAggregator * agg,
+    GstCaps * caps, GstCaps ** ret);
+gboolean gst_cuda_graph_batch_negotiated_src_caps (GstAggregator * agg,
+    GstCaps * caps);
+gboolean gst_cuda_graph_batch_decide_allocation (GstAggregator * agg,
+    GstQuery * query);
+gboolean gst_cuda_graph_batch_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+
+/* gstcudagraphbatchassemble.c */
+Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch * self);
+void gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self,
+    Batch * batch);
+void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self,
+    guint keep);
+void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self);
+GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self);
+gboolean gst_cuda_graph_batch_all_pads_eos (GList * pads);
+void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
+    GstCudaGraphBatchPad * pad, Batch * batch);
+
+/* gstcudagraphbatchrun.c */
+void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,
+    GstCudaGraphRunCounts * counts);
+GstFlowReturn gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self,
+    Batch * batch);
+
+G_END_DECLS

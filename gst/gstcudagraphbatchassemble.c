@@ -1,0 +1,241 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Assembling a batch of cudagraphbatch: the head frame of each pad,
+ * mapped as its caps say (refused, with a warning, when the buffer does
+ * not hold them), with its per-frame values and ROIs; and the batches in
+ * flight, whose inputs stay mapped until the GPU is done with them. */
+#include "gstcudagraphbatch-private.h"
+#include "gstcudagraphcudainterop.h"
+#include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphrois.h"
+#include "gstcudagraphvideo.h"
+
+#define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
+
+/* --- batches in flight --------------------------------------------------- */
+
+/* A Batch is some 200 KB (64 mapped frames and their values): they are
+ * kept for the next batches rather than allocated and zeroed each time. */
+Batch *
+gst_cuda_graph_batch_new_batch (GstCudaGraphBatch * self)
+{
+  Batch *batch = g_queue_pop_head (&self->spare);
+
+  return batch ? batch : g_new0 (Batch, 1);
+}
+
+/* Releases @batch's inputs and keeps it for a later batch. */
+void
+gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self, Batch * batch)
+{
+  for (guint i = 0; i < batch->n; i++) {
+    BatchInput *in = &batch->inputs[i];
+
+    if (in->mapped)
+      gst_video_frame_unmap (&in->frame);
+    in->mapped = FALSE;
+    gst_clear_buffer (&in->buffer);
+    gst_clear_object (&in->pad);
+  }
+  batch->n = 0;
+  g_clear_object (&batch->fence);
+  if (g_queue_get_length (&self->spare) <= GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT)
+    g_queue_push_head (&self->spare, batch);
+  else
+    g_free (batch);
+}
+
+/* Releases the inputs of the batches the GPU is done with, oldest first;
+ * waits for the oldest while more than @keep are left. */
+void
+gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self, guint keep)
+{
+  Batch *batch;
+
+  while ((batch = g_queue_peek_head (&self->pending))) {
+    g_autoptr (GError) error = NULL;
+    gboolean done = TRUE;
+
+    if (batch->fence
+        && !(g_queue_get_length (&self->pending) > keep
+            ? gcg_fence_wait (batch->fence, &error)
+            : gcg_fence_query (batch->fence, &done, &error)))
+      GST_WARNING_OBJECT (self, "a batch failed on the GPU after it left: "
+          "%s", error->message);
+    else if (!done)
+      return;
+    gst_cuda_graph_batch_free_batch (self, g_queue_pop_head (&self->pending));
+  }
+}
+
+void
+gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self)
+{
+  gst_cuda_graph_batch_retire_batches (self, 0);
+}
+
+/* --- assembling a batch -------------------------------------------------- */
+
+/* The pads to take frames from this time, in pad order (refs). */
+GList *
+gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self)
+{
+  GList *pads;
+
+  GST_OBJECT_LOCK (self);
+  pads = g_list_copy (GST_ELEMENT (self)->sinkpads);
+  for (GList * l = pads; l; l = l->next)
+    gst_object_ref (l->data);
+  GST_OBJECT_UNLOCK (self);
+  return pads;
+}
+
+gboolean
+gst_cuda_graph_batch_all_pads_eos (GList * pads)
+{
+  for (GList * l = pads; l; l = l->next) {
+    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (l->data)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Every plane holds the rows the chain reads: upstream's video meta and
+ * buffer are its word only. */
+static gboolean
+planes_fit (GstVideoFrame * frame, GError ** error)
+{
+  GcgFramePlanes planes;
+
+  gst_cuda_graph_planes_from_frame (&planes, frame, GCG_MEMORY_KIND_HOST);
+  for (guint i = 0; i < planes.n_planes; i++) {
+    gsize row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (frame, i)
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, i);
+    guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (frame, i);
+    gsize need;
+
+    if (planes.stride[i] <= 0 || (gsize) planes.stride[i] < row
+        || !g_size_checked_mul (&need, planes.stride[i], rows - 1)
+        || !g_size_checked_add (&need, need, row) || need > planes.size[i]) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "plane %u (stride %d, %" G_GSIZE_FORMAT " bytes) does not hold "
+          "%u rows of %" G_GSIZE_FORMAT " bytes", i, planes.stride[i],
+          planes.size[i], rows, row);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Maps @in's buffer as its pad's caps say; FALSE (with a warning: the
+ * frame is left out) when it does not hold them. */
+static gboolean
+map_input (GstCudaGraphBatch * self, BatchInput * in,
+    const GstVideoInfo * info)
+{
+  g_autoptr (GError) error = NULL;
+  GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev,
+      in->buffer);
+
+  if (dev)
+    gst_cuda_graph_cuda_wait_ready (in->buffer);
+  if (gst_cuda_graph_video_meta_fits (in->buffer, info, &error)
+      && gst_video_frame_map (&in->frame, info, in->buffer,
+          GST_MAP_READ | dev)) {
+    in->mapped = TRUE;
+    if (planes_fit (&in->frame, &error))
+      return TRUE;
+  } else if (error == NULL) {
+    g_set_error (&error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "the buffer does not hold a %s %dx%d frame",
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info));
+  }
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("Leaving a frame of %s out of the batch: %s",
+          GST_PAD_NAME (in->pad), error->message), (NULL));
+  return FALSE;
+}
+
+/* The per-frame values of @in, as cudagraphpreprocess fills them. */
+static void
+fill_params (GstCudaGraphBatch * self, BatchInput * in,
+    const GcgRect * region, GcgFrameParams * params)
+{
+  g_autofree gchar *roi_type = NULL;
+  GstBuffer *buf = in->buffer;
+  guint max_rois = self->config.max_rois;
+  gboolean cropped;
+
+  gcg_frame_params_init (params);
+  params->pts = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) : 0;
+  params->frame_number = GST_BUFFER_OFFSET_IS_VALID (buf)
+      ? GST_BUFFER_OFFSET (buf) : self->frames;
+  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in->frame); i++) {
+    params->src[i] = (guint64) (guintptr)
+        GST_VIDEO_FRAME_PLANE_DATA (&in->frame, i);
+    params->src_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in->frame, i);
+  }
+  GST_OBJECT_LOCK (self);
+  gst_cuda_graph_tensor_props_fill_params (&self->props, params);
+  roi_type = gst_cuda_graph_batch_pad_dup_roi_type (in->pad,
+      self->props.roi_type);
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_apply_params_meta (GST_OBJECT (self), buf, params);
+  in->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (in->pad), buf,
+      region, roi_type, max_rois, params, in->ids);
+  /* The chain reads no ROI as the whole frame: a crop is one ROI. */
+  cropped = region->x != 0 || region->y != 0
+      || region->width != GST_VIDEO_FRAME_WIDTH (&in->frame)
+      || region->height != GST_VIDEO_FRAME_HEIGHT (&in->frame);
+  if (params->n_rois == 0 && cropped)
+    params->n_rois = 1;
+}
+
+static GstClockTime
+input_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime rt;
+
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* Takes @pad's head frame into @batch when it can be batched; a frame that
+ * cannot (no caps, crop outside it, buffer too small) is dropped. */
+void
+gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
+    GstCudaGraphBatchPad * pad, Batch * batch)
+{
+  GstAggregatorPad *apad = GST_AGGREGATOR_PAD (pad);
+  BatchInput *in = &batch->inputs[batch->n];
+  const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
+  GcgRect region;
+
+  in->buffer = gst_aggregator_pad_pop_buffer (apad);
+  if (in->buffer == NULL)
+    return;
+  in->pad = gst_object_ref (pad);
+  in->running_time = input_running_time (apad, in->buffer);
+  if (info == NULL || !gst_cuda_graph_batch_pad_get_region (pad,
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &region)
+      || !map_input (self, in, info)) {
+    if (in->mapped)
+      gst_video_frame_unmap (&in->frame);
+    gst_clear_buffer (&in->buffer);
+    gst_clear_object (&in->pad);
+    in->mapped = FALSE;
+    return;
+  }
+  gst_cuda_graph_batch_pad_get_source (pad, &batch->sources[batch->n]);
+  fill_params (self, in, &region, &batch->params[batch->n]);
+  batch->n++;
+}

@@ -1,0 +1,140 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* The properties of cudagraphbatch: the run properties and counters every
+ * cudagraph element has (gstcudagraphrunprops.h), the tensor properties
+ * it shares with cudagraphpreprocess (gstcudagraphtensorprops.h), and its
+ * own. */
+#include "gstcudagraphbatch-private.h"
+
+enum
+{
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_TIMEOUT,
+  PROP_BATCHES,
+  PROP_RUN_FIRST,
+  PROP_TENSOR_FIRST = PROP_RUN_FIRST + GST_CUDA_GRAPH_RUN_N_PROPS,
+};
+
+#define DEFAULT_BATCH_SIZE 0
+#define DEFAULT_TIMEOUT (40 * GST_MSECOND)
+
+#define READY_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
+#define RO (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
+
+static const GstCudaGraphRunPropsText run_text = {
+  .backend = "Where the batch runs: auto (CUDA when a GPU is usable, the CPU "
+      "reference otherwise), cuda, or cpu",
+  .use_graph = "Capture the batch into a CUDA graph once and replay it (FALSE "
+      "launches the same kernel eagerly, for A/B measurement)",
+  .in_flight_nick = "Batches in flight",
+  .in_flight = "Batches whose GPU work may be queued at once; their inputs "
+      "stay referenced until it is done",
+  .max_in_flight = GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT,
+  .captures = "Graph captures since start (one per negotiated tensor shape)",
+  .replays = "Batches that replayed a graph captured on an earlier batch",
+  .eager_frames = "Batches run without a graph (use-graph=false, or the CPU "
+      "backend)",
+};
+
+static void
+gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
+  gboolean known = TRUE;
+
+  /* The aggregator's latency is the deadline; it takes its own lock. */
+  if (prop_id == PROP_TIMEOUT) {
+    g_object_set (object, "latency", g_value_get_uint64 (value), NULL);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_BATCH_SIZE)
+    self->batch_size = g_value_get_uint (value);
+  else
+    known = gst_cuda_graph_run_props_set (&self->run, PROP_RUN_FIRST, prop_id,
+        value)
+        || gst_cuda_graph_tensor_props_set (&self->props, object,
+        PROP_TENSOR_FIRST, prop_id, value, pspec);
+  GST_OBJECT_UNLOCK (self);
+  if (!known)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static gboolean
+get_own_property (GstCudaGraphBatch * self, guint prop_id, GValue * value)
+{
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
+      return TRUE;
+    case PROP_BATCHES:
+      g_value_set_uint64 (value, self->batches);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static void
+gst_cuda_graph_batch_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
+  gboolean known;
+
+  if (prop_id == PROP_TIMEOUT) {
+    guint64 latency;
+
+    g_object_get (object, "latency", &latency, NULL);
+    g_value_set_uint64 (value, latency);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  known = get_own_property (self, prop_id, value)
+      || gst_cuda_graph_run_props_get (&self->run, PROP_RUN_FIRST, prop_id,
+      value)
+      || gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
+      prop_id, value);
+  GST_OBJECT_UNLOCK (self);
+  if (!known)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+void
+gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
+{
+  gobject_class->set_property = gst_cuda_graph_batch_set_property;
+  gobject_class->get_property = gst_cuda_graph_batch_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Most streams in one batch (0 = the number of sink pads at "
+          "negotiation); the tensor holds batch-size x max-rois items",
+          0, GCG_FRAME_BATCH_MAX_SOURCES, DEFAULT_BATCH_SIZE, READY_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_TIMEOUT,
+      g_param_spec_uint64 ("timeout", "Timeout",
+          "Live sources: how long after the batch's running time a stream "
+          "without a frame is left out of it (ns; the aggregator's "
+          "latency: setting one sets the other)", 0, G_MAXUINT64,
+          DEFAULT_TIMEOUT, READY_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BATCHES,
+      g_param_spec_uint64 ("batches", "Batches", "Batches pushed", 0,
+          G_MAXUINT64, 0, RO));
+  gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
+  gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
+}
+
+void
+gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self)
+{
+  gst_cuda_graph_run_props_init (&self->run);
+  gst_cuda_graph_tensor_props_init (&self->props);
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  g_object_set (self, "latency", (guint64) DEFAULT_TIMEOUT, NULL);
+}

@@ -1,0 +1,345 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* Running an assembled batch of cudagraphbatch into its output, top-down
+ * from push_batch() at the bottom: an output buffer, system memory inputs
+ * staged to the device, one GcgFrameBatch run (one graph replay), the
+ * output fenced (or waited for) and described by its metas, then
+ * timestamped and pushed. */
+#include "gstcudagraphbatch-private.h"
+#include "gstcudagraphbatchmeta.h"
+#include "gstcudagraphfence.h"
+#include "gstcudagraphtensordescribe.h"
+#include "gstcudagraphvideo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 28, 0)
+#include <gst/analytics/analytics.h>
+#define HAVE_GST_ANALYTICS_BATCH 1
+#endif
+
+#define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
+
+static GstFlowReturn
+acquire_output (GstCudaGraphBatch * self, GstBuffer ** outbuf)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  g_autoptr (GstBufferPool) pool = gst_aggregator_get_buffer_pool (agg);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+
+  *outbuf = NULL;
+  if (pool) {
+    if (gst_buffer_pool_acquire_buffer (pool, outbuf, NULL) != GST_FLOW_OK)
+      *outbuf = NULL;
+  } else {
+    gst_aggregator_get_allocator (agg, &allocator, &params);
+    *outbuf = gst_buffer_new_allocate (allocator, self->out_size, &params);
+    gst_clear_object (&allocator);
+  }
+  if (*outbuf && gst_buffer_get_size (*outbuf) >= self->out_size)
+    return GST_FLOW_OK;
+  gst_clear_buffer (outbuf);
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("Cannot allocate a batch of %" G_GSIZE_FORMAT " bytes",
+          self->out_size), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* Where the engine writes: the output itself (host memory for the CPU
+ * backend, our CUDA memory for the CUDA backend), else a device block
+ * copied into the output afterwards. */
+typedef struct
+{
+  GstMapInfo map;
+  gboolean device;
+  guint64 staging;
+} OutputTarget;
+
+static gboolean
+map_output (GstCudaGraphBatch * self, GstBuffer * outbuf, OutputTarget * t,
+    GError ** error)
+{
+  GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev, outbuf);
+  GstMapFlags flags = gst_cuda_graph_device_write_flags (&self->dev, dev);
+
+  memset (t, 0, sizeof (*t));
+  if (!gst_buffer_map (outbuf, &t->map, flags)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
+        "cannot map the output buffer");
+    return FALSE;
+  }
+  t->device = dev != 0;
+  if (self->dev.active != GCG_BACKEND_CUDA || t->device)
+    return TRUE;
+  return gcg_allocator_alloc (self->dev.allocator, self->out_size,
+      self->dev.stream, &t->staging, error);
+}
+
+static guint64
+output_address (OutputTarget * t)
+{
+  return t->staging ? t->staging : (guint64) (guintptr) t->map.data;
+}
+
+/* System memory planes go to the device first (CUDA backend), into blocks
+ * of the stream-ordered allocator: freed once the batch's kernel is queued
+ * (free_staging()), their next user then runs after it on the stream. */
+static gboolean
+upload_inputs (GstCudaGraphBatch * self, Batch * batch, GError ** error)
+{
+  GcgFramePlanes planes;
+
+  if (self->dev.active != GCG_BACKEND_CUDA)
+    return TRUE;
+  for (guint s = 0; s < batch->n; s++) {
+    BatchInput *in = &batch->inputs[s];
+
+    if (gst_cuda_graph_device_map_flags (&self->dev, in->buffer))
+      continue;
+    gst_cuda_graph_planes_from_frame (&planes, &in->frame,
+        GCG_MEMORY_KIND_HOST);
+    for (guint i = 0; i < planes.n_planes; i++) {
+      guint64 block;
+      gboolean ok;
+
+      if (!gcg_allocator_alloc (self->dev.allocator, planes.size[i],
+              self->dev.stream, &block, error))
+        return FALSE;
+      batch->staging[batch->n_staging++] = block;
+      ok = gcg_stream_copy_to_device (self->dev.stream, block,
+          GSIZE_TO_POINTER ((gsize) planes.data[i]), planes.size[i], error);
+      if (!ok)
+        return FALSE;
+      batch->params[s].src[i] = block;
+    }
+  }
+  return TRUE;
+}
+
+static void
+free_staging (GstCudaGraphBatch * self, Batch * batch)
+{
+  for (guint i = 0; i < batch->n_staging; i++)
+    gcg_allocator_free (self->dev.allocator, batch->staging[i]);
+  batch->n_staging = 0;
+}
+
+/* After the engine queued its work: a device output block goes into the
+ * output; the output then either waits for the batch when read (our
+ * pinned or CUDA memory) or is complete before it leaves. */
+static gboolean
+finish_output (GstCudaGraphBatch * self, GstBuffer * outbuf,
+    OutputTarget * t, Batch * batch, GError ** error)
+{
+  gboolean fenced = gst_cuda_graph_fence_is_waited_for (outbuf);
+
+  if (self->dev.active != GCG_BACKEND_CUDA)
+    return TRUE;
+  if (t->staging) {
+    gboolean ok = gcg_stream_copy_to_host (self->dev.stream, t->map.data,
+        t->staging, self->out_size, error);
+
+    gcg_allocator_free (self->dev.allocator, t->staging);
+    t->staging = 0;
+    if (!ok)
+      return FALSE;
+  }
+  batch->fence = gcg_fence_new (self->dev.stream, error);
+  if (batch->fence == NULL)
+    return FALSE;
+  if (fenced) {
+    gst_cuda_graph_fence_set_marker (gst_buffer_peek_memory (outbuf, 0),
+        batch->fence);
+    return TRUE;
+  }
+  return gcg_fence_wait (batch->fence, error);
+}
+
+/* The current engine's own counts. */
+void
+gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,
+    GstCudaGraphRunCounts * counts)
+{
+  gst_cuda_graph_run_counts_set (counts,
+      gcg_frame_batch_get_capture_count (self->engine),
+      gcg_frame_batch_get_replay_count (self->engine),
+      gcg_frame_batch_get_eager_count (self->engine));
+}
+
+static void
+update_counters (GstCudaGraphBatch * self)
+{
+  GstCudaGraphRunCounts now;
+
+  gst_cuda_graph_batch_engine_counts (self, &now);
+  GST_OBJECT_LOCK (self);
+  self->run.counts.captures = self->retired.captures + now.captures;
+  self->run.counts.replays = self->retired.replays + now.replays;
+  self->run.counts.eager = self->retired.eager + now.eager;
+  self->batches++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+#ifdef HAVE_GST_ANALYTICS_BATCH
+/* GStreamer 1.28's description of a batch for its analytics elements:
+ * one stream per source, by its sink pad's index (the frames themselves
+ * are in the tensor, so no buffers are listed). */
+static void
+add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+{
+  GstAnalyticsBatchMeta *meta = gst_buffer_add_analytics_batch_meta (outbuf);
+
+  if (meta == NULL)
+    return;
+  meta->streams = g_new0 (GstAnalyticsBatchStream, batch->n);
+  meta->n_streams = batch->n;
+  for (guint s = 0; s < batch->n; s++) {
+    /* "sink_%u" */
+    meta->streams[s].index = (guint) strtoul (GST_PAD_NAME (batch->inputs[s].
+            pad) + 5, NULL, 10);
+  }
+}
+#else
+static void
+add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+{
+}
+#endif
+
+/* The batch's GcgBatchMeta and GcgTensorMeta. */
+static void
+decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
+    guint n_items, OutputTarget * t)
+{
+  const GcgFrameBatchConfig *c = &self->config;
+  GstCudaGraphTensorDesc desc = { c->tensor_layout, c->tensor_type,
+    c->tensor_channels, c->out_width, c->out_height,
+    c->max_sources * c->max_rois
+  };
+  GcgBatchMeta *bmeta = gcg_buffer_add_batch_meta (outbuf, n_items);
+  GcgTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
+      self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
+      t->device ? gcg_context_get_device_id (self->dev.context) : -1,
+      t->device ? self->dev.stream : NULL);
+  guint k = 0;
+
+  tmeta->n_items = n_items;
+  if (bmeta == NULL)
+    return;
+  for (guint s = 0; s < batch->n; s++) {
+    BatchInput *in = &batch->inputs[s];
+    GcgBatchMetaSource *src = &bmeta->sources[s];
+    const GcgFrameParams *p = &batch->params[s];
+
+    src->pad_name = gst_pad_get_name (in->pad);
+    src->stream_id = gst_pad_get_stream_id (GST_PAD (in->pad));
+    src->pts = GST_BUFFER_PTS (in->buffer);
+    src->running_time = in->running_time;
+    src->width = batch->sources[s].width;
+    src->height = batch->sources[s].height;
+    src->first_item = k;
+    src->n_items = in->n_items;
+    for (guint i = 0; i < in->n_items && k < n_items; i++, k++) {
+      GcgBatchMetaItem *item = &bmeta->items[k];
+      GcgFrameItemMap map;
+
+      gcg_frame_item_map_init (&map, &p->rois[i], c->out_width,
+          c->out_height, c->letterbox);
+      *item = (GcgBatchMetaItem) {
+      s, in->ids[i], map.roi.x, map.roi.y, map.roi.width, map.roi.height,
+            map.pad_x, map.pad_y, map.scale_x, map.scale_y, map.offset_x,
+            map.offset_y};
+      gst_cuda_graph_tensor_meta_set_item (tmeta, k, &map, in->ids[i]);
+    }
+    bmeta->n_sources = s + 1;
+  }
+  gst_cuda_graph_add_gst_tensor_meta (outbuf, tmeta, "cudagraphbatch");
+  add_analytics_batch_meta (outbuf, batch);
+}
+
+/* The batch's time: the earliest running time among its frames, which
+ * is also where the output segment (time, from 0) now stands. */
+static void
+timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
+{
+  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
+      (self));
+  GstClockTime t = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
+
+  for (guint s = 0; s < batch->n; s++) {
+    GstClockTime rt = batch->inputs[s].running_time;
+    GstClockTime dur = GST_BUFFER_DURATION (batch->inputs[s].buffer);
+
+    if (!GST_CLOCK_TIME_IS_VALID (rt))
+      continue;
+    t = GST_CLOCK_TIME_IS_VALID (t) ? MIN (t, rt) : rt;
+    if (GST_CLOCK_TIME_IS_VALID (dur))
+      end = GST_CLOCK_TIME_IS_VALID (end) ? MAX (end, rt + dur) : rt + dur;
+  }
+  GST_BUFFER_PTS (outbuf) = t;
+  GST_BUFFER_OFFSET (outbuf) = self->batches;
+  if (GST_CLOCK_TIME_IS_VALID (t) && GST_CLOCK_TIME_IS_VALID (end))
+    GST_BUFFER_DURATION (outbuf) = end - t;
+  GST_OBJECT_LOCK (self);
+  if (GST_CLOCK_TIME_IS_VALID (end))
+    srcpad->segment.position = end;
+  else if (GST_CLOCK_TIME_IS_VALID (t))
+    srcpad->segment.position = t;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Runs @batch into @outbuf; on failure @outbuf is not pushed. */
+static gboolean
+run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
+    GError ** error)
+{
+  OutputTarget t;
+  gboolean use_graph;
+  guint n_items = 0;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  use_graph = self->run.use_graph;
+  GST_OBJECT_UNLOCK (self);
+  gcg_frame_batch_set_use_graph (self->engine, use_graph);
+  if (!map_output (self, outbuf, &t, error))
+    return FALSE;
+  ok = upload_inputs (self, batch, error)
+      && gcg_frame_batch_process (self->engine, batch->n, batch->sources,
+      batch->params, output_address (&t), self->dev.stream, &n_items, error)
+      && finish_output (self, outbuf, &t, batch, error);
+  free_staging (self, batch);
+  if (t.staging)
+    gcg_allocator_free (self->dev.allocator, t.staging);
+  if (ok)
+    decorate (self, outbuf, batch, n_items, &t);
+  gst_buffer_unmap (outbuf, &t.map);
+  return ok;
+}
+
+GstFlowReturn
+gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self, Batch * batch)
+{
+  g_autoptr (GError) error = NULL;
+  GstBuffer *outbuf;
+  GstFlowReturn ret = acquire_output (self, &outbuf);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!run_batch (self, batch, outbuf, &error)) {
+    gst_buffer_unref (outbuf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Processing a batch of %u streams failed: %s", batch->n,
+            error->message), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  timestamp (self, outbuf, batch);
+  update_counters (self);
+  self->frames += batch->n;
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
+}
