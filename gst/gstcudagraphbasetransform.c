@@ -120,10 +120,21 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_prepare_output_buffer);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
-      "cudagraphbasetransform", 0, "cudagraph base transform");
+  gst_cuda_graph_base_transform_debug_init ();
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM, 0);
+}
+
+void
+gst_cuda_graph_base_transform_debug_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
+        "cudagraphbasetransform", 0, "cudagraph base transform");
+    g_once_init_leave (&done, 1);
+  }
 }
 
 static void

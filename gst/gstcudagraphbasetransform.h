@@ -87,4 +87,10 @@ gboolean gst_cuda_graph_base_transform_get_output_location
  */
 #define GST_CUDA_GRAPH_STATS_REQUEST_NAME "cudagraph-stats-request"
 
+/* The debug category of the base transform, which the shared helpers
+ * (video, params meta, CUDA interop, chain cache) log to as well: set up
+ * by every element class, cudagraphbatch included, so those helpers never
+ * log to a category nobody made. */
+void gst_cuda_graph_base_transform_debug_init (void);
+
 G_END_DECLS
