@@ -441,6 +441,11 @@ def main():
                    help="print the per-ROI results of the first N frames")
     args = p.parse_args()
     args.detect_every = max(1, args.detect_every)
+    # The element's own limits (cudagraphpreprocess max-rois, width/height).
+    if not 1 <= args.max_rois <= 64:
+        p.error("--max-rois must be within 1 to 64")
+    if not 1 <= args.size <= 16384:
+        p.error("--size must be within 1 to 16384")
     if not os.path.isfile(args.video):
         sys.exit("analytics: no such file: %s" % args.video)
 
