@@ -28,6 +28,9 @@ else
   why=" (no GPU found)"
 fi
 
+# What one run counts: frames, or batches (cudagraphbatch).
+unit=frame units=frames
+
 # What the last run measured (set by run).
 last_backend="" last_fps="" last_cpu="" last_stats=""
 
@@ -65,7 +68,7 @@ run () {
   last_backend=$(grep -o 'backend=[a-z]*' <<<"$stats" | cut -d= -f2)
   last_fps=${fps:-?} last_cpu=$cpu last_stats=$stats
   echo "demo:   $stats"
-  echo "demo:   backend $last_backend: $frames frames in $time: $last_fps fps, ${cpu} us CPU per frame"
+  echo "demo:   backend $last_backend: $frames ${units} in $time: $last_fps ${units}/s, ${cpu} us CPU per $unit"
 }
 
 # The stats field $1 of the last run.
@@ -108,6 +111,17 @@ if gst-inspect-1.0 cudaupload >/dev/null 2>&1 && "$build/tools/gcg-info" >/dev/n
     "other/tensors(memory:CUDAMemory)" ! fakesink || ok=1
   [ "$last_backend" = cuda ] && line=$(summary ", in CUDA memory in and out (zero copy)")
 fi
+# Four cameras, one graph replay per batch: cudagraphbatch.
+batch_src=()
+for i in 0 1 2 3; do
+  batch_src+=(videotestsrc num-buffers=1 pattern=$((i * 5)) !
+    video/x-raw,format=NV12,width=1920,height=1080 !
+    imagefreeze num-buffers="$frames" ! b.sink_$i)
+done
+unit=batch units=batches
+run "cudagraphbatch: 4 streams x $frames frames of 1080p NV12 -> 4x3x640x640 float32 batches" \
+  cudagraphbatch name=b width=640 height=640 letterbox=symmetric ! fakesink \
+  "${batch_src[@]}" || ok=1
 if [ $ok -ne 0 ]; then
   echo "demo: FAILED: a run above did not complete (its errors are shown)"
 elif [ -n "$last_backend" ]; then
