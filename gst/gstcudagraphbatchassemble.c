@@ -165,7 +165,7 @@ static void
 fill_params (GstCudaGraphBatch * self, BatchInput * in,
     const GcgRect * region, GcgFrameParams * params)
 {
-  g_autofree gchar *roi_type = NULL;
+  gchar *roi_type;
   GstBuffer *buf = in->buffer;
   guint max_rois = self->config.max_rois;
   gboolean cropped;
@@ -181,12 +181,13 @@ fill_params (GstCudaGraphBatch * self, BatchInput * in,
   }
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_fill_params (&self->props, params);
-  roi_type = gst_cuda_graph_batch_pad_dup_roi_type (in->pad,
+  roi_type = gst_cuda_graph_batch_pad_ref_roi_type (in->pad,
       self->props.roi_type);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_apply_params_meta (GST_OBJECT (self), buf, params);
   in->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (in->pad), buf,
       region, roi_type, max_rois, params, in->ids);
+  g_clear_pointer (&roi_type, g_ref_string_release);
   /* The chain reads no ROI as the whole frame: a crop is one ROI. */
   cropped = region->x != 0 || region->y != 0
       || region->width != GST_VIDEO_FRAME_WIDTH (&in->frame)

@@ -38,7 +38,7 @@ struct _GstCudaGraphBatchPad
 
   /* Properties, under the object lock. */
   GcgRect crop;
-  gchar *roi_type;
+  gchar *roi_type;              /* a GRefString, as the element's */
   /* A crop that missed the frame was reported (until the crop changes). */
   gboolean crop_warned;
 
@@ -129,12 +129,23 @@ gst_cuda_graph_batch_pad_set_property (GObject * object, guint prop_id,
     *field = g_value_get_int (value);
     self->crop_warned = FALSE;
   } else if (prop_id == PROP_ROI_TYPE) {
-    g_free (self->roi_type);
-    self->roi_type = g_value_dup_string (value);
+    g_clear_pointer (&self->roi_type, g_ref_string_release);
+    if (g_value_get_string (value) != NULL)
+      self->roi_type = g_ref_string_new (g_value_get_string (value));
   } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_graph_batch_pad_finalize (GObject * object)
+{
+  GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
+
+  g_clear_pointer (&self->roi_type, g_ref_string_release);
+
+  G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
 }
 
 static void
@@ -152,16 +163,6 @@ gst_cuda_graph_batch_pad_get_property (GObject * object, guint prop_id,
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_cuda_graph_batch_pad_finalize (GObject * object)
-{
-  GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
-
-  g_free (self->roi_type);
-
-  G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
 }
 
 gboolean
@@ -229,13 +230,15 @@ gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
 }
 
 gchar *
-gst_cuda_graph_batch_pad_dup_roi_type (GstCudaGraphBatchPad * self,
-    const gchar * fallback)
+gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
+    gchar * fallback)
 {
   gchar *roi_type;
 
   GST_OBJECT_LOCK (self);
-  roi_type = g_strdup (self->roi_type ? self->roi_type : fallback);
+  roi_type = self->roi_type ? self->roi_type : fallback;
+  if (roi_type != NULL)
+    g_ref_string_acquire (roi_type);
   GST_OBJECT_UNLOCK (self);
   return roi_type;
 }

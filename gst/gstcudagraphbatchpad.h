@@ -34,8 +34,10 @@ gboolean gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
 gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
     gint width, gint height, GcgRect * region);
 
-/* The pad's roi-type, else @fallback (the element's); free with g_free. */
-gchar *gst_cuda_graph_batch_pad_dup_roi_type (GstCudaGraphBatchPad * self,
-    const gchar * fallback);
+/* A reference to the pad's roi-type, else to @fallback (the element's,
+ * a GRefString taken under the element's lock); NULL for none.  Drop it
+ * with g_ref_string_release(). */
+gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
+    gchar * fallback);
 
 G_END_DECLS

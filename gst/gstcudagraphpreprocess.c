@@ -441,18 +441,21 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
   GcgRect frame = { 0, 0, GST_VIDEO_INFO_WIDTH (info),
     GST_VIDEO_INFO_HEIGHT (info)
   };
-  g_autofree gchar *roi_type = NULL;
+  gchar *roi_type;
   guint max_rois;
 
   max_rois = gst_cuda_graph_base_transform_get_config (base)->max_rois;
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_fill_params (&self->props, params);
-  roi_type = g_strdup (self->props.roi_type);
+  roi_type = self->props.roi_type;
+  if (roi_type != NULL)
+    g_ref_string_acquire (roi_type);
   GST_OBJECT_UNLOCK (self);
 
   gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
   self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf,
       &frame, roi_type, max_rois, params, self->item_ids);
+  g_clear_pointer (&roi_type, g_ref_string_release);
 }
 
 static void

@@ -143,7 +143,7 @@ gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps * props)
 {
   g_clear_pointer (&props->mean_str, g_free);
   g_clear_pointer (&props->std_str, g_free);
-  g_clear_pointer (&props->roi_type, g_free);
+  g_clear_pointer (&props->roi_type, g_ref_string_release);
 }
 
 /* Parses "a,b,c" (or one value for every channel) into @out; FALSE, with
@@ -280,8 +280,9 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
       props->max_rois = g_value_get_uint (value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_ROI_TYPE:
-      g_free (props->roi_type);
-      props->roi_type = g_value_dup_string (value);
+      g_clear_pointer (&props->roi_type, g_ref_string_release);
+      if (g_value_get_string (value) != NULL)
+        props->roi_type = g_ref_string_new (g_value_get_string (value));
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_LETTERBOX:
       props->letterbox = g_value_get_enum (value);

@@ -52,6 +52,8 @@ typedef struct
   gfloat scale;
   gfloat offset;
   guint max_rois;
+  /* A GRefString: the streaming thread takes a reference under the object
+   * lock (no copy per frame) and drops it once the ROIs are collected. */
   gchar *roi_type;
   GcgLetterbox letterbox;
   gfloat pad_value;
