@@ -52,6 +52,9 @@ struct _GcgFrameBatch
   gsize stride;
   /* One source's whole struct, prepared before it is cut into staging. */
   GcgFrameKernelParams *kp;
+  /* Each source of the batch being processed as a chain sees it: made
+   * once by the checks, used again by the preparation. */
+  GcgFrameChainConfig chains[GCG_FRAME_BATCH_MAX_SOURCES];
 
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_batches;
@@ -218,7 +221,7 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GError **error)
 {
-  GcgFrameChainConfig chain;
+  GcgFrameChainConfig *chain;
   GcgFrameParams checked;
   g_autoptr (GError) source_error = NULL;
 
@@ -237,9 +240,10 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     /* The source's own destination is ignored: check it with the batch's. */
     checked = params[i];
     checked.dst[0] = dst;
-    gcg__frame_batch_chain_config (&self->config, &sources[i], &chain);
-    if (!gcg_frame_chain_config_validate (&chain, &source_error)
-        || !gcg__frame_check_params (&chain, &checked, &source_error)) {
+    chain = &self->chains[i];
+    gcg__frame_batch_chain_config (&self->config, &sources[i], chain);
+    if (!gcg_frame_chain_config_validate (chain, &source_error)
+        || !gcg__frame_check_params (chain, &checked, &source_error)) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Batch source %u: %s", i, source_error->message);
       return FALSE;
@@ -248,20 +252,20 @@ check_batch (GcgFrameBatch *self, guint n_sources,
   return TRUE;
 }
 
-/* Prepares source @i into self->kp, its items written from @first_item on:
- * the same preparation as a chain's, only the destination moves. */
+/* Prepares source @i (checked by check_batch()) into self->kp, its items
+ * written from @first_item on: the same preparation as a chain's, only the
+ * destination moves. */
 static void
-prepare_source (GcgFrameBatch *self, const GcgFrameBatchSource *source,
-    const GcgFrameParams *params, guint64 dst, guint first_item)
+prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
+    guint64 dst, guint first_item)
 {
-  GcgFrameChainConfig chain;
+  const GcgFrameChainConfig *chain = &self->chains[i];
 
-  gcg__frame_batch_chain_config (&self->config, source, &chain);
-  gcg__frame_prepare_static (&chain, self->kp);
-  gcg__frame_prepare_frame (&chain, params, self->kp);
+  gcg__frame_prepare_static (chain, self->kp);
+  gcg__frame_prepare_frame (chain, params, self->kp);
   self->kp->dst[0] = dst + (guint64) first_item * self->item_size;
   if (self->backend == GCG_BACKEND_CPU)
-    gcg__frame_cpu_run (&chain, self->kp);
+    gcg__frame_cpu_run (chain, self->kp);
 }
 
 /**
@@ -312,7 +316,7 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   header = (GcgFrameBatchHeader *) self->staging;
   header->n_sources = (gint32) n_sources;
   for (guint i = 0; i < n_sources; i++) {
-    prepare_source (self, &sources[i], &params[i], dst, items);
+    prepare_source (self, i, &params[i], dst, items);
     memcpy (self->staging + sizeof (*header) + i * self->stride, self->kp,
         self->stride);
     items += (guint) self->kp->n_items;
