@@ -34,7 +34,12 @@ acquire_output (GstCudaGraphBatch * self, GstBuffer ** outbuf)
 
   *outbuf = NULL;
   if (pool) {
-    if (gst_buffer_pool_acquire_buffer (pool, outbuf, NULL) != GST_FLOW_OK)
+    /* GstAggregator stores the decided pool without activating it (and
+     * deactivates it when it replaces or drops it). */
+    if (!gst_buffer_pool_is_active (pool)
+        && !gst_buffer_pool_set_active (pool, TRUE))
+      GST_WARNING_OBJECT (self, "cannot activate the output pool");
+    else if (gst_buffer_pool_acquire_buffer (pool, outbuf, NULL) != GST_FLOW_OK)
       *outbuf = NULL;
   } else {
     gst_aggregator_get_allocator (agg, &allocator, &params);

@@ -258,6 +258,45 @@ test_hostile (void)
   gcg_test_batch_clear (&f);
 }
 
+/* Answers the allocation query (once the harness has) with a plain
+ * buffer pool, as a downstream element that owns its buffers does. */
+static GstPadProbeReturn
+offer_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool **offered = user_data;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_clear_object (offered);
+  *offered = gst_buffer_pool_new ();
+  gst_query_add_allocation_pool (query, *offered, 0, 2, 0);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A pool downstream offers is configured and activated by the element
+ * (GstAggregator activates none), and every batch comes from it. */
+static void
+test_downstream_pool (void)
+{
+  g_autoptr (GstBufferPool) offered = NULL;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gst_pad_add_probe (f.out->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, offer_pool, &offered, NULL);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  for (guint fr = 0; fr < 3; fr++) {
+    GstBuffer *out = gcg_test_batch_run (&f, NULL, f.n, fr, NULL);
+
+    g_assert_nonnull (offered);
+    g_assert_true (out->pool == offered);
+    gst_buffer_unref (out);
+  }
+  gcg_test_batch_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -272,5 +311,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);
+  g_test_add_func ("/batch/downstream-pool", test_downstream_pool);
   return g_test_run ();
 }
