@@ -16,6 +16,7 @@
  * prints fps per stream, process CPU µs per batch of 16 frames (user +
  * system, from getrusage around the run), the same less the `alone` row's
  * (what the preprocessing adds), and the ratio of that to `separate`'s.
+ * --only=ROW runs one row (to profile it; no comparison is printed).
  * --backend=cpu runs the same on the CPU reference (a smoke run: small
  * frames advised, --width/--height); without a GPU and with the default
  * backend it exits 77.
@@ -138,6 +139,7 @@ main (int argc, char **argv)
 {
   Options o = { "cuda", 3000, 1920, 1080, 640, TRUE };
   g_autofree gchar *backend = NULL;
+  g_autofree gchar *only = NULL;
   gint frames = 3000, width = 1920, height = 1080;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "N"},
@@ -145,6 +147,8 @@ main (int argc, char **argv)
         "cuda (default) or cpu (a smoke run)", "B"},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "Input width", "W"},
     {"height", 0, 0, G_OPTION_ARG_INT, &height, "Input height", "H"},
+    {"only", 0, 0, G_OPTION_ARG_STRING, &only,
+        "Run this row alone, no comparison (to profile it)", "ROW"},
     {NULL}
   };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
@@ -189,11 +193,13 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     gdouble net;
 
+    if (only && !g_str_equal (only, rows[i]))
+      continue;
     res[i] = run_row (&o, rows[i]);
-    net = res[i].cpu_us - res[0].cpu_us;
+    net = only ? 0.0 : res[i].cpu_us - res[0].cpu_us;
     printf ("%-12s | %10.0f | %12.1f | %10.1f |", rows[i], res[i].fps,
         res[i].cpu_us, i ? net : 0.0);
-    if (i >= 1)
+    if (i >= 1 && !only)
       printf (" %9.2f×", (res[1].cpu_us - res[0].cpu_us) / MAX (net, 1e-3));
     printf ("\n");
     fflush (stdout);

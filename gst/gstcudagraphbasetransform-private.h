@@ -59,6 +59,10 @@ typedef struct
   guint64 in_place_out;
   gboolean stats_posted;
   guint consecutive_errors;
+  /* Frames that failed before they were queued (dropped), ever: what a
+   * queued frame finishing well leaves of the run is those dropped after
+   * it was queued (frames finish in order, but after later drops). */
+  guint64 launch_failures;
   /* A frame that failed on the GPU after it was pushed took the errors past
    * max-errors: the next buffer returns GST_FLOW_ERROR. */
   gboolean flow_error;

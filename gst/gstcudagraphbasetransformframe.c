@@ -25,6 +25,7 @@ typedef struct
   GstCudaGraphBaseTransform *self;
   GstVideoFrame in_frame;
   GstClockTime pts;
+  guint64 launch_failures;      /* priv->launch_failures when queued */
 } InFlightFrame;
 
 void
@@ -113,6 +114,7 @@ frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
   GST_OBJECT_LOCK (self);
   priv->dropped++;
   GST_OBJECT_UNLOCK (self);
+  priv->launch_failures++;
   if (gst_cuda_graph_base_transform_count_failure (self, error, pts,
           "frame dropped"))
     return GST_FLOW_ERROR;
@@ -121,7 +123,10 @@ frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
 
 /* The frame queue is done with a frame: release its input and account for
  * a failure on the GPU (the buffer left already: it can only be reported,
- * with its PTS, and the next buffer errors out past max-errors). */
+ * with its PTS, and the next buffer errors out past max-errors).  A run
+ * of failures is counted in stream order: a frame that finishes well ends
+ * the run before it, not the drops that came after it while it was on
+ * the GPU. */
 static void
 frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
     gpointer user_data)
@@ -132,7 +137,8 @@ frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
 
   gst_video_frame_unmap (&frame->in_frame);
   if (error == NULL)
-    priv->consecutive_errors = 0;
+    priv->consecutive_errors =
+        (guint) (priv->launch_failures - frame->launch_failures);
   else if (!g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED)
       && gst_cuda_graph_base_transform_count_failure (self, error,
           frame->pts, "its output is invalid"))
@@ -252,6 +258,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   frame = g_new0 (InFlightFrame, 1);
   frame->self = self;
   frame->pts = GST_BUFFER_PTS (inbuf);
+  frame->launch_failures = priv->launch_failures;
   /* The mapping holds a reference on @inbuf until the frame is done. */
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
           GST_MAP_READ | in_dev)) {

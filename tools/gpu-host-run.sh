@@ -48,10 +48,10 @@ if [ "$what" = sanitize ]; then
   # PyTorch too).
   run_tool memcheck --tool memcheck --leak-check full --report-api-errors no \
     -- context param-block capture capture-pool graph-update dispatch-graph \
-    allocator frame-chain frame-queue gst-elements gst-cuda-memory \
-    gst-inflight
-  run_tool racecheck --tool racecheck -- frame-chain capture frame-queue
-  run_tool synccheck --tool synccheck -- frame-chain capture frame-queue
+    allocator fence frame-chain frame-batch frame-queue gst-elements \
+    gst-cuda-memory gst-inflight gst-batch
+  run_tool racecheck --tool racecheck -- frame-chain frame-batch capture frame-queue
+  run_tool synccheck --tool synccheck -- frame-chain frame-batch capture frame-queue
   exit $status
 fi
 if [ "$what" != bench ]; then
