@@ -3,11 +3,14 @@
 # with the runtime bundle from ../shared/gpu-host/bundle.sh in .gpu-bundle:
 # the gpu suite, gcg-info, the demo and the benchmarks, logs under $OUT
 # (or ./gpu-out).
-#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak]
+#   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak] [TOOL...]
 # sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
 # included, API errors not reported: the fault tests make them on
 # purpose), then racecheck and synccheck over the kernel tests; each
-# tool's exit code is non-zero on any report.
+# tool's exit code is non-zero on any report.  All three take longer than
+# one 10-minute device call on an H100 (racecheck alone: frame-batch
+# ~280 s, frame-queue >90 s): name the tools to run (memcheck, racecheck,
+# synccheck) to split them across calls.
 # soak: tools/soak on the CUDA backend, each element in turn (1 000 000
 # frames each unless SOAK_FRAMES says otherwise; a caps change every
 # 10 000, a flush every 50 000): the table of samples in $OUT/soak.txt,
@@ -34,8 +37,11 @@ fi
 if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   status=0
+  tools=("${@:3}")
+  [ ${#tools[@]} -gt 0 ] || tools=(memcheck racecheck synccheck)
   run_tool () {  # NAME TOOL-ARGS... -- TESTS...
     local name=$1; shift
+    [[ " ${tools[*]} " == *" $name "* ]] || return 0
     local args=()
     while [ "$1" != -- ]; do args+=("$1"); shift; done; shift
     meson test -C "$build" --no-rebuild --suite gpu --print-errorlogs \
