@@ -396,7 +396,8 @@ class Consumer(threading.Thread):
 def feed(pipeline, watch, args, rois_of, progress):
     """The decoded frames, with their ROIs, into the tensor chain."""
     frames, src = pipeline.app_sink("frames"), pipeline.app_src("src")
-    rois, n = [], 0
+    rois, n, src_caps = [], 0, None  # src_caps: a string (caps addresses
+    # are borrowed from the sample, gone with it)
     while args.frames <= 0 or n < args.frames:
         sample = frames.try_pull_sample(SECOND)
         if sample is None:
@@ -404,9 +405,14 @@ def feed(pipeline, watch, args, rois_of, progress):
                 break
             continue
         buf, caps = sample.get_buffer(), sample.get_caps()
-        if n == 0:
+        # The decoder's caps may change mid-stream (a new resolution): the
+        # tensor chain gets them too, and ROIs of the old size are dropped.
+        caps_str = gcg_tensor.caps_to_string(caps)
+        changed = caps_str != src_caps
+        if changed:
             src.set_caps(caps)
-        if n % args.detect_every == 0:
+            src_caps = caps_str
+        if changed or n % args.detect_every == 0:
             rois = rois_of(buf, caps)
         if src.push_buffer(buf, rois[:args.max_rois], rois_of.roi_type) != 0:
             break

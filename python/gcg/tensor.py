@@ -83,11 +83,12 @@ import weakref
 
 from . import _ctgst
 from ._ctgst import (AppSink, AppSrc, Message, Pipeline, PipelineError,
-                     Sample, caps_size, has_element, pull_samples)
+                     Sample, caps_size, caps_to_string, has_element,
+                     pull_samples)
 
 __all__ = ["Tensor", "from_sample", "from_buffer", "BatchItem", "batch_items",
            "Pipeline", "PipelineError", "Sample", "pull_samples", "AppSink",
-           "AppSrc", "Message", "caps_size", "has_element"]
+           "AppSrc", "Message", "caps_size", "caps_to_string", "has_element"]
 
 # --- C layouts -------------------------------------------------------------
 

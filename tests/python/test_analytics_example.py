@@ -12,7 +12,9 @@ Either way a 2x2 grid of ROIs over a solid colour must come back as four
 items whose boxes are the grid cells, whose mean colour is that colour and
 whose sharpness is zero; an ERROR in the tensor chain mid-stream must end
 the run with GStreamer's message (not hang with the feeding thread
-blocked in a push); the face detector runs where OpenCV and PyGObject are
+blocked in a push); a clip whose frame size changes mid-stream (JPEG
+parts of two sizes in multipart) must give the new size's grid from the
+first frame of the new size on; the face detector runs where OpenCV and PyGObject are
 (zero faces is fine: a test pattern has none) and is refused, saying why,
 where they are not.  This script itself needs no PyGObject: the clip is
 made through gcg.tensor's ctypes driver.  Exit 77 without NumPy or the
@@ -177,6 +179,51 @@ def check_error_mid_stream(binding, clip):
     assert "analytics: ERROR from identity0: Failed after iterations" in out
 
 
+def make_resizing_clip(folder, first=(64, 48), second=(96, 80), n=5):
+    """@n JPEG frames of @first then @n of @second, the solid colour, in
+    one multipart stream: the decoder's caps change mid-stream.  None
+    without the elements for it."""
+    if not has("concat", "jpegenc", "jpegdec", "multipartmux",
+               "multipartdemux"):
+        return None
+    path = os.path.join(folder, "resizing.mjpeg")
+    src = ("videotestsrc num-buffers=%d pattern=solid-color "
+           "foreground-color=0xff%02x%02x%02x ! video/x-raw,format=I420,"
+           "width=%d,height=%d,framerate=30/1 ! jpegenc ! c. ")
+    run_to_end("concat name=c ! multipartmux ! filesink location=%s " % path
+               + src % ((n,) + RGB + first) + src % ((n,) + RGB + second))
+    return path
+
+
+def check_caps_change(binding, folder):
+    """The appsrc takes the decoder's new caps and the ROIs are made again
+    for them at once, not at the next --detect-every frame (3 here: frame
+    5, the first of the new size, is not one)."""
+    clip = make_resizing_clip(folder)
+    if clip is None:
+        print("caps change: not checked (no jpegenc/multipartmux)")
+        return
+    out = run(binding, clip, "--roi-grid", "2", "--print-frames", "10",
+              "--detect-every", "3")
+    assert "done: 10 frames decoded by decodebin, 10 tensors (40 ROI items)" \
+        in out
+    rows = [LINE.match(line) for line in out.splitlines()]
+    rows = [r for r in rows if r]
+    assert len(rows) == 40, "%d result lines, 40 expected" % len(rows)
+    for r in rows:
+        w, h = (64, 48) if int(r.group(1)) < 5 else (96, 80)
+        roi = int(r.group(2))
+        box = tuple(int(r.group(i)) for i in range(3, 7))
+        cell = ((roi % 2) * w // 2, (roi // 2) * h // 2, w // 2, h // 2)
+        assert box == cell, "frame %s roi %d: box %r, %r expected" % (
+            r.group(1), roi, box, cell)
+        mean = [float(r.group(i)) for i in range(7, 10)]
+        # JPEG's full-range YCbCr against the test source's BT.601 range
+        # moves the colour a little more than H.264 does.
+        assert all(abs(m - c) <= 12 for m, c in zip(mean, RGB)), \
+            "mean colour %r, %r expected" % (mean, RGB)
+
+
 def check_detector(binding, clip):
     """The face detector where it can run, else its refusal."""
     try:
@@ -250,6 +297,7 @@ def main():
         check_grid(out)
         assert stats(out) == (0, 0, FRAMES, 0, FRAMES)
         check_error_mid_stream(binding, clip)
+        check_caps_change(binding, folder)
         check_detector(binding, clip)
     return 0
 
