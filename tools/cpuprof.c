@@ -81,7 +81,10 @@ write_out (void)
   FILE *f;
 
   setitimer (ITIMER_PROF, &off, NULL);
-  if (out_path == NULL || (f = fopen (out_path, "w")) == NULL)
+  /* A process that inherited LD_PRELOAD and slept throughout (timeout(1)
+   * around the program, exiting after it; a plugin scanner) must not
+   * overwrite the program's samples with none. */
+  if (n == 0 || out_path == NULL || (f = fopen (out_path, "w")) == NULL)
     return;
   dl_iterate_phdr (write_module, f);
   if (n > MAX_SAMPLES)
