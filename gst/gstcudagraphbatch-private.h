@@ -87,6 +87,7 @@ struct _GstCudaGraphBatch
   gboolean stats_posted;
   GQueue pending;               /* Batch*, oldest first */
   GQueue spare;                 /* Batch*, free */
+  guint next_pad;               /* where the next batch starts taking */
 };
 
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
@@ -117,6 +118,8 @@ void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self,
     guint keep);
 void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self);
 GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self);
+GList *gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self,
+    GList * pads, guint max);
 gboolean gst_cuda_graph_batch_all_pads_eos (GList * pads);
 void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
     GstCudaGraphBatchPad * pad, Batch * batch);

@@ -31,7 +31,9 @@
  * while the GPU may still write it: mapping it waits for that batch only.
  *
  * Batching: a batch takes the head frame of every pad that has one, up to
- * batch-size streams (more pads: the later ones wait for the next batch).
+ * batch-size streams; with more pads than that, pads take turns (each batch
+ * counts from the pad after the last one the previous batch took), so
+ * every stream gets its share; a batch's sources are in pad order.
  * Non-live, it waits until every pad has a frame or is at EOS.  Live, a
  * pad with no frame by the deadline (the output running time plus
  * #GstCudaGraphBatch:timeout) is left out of that batch, as nvstreammux's
@@ -351,6 +353,7 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
   Batch *batch = gst_cuda_graph_batch_new_batch (self);
   GstFlowReturn ret = GST_FLOW_OK;
   GstClockTime next;
+  GList *chosen;
   guint in_flight;
 
   if (self->engine == NULL) {
@@ -362,10 +365,13 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
   next = gst_aggregator_simple_get_next_time (agg);
   if (GST_CLOCK_TIME_IS_VALID (next))
     gst_object_sync_values (GST_OBJECT (self), next);
-  for (GList * l = pads; l && batch->n < self->config.max_sources;
+  chosen = gst_cuda_graph_batch_choose_pads (self, pads,
+      self->config.max_sources);
+  for (GList * l = chosen; l && batch->n < self->config.max_sources;
       l = l->next)
     gst_cuda_graph_batch_take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data),
         batch);
+  g_list_free (chosen);
   if (batch->n == 0) {
     if (gst_cuda_graph_batch_all_pads_eos (pads)) {
       post_stats (self);

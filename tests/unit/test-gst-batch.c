@@ -15,6 +15,7 @@
 #include "../gst/gstcudagraphbatchmeta.h"
 
 #include <gcg.h>
+#include <stdio.h>
 
 #define CAPS(i) gcg_test_batch_caps[(i) % G_N_ELEMENTS (gcg_test_batch_caps)]
 
@@ -125,6 +126,79 @@ test_crop (void)
       map.pad_y + map.height, &x, &y);
   g_assert_cmpfloat_with_epsilon (x, 40.0, 1e-9);
   g_assert_cmpfloat_with_epsilon (y, 30.0, 1e-9);
+  gcg_test_batch_clear (&f);
+}
+
+/* One pushing thread per stream, frames until told to stop or refused. */
+typedef struct
+{
+  GcgTestStream *s;
+  volatile gint *stop;
+} Pusher;
+
+static gpointer
+push_frames (gpointer data)
+{
+  Pusher *p = data;
+
+  for (guint fr = 0; !g_atomic_int_get (p->stop); fr++) {
+    GstBuffer *buf = gcg_test_batch_frame (p->s->caps, p->s->seed + fr,
+        fr * (GST_SECOND / 30));
+
+    if (gst_harness_push (p->s->h, buf) != GST_FLOW_OK)
+      break;
+  }
+  return NULL;
+}
+
+/* More streams than batch slots: every stream gets its share of batches
+ * (the collect loop used to start at the first pad each time, so with
+ * batch-size 2 the third of three streams got no frame, ever, and with
+ * batch-size 1 its upstream blocked for good). */
+static void
+test_fair (gconstpointer data)
+{
+  guint batch_size = GPOINTER_TO_UINT (data), n_batches = 30, counts[3] = { 0 };
+  g_autofree gchar *props = g_strdup_printf ("batch-size=%u", batch_size);
+  GThread *threads[3];
+  Pusher pushers[3];
+  volatile gint stop = 0;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 3; i++) {
+    pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i);
+    pushers[i].stop = &stop;
+  }
+  for (guint i = 0; i < 3; i++)
+    threads[i] = g_thread_new ("pusher", push_frames, &pushers[i]);
+  for (guint b = 0; b < n_batches; b++) {
+    GstBuffer *out = gst_harness_pull (f.out);
+    GcgBatchMeta *bm;
+
+    g_assert_nonnull (out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_nonnull (bm);
+    for (guint k = 0; k < bm->n_sources; k++) {
+      guint idx;
+
+      g_assert_true (sscanf (bm->sources[k].pad_name, "sink_%u", &idx) == 1);
+      g_assert_cmpuint (idx, <, 3);
+      counts[idx]++;
+    }
+    gst_buffer_unref (out);
+  }
+  /* Turn taking gives each stream a third of the slots, to within one
+   * round. */
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpuint (counts[i] + batch_size, >=,
+        n_batches * batch_size / 3);
+  g_atomic_int_set (&stop, 1);
+  /* Stopping the element unblocks pushers waiting on a full pad. */
+  gst_element_set_state (f.batch, GST_STATE_NULL);
+  for (guint i = 0; i < 3; i++)
+    g_thread_join (threads[i]);
   gcg_test_batch_clear (&f);
 }
 
@@ -308,6 +382,10 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/rois", test_rois);
   g_test_add_func ("/batch/crop", test_crop);
   g_test_add_func ("/batch/timeout", test_timeout);
+  g_test_add_data_func ("/batch/fair/batch-size-1", GUINT_TO_POINTER (1),
+      test_fair);
+  g_test_add_data_func ("/batch/fair/batch-size-2", GUINT_TO_POINTER (2),
+      test_fair);
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);
