@@ -30,6 +30,7 @@
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
 #include "gcg-kernel-replay-private.h"
+#include "gcg-stream-private.h"
 
 #include <string.h>
 
@@ -268,6 +269,28 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
     gcg__frame_cpu_run (chain, self->kp);
 }
 
+/* Zeroes the items past the @items written: a model reads the whole
+ * tensor, and a reused output buffer must not show an earlier batch's
+ * items (nor a fresh one leftover memory). */
+static gboolean
+clear_tail (GcgFrameBatch *self, guint64 dst, guint items, GcgStream *stream,
+    GError **error)
+{
+  guint total = self->config.max_sources * self->config.max_rois;
+  gsize offset = (gsize) items * self->item_size;
+  gsize bytes;
+
+  if (items >= total)
+    return TRUE;
+  bytes = (gsize) (total - items) * self->item_size;
+  if (self->backend == GCG_BACKEND_CPU) {
+    memset ((guint8 *) (guintptr) dst + offset, 0, bytes);
+    return TRUE;
+  }
+  return GCG_CU_OK (error, cuMemsetD8Async, dst + offset, 0, bytes,
+      gcg__stream_get_cu (stream));
+}
+
 /**
  * gcg_frame_batch_process:
  * @self: a #GcgFrameBatch
@@ -288,7 +311,7 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
  * Writes one batch: source 0's items (its ROIs in order, or one), then
  * source 1's, and so on, each item equal to what a #GcgFrameChain with
  * the same configuration writes for that frame.  Items past the last one
- * written keep what they held.  Every source and its values are checked
+ * written are zeroed (bytes of value 0), so the whole tensor is written.  Every source and its values are checked
  * first; on %GCG_ERROR_INVALID_ARGUMENT (the message names the source)
  * nothing runs and nothing changes.  The CUDA backend then queues one
  * copy of the batch's values and the replay (the capture too, on a
@@ -323,11 +346,17 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   }
   if (n_items != NULL)
     *n_items = items;
-  if (self->backend == GCG_BACKEND_CUDA)
+  if (self->backend == GCG_BACKEND_CUDA) {
+    g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
     return gcg__kernel_replay_run (self->replay, self->staging, stream,
-        self->use_graph, error);
+        self->use_graph, error)
+        && gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
+        error)
+        && clear_tail (self, dst, items, stream, error);
+  }
   self->cpu_batches++;
-  return TRUE;
+  return clear_tail (self, dst, items, NULL, error);
 }
 
 /**

@@ -131,6 +131,9 @@ gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
     g_assert_no_error (error);
     items += MAX (params.n_rois, 1);
   }
+  /* Items past the batch's are zeroed (the tensor is written whole). */
+  memset (out + items * b->item_size, 0,
+      (b->config.max_sources * b->config.max_rois - items) * b->item_size);
   return items;
 }
 

@@ -47,6 +47,7 @@ void gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n);
 
 /* The reference tensor of a batch of @n sources (frames[order[j]] as
  * source j) with the values of batch @k: one CPU chain per source.
- * Returns the number of items; writes them to @out. */
+ * Returns the number of items; writes them to @out and zeroes the items
+ * after them up to the batch's size. */
 guint gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
     guint n, guint k, guint8 *out);

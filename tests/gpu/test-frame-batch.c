@@ -78,7 +78,7 @@ run_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
 }
 
 /* Runs batch @k with the output preset to the sentinel and compares the
- * whole tensor, tail included, with the reference. */
+ * whole tensor, tail included (zeroed), with the reference. */
 static void
 check_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
     const guint *order, guint n, guint k)

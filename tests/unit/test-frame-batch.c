@@ -28,7 +28,8 @@ default_config (GcgFrameBatchConfig *config, guint max_sources,
 }
 
 /* Runs batch @k of @n sources in @order and compares it with the
- * reference; the tail past the batch must keep the sentinel. */
+ * reference; the tail past the batch, preset to a sentinel, must be
+ * zeroed. */
 static void
 check_batch (GcgFrameBatch *batch, const GcgTestFrameBatch *b, const guint *order,
     guint n, guint k)
