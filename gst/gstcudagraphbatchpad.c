@@ -39,8 +39,10 @@ struct _GstCudaGraphBatchPad
   /* Properties, under the object lock. */
   GcgRect crop;
   gchar *roi_type;              /* a GRefString, as the element's */
-  /* A crop that missed the frame was reported (until the crop changes). */
+  /* A crop that missed a frame of this size was reported (until the crop
+   * or the frame size changes). */
   gboolean crop_warned;
+  gint warned_width, warned_height;
 
   /* Streaming thread only (the aggregator's). */
   gboolean have_info;
@@ -204,14 +206,36 @@ gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
   return TRUE;
 }
 
+/* A crop that selects nothing of the frame: on the bus, once per crop and
+ * frame size, so that a stream stuck with a bad crop does not post one
+ * message per frame, as the single-frame elements do. */
+static void
+warn_crop_outside (GstCudaGraphBatchPad * self, const GcgRect * crop,
+    gint width, gint height)
+{
+  GstElement *parent = gst_pad_get_parent_element (GST_PAD (self));
+
+  GST_WARNING_OBJECT (self, "the crop misses the %dx%d frame: its frames "
+      "are left out of the batch", width, height);
+  if (parent == NULL)
+    return;
+  GST_ELEMENT_WARNING (parent, RESOURCE, SETTINGS,
+      ("The crop of pad %s selects nothing of its %dx%d frames: they are "
+          "left out of the batch", GST_PAD_NAME (self), width, height),
+      ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d", crop->x, crop->y,
+          crop->width, crop->height));
+  gst_object_unref (parent);
+}
+
 gboolean
 gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
     gint width, gint height, GcgRect * region)
 {
+  GcgRect crop;
   gboolean warn;
 
   GST_OBJECT_LOCK (self);
-  *region = self->crop;
+  crop = *region = self->crop;
   GST_OBJECT_UNLOCK (self);
   if (region->width == 0)
     region->width = width - region->x;
@@ -220,12 +244,14 @@ gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
   if (gst_cuda_graph_clip_rect (region, width, height))
     return TRUE;
   GST_OBJECT_LOCK (self);
-  warn = !self->crop_warned;
+  warn = !self->crop_warned || self->warned_width != width
+      || self->warned_height != height;
   self->crop_warned = TRUE;
+  self->warned_width = width;
+  self->warned_height = height;
   GST_OBJECT_UNLOCK (self);
   if (warn)
-    GST_WARNING_OBJECT (self, "the crop misses the %dx%d frame: its frames "
-        "are left out of the batch", width, height);
+    warn_crop_outside (self, &crop, width, height);
   return FALSE;
 }
 

@@ -129,6 +129,56 @@ test_crop (void)
   gcg_test_batch_clear (&f);
 }
 
+static guint
+count_warnings (GstBus * bus)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    n++;
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+/* A pad whose crop misses its frames: those frames are left out, and the
+ * bus says so once per crop and frame size, not once per frame. */
+static void
+test_crop_outside (void)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gst_element_set_bus (f.batch, bus);
+  gcg_test_batch_add_stream (&f, CAPS (1), 5);
+  gcg_test_batch_add_stream (&f, CAPS (2), 6);
+  g_object_set (f.streams[0].pad, "crop-x", 500, NULL);
+  for (guint round = 0; round < 2; round++) {
+    for (guint fr = 0; fr < 3; fr++) {
+      GstClockTime pts = (round * 3 + fr) * (GST_SECOND / 30);
+      GstBuffer *out;
+      GcgBatchMeta *bm;
+
+      for (guint i = 0; i < 2; i++)
+        gcg_test_batch_push (&f.streams[i],
+            gcg_test_batch_frame (f.streams[i].caps, i, pts));
+      out = gst_harness_pull (f.out);
+      g_assert_nonnull (out);
+      bm = gcg_buffer_get_batch_meta (out);
+      g_assert_cmpuint (bm->n_sources, ==, 1);
+      g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+      gst_buffer_unref (out);
+    }
+    g_assert_cmpuint (count_warnings (bus), ==, 1);
+    /* Another crop that misses: reported again. */
+    g_object_set (f.streams[0].pad, "crop-y", 400, NULL);
+  }
+  gst_element_set_bus (f.batch, NULL);
+  gcg_test_batch_clear (&f);
+}
+
 /* One pushing thread per stream, frames until told to stop or refused. */
 typedef struct
 {
@@ -381,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/sixteen-pads", test_sixteen_pads);
   g_test_add_func ("/batch/rois", test_rois);
   g_test_add_func ("/batch/crop", test_crop);
+  g_test_add_func ("/batch/crop-outside", test_crop_outside);
   g_test_add_func ("/batch/timeout", test_timeout);
   g_test_add_data_func ("/batch/fair/batch-size-1", GUINT_TO_POINTER (1),
       test_fair);
