@@ -13,6 +13,8 @@
  *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
  *                                with its values; batches in flight
+ *   gstcudagraphbatchwindow.c    which frames a batch takes: windows of
+ *                                running time, pads taking turns
  *   gstcudagraphbatchrun.c       running a batch into its output: staging,
  *                                the engine, fences, metas, timestamps
  */
@@ -88,6 +90,8 @@ struct _GstCudaGraphBatch
   GQueue pending;               /* Batch*, oldest first */
   GQueue spare;                 /* Batch*, free */
   guint next_pad;               /* where the next batch starts taking */
+  GstClockTime window_start;    /* running time of the next batch's window */
+  GstClockTime window_duration;
 };
 
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
@@ -118,11 +122,20 @@ void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self,
     guint keep);
 void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self);
 GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self);
-GList *gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self,
-    GList * pads, guint max);
 gboolean gst_cuda_graph_batch_all_pads_eos (GList * pads);
+GstClockTime gst_cuda_graph_batch_running_time (GstAggregatorPad * pad,
+    GstBuffer * buf);
 void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
     GstCudaGraphBatchPad * pad, Batch * batch);
+
+/* gstcudagraphbatchwindow.c */
+GstClockTime gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self,
+    GList * pads);
+GList *gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self,
+    GList * pads, guint max, GstClockTime end);
+void gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
+    GstClockTime fallback);
+void gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self);
 
 /* gstcudagraphbatchrun.c */
 void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,

@@ -30,13 +30,15 @@
  * are read in place; system memory is uploaded first.  The tensor leaves
  * while the GPU may still write it: mapping it waits for that batch only.
  *
- * Batching: a batch takes the head frame of every pad that has one, up to
- * batch-size streams; with more pads than that, pads take turns (each batch
- * counts from the pad after the last one the previous batch took), so
- * every stream gets its share; a batch's sources are in pad order.
- * Non-live, it waits until every pad has a frame or is at EOS.  Live, a
- * pad with no frame by the deadline (the output running time plus
- * #GstCudaGraphBatch:timeout) is left out of that batch, as nvstreammux's
+ * Batching: batches are windows of running time one frame long (the
+ * shortest frame duration among the streams); a batch takes each stream's
+ * head frame if it lies before the window's end, up to batch-size streams
+ * (with more, pads take turns; a batch's sources are in pad order).  A
+ * fast stream is never held to a slow one's rate, and a stream with no
+ * frame in the window is left out of that batch.  Non-live, it waits
+ * until every pad has a frame or is at EOS.  Live, a pad with no frame by
+ * the deadline (the window's end plus #GstCudaGraphBatch:timeout) is left
+ * out of that batch, as nvstreammux's
  * batched-push-timeout does.  EOS when every pad is at EOS.  With
  * batch-size 0 the batch size is the number of sink pads when caps are
  * negotiated; a pad requested beyond it renegotiates (a new capture): set
@@ -164,6 +166,7 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch * self)
   self->dev.active = GCG_BACKEND_CPU;
   g_queue_init (&self->pending);
   g_queue_init (&self->spare);
+  self->window_start = self->window_duration = GST_CLOCK_TIME_NONE;
   /* A pad that never delivered anything does not hold live batches back. */
   gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self), TRUE);
 }
@@ -242,6 +245,8 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   reset_counters (self);
+  gst_cuda_graph_batch_reset_window (self);
+  self->next_pad = 0;
   return gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
       &self->run, &self->gst_context);
 }
@@ -263,6 +268,7 @@ static GstFlowReturn
 gst_cuda_graph_batch_flush (GstAggregator * agg)
 {
   gst_cuda_graph_batch_retire_all (GST_CUDA_GRAPH_BATCH (agg));
+  gst_cuda_graph_batch_reset_window (GST_CUDA_GRAPH_BATCH (agg));
   return GST_FLOW_OK;
 }
 
@@ -288,22 +294,19 @@ gst_cuda_graph_batch_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
 
 /* --- batching ------------------------------------------------------------ */
 
-/* Live, nothing came by the deadline: the next deadline is a timeout
- * later, so the aggregator does not spin. */
+/* Live, nothing came by the deadline: the next deadline is a window
+ * later (without windows, a timeout later), so the aggregator does not
+ * spin. */
 static void
 skip_empty_deadline (GstCudaGraphBatch * self)
 {
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
-      (self));
   GstClockTime latency = gst_aggregator_get_latency (GST_AGGREGATOR (self));
   GstClockTime next = gst_aggregator_simple_get_next_time (GST_AGGREGATOR
       (self));
 
   if (!GST_CLOCK_TIME_IS_VALID (next))
     return;
-  GST_OBJECT_LOCK (self);
-  srcpad->segment.position = next + MAX (latency, GST_MSECOND);
-  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_batch_close_window (self, next + MAX (latency, GST_MSECOND));
 }
 
 /* A renegotiation when batch-size is 0 and pads were requested beyond the
@@ -352,7 +355,7 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
   Batch *batch = gst_cuda_graph_batch_new_batch (self);
   GstFlowReturn ret = GST_FLOW_OK;
-  GstClockTime next;
+  GstClockTime next, end;
   GList *chosen;
   guint in_flight;
 
@@ -365,8 +368,9 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
   next = gst_aggregator_simple_get_next_time (agg);
   if (GST_CLOCK_TIME_IS_VALID (next))
     gst_object_sync_values (GST_OBJECT (self), next);
+  end = gst_cuda_graph_batch_open_window (self, pads);
   chosen = gst_cuda_graph_batch_choose_pads (self, pads,
-      self->config.max_sources);
+      self->config.max_sources, end);
   for (GList * l = chosen; l && batch->n < self->config.max_sources;
       l = l->next)
     gst_cuda_graph_batch_take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data),

@@ -93,42 +93,6 @@ gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self)
   return pads;
 }
 
-/* Of @pads (in pad order), the ones whose head frames the next batch takes,
- * still in pad order (a batch's sources stay in pad order): up to @max pads
- * holding a frame, counted from the pad after the last one the previous
- * batch took.  With fewer slots than pads, always counting from the first
- * pad would leave the later ones out for ever (their upstreams block once
- * their queues are full).  The list holds no references of its own. */
-GList *
-gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self, GList * pads,
-    guint max)
-{
-  guint n = g_list_length (pads), start, i, taken = 0, last = 0;
-  GList *chosen = NULL;
-
-  if (n == 0 || max == 0)
-    return NULL;
-  start = self->next_pad % n;
-  for (i = 0; i < n && taken < max; i++) {
-    guint k = (start + i) % n;
-
-    if (gst_aggregator_pad_has_buffer (g_list_nth_data (pads, k))) {
-      taken++;
-      last = i;
-    }
-  }
-  if (taken == 0)
-    return NULL;
-  /* The pads from start to last (cyclically), in pad order. */
-  i = 0;
-  for (GList * l = pads; l; l = l->next, i++) {
-    if ((i + n - start) % n <= last)
-      chosen = g_list_prepend (chosen, l->data);
-  }
-  self->next_pad = start + last + 1;
-  return g_list_reverse (chosen);
-}
-
 gboolean
 gst_cuda_graph_batch_all_pads_eos (GList * pads)
 {
@@ -232,8 +196,8 @@ fill_params (GstCudaGraphBatch * self, BatchInput * in,
     params->n_rois = 1;
 }
 
-static GstClockTime
-input_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+GstClockTime
+gst_cuda_graph_batch_running_time (GstAggregatorPad * pad, GstBuffer * buf)
 {
   GstClockTime rt;
 
@@ -261,7 +225,7 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
   if (in->buffer == NULL)
     return;
   in->pad = gst_object_ref (pad);
-  in->running_time = input_running_time (apad, in->buffer);
+  in->running_time = gst_cuda_graph_batch_running_time (apad, in->buffer);
   if (info == NULL || !gst_cuda_graph_batch_pad_get_region (pad,
           GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &region)
       || !map_input (self, in, info)) {

@@ -267,13 +267,14 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
   add_analytics_batch_meta (outbuf, batch);
 }
 
-/* The batch's time: the earliest running time among its frames, which
- * is also where the output segment (time, from 0) now stands. */
+/* The batch's time: the earliest running time among its frames (the
+ * output segment is time, from 0), lasting to the end of the latest.
+ * Without a batch window (no frame says how long it lasts), the output
+ * segment's position, where the next live deadline is counted from,
+ * moves to that end. */
 static void
 timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
 {
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
-      (self));
   GstClockTime t = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
 
   for (guint s = 0; s < batch->n; s++) {
@@ -290,12 +291,8 @@ timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
   GST_BUFFER_OFFSET (outbuf) = self->batches;
   if (GST_CLOCK_TIME_IS_VALID (t) && GST_CLOCK_TIME_IS_VALID (end))
     GST_BUFFER_DURATION (outbuf) = end - t;
-  GST_OBJECT_LOCK (self);
-  if (GST_CLOCK_TIME_IS_VALID (end))
-    srcpad->segment.position = end;
-  else if (GST_CLOCK_TIME_IS_VALID (t))
-    srcpad->segment.position = t;
-  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_batch_close_window (self,
+      GST_CLOCK_TIME_IS_VALID (end) ? end : t);
 }
 
 /* Runs @batch into @outbuf; on failure @outbuf is not pushed. */

@@ -252,6 +252,103 @@ test_fair (gconstpointer data)
   gcg_test_batch_clear (&f);
 }
 
+/* Two live cameras, 30 and 10 fps: batches are windows of one 30 fps
+ * frame; the fast stream is in every batch, the slow one in every third,
+ * items of one batch are of the same moment, and each batch leaves by its
+ * window's end plus the timeout (the fast stream was held to the slow
+ * one's rate: the deadline was counted from the end of the slow stream's
+ * frame).  The latency reported includes the window. */
+static void
+test_live_rates (void)
+{
+  const gchar *slow = "video/x-raw,format=RGBA,width=50,height=30,"
+      "framerate=10/1";
+  GstClockTime window = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
+  GstClockTime timeout = 10 * GST_MSECOND, min_latency;
+  g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT,
+      timeout);
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
+  f.check = FALSE;
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, slow, 2);
+  for (guint k = 0; k < 9; k++) {
+    GstClockTime t = k * window, now;
+    GstBuffer *out, *buf;
+    GcgBatchMeta *bm;
+
+    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
+            t));
+    if (k % 3 == 0) {
+      buf = gcg_test_batch_frame (slow, 2, t);
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 10;
+      gcg_test_batch_push (&f.streams[1], buf);
+    } else {
+      gst_harness_crank_single_clock_wait (f.out);
+    }
+    out = gst_harness_pull (f.out);
+    g_assert_nonnull (out);
+    now = gst_clock_get_time (GST_ELEMENT_CLOCK (f.batch));
+    g_assert_cmpuint (now, <=, t + window + timeout);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_sources, ==, k % 3 == 0 ? 2 : 1);
+    g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
+    for (guint i = 0; i < bm->n_sources; i++)
+      g_assert_cmpuint (bm->sources[i].running_time, ==, t);
+    g_assert_cmpuint (GST_BUFFER_PTS (out), ==, t);
+    gst_buffer_unref (out);
+  }
+  g_assert_true (gst_harness_query_latency (f.out) >= window + timeout);
+  min_latency = gst_harness_query_latency (f.out);
+  g_assert_cmpuint (min_latency, <=, window + timeout + GST_MSECOND);
+  gcg_test_batch_clear (&f);
+}
+
+/* The same two rates from files (not live): every frame is batched, each
+ * in the window of its own time, never paired with a frame of another
+ * moment (the slow stream's frames used to go out one per batch, next to
+ * the fast stream's frame of that batch whatever its time). */
+static void
+test_file_rates (void)
+{
+  const gchar *slow = "video/x-raw,format=RGBA,width=50,height=30,"
+      "framerate=10/1";
+  GstClockTime window = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  f.check = FALSE;
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, slow, 2);
+  gst_harness_set_live (f.streams[0].h, FALSE);
+  gst_harness_set_live (f.streams[1].h, FALSE);
+  for (guint k = 0; k < 7; k++) {
+    GstClockTime t = k * window;
+    GstBuffer *out, *buf;
+    GcgBatchMeta *bm;
+
+    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
+            t));
+    /* The slow stream's next frame is queued ahead of its time. */
+    if (k % 3 == 0) {
+      buf = gcg_test_batch_frame (slow, 2, (k + 3) / 3 * 3 * window);
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 10;
+      if (k == 0)
+        gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (slow, 2, 0));
+      gcg_test_batch_push (&f.streams[1], buf);
+    }
+    out = gst_harness_pull (f.out);
+    g_assert_nonnull (out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_sources, ==, k % 3 == 0 ? 2 : 1);
+    for (guint i = 0; i < bm->n_sources; i++)
+      g_assert_cmpuint (bm->sources[i].running_time, ==, t);
+    gst_buffer_unref (out);
+  }
+  gcg_test_batch_clear (&f);
+}
+
 /* A live stream with no frame by the deadline is left out. */
 static void
 test_timeout (void)
@@ -433,6 +530,8 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/crop", test_crop);
   g_test_add_func ("/batch/crop-outside", test_crop_outside);
   g_test_add_func ("/batch/timeout", test_timeout);
+  g_test_add_func ("/batch/live-rates", test_live_rates);
+  g_test_add_func ("/batch/file-rates", test_file_rates);
   g_test_add_data_func ("/batch/fair/batch-size-1", GUINT_TO_POINTER (1),
       test_fair);
   g_test_add_data_func ("/batch/fair/batch-size-2", GUINT_TO_POINTER (2),
