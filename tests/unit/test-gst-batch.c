@@ -252,6 +252,30 @@ test_fair (gconstpointer data)
   gcg_test_batch_clear (&f);
 }
 
+#define SLOW_CAPS "video/x-raw,format=RGBA,width=50,height=30,framerate=10/1"
+#define WINDOW (GST_SECOND / 30)
+
+/* A 30 fps stream (sink_0) and a 10 fps one (sink_1), batches only
+ * counted. */
+static void
+init_two_rates (GcgTestBatch * f, const gchar * props)
+{
+  gcg_test_batch_init (f, "cpu", "cpu", props, 1);
+  f->check = FALSE;
+  gcg_test_batch_add_stream (f, CAPS (0), 1);
+  gcg_test_batch_add_stream (f, SLOW_CAPS, 2);
+}
+
+/* Frame @k of the 10 fps stream (at 10 fps times, 1/10 s long). */
+static GstBuffer *
+slow_frame (guint k)
+{
+  GstBuffer *buf = gcg_test_batch_frame (SLOW_CAPS, 2, k * 3 * WINDOW);
+
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 10;
+  return buf;
+}
+
 /* Two live cameras, 30 and 10 fps: batches are windows of one 30 fps
  * frame; the fast stream is in every batch, the slow one in every third,
  * items of one batch are of the same moment, and each batch leaves by its
@@ -261,29 +285,21 @@ test_fair (gconstpointer data)
 static void
 test_live_rates (void)
 {
-  const gchar *slow = "video/x-raw,format=RGBA,width=50,height=30,"
-      "framerate=10/1";
-  GstClockTime window = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
-  GstClockTime timeout = 10 * GST_MSECOND, min_latency;
+  GstClockTime window = WINDOW, timeout = 10 * GST_MSECOND, min_latency;
   g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT,
       timeout);
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
-  f.check = FALSE;
-  gcg_test_batch_add_stream (&f, CAPS (0), 1);
-  gcg_test_batch_add_stream (&f, slow, 2);
+  init_two_rates (&f, props);
   for (guint k = 0; k < 9; k++) {
     GstClockTime t = k * window, now;
-    GstBuffer *out, *buf;
+    GstBuffer *out;
     GcgBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
             t));
     if (k % 3 == 0) {
-      buf = gcg_test_batch_frame (slow, 2, t);
-      GST_BUFFER_DURATION (buf) = GST_SECOND / 10;
-      gcg_test_batch_push (&f.streams[1], buf);
+      gcg_test_batch_push (&f.streams[1], slow_frame (k / 3));
     } else {
       gst_harness_crank_single_clock_wait (f.out);
     }
@@ -312,32 +328,23 @@ test_live_rates (void)
 static void
 test_file_rates (void)
 {
-  const gchar *slow = "video/x-raw,format=RGBA,width=50,height=30,"
-      "framerate=10/1";
-  GstClockTime window = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
-  f.check = FALSE;
-  gcg_test_batch_add_stream (&f, CAPS (0), 1);
-  gcg_test_batch_add_stream (&f, slow, 2);
+  init_two_rates (&f, NULL);
   gst_harness_set_live (f.streams[0].h, FALSE);
   gst_harness_set_live (f.streams[1].h, FALSE);
   for (guint k = 0; k < 7; k++) {
-    GstClockTime t = k * window;
-    GstBuffer *out, *buf;
+    GstClockTime t = k * WINDOW;
+    GstBuffer *out;
     GcgBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
             t));
     /* The slow stream's next frame is queued ahead of its time. */
-    if (k % 3 == 0) {
-      buf = gcg_test_batch_frame (slow, 2, (k + 3) / 3 * 3 * window);
-      GST_BUFFER_DURATION (buf) = GST_SECOND / 10;
-      if (k == 0)
-        gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (slow, 2, 0));
-      gcg_test_batch_push (&f.streams[1], buf);
-    }
+    if (k == 0)
+      gcg_test_batch_push (&f.streams[1], slow_frame (0));
+    if (k % 3 == 0)
+      gcg_test_batch_push (&f.streams[1], slow_frame (k / 3 + 1));
     out = gst_harness_pull (f.out);
     g_assert_nonnull (out);
     bm = gcg_buffer_get_batch_meta (out);
