@@ -198,6 +198,37 @@ parse_dims (GKeyFile * kf, const gchar * tensor, GstCudaGraphModelInfo * info,
   return TRUE;
 }
 
+/* The format of the first structure of a caps string, as a new string, or
+ * NULL when the string is not caps with a plain format field.  Read here
+ * rather than by gst_caps_from_string(): GStreamer's parser meets some
+ * malformed strings (a media type starting with a digit, unknown caps
+ * features) with criticals and warnings before it refuses them, and a
+ * model file is untrusted input that should get one clear error. */
+static gchar *
+caps_format (const gchar * str)
+{
+  static GRegex *caps_re;
+  static gsize once = 0;
+  g_autoptr (GMatchInfo) match = NULL;
+
+  if (g_once_init_enter (&once)) {
+    /* media type, optional (features), then fields up to ';' or the end;
+     * format=(string)"NAME", format=NAME, quotes optional. */
+    GRegex *re = g_regex_new ("^\\s*[A-Za-z][A-Za-z0-9/_.:+-]*"
+        "(\\([A-Za-z0-9:_, ]*\\))?\\s*"
+        "(,[^;]*?)?,\\s*format\\s*=\\s*(\\(string\\)\\s*)?\"?"
+        "([A-Za-z0-9_]+)\"?\\s*(,[^;]*)?(;.*)?$",
+        G_REGEX_DOTALL, 0, NULL);
+
+    g_assert (re != NULL);
+    caps_re = re;
+    g_once_init_leave (&once, 1);
+  }
+  if (!g_regex_match (caps_re, str, 0, &match))
+    return NULL;
+  return g_match_info_fetch (match, 4);
+}
+
 /* The colour order from `caps` (our addition; RGB without it). */
 static gboolean
 parse_colour (GKeyFile * kf, const gchar * tensor,
@@ -214,23 +245,20 @@ parse_colour (GKeyFile * kf, const gchar * tensor,
     {"GRAY8", GCG_TENSOR_CHANNELS_GRAY},
   };
   g_autofree gchar *str = g_key_file_get_value (kf, tensor, "caps", NULL);
-  g_autoptr (GstCaps) caps = NULL;
-  const gchar *format = NULL;
+  g_autofree gchar *format = NULL;
   guint i;
 
   if (str == NULL)
     return TRUE;
-  caps = gst_caps_from_string (str);
-  if (caps && gst_caps_get_size (caps) > 0)
-    format = gst_structure_get_string (gst_caps_get_structure (caps, 0),
-        "format");
+  format = caps_format (str);
   for (i = 0; format && i < G_N_ELEMENTS (formats); i++) {
     if (g_str_equal (format, formats[i].format))
       break;
   }
   if (format == NULL || i == G_N_ELEMENTS (formats))
     return settings_error (error, "tensor [%s]: caps \"%s\" do not give a "
-        "format of RGB, BGR or GRAY8", tensor, str);
+        "format of RGB, BGR or GRAY8 (e.g. video/x-raw,format=RGB)", tensor,
+        str);
   if ((formats[i].channels == GCG_TENSOR_CHANNELS_GRAY) !=
       (info->channels == GCG_TENSOR_CHANNELS_GRAY))
     return settings_error (error, "tensor [%s]: caps format %s does not "
@@ -253,6 +281,19 @@ parse_double (const gchar * str, gdouble * out)
   return end != str && *end == '\0' && errno == 0 && isfinite (*out);
 }
 
+/* The values the kernels apply, computed as gcg_frame_params_set_mean_std()
+ * does in float32: finite for every pixel value, or every frame would be
+ * refused. */
+static gboolean
+mapping_is_finite (gfloat mean, gfloat std)
+{
+  gfloat scale = 1.0f / (255.0f * std);
+  gfloat offset = -mean / std;
+
+  return isfinite (scale) && isfinite (offset)
+      && isfinite (scale * 255.0f + offset);
+}
+
 /* "min,max" into the element's mean/std: pixel p in 0-255 becomes
  * min + p (max - min) / 255 = (p / 255 - mean) / std with
  * std = 1 / (max - min), mean = -min / (max - min). */
@@ -273,6 +314,10 @@ parse_range (const gchar * tensor, const gchar * str, gfloat * mean,
   if (!(hi > lo) || !isfinite (*std) || !isfinite (*mean) || *std == 0.0f)
     return settings_error (error, "tensor [%s]: range \"%s\" needs min below "
         "max, both finite and far enough apart", tensor, str);
+  if (!mapping_is_finite (*mean, *std))
+    return settings_error (error, "tensor [%s]: range \"%s\" spans too much: "
+        "the per-pixel scale 1/(255 std) or offset -mean/std it gives is not "
+        "a finite float32 (keep max - min below about 1e36)", tensor, str);
   return TRUE;
 }
 

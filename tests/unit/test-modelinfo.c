@@ -177,6 +177,48 @@ test_inputs_refused (void)
       "format of RGB");
   assert_input_refused ("type=float32\ndims=1,3,8,8\n"
       "caps=video/x-raw,format=GRAY8\n", "does not match");
+  /* Accepted by the parse but every frame refused: scale 1/(255 std)
+   * overflows float32. */
+  assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=-5e43,5e43\n",
+      "spans too much");
+  /* Caps strings GStreamer's parser meets with criticals or warnings:
+   * refused with our error alone (a critical would fail this test). */
+  assert_input_refused ("type=float32\ndims=1,3,8,8\n"
+      "caps=8ideo/x-raw,format=RGB\n", "format of RGB");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\ncaps=24Y\n",
+      "format of RGB");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\n"
+      "caps=video/x-raw(memory=CUDAMemory),format=BGR\n", "format of RGB");
+  assert_input_refused ("type=float32\ndims=1,3,8,8\n"
+      "caps=video/x-raw,format={RGB,BGR}\n", "format of RGB");
+}
+
+/* Caps strings in the forms GStreamer writes are read. */
+static void
+test_caps_forms (void)
+{
+  static const gchar *forms[] = {
+    "video/x-raw,format=BGR",
+    "video/x-raw, format=(string)BGR, width=(int)8",
+    "video/x-raw(memory:CUDAMemory),width=8,format=\"BGR\"",
+    "video/x-raw,format=BGR;video/x-raw,format=RGB",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
+    g_autofree gchar *text = g_strdup_printf ("[modelinfo]\nversion=1.0\n"
+        "[input]\ndir=input\ntype=float32\ndims=1,3,8,8\ncaps=%s\n",
+        forms[i]);
+    g_autoptr (GKeyFile) kf = g_key_file_new ();
+    g_autoptr (GError) error = NULL;
+    GstCudaGraphModelInfo info = { 0 };
+
+    g_key_file_set_list_separator (kf, ',');
+    g_assert_true (g_key_file_load_from_data (kf, text, -1, 0, NULL));
+    g_assert_true (gst_cuda_graph_model_info_parse (kf, &info, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (info.channels, ==, GCG_TENSOR_CHANNELS_BGR);
+    gst_cuda_graph_model_info_clear (&info);
+  }
 }
 
 static void
@@ -347,6 +389,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/modelinfo/nchw-f32-rgb", test_nchw_f32_rgb);
   g_test_add_func ("/modelinfo/nhwc-u8", test_nhwc_u8);
+  g_test_add_func ("/modelinfo/caps-forms", test_caps_forms);
   g_test_add_func ("/modelinfo/bgr-col-major", test_bgr_col_major);
   g_test_add_func ("/modelinfo/gray-three-dims", test_gray_three_dims);
   g_test_add_func ("/modelinfo/files-refused", test_files_refused);
