@@ -5,6 +5,7 @@
 
 /* GcgBatchMeta: where each item of a batch tensor came from. */
 #include "gstcudagraphbatchmeta.h"
+#include "gstcudagraphmetacopy.h"
 
 #include <string.h>
 
@@ -58,8 +59,8 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   GcgBatchMeta *src = (GcgBatchMeta *) meta;
   GcgBatchMeta *dst;
 
-  /* Only plain copies keep the items where they were. */
-  if (!GST_META_TRANSFORM_IS_COPY (type))
+  /* Only copies of the whole buffer keep the items where they were. */
+  if (!gst_cuda_graph_meta_copies_whole (buffer, type, data))
     return FALSE;
   dst = gcg_buffer_add_batch_meta (dest, src->n_items);
   if (dst == NULL)

@@ -15,6 +15,7 @@
  */
 
 #include "gstcudagraphtensormeta.h"
+#include "gstcudagraphmetacopy.h"
 
 #include <string.h>
 
@@ -55,8 +56,8 @@ tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   GcgTensorMeta *src = (GcgTensorMeta *) meta;
   GcgTensorMeta *dst;
 
-  /* Only plain copies keep the geometry true. */
-  if (!GST_META_TRANSFORM_IS_COPY (type))
+  /* Only copies of the whole buffer keep the geometry true. */
+  if (!gst_cuda_graph_meta_copies_whole (buffer, type, data))
     return FALSE;
   dst = gcg_buffer_add_tensor_meta (dest);
   if (dst == NULL)

@@ -138,6 +138,7 @@ _SIGNATURES = {
         "gst_mini_object_unref": ([_vp], None),
         "gst_buffer_get_type": ([], _size),
         "gst_buffer_copy": ([_vp], _vp),
+        "gst_buffer_get_size": ([_vp], _size),
         "gst_buffer_get_meta": ([_vp, _size], _vp),
         "gst_buffer_map": ([_vp, ctypes.POINTER(GstMapInfo), ctypes.c_int],
                            ctypes.c_int),

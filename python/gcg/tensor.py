@@ -658,6 +658,13 @@ class Tensor:
         if meta.size and meta.size != self.nbytes:
             raise ValueError("meta size %d does not match shape %r of %s"
                              % (meta.size, shape, self.dtype))
+        # Every export (NumPy, DLPack, CUDA array interface) reads nbytes
+        # from the buffer's start: the buffer must hold them, whatever the
+        # meta says (a meta kept on a buffer resized after the copy).
+        size = gst.lib.gst_buffer_get_size(ptr)
+        if size < self.nbytes:
+            raise ValueError("the tensor meta describes %d bytes but the "
+                             "buffer holds %d" % (self.nbytes, size))
         self.width = int(meta.width)
         self.height = int(meta.height)
         self.batch = int(meta.batch)

@@ -308,6 +308,26 @@ class Errors(unittest.TestCase):
         with self.assertRaises(ValueError):
             tensor.from_buffer(Gst.Buffer.new_allocate(None, 64, None))
 
+    def test_region_copy_drops_meta(self):
+        # 1 KiB of a 12 KiB tensor: the copy must not claim the whole
+        # tensor's shape (DLPack exported 11 KiB past the allocation).
+        buf = pull()[0].get_buffer()
+        flags = (Gst.BufferCopyFlags.FLAGS | Gst.BufferCopyFlags.TIMESTAMPS
+                 | Gst.BufferCopyFlags.META | Gst.BufferCopyFlags.MEMORY)
+        part = buf.copy_region(flags, 0, 1024)
+        with self.assertRaises(ValueError):
+            tensor.from_buffer(part)
+        whole = buf.copy_region(flags, 0, buf.get_size())
+        self.assertEqual(tensor.from_buffer(whole).nbytes, buf.get_size())
+
+    def test_shrunk_buffer_refused(self):
+        # A whole copy keeps the meta; shrinking it afterwards leaves a meta
+        # larger than the buffer: every export would read past it.
+        buf = pull()[0].get_buffer().copy_deep()
+        buf.set_size(1024)
+        with self.assertRaisesRegex(ValueError, "buffer holds 1024"):
+            tensor.from_buffer(buf)
+
 
 class WithoutGi(unittest.TestCase):
     """The ctypes driver and GstBuffer addresses, no gi object in play,
