@@ -12,6 +12,7 @@
 #include "gstcudagraphbasetransform-private.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphfence.h"
+#include "gstcudagraphhostregister.h"
 #include "gstcudagraphvideo.h"
 
 #include <string.h>
@@ -165,6 +166,21 @@ finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 }
 
 /* Queues @frame (its input mapped) into @outbuf; takes @frame. */
+/* Where the input is for the frame queue: pageable host memory that came
+ * from an upstream pool is registered with the driver on first sight and
+ * read by DMA from then on, as pinned memory is. */
+static GcgMemoryKind
+input_memory_kind (GstCudaGraphBaseTransformPrivate * priv,
+    GstBuffer * inbuf, GstMapFlags in_dev)
+{
+  GcgMemoryKind kind = gst_cuda_graph_memory_kind (inbuf, in_dev);
+
+  if (kind == GCG_MEMORY_KIND_HOST && priv->dev.active == GCG_BACKEND_CUDA
+      && gst_cuda_graph_register_input (inbuf, priv->dev.context))
+    return GCG_MEMORY_KIND_HOST_PINNED;
+  return kind;
+}
+
 static GstFlowReturn
 submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf)
@@ -186,7 +202,7 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     return GST_FLOW_ERROR;
   }
   gst_cuda_graph_planes_from_frame (&in, &frame->in_frame,
-      gst_cuda_graph_memory_kind (frame->in_frame.buffer, in_dev));
+      input_memory_kind (priv, frame->in_frame.buffer, in_dev));
   queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in,
       &out, frame_done, frame, &seq, &error);
   if (!queued) {

@@ -86,6 +86,32 @@ gcg_test_pixel (GstVideoFrame * frame, guint x, guint y)
       + x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
 }
 
+/* A moving pattern (frame @user_data as an integer), so every frame
+ * differs. */
+static inline void
+gcg_test_moving_px (guint x, guint y, guint8 * px, gpointer user_data)
+{
+  guint t = GPOINTER_TO_UINT (user_data);
+
+  px[0] = (x * 7 + t * 13) & 0xff;
+  px[1] = (y * 5 + x * 3 + t) & 0xff;
+  px[2] = (x * y + t * 29) & 0xff;
+  px[3] = 200;
+}
+
+/* Both buffers hold the same bytes, all of them. */
+static inline void
+gcg_test_assert_same_bytes (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+
+  g_assert_true (gst_buffer_map (a, &ma, GST_MAP_READ));
+  g_assert_true (gst_buffer_map (b, &mb, GST_MAP_READ));
+  g_assert_cmpmem (ma.data, ma.size, mb.data, mb.size);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
 /* A harness around @launch (an element description) whose sink accepts
  * @out_caps (NULL: anything), fed @in_caps. */
 static inline GstHarness *

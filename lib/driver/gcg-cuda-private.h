@@ -105,6 +105,7 @@ typedef enum
 #define CU_EVENT_BLOCKING_SYNC 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
 #define CU_GET_PROC_ADDRESS_DEFAULT 0
 #define CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE (1 << 0)
 #define CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH 1
@@ -260,6 +261,8 @@ typedef struct
           CUdeviceptr ptr)) \
   X (cuMemHostAlloc, (void **ptr, size_t bytes, unsigned int flags)) \
   X (cuMemFreeHost, (void *ptr)) \
+  X (cuMemHostRegister, (void *ptr, size_t bytes, unsigned int flags)) \
+  X (cuMemHostUnregister, (void *ptr)) \
   X (cuMemcpyHtoD, (CUdeviceptr dst, const void *src, size_t bytes)) \
   X (cuMemcpyDtoH, (void *dst, CUdeviceptr src, size_t bytes)) \
   X (cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src, size_t bytes, \

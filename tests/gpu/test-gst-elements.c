@@ -18,18 +18,6 @@
  * frame (the first frame of each caps is the capture). */
 #define EXPECTED_REPLAYS(n) ((n) - 1)
 
-/* A moving pattern, so every frame differs. */
-static void
-moving_px (guint x, guint y, guint8 * px, gpointer user_data)
-{
-  guint t = GPOINTER_TO_UINT (user_data);
-
-  px[0] = (x * 7 + t * 13) & 0xff;
-  px[1] = (y * 5 + x * 3 + t) & 0xff;
-  px[2] = (x * y + t * 29) & 0xff;
-  px[3] = 200;
-}
-
 typedef struct
 {
   const gchar *props;
@@ -78,7 +66,7 @@ run_frames (const gchar * element, const Case * c, const gchar * backend,
   const gchar *frame_caps = c->in_caps;
 
   for (guint i = 0; i < N_FRAMES; i++) {
-    GstBuffer *in = gcg_test_frame_new (frame_caps, moving_px,
+    GstBuffer *in = gcg_test_frame_new (frame_caps, gcg_test_moving_px,
         GUINT_TO_POINTER (i), 100 + i);
 
     g_ptr_array_add (outs, gcg_test_push_pull (h, in));
@@ -98,13 +86,7 @@ assert_same_buffer (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
   GstVideoFrame fa, fb;
 
   if (info == NULL) {
-    GstMapInfo ma, mb;
-
-    g_assert_true (gst_buffer_map (a, &ma, GST_MAP_READ));
-    g_assert_true (gst_buffer_map (b, &mb, GST_MAP_READ));
-    g_assert_cmpmem (ma.data, ma.size, mb.data, mb.size);
-    gst_buffer_unmap (a, &ma);
-    gst_buffer_unmap (b, &mb);
+    gcg_test_assert_same_bytes (a, b);
     return;
   }
   g_assert_true (gst_video_frame_map (&fa, info, a, GST_MAP_READ));
@@ -207,11 +189,11 @@ test_caps_change_recaptures (void)
       "video/x-raw,format=RGBA");
   for (guint i = 0; i < 3; i++)
     gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps1,
-                moving_px, GUINT_TO_POINTER (i), 128)));
+                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)));
   gst_harness_set_src_caps_str (h, caps2);
   for (guint i = 0; i < 4; i++)
     gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps2,
-                moving_px, GUINT_TO_POINTER (i), 128)));
+                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)));
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
       2);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
@@ -231,7 +213,7 @@ alternate_caps (GstHarness * h, GstHarness * cpu, const gchar * caps[2],
 
   for (guint i = 0; i < n; i++) {
     const gchar *in_caps = caps[(i / period) % 2];
-    GstBuffer *in = gcg_test_frame_new (in_caps, moving_px,
+    GstBuffer *in = gcg_test_frame_new (in_caps, gcg_test_moving_px,
         GUINT_TO_POINTER (i), 128);
     GstBuffer *out, *want;
 
@@ -305,8 +287,9 @@ test_driver_failure_drops_frame (void)
       caps, "video/x-raw,format=RGBA");
   g_assert_true (gcg_fault_inject ("cuGraphLaunch:3", NULL));
   for (guint i = 0; i < 5; i++)
-    g_assert_cmpint (gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
-                GUINT_TO_POINTER (i), 128)), ==, GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h, gcg_test_frame_new (caps,
+                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)), ==,
+        GST_FLOW_OK);
   /* Frame 3 was dropped, the others came through. */
   g_assert_cmpuint (gst_harness_buffers_received (h), ==, 4);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert",
@@ -316,7 +299,7 @@ test_driver_failure_drops_frame (void)
    * failure in a row is an error. */
   g_assert_true (gcg_fault_inject ("cuGraphLaunch:*", NULL));
   for (pushed = 0; pushed < 5 && ret == GST_FLOW_OK; pushed++)
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
+    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
             GUINT_TO_POINTER (pushed), 128));
   g_assert_cmpint (ret, ==, GST_FLOW_ERROR);
   g_assert_cmpuint (pushed, ==, 3);
@@ -337,7 +320,8 @@ test_output_pinned (void)
     return;
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps,
       "video/x-raw,format=RGBA,width=32,height=24");
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
+          NULL, 0));
   g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
           "CudaGraphPinnedMemory"));
   gst_buffer_unref (out);
@@ -345,7 +329,8 @@ test_output_pinned (void)
 
   /* Same caps, identity settings: passthrough; then brightness ends it. */
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps, caps);
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
+          NULL, 0));
   gst_buffer_unref (out);
   {
     g_autoptr (GstElement) conv = gst_harness_find_element (h,
@@ -353,7 +338,8 @@ test_output_pinned (void)
 
     g_object_set (conv, "brightness", 0.1, NULL);
   }
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, moving_px, NULL, 0));
+  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
+          NULL, 0));
   g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
           "CudaGraphPinnedMemory"));
   gst_buffer_unref (out);
@@ -400,7 +386,7 @@ sweep_one (const gchar * spec, const gchar * caps, const gchar * out_caps,
 
   g_assert_true (gcg_fault_inject (spec, NULL));
   for (guint i = 0; i < 3 && ret == GST_FLOW_OK; i++)
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
+    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
             GUINT_TO_POINTER (i), 128));
   g_assert_true (gcg_fault_inject (NULL, NULL));
   dropped = gcg_test_get_u64 (h, "cudagraphconvert", "dropped-frames");
@@ -416,7 +402,7 @@ sweep_one (const gchar * spec, const gchar * caps, const gchar * out_caps,
   while ((out = gst_harness_try_pull (h)))
     gst_buffer_unref (out);
   if (problem == NULL) {
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, moving_px,
+    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
             GUINT_TO_POINTER (9), 128));
     out = gst_harness_try_pull (h);
     if (ret != GST_FLOW_OK || out == NULL)
@@ -449,8 +435,8 @@ test_fault_sweep (void)
   if (!gcg_test_have_gpu ())
     return;
   cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps, out_caps);
-  expected = gcg_test_push_pull (cpu, gcg_test_frame_new (caps, moving_px,
-          GUINT_TO_POINTER (9), 128));
+  expected = gcg_test_push_pull (cpu, gcg_test_frame_new (caps,
+          gcg_test_moving_px, GUINT_TO_POINTER (9), 128));
   gst_harness_teardown (cpu);
   /* Cleanup calls failing under injection warn; criticals stay fatal.
    * (A fatal handler would not do: GLib still prints TAP's "Bail out!".) */
