@@ -6,11 +6,12 @@
 #   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak] [TOOL...]
 # sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
 # included, API errors not reported: the fault tests make them on
-# purpose), then racecheck and synccheck over the kernel tests; each
+# purpose), initcheck over the tests that make tensors, then racecheck
+# and synccheck over the kernel tests; each
 # tool's exit code is non-zero on any report.  All three take longer than
 # one 10-minute device call on an H100 (racecheck alone: frame-batch
 # ~280 s, frame-queue >90 s): name the tools to run (memcheck, racecheck,
-# synccheck) to split them across calls.
+# synccheck, initcheck) to split them across calls.
 # soak: tools/soak on the CUDA backend, each element in turn (1 000 000
 # frames each unless SOAK_FRAMES says otherwise; a caps change every
 # 10 000, a flush every 50 000): the table of samples in $OUT/soak.txt,
@@ -38,7 +39,7 @@ if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   status=0
   tools=("${@:3}")
-  [ ${#tools[@]} -gt 0 ] || tools=(memcheck racecheck synccheck)
+  [ ${#tools[@]} -gt 0 ] || tools=(memcheck initcheck racecheck synccheck)
   run_tool () {  # NAME TOOL-ARGS... -- TESTS...
     local name=$1; shift
     [[ " ${tools[*]} " == *" $name "* ]] || return 0
@@ -56,6 +57,10 @@ if [ "$what" = sanitize ]; then
     -- context param-block capture capture-pool graph-update dispatch-graph \
     allocator fence frame-chain frame-batch frame-queue gst-elements \
     gst-cuda-memory gst-inflight gst-batch
+  # Every byte a kernel or copy reads was written first (tensor tails and
+  # unused batch items included), over the tests that make tensors.
+  run_tool initcheck --tool initcheck -- frame-chain frame-batch \
+    gst-elements gst-batch gst-pageable
   run_tool racecheck --tool racecheck -- frame-chain frame-batch capture frame-queue
   run_tool synccheck --tool synccheck -- frame-chain frame-batch capture frame-queue
   exit $status
