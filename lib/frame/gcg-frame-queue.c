@@ -832,7 +832,11 @@ grow_device (GcgFrameQueue *self, guint64 *ptr, gsize *have, gsize need,
     return FALSE;
   *have = need;
   *fresh = TRUE;
-  return TRUE;
+  /* Bytes no kernel writes (a video row's padding past its pixels) are
+   * copied out with the rest: zeros, not leftover device memory.  Once
+   * per allocation, ordered before the copies by the caller's event. */
+  return GCG_CU_OK (error, cuMemsetD8Async, *ptr, 0, need,
+      gcg__stream_get_cu (self->stream));
 }
 
 static gboolean
