@@ -18,6 +18,11 @@
 # the root removed on every exit (GCG_LANE_KEEP=1 keeps the root, for
 # looking into a failure; the binds are undone all the same).
 #
+# A test that skips there for any reason but the missing GPU (or, on
+# Debian 12, GStreamer < 1.26 for the GstTensorMeta test) fails the lane:
+# it is a package tools/install-deps.sh does not install.  On Debian 13 the
+# GstTensorMeta test must run and pass.
+#
 # The root's output goes to ${GCG_LANE_LOG:-/var/tmp/gcg-lane-DIST.log}
 # (its end is printed too when the lane fails).  Prints `lane DIST (Debian
 # N, GStreamer X): N passed, N failed, N skipped, T s` last; exits non-zero
@@ -129,6 +134,22 @@ case "$counts" in
   *" passed, "*" failed, "*" skipped") ;;
   *) counts="no test counts"; [ "$rc" -ne 0 ] || rc=1 ;;
 esac
+# Without a GPU only the gpu suite may skip, and GstTensorMeta's test where
+# GStreamer is older than 1.26: any other skip is a package install-deps
+# forgot (a user's test run would not check what it should), and the
+# GstTensorMeta test must run on 1.26.
+allowed=':gpu / '
+[ "$dist" = bookworm ] && allowed="$allowed|:unit / gst-tensor-meta\$"
+bad=$(sed -n 's/^skipped: //p' "$log" | grep -Ev -- "$allowed" || true)
+if [ -n "$bad" ]; then
+  echo "lane $dist: skipped where nothing may skip (a missing install step?):"
+  echo "$bad"
+  rc=1
+fi
+if [ "$dist" = trixie ] && ! grep -Eq ':unit / gst-tensor-meta +OK' "$log"; then
+  echo "lane $dist: the GstTensorMeta test did not run and pass"
+  rc=1
+fi
 [ "$rc" -eq 0 ] || tail -n 150 "$log"
 echo "lane $dist (Debian $debver, GStreamer $gst): $counts, $(($(date +%s) - start)) s"
 exit "$rc"
