@@ -23,6 +23,7 @@ has no `memory:CUDAMemory` caps; the check ignores the documented ones
 Needs PyGObject and the plugin on GStreamer's path (GST_PLUGIN_PATH_1_0).
 """
 import argparse
+import ctypes
 import difflib
 import sys
 
@@ -70,14 +71,48 @@ def fmt_number(v):
     return str(v)
 
 
+class _EnumValue(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_int), ("value_name", ctypes.c_char_p),
+                ("value_nick", ctypes.c_char_p)]
+
+
+class _EnumClass(ctypes.Structure):
+    _fields_ = [("g_type", ctypes.c_size_t), ("minimum", ctypes.c_int),
+                ("maximum", ctypes.c_int), ("n_values", ctypes.c_uint),
+                ("values", ctypes.POINTER(_EnumValue))]
+
+
+def enum_values(vtype):
+    """{value: nick} of an enum type, from GLib's own GEnumClass (public C
+    API).  PyGObject's view of an enum changed between 3.42 (Debian 12:
+    `__enum_values__`, defaults as enum members) and 3.50 (Debian 13: a
+    Python IntEnum, a property's default a plain int), and neither is an
+    API that both keep."""
+    gobject = ctypes.CDLL("libgobject-2.0.so.0")
+    gobject.g_type_from_name.restype = ctypes.c_size_t
+    gobject.g_type_from_name.argtypes = [ctypes.c_char_p]
+    gobject.g_type_class_ref.restype = ctypes.POINTER(_EnumClass)
+    gobject.g_type_class_ref.argtypes = [ctypes.c_size_t]
+    gobject.g_type_class_unref.argtypes = [ctypes.c_void_p]
+    gtype = gobject.g_type_from_name(vtype.name.encode())
+    assert gtype, "%s is not a registered type" % vtype.name
+    klass = gobject.g_type_class_ref(gtype)
+    values = {}
+    for i in range(klass.contents.n_values):
+        v = klass.contents.values[i]
+        values[v.value] = v.value_nick.decode()
+    gobject.g_type_class_unref(klass)
+    return values
+
+
 def type_and_values(pspec):
     """(type, default, range or values) of a property, as table cells."""
     vtype = pspec.value_type
     default = pspec.default_value
     if vtype.is_a(GObject.TYPE_ENUM):
-        values = sorted(pspec.enum_class.__enum_values__.values(), key=int)
-        return ("enum `%s`" % vtype.name, "`%s`" % default.value_nick,
-                ", ".join("`%s`" % v.value_nick for v in values))
+        values = enum_values(vtype)
+        return ("enum `%s`" % vtype.name, "`%s`" % values[int(default)],
+                ", ".join("`%s`" % values[v] for v in sorted(values)))
     if vtype == GObject.TYPE_BOOLEAN:
         return ("boolean", "`%s`" % str(default).lower(), "")
     if vtype == GObject.TYPE_STRING:

@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Installs what building and testing gst-cudagraph needs, by Debian package
-# name.  The CUDA toolkit (nvcc) is optional: without it the library builds
-# without embedded kernels and the GPU backend says so at use.
+# name (Debian 12 and 13): everything `bash tools/run-tests.sh`,
+# `bash tools/demo.sh` and .ci/run use, so that no test skips for want of
+# a package (tools/ci-lane.sh checks this in a fresh Debian root).  The
+# CUDA toolkit (nvcc) is optional: without it the library builds without
+# embedded kernels and the GPU backend says so at use.
 set -euo pipefail
 pkgs=(
-  build-essential meson ninja-build pkg-config python3 python3-gi python3-numpy
+  # build
+  build-essential meson ninja-build pkg-config python3
   libglib2.0-dev gobject-introspection libgirepository1.0-dev gir1.2-glib-2.0
-  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  libgstreamer-plugins-bad1.0-dev libgl-dev gstreamer1.0-tools
-  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  libgstreamer-plugins-bad1.0-dev libgl-dev
+  # the Python binding and tests
+  python3-gi python3-numpy gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  # stock elements the tests and the demo run: videotestsrc, appsink,
+  # jpegenc/multipartmux (good), x264enc (ugly), avdec_h264 (libav)
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  # the analytics example's face detector (OpenCV and its Haar cascades)
+  python3-opencv opencv-data
+  # tools/plot-bench.py
+  python3-matplotlib
+  # the API reference (-Ddocs=enabled)
   gi-docgen
 )
 missing=()

@@ -1,8 +1,7 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""examples/analytics.py on a clip made here (H.264 in MP4 when x264enc
-and a decoder are there, raw Y4M otherwise), CPU backend, with GStreamer
-through one binding (the argument):
+"""examples/analytics.py on a clip made here (H.264 in MP4), CPU backend,
+with GStreamer through one binding (the argument):
 
   gi      PyGObject (exit 77, skip, where gi does not import)
   ctypes  gcg.tensor's ctypes driver, in a child process in which gi
@@ -14,11 +13,12 @@ whose sharpness is zero; an ERROR in the tensor chain mid-stream must end
 the run with GStreamer's message (not hang with the feeding thread
 blocked in a push); a clip whose frame size changes mid-stream (JPEG
 parts of two sizes in multipart) must give the new size's grid from the
-first frame of the new size on; the face detector runs where OpenCV and PyGObject are
+first frame of the new size on; the face detector runs through PyGObject
 (zero faces is fine: a test pattern has none) and is refused, saying why,
-where they are not.  This script itself needs no PyGObject: the clip is
-made through gcg.tensor's ctypes driver.  Exit 77 without NumPy or the
-stock elements.
+through ctypes.  This script itself needs no PyGObject: the clip is made
+through gcg.tensor's ctypes driver.  Exit 77 (skip, never a pass) when
+NumPy, a stock element or OpenCV is missing: tools/install-deps.sh
+installs them all.
 
   gpu     (gpu suite) the checked-in clip of the same colour through
           nvh264dec -> CUDA backend -> PyTorch, ctypes driver, as on the
@@ -89,19 +89,53 @@ def has(*factories):
     return all(tensor.has_element(f) for f in factories)
 
 
+# What the checks need beyond the plugin, with the Debian package that
+# has it (all in tools/install-deps.sh).
+ELEMENTS = {
+    "videotestsrc": "gstreamer1.0-plugins-base",
+    "decodebin": "gstreamer1.0-plugins-base",
+    "videoconvert": "gstreamer1.0-plugins-base",
+    "appsink": "gstreamer1.0-plugins-base",
+    "appsrc": "gstreamer1.0-plugins-base",
+    "concat": "gstreamer1.0 (core)",
+    "identity": "gstreamer1.0 (core)",
+    "x264enc": "gstreamer1.0-plugins-ugly",
+    "avdec_h264": "gstreamer1.0-libav",
+    "mp4mux": "gstreamer1.0-plugins-good",
+    "qtdemux": "gstreamer1.0-plugins-good",
+    "h264parse": "gstreamer1.0-plugins-bad",
+    "jpegenc": "gstreamer1.0-plugins-good",
+    "jpegdec": "gstreamer1.0-plugins-good",
+    "multipartmux": "gstreamer1.0-plugins-good",
+    "multipartdemux": "gstreamer1.0-plugins-good",
+    "cudagraphpreprocess": "this project's plugin",
+}
+HAAR = "/usr/share/opencv4/haarcascades"
+
+
+def missing(binding):
+    """What this run lacks, as `thing (package)`: empty when it can run."""
+    lack = ["%s (%s)" % (f, p) for f, p in ELEMENTS.items() if not has(f)]
+    if binding == "gi":
+        try:
+            import cv2  # noqa: F401
+        except ImportError:
+            lack.append("OpenCV (python3-opencv)")
+        if not os.path.isdir(HAAR):
+            lack.append("%s (opencv-data)" % HAAR)
+    return lack
+
+
 def make_clip(folder):
-    src = ("videotestsrc num-buffers=%d pattern=solid-color "
-           "foreground-color=0xff%02x%02x%02x ! video/x-raw,format=I420,"
-           "width=%d,height=%d,framerate=30/1" % ((FRAMES,) + RGB + (W, H)))
-    if has("x264enc", "mp4mux", "qtdemux", "h264parse") and (
-            has("avdec_h264") or has("openh264dec")):
-        path = os.path.join(folder, "clip.mp4")
-        tail = ("x264enc speed-preset=ultrafast ! video/x-h264,"
-                "profile=constrained-baseline ! h264parse ! mp4mux")
-    else:
-        path = os.path.join(folder, "clip.y4m")
-        tail = "y4menc"
-    run_to_end("%s ! %s ! filesink location=%s" % (src, tail, path))
+    """H.264 in MP4: what a user feeds the example (a raw Y4M clip is
+    type-found as text by decodebin, so it is no fallback)."""
+    path = os.path.join(folder, "clip.mp4")
+    run_to_end("videotestsrc num-buffers=%d pattern=solid-color "
+               "foreground-color=0xff%02x%02x%02x ! video/x-raw,format=I420,"
+               "width=%d,height=%d,framerate=30/1 ! x264enc "
+               "speed-preset=ultrafast ! video/x-h264,"
+               "profile=constrained-baseline ! h264parse ! mp4mux ! "
+               "filesink location=%s" % ((FRAMES,) + RGB + (W, H, path)))
     return path
 
 
@@ -181,11 +215,7 @@ def check_error_mid_stream(binding, clip):
 
 def make_resizing_clip(folder, first=(64, 48), second=(96, 80), n=5):
     """@n JPEG frames of @first then @n of @second, the solid colour, in
-    one multipart stream: the decoder's caps change mid-stream.  None
-    without the elements for it."""
-    if not has("concat", "jpegenc", "jpegdec", "multipartmux",
-               "multipartdemux"):
-        return None
+    one multipart stream: the decoder's caps change mid-stream."""
     path = os.path.join(folder, "resizing.mjpeg")
     src = ("videotestsrc num-buffers=%d pattern=solid-color "
            "foreground-color=0xff%02x%02x%02x ! video/x-raw,format=I420,"
@@ -200,9 +230,6 @@ def check_caps_change(binding, folder):
     for them at once, not at the next --detect-every frame (3 here: frame
     5, the first of the new size, is not one)."""
     clip = make_resizing_clip(folder)
-    if clip is None:
-        print("caps change: not checked (no jpegenc/multipartmux)")
-        return
     out = run(binding, clip, "--roi-grid", "2", "--print-frames", "10",
               "--detect-every", "3")
     assert "done: 10 frames decoded by decodebin, 10 tensors (40 ROI items)" \
@@ -225,13 +252,9 @@ def check_caps_change(binding, folder):
 
 
 def check_detector(binding, clip):
-    """The face detector where it can run, else its refusal."""
-    try:
-        import cv2  # noqa: F401
-        have_cv2 = os.path.exists("/usr/share/opencv4/haarcascades")
-    except ImportError:
-        have_cv2 = False
-    if have_cv2 and binding == "gi":
+    """The face detector through PyGObject (missing() made sure OpenCV is
+    there); through ctypes its refusal, which names PyGObject."""
+    if binding == "gi":
         out = run(binding, clip, "--frames", "10", "--detect-every", "2")
         assert "done: 10 frames" in out
     else:
@@ -287,9 +310,10 @@ def main():
         print("SKIP: %s" % _pipeline.import_gst()[1])
         return 77
     _pipeline.init()
-    if not has("videotestsrc", "decodebin", "videoconvert", "appsink",
-               "appsrc", "identity", "cudagraphpreprocess"):
-        print("SKIP: stock elements or the plugin missing")
+    lack = missing(binding)
+    if lack:
+        print("SKIP: missing %s; tools/install-deps.sh installs them"
+              % ", ".join(lack))
         return 77
     with tempfile.TemporaryDirectory() as folder:
         clip = make_clip(folder)

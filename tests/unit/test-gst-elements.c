@@ -489,9 +489,11 @@ test_params_meta (void)
   gst_harness_teardown (h);
 }
 
-/* NaN is refused wherever it can come from, the previous values stay and
- * frames go on being right: GLib's own property check (g_object_set, and
- * so GstController), a "GcgParamsMeta" and the mean/std strings. */
+/* NaN is refused wherever it can reach our code, the previous values stay
+ * and frames go on being right: a "GcgParamsMeta" and the mean/std
+ * strings.  Through g_object_set (and so GstController) NaN never reaches
+ * the element: the property's declared range keeps it out, and how GLib
+ * reports that (a warning on 2.74, a critical on 2.84) is GLib's. */
 static void
 test_nan_refused (void)
 {
@@ -504,12 +506,14 @@ test_nan_refused (void)
   GstVideoInfo info = gcg_test_info (caps);
   GstCustomMeta *meta;
   g_autofree gchar *mean = NULL;
+  g_auto (GValue) nan = G_VALUE_INIT;
   GstBuffer *in;
   gdouble v;
 
-  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING, "*nan*");
-  g_object_set (e, "brightness", (gdouble) NAN, NULL);
-  g_test_assert_expected_messages ();
+  g_value_init (&nan, G_TYPE_DOUBLE);
+  g_value_set_double (&nan, NAN);
+  g_assert_false (g_param_value_is_valid (g_object_class_find_property
+          (G_OBJECT_GET_CLASS (e), "brightness"), &nan));
   g_object_get (e, "brightness", &v, NULL);
   g_assert_cmpfloat_with_epsilon (v, 0.2, 1e-6);
   out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));

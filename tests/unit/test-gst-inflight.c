@@ -373,15 +373,10 @@ check_property (const gchar * factory)
   g_object_get (e, "in-flight", &v, NULL);
   g_assert_cmpuint (v, ==, 16);
 
-  /* Out of range: GLib refuses the value and the last one stays. */
-  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING,
-      "*out of range*in-flight*");
-  g_object_set (e, "in-flight", 0, NULL);
-  g_test_assert_expected_messages ();
-  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING,
-      "*out of range*in-flight*");
-  g_object_set (e, "in-flight", 17, NULL);
-  g_test_assert_expected_messages ();
+  /* 0 and 17 never reach the element: the range asserted above keeps them
+   * out (how GLib reports that differs between 2.74 and 2.84).  A string
+   * that does not parse, as gst-launch would pass it, leaves the value. */
+  gst_util_set_object_arg (G_OBJECT (e), "in-flight", "many");
   g_object_get (e, "in-flight", &v, NULL);
   g_assert_cmpuint (v, ==, 16);
 

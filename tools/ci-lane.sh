@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Runs the README's test command (`bash tools/run-tests.sh`) in a fresh
+# minimal Debian root, as a user on a new machine would: nothing installed
+# beyond `debootstrap --variant=minbase`, so a package that
+# tools/install-deps.sh forgets fails here.
+#
+#   tools/ci-lane.sh DIST [-- EXTRA MESON OPTIONS...]
+#     DIST: bookworm (Debian 12, GStreamer 1.22, the baseline) or
+#           trixie (Debian 13, GStreamer 1.26)
+#
+# Needs root (debootstrap, chroot, bind mounts) and debootstrap.  The root
+# is made under ${GCG_LANE_TMP:-/var/tmp} from the mirror the host's apt
+# uses (GCG_LANE_MIRROR overrides it), the working tree (tracked files and
+# untracked ones git does not ignore, no build folders) is copied to /src
+# in it, /proc, /sys and /dev are bound, and the host's CUDA toolkit
+# (/usr/local/cuda, where there is one) is bound read-only so the kernels
+# still compile.  Nothing is kept between runs: the binds are undone and
+# the root removed on every exit (GCG_LANE_KEEP=1 keeps the root, for
+# looking into a failure; the binds are undone all the same).
+#
+# A test that skips there for any reason but the missing GPU (or, on
+# Debian 12, GStreamer < 1.26 for the GstTensorMeta test) fails the lane:
+# it is a package tools/install-deps.sh does not install.  On Debian 13 the
+# GstTensorMeta test must run and pass.
+#
+# The root's output goes to ${GCG_LANE_LOG:-/var/tmp/gcg-lane-DIST.log}
+# (its end is printed too when the lane fails).  Prints `lane DIST (Debian
+# N, GStreamer X): N passed, N failed, N skipped, T s` last; exits non-zero
+# when anything failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+dist=${1:-}
+case "$dist" in
+  bookworm) debver=12 ;;
+  trixie) debver=13 ;;
+  *) echo "usage: $0 bookworm|trixie [-- MESON OPTIONS...]" >&2; exit 2 ;;
+esac
+shift
+[ "${1:-}" = "--" ] && shift
+meson_opts=("$@")
+[ "$(id -u)" -eq 0 ] || { echo "ci-lane: needs root (chroot, mounts)" >&2; exit 2; }
+command -v debootstrap >/dev/null || {
+  echo "ci-lane: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
+
+# The first Debian archive URI the host's apt uses (deb822 or one-line).
+host_mirror() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+    /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    sed -n -e 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' \
+      -e 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' "$f"
+  done | grep -v -e '-security' -e '^cdrom:' | head -n 1
+}
+mirror=${GCG_LANE_MIRROR:-$(host_mirror)}
+[ -n "$mirror" ] || { echo "ci-lane: no mirror in /etc/apt/sources.list*" >&2; exit 2; }
+
+start=$(date +%s)
+root=$(mktemp -d "${GCG_LANE_TMP:-/var/tmp}/gcg-lane-$dist.XXXXXX")
+mounts=()
+
+cleanup() {
+  local rc=$? i
+  set +e
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+    umount -R "${mounts[i]}" 2>/dev/null || umount -R -l "${mounts[i]}"
+  done
+  # Never remove a tree something is still mounted in (the host's /dev).
+  if grep -q " $root/" /proc/mounts; then
+    echo "ci-lane: $root still has mounts, left in place" >&2
+    rc=1
+  elif [ "${GCG_LANE_KEEP:-0}" = 1 ]; then
+    echo "ci-lane: root kept in $root" >&2
+  else
+    rm -rf --one-file-system "$root"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+bind() {  # bind SRC DEST [ro]
+  mkdir -p "$2"
+  mount --rbind "$1" "$2"
+  mounts+=("$2")
+  mount --make-rslave "$2"
+  if [ "${3:-}" = ro ]; then
+    mount -o remount,bind,ro "$2"
+  fi
+}
+
+echo "lane $dist: debootstrap --variant=minbase from $mirror"
+debootstrap --variant=minbase "$dist" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 || {
+  tail -n 20 "$root.debootstrap.log" >&2; rm -f "$root.debootstrap.log"; exit 1; }
+rm -f "$root.debootstrap.log"
+# A user's machine has the point releases' updates too.
+echo "deb $mirror $dist-updates main" >>"$root/etc/apt/sources.list"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+# No package's service is started inside the root.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod +x "$root/usr/sbin/policy-rc.d"
+
+bind /proc "$root/proc"
+bind /sys "$root/sys"
+bind /dev "$root/dev"
+if [ -d /usr/local/cuda ]; then
+  bind "$(readlink -f /usr/local/cuda)" "$root/usr/local/cuda" ro
+fi
+
+# The working tree as a clone has it: what git tracks or would add.
+mkdir "$root/src"
+(cd "$here" && git ls-files -z --cached --others --exclude-standard |
+  xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+  tar --null -T - -cf -) | tar -C "$root/src" -xf -
+
+# The whole output goes to the log; the terminal gets the lane's result,
+# and the log's end when it failed.
+log=${GCG_LANE_LOG:-${GCG_LANE_TMP:-/var/tmp}/gcg-lane-$dist.log}
+echo "lane $dist: bash tools/run-tests.sh in the root (log: $log)"
+proxies=()
+for v in http_proxy https_proxy no_proxy; do
+  [ -n "${!v:-}" ] && proxies+=("$v=${!v}")
+done
+rc=0
+chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  "${proxies[@]}" \
+  bash -c 'cd /src && bash tools/run-tests.sh build "$@"' lane \
+  "${meson_opts[@]}" </dev/null >"$log" 2>&1 || rc=$?
+gst=$(chroot "$root" pkg-config --modversion gstreamer-1.0 2>/dev/null || echo "?")
+counts=$(tail -n 1 "$log")
+case "$counts" in
+  *" passed, "*" failed, "*" skipped") ;;
+  *) counts="no test counts"; [ "$rc" -ne 0 ] || rc=1 ;;
+esac
+# Without a GPU only the gpu suite may skip, and GstTensorMeta's test where
+# GStreamer is older than 1.26: any other skip is a package install-deps
+# forgot (a user's test run would not check what it should), and the
+# GstTensorMeta test must run on 1.26.
+allowed=':gpu / '
+[ "$dist" = bookworm ] && allowed="$allowed|:unit / gst-tensor-meta\$"
+bad=$(sed -n 's/^skipped: //p' "$log" | grep -Ev -- "$allowed" || true)
+if [ -n "$bad" ]; then
+  echo "lane $dist: skipped where nothing may skip (a missing install step?):"
+  echo "$bad"
+  rc=1
+fi
+if [ "$dist" = trixie ] && ! grep -Eq ':unit / gst-tensor-meta +OK' "$log"; then
+  echo "lane $dist: the GstTensorMeta test did not run and pass"
+  rc=1
+fi
+[ "$rc" -eq 0 ] || tail -n 150 "$log"
+echo "lane $dist (Debian $debver, GStreamer $gst): $counts, $(($(date +%s) - start)) s"
+exit "$rc"
