@@ -22,6 +22,8 @@ pkgs=(
   python3-opencv opencv-data
   # tools/plot-bench.py
   python3-matplotlib
+  # tests/check-tensor-bytes.sh: every tensor byte written (memcheck)
+  valgrind
   # the API reference (-Ddocs=enabled)
   gi-docgen
 )
