@@ -158,8 +158,7 @@ class Nested:
         # The parent graph keeps the model graph (and so the PyTorch
         # objects) through its capture pool, whoever lets go first.
         pool = lib.gcg_capture_pool_new()
-        if not lib.gcg_capture_pool_keep_object(pool, self.model):
-            raise RuntimeError("the capture pool refused the model graph")
+        lib.gcg_capture_pool_keep_object(pool, self.model)  # its index
         capture = call(lib.gcg_capture_begin_with_pool, self.stream,
                        GCG_CAPTURE_MODE_THREAD_LOCAL, pool)
         gobj.g_object_unref(pool)
