@@ -473,6 +473,10 @@ check_stream (GcgModelGraph *self, GcgStream *stream, GError **error)
  * on @stream, after everything queued on @stream so far; what @stream
  * queues next runs after it.  Call it from a capture body.
  *
+ * The captured graph holds a clone of the user's graph but reads and
+ * writes its memory on every replay: keep @self alive as long as that
+ * graph, e.g. with gcg_capture_pool_keep_object() on the capture's pool.
+ *
  * Returns: %TRUE, or %FALSE with @error set (%GCG_ERROR_CAPTURE_STATE
  *   when @stream is not capturing)
  *
