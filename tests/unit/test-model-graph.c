@@ -125,6 +125,91 @@ fake_child_graph (CUgraphNode node, CUgraph *child)
   return CUDA_SUCCESS;
 }
 
+/* The capture the fake stream is in, and what the driver was asked. */
+static gboolean capturing;
+static CUgraphNode fake_deps[2] = { (CUgraphNode) 0xd1, (CUgraphNode) 0xd2 };
+static CUgraph added_child;
+static const CUgraphNode *added_deps;
+static size_t added_n_deps;
+static CUgraphNode updated_node;
+static unsigned int updated_flags;
+static guint instantiated, launched;
+#define CAPTURING_GRAPH ((CUgraph) (guintptr) 0xa0)
+#define CHILD_NODE ((CUgraphNode) (guintptr) 0xa1)
+#define FAKE_EXEC ((CUgraphExec) (guintptr) 0xe0)
+
+static CUresult
+fake_capture_info (CUstream stream, CUstreamCaptureStatus *status,
+    cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
+    size_t *num_deps)
+{
+  (void) stream;
+  g_assert_null (id);
+  *status = capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+      : CU_STREAM_CAPTURE_STATUS_NONE;
+  *graph = capturing ? CAPTURING_GRAPH : NULL;
+  *deps = capturing ? fake_deps : NULL;
+  *num_deps = capturing ? 2 : 0;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_add_child (CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+    size_t num_deps, CUgraph child)
+{
+  g_assert_true (graph == CAPTURING_GRAPH);
+  added_child = child;
+  added_deps = deps;
+  added_n_deps = num_deps;
+  *node = CHILD_NODE;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_update_deps (CUstream stream, CUgraphNode *deps, size_t num_deps,
+    unsigned int flags)
+{
+  (void) stream;
+  g_assert_cmpuint (num_deps, ==, 1);
+  updated_node = deps[0];
+  updated_flags = flags;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_instantiate (CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+  (void) graph;
+  g_assert_cmpuint (flags, ==, 0);
+  instantiated++;
+  *exec = FAKE_EXEC;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_exec_destroy (CUgraphExec exec)
+{
+  g_assert_true (exec == FAKE_EXEC);
+  instantiated--;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_launch (CUgraphExec exec, CUstream stream)
+{
+  g_assert_true (exec == FAKE_EXEC);
+  (void) stream;
+  launched++;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_get_current (CUcontext *ctx)
+{
+  *ctx = FAKE_CTX;
+  return CUDA_SUCCESS;
+}
+
 /* Loads the stand-in driver and puts the models in its table. */
 static GcgContext *
 fake_context (void)
@@ -147,6 +232,13 @@ fake_context (void)
   gcg__cuda.cuGraphGetNodes = fake_get_nodes;
   gcg__cuda.cuGraphNodeGetType = fake_node_type;
   gcg__cuda.cuGraphChildGraphNodeGetGraph = fake_child_graph;
+  gcg__cuda.cuCtxGetCurrent = fake_get_current;
+  gcg__cuda.cuStreamGetCaptureInfo = fake_capture_info;
+  gcg__cuda.cuGraphAddChildGraphNode = fake_add_child;
+  gcg__cuda.cuStreamUpdateCaptureDependencies = fake_update_deps;
+  gcg__cuda.cuGraphInstantiateWithFlags = fake_instantiate;
+  gcg__cuda.cuGraphExecDestroy = fake_exec_destroy;
+  gcg__cuda.cuGraphLaunch = fake_launch;
   ctx = gcg_context_new_wrapped (FAKE_CTX, &error);
   g_assert_no_error (error);
   g_assert_true (gcg__context_get_cu (ctx) == FAKE_CTX);
@@ -398,6 +490,67 @@ test_outputs (void)
   g_assert_cmpuint (n_dims, ==, 0);
 }
 
+/* In a capture the user's graph follows every current dependency of the
+ * stream, and becomes the stream's only dependency; outside one, or on
+ * another context's stream, it is refused. */
+static void
+test_add_to_capture (void)
+{
+  g_autoptr (GcgContext) ctx = fake_context ();
+  g_autoptr (GcgContext) other = gcg_context_new_wrapped (OTHER_CTX, NULL);
+  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx,
+      (gpointer) 0x5);
+  g_autoptr (GcgStream) foreign = gcg_stream_new_wrapped (other,
+      (gpointer) 0x6);
+  FakeGraph g = { 1, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
+  g_autoptr (GcgModelGraph) m = new_model (ctx, &g, NULL);
+  g_autoptr (GError) error = NULL;
+
+  capturing = FALSE;
+  added_child = NULL;
+  g_assert_false (gcg_model_graph_add_to_capture (m, stream, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_CAPTURE_STATE);
+  g_assert_null (added_child);
+  g_clear_error (&error);
+
+  capturing = TRUE;
+  g_assert_false (gcg_model_graph_add_to_capture (m, foreign, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_null (added_child);
+  g_clear_error (&error);
+
+  g_assert_true (gcg_model_graph_add_to_capture (m, stream, &error));
+  g_assert_no_error (error);
+  g_assert_true (added_child == (CUgraph) &g);
+  g_assert_true (added_deps == fake_deps);
+  g_assert_cmpuint (added_n_deps, ==, 2);
+  g_assert_true (updated_node == CHILD_NODE);
+  g_assert_cmpuint (updated_flags, ==, CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+  capturing = FALSE;
+}
+
+/* Eager launches instantiate once; the exec goes with the model graph. */
+static void
+test_eager_launch (void)
+{
+  g_autoptr (GcgContext) ctx = fake_context ();
+  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx,
+      (gpointer) 0x5);
+  FakeGraph g = { 1, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
+  GcgModelGraph *m = new_model (ctx, &g, NULL);
+  g_autoptr (GError) error = NULL;
+
+  instantiated = launched = 0;
+  for (guint i = 0; i < 3; i++) {
+    g_assert_true (gcg_model_graph_launch (m, stream, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpuint (instantiated, ==, 1);
+  g_assert_cmpuint (launched, ==, 3);
+  g_object_unref (m);
+  g_assert_cmpuint (instantiated, ==, 0);
+}
+
 static void
 test_dtype_sizes (void)
 {
@@ -426,5 +579,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-graph/context-checked", test_context_checked);
   g_test_add_func ("/model-graph/outputs", test_outputs);
   g_test_add_func ("/model-graph/dtype-sizes", test_dtype_sizes);
+  g_test_add_func ("/model-graph/add-to-capture", test_add_to_capture);
+  g_test_add_func ("/model-graph/eager-launch", test_eager_launch);
   return g_test_run ();
 }
