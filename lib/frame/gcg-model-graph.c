@@ -24,7 +24,14 @@
  * device): a graph made in one context cannot run in another.
  *
  * Addresses are plain integers so that bindings pass them as they get
- * them (torch.Tensor.data_ptr(), CUDAGraph.raw_cuda_graph()).
+ * them (torch.Tensor.data_ptr(), CUDAGraph.raw_cuda_graph()).  Through
+ * ctypes, @owner_destroy can be a C callback that drops the Python
+ * objects; through PyGObject, which cannot pass a Python object as a
+ * gpointer, give %NULL for both and keep the PyTorch objects in an
+ * attribute of the returned wrapper (PyGObject keeps a wrapper that has
+ * attributes alive as long as the C object).
+ *
+ * A model graph is not thread-safe: use it from one thread at a time.
  *
  * Since: 0.2
  */
