@@ -29,4 +29,5 @@
 #include "gcg-frame-item-map.h"
 #include "gcg-frame-batch.h"
 #include "gcg-frame-queue.h"
+#include "gcg-model-graph.h"
 #undef GCG_INSIDE

@@ -109,6 +109,7 @@ typedef enum
 #define CU_GET_PROC_ADDRESS_DEFAULT 0
 #define CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE (1 << 0)
 #define CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH 1
+#define CU_STREAM_SET_CAPTURE_DEPENDENCIES 0x1
 
 typedef enum
 {
@@ -151,6 +152,7 @@ typedef enum
   CU_POINTER_ATTRIBUTE_CONTEXT = 1,
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
   CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
 } CUpointer_attribute;
 
@@ -292,6 +294,11 @@ typedef struct
   X (cuGraphDestroy, (CUgraph graph)) \
   X (cuGraphGetNodes, (CUgraph graph, CUgraphNode *nodes, size_t *count)) \
   X (cuGraphNodeGetType, (CUgraphNode node, CUgraphNodeType *type)) \
+  X (cuGraphAddChildGraphNode, (CUgraphNode *node, CUgraph graph, \
+          const CUgraphNode *deps, size_t num_deps, CUgraph child)) \
+  X (cuGraphChildGraphNodeGetGraph, (CUgraphNode node, CUgraph *child)) \
+  X (cuStreamUpdateCaptureDependencies, (CUstream stream, \
+          CUgraphNode *deps, size_t num_deps, unsigned int flags)) \
   X (cuGraphInstantiateWithFlags, (CUgraphExec *exec, CUgraph graph, \
           unsigned long long flags)) \
   X (cuGraphExecDestroy, (CUgraphExec exec)) \

@@ -20,6 +20,7 @@ GCG_PRIVATE_API CUgraph gcg__graph_get_cu (GcgGraph *self);
  * check that no failure path leaks one. */
 void gcg__graph_handle_acquired (void);
 void gcg__graph_destroy_cu (CUgraph graph);
+void gcg__graph_destroy_exec (CUgraphExec exec);
 GCG_PRIVATE_API gint gcg__graph_debug_live_handles (void);
 
 G_END_DECLS

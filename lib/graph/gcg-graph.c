@@ -30,6 +30,7 @@
  * must not run concurrently with anything else on the same graph.
  */
 #include "gcg-graph-private.h"
+#include "gcg-child-graph-private.h"
 
 #include <stdatomic.h>
 
@@ -82,8 +83,8 @@ gcg__graph_destroy_cu (CUgraph graph)
   g_atomic_int_add (&live_handles, -1);
 }
 
-static void
-destroy_exec (CUgraphExec exec)
+void
+gcg__graph_destroy_exec (CUgraphExec exec)
 {
   GCG_CU_WARN (cuGraphExecDestroy, exec);
   g_atomic_int_add (&live_handles, -1);
@@ -174,7 +175,7 @@ release_handles (GcgGraph *self)
     wait_for_launches (self);
   /* An executable graph still in flight is freed once it completes. */
   if (self->exec)
-    destroy_exec (self->exec);
+    gcg__graph_destroy_exec (self->exec);
   if (self->graph)
     gcg__graph_destroy_cu (self->graph);
 }
@@ -252,13 +253,10 @@ gcg_graph_init (GcgGraph *self)
 static gboolean
 count_nodes (CUgraph graph, guint *n_nodes, guint *n_alloc, GError **error)
 {
-  g_autofree CUgraphNode *nodes = NULL;
   size_t n = 0;
+  g_autofree CUgraphNode *nodes = gcg__graph_get_nodes (graph, &n, error);
 
-  if (!GCG_CU_OK (error, cuGraphGetNodes, graph, NULL, &n))
-    return FALSE;
-  nodes = g_new0 (CUgraphNode, MAX (n, 1));
-  if (!GCG_CU_OK (error, cuGraphGetNodes, graph, nodes, &n))
+  if (nodes == NULL)
     return FALSE;
   *n_alloc = 0;
   for (size_t i = 0; i < n; i++) {
@@ -550,7 +548,7 @@ reinstantiate (GcgGraph *self, CUgraph graph, guint n_alloc, GError **error)
 
   if (!instantiate (graph, n_alloc, &exec, error))
     return FALSE;
-  destroy_exec (self->exec);
+  gcg__graph_destroy_exec (self->exec);
   self->exec = exec;
   return TRUE;
 }
