@@ -21,6 +21,7 @@
  * before and after it are right.  Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
+#include "gcg-test-gate.h"
 #include "common/gcg-test-layout.h"
 
 #include <string.h>
@@ -281,72 +282,6 @@ planes_init (GcgFramePlanes *p, const Mem *m, const GcgTestLayout *l)
 }
 
 /* --- a run: one queue, its frames, their checks -------------------------- */
-
-/* A stream gate: a host function that holds the stream until opened, so
- * that frames pile up on the GPU as they would behind slow work. */
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  gboolean open;
-} Gate;
-
-static void
-gate_init (Gate *g)
-{
-  g_mutex_init (&g->lock);
-  g_cond_init (&g->cond);
-  g->open = TRUE;
-}
-
-static void
-gate_clear (Gate *g)
-{
-  g_mutex_clear (&g->lock);
-  g_cond_clear (&g->cond);
-}
-
-static void
-gate_hold (void *data)
-{
-  Gate *g = data;
-
-  g_mutex_lock (&g->lock);
-  while (!g->open)
-    g_cond_wait (&g->cond, &g->lock);
-  g_mutex_unlock (&g->lock);
-}
-
-/* Everything queued on @stream from now on waits for gate_open(). */
-static void
-gate_close (Gate *g, GcgStream *stream)
-{
-  g_mutex_lock (&g->lock);
-  g->open = FALSE;
-  g_mutex_unlock (&g->lock);
-  g_assert_true (GCG_CU_OK (NULL, cuLaunchHostFunc,
-          gcg__stream_get_cu (stream), gate_hold, g));
-}
-
-static void
-gate_open (Gate *g)
-{
-  g_mutex_lock (&g->lock);
-  g->open = TRUE;
-  g_cond_broadcast (&g->cond);
-  g_mutex_unlock (&g->lock);
-}
-
-static gboolean
-gate_is_open (Gate *g)
-{
-  gboolean open;
-
-  g_mutex_lock (&g->lock);
-  open = g->open;
-  g_mutex_unlock (&g->lock);
-  return open;
-}
 
 /* Opens the gate after 30 ms, whatever the test thread is doing. */
 static gpointer
