@@ -10,7 +10,8 @@
  * values (NaN, inf, wrong types) and property strings.  What is checked:
  * nothing crashes, GLib logs nothing beyond the property-range warnings
  * g_object_set() gives for out-of-range strings, and every output buffer
- * is as large as its negotiated caps say.  Refused caps and dropped frames
+ * is as large as its negotiated caps say (a passthrough output: the bytes
+ * of the frame pushed).  Refused caps and dropped frames
  * are fine.  Under the sanitizer build (tests/meson.build's `asan` setup)
  * any out-of-bounds access is a report and fails the test.
  *
@@ -46,7 +47,7 @@ static GString *case_desc;
 static guint case_no;
 static guint32 fuzz_seed;
 static guint expected_warnings;
-static guint batch_cases, batch_outputs;
+static guint batch_cases, batch_outputs, passthrough_outputs;
 
 #define FUZZ_CHECK(cond, ...) G_STMT_START {                            \
     if (G_UNLIKELY (!(cond))) {                                         \
@@ -687,6 +688,19 @@ check_output (GstBuffer * out, GstCaps * caps)
   (void) sum;
 }
 
+/* A copy of @buf's bytes. */
+static GBytes *
+buffer_bytes (GstBuffer * buf)
+{
+  GstMapInfo map;
+  GBytes *bytes;
+
+  g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
+  bytes = g_bytes_new (map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  return bytes;
+}
+
 static gchar *
 rand_video_caps (GRand * r, const gchar * fmt, gint w, gint h)
 {
@@ -733,6 +747,7 @@ run_case (GRand * r, guint *outputs)
   n_frames = g_rand_int_range (r, 1, 4);
   for (guint f = 0; f < n_frames; f++) {
     GstBuffer *in, *out;
+    GBytes *in_bytes;
     GstFlowReturn ret;
 
     /* Now and then a new input size mid-stream. */
@@ -750,6 +765,7 @@ run_case (GRand * r, guint *outputs)
     GST_BUFFER_DURATION (in) = GST_SECOND / 30;
     if (g_getenv ("GCG_FUZZ_VERBOSE"))
       g_printerr ("case %u frame %u: %s\n", case_no, f, case_desc->str);
+    in_bytes = buffer_bytes (in);
     ret = gst_harness_push (h, in);
     /* Refused caps and errors are fine; flushing and EOS never come. */
     FUZZ_CHECK (ret == GST_FLOW_OK || ret == GST_FLOW_NOT_NEGOTIATED
@@ -758,13 +774,25 @@ run_case (GRand * r, guint *outputs)
     while ((out = gst_harness_try_pull (h)) != NULL) {
       g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
 
-      /* In passthrough the input goes on as upstream made it. */
-      if (!gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
-              (h->element)))
+      /* In passthrough the input goes on as upstream made it: the very
+       * bytes of the frame just pushed (the CPU backend pushes each
+       * output from inside the push). */
+      if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+              (h->element))) {
+        g_autoptr (GBytes) out_bytes = buffer_bytes (out);
+
+        FUZZ_CHECK (g_bytes_equal (out_bytes, in_bytes), "passthrough "
+            "output of %" G_GSIZE_FORMAT " bytes is not the input of %"
+            G_GSIZE_FORMAT, g_bytes_get_size (out_bytes),
+            g_bytes_get_size (in_bytes));
+        passthrough_outputs++;
+      } else {
         check_output (out, caps);
+      }
       gst_buffer_unref (out);
       (*outputs)++;
     }
+    g_bytes_unref (in_bytes);
     if (ret != GST_FLOW_OK)
       break;
   }
@@ -917,8 +945,9 @@ test_fuzz (void)
   g_test_message ("%u cases, %u output buffers checked, %u expected "
       "property warnings, %.1f s", ran, outputs, expected_warnings,
       (g_get_monotonic_time () - start) / 1e6);
-  g_test_message ("of which cudagraphbatch: %u cases, %u batches checked",
-      batch_cases, batch_outputs);
+  g_test_message ("of which cudagraphbatch: %u cases, %u batches checked; "
+      "%u passthrough outputs equal to their input", batch_cases,
+      batch_outputs, passthrough_outputs);
   g_string_free (case_desc, TRUE);
   case_desc = NULL;
   /* Every case asked for ran: a run that stops early tested less than
