@@ -720,6 +720,7 @@ typedef struct
 {
   Set *set;
   guint64 seq;
+  gint started;
   gint returned;
   gboolean ok;
   gboolean right;
@@ -732,6 +733,7 @@ waiter_thread (gpointer data)
   const GcgTestLayout *l = &w->set->ref->out_layout;
   const guint8 *want = w->set->ref->want[w->set->frame];
 
+  g_atomic_int_set (&w->started, 1);
   w->ok = gcg_frame_queue_wait_ready (w->set->run->queue, w->seq, NULL);
   g_atomic_int_set (&w->returned, 1);
   /* Pinned output: readable here, no context needed. */
@@ -766,6 +768,11 @@ test_wait_ready_thread (QFixture *q, gconstpointer data)
   w.set = s;
   w.seq = s->seq;
   thread = g_thread_new ("waiter", waiter_thread, &w);
+  /* The waiter runs before the gate opens (a handshake: a waiter that
+   * never ran before it cannot pass), then has time to block in
+   * wait_ready; behind the closed gate it cannot return meanwhile. */
+  while (!g_atomic_int_get (&w.started))
+    g_thread_yield ();
   g_usleep (100 * 1000);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
   g_assert_cmpuint (gcg_frame_queue_poll (r.queue), ==, 0);
