@@ -2,7 +2,8 @@
 # Runs on a GPU host over a build tree made elsewhere (same checkout path),
 # with the runtime bundle from ../shared/gpu-host/bundle.sh in .gpu-bundle:
 # the gpu suite, gcg-info, the demo and the benchmarks, logs under $OUT
-# (or ./gpu-out).
+# (or ./gpu-out).  The exit status is non-zero when a test failed or
+# skipped, or when the demo or a benchmark failed.
 #   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak] [TOOL...]
 # sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
 # included, API errors not reported: the fault tests make them on
@@ -28,8 +29,14 @@ host_ld=${LD_LIBRARY_PATH:-}
 # registry forgets plugins an earlier run failed to load.
 export LD_LIBRARY_PATH="$PWD/$build/lib:$LD_LIBRARY_PATH"
 export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
+# Every GPU test must run here: a missing driver, device, nvcodec element
+# or PyTorch fails its test instead of skipping it (tests/gcg-test-util.h,
+# the Python tests), so a broken host cannot look green.
+export GCG_TEST_REQUIRE_GPU=1
+status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-"$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+"$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1 || status=1
 if [ "$what" = soak ]; then
   GST_PLUGIN_PATH="$PWD/$build/gst" "$build/tools/soak" --backend=cuda --frames="${SOAK_FRAMES:-1000000}" \
     2>&1 | tee "$out/soak.txt"
@@ -37,7 +44,6 @@ if [ "$what" = soak ]; then
 fi
 if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  status=0
   tools=("${@:3}")
   [ ${#tools[@]} -gt 0 ] || tools=(memcheck initcheck racecheck synccheck)
   run_tool () {  # NAME TOOL-ARGS... -- TESTS...
@@ -66,21 +72,28 @@ if [ "$what" = sanitize ]; then
   exit $status
 fi
 if [ "$what" != bench ]; then
-  meson test -C "$build" --no-rebuild --suite gpu --print-errorlogs --verbose > "$out/gpu-tests.log" 2>&1
+  meson test -C "$build" --no-rebuild --suite gpu --print-errorlogs --verbose > "$out/gpu-tests.log" 2>&1 \
+    || status=1
   grep -E "^(not ok|ok|# )" "$out/gpu-tests.log" | grep -vE "^ok" | head -60
   cp "$build/meson-logs/testlog.txt" "$out/testlog.txt" 2>/dev/null
-  python3 tests/summary.py "$build" | tee "$out/summary.txt"
+  # --no-skips: on a GPU host a skipped subtest is a failure too.
+  python3 tests/summary.py --no-skips "$build" | tee "$out/summary.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" != tests ]; then
   DEMO_NO_BUILD=1 FRAMES=300 bash tools/demo.sh "$build" 2>&1 | grep '^demo:' | tee "$out/demo.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
   for b in "$build"/bench/bench-*; do
     [ -x "$b" ] && [ -f "$b" ] || continue
     echo "== $(basename "$b")" | tee -a "$out/bench.txt"
     timeout 240 "$b" 2>&1 | tee -a "$out/bench.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
   # The peer, in the same run, with the host's own libraries for PyTorch.
   echo "== peer-torch" | tee -a "$out/bench.txt"
   LD_LIBRARY_PATH="$host_ld" timeout 240 python3 bench/peer-torch.py \
     --ours "$out/bench.txt" 2>&1 | tee -a "$out/bench.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
+exit $status

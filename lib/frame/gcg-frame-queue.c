@@ -27,7 +27,10 @@
  * waits for that frame only and retires nothing.
  *
  * Without a stream the queue runs the CPU backend: each frame is done when
- * submit returns, with the same callbacks in the same order.
+ * submit returns, with the same callbacks in the same order.  For tests,
+ * the environment variable GCG_CPU_COMPLETION_DELAY=N (0 to 1000) makes a
+ * CPU frame read as pending until N later frames were submitted or it is
+ * waited for, so frames really stay queued as on a GPU.
  *
  * The queue is driven from one thread (submit, poll, wait, drain, cancel);
  * only gcg_frame_queue_wait_ready() and the getters are thread-safe.
@@ -98,6 +101,8 @@ struct _GcgFrameQueue
   guint64 submitted;
   guint64 retired;
   guint64 slot_waits;
+  /* GCG_CPU_COMPLETION_DELAY: see cpu_query(). */
+  guint64 cpu_delay;
   gboolean cancelling;
 };
 
@@ -200,10 +205,18 @@ cpu_record (gpointer data, guint slot, GError **error)
   return TRUE;
 }
 
+/* A CPU frame is done when submit returns; under
+ * GCG_CPU_COMPLETION_DELAY=N (tests) it reads as pending until N later
+ * frames were submitted or it is waited for, as on a GPU N frames
+ * behind, so that the queue's depth, order and slot reuse are exercised
+ * without one.  Called from the driving thread only. */
 static GcgCompletion
 cpu_query (gpointer data, guint slot, GError **error)
 {
-  return GCG_COMPLETION_DONE;
+  GcgFrameQueue *self = data;
+
+  return self->submitted >= self->slots[slot].seq + self->cpu_delay
+      ? GCG_COMPLETION_DONE : GCG_COMPLETION_PENDING;
 }
 
 static gboolean
@@ -213,6 +226,19 @@ cpu_wait (gpointer data, guint slot, GError **error)
 }
 
 static const GcgCompletionOps cpu_ops = { cpu_record, cpu_query, cpu_wait };
+
+/* GCG_CPU_COMPLETION_DELAY as a number of frames: unset, empty or not a
+ * number in 0..1000 is 0 (done at once). */
+static guint64
+cpu_completion_delay (void)
+{
+  const gchar *v = g_getenv ("GCG_CPU_COMPLETION_DELAY");
+  guint64 n = 0;
+
+  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 0, 1000, &n, NULL))
+    return 0;
+  return n;
+}
 
 /* --- life cycle ----------------------------------------------------------- */
 
@@ -396,6 +422,8 @@ gcg_frame_queue_new (GcgStream *stream, GcgAllocator *allocator,
   self->depth = depth;
   if (stream == NULL) {
     self->ops = &cpu_ops;
+    self->ops_data = self;
+    self->cpu_delay = cpu_completion_delay ();
     return g_steal_pointer (&self);
   }
   if (!init_cuda (self, stream, allocator, host_pool, error))

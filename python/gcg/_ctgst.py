@@ -12,8 +12,9 @@ adds libgstapp-1.0.so.0, ROI metas libgstvideo-1.0.so.0), found the usual
 way (LD_LIBRARY_PATH, the system's library path).  gcg.tensor re-exports
 the public names.  Where an application has PyGObject after all, its
 objects can be handed over: GstMiniObjects (buffers, caps, messages) by
-their hash, which PyGObject makes their C address, elements as themselves
-(`AppSrc.wrap`).
+their hash, which PyGObject makes their C address (not documented, so
+checked: the fields read at that address must be the wrapper's), elements
+as themselves (`AppSrc.wrap`).
 """
 
 import ctypes
@@ -265,10 +266,12 @@ class _Lib:
     def address(self, obj, gtype, what):
         """The C address of a GstMiniObject of type @gtype (GstBuffer,
         GstCaps) given as an int (or ctypes.c_void_p) or as a PyGObject
-        wrapper, whose hash is its C pointer (pyds relies on the same).
+        wrapper, whose hash is its C pointer (pyds relies on the same; not
+        documented, so same_object() checks it: TypeError if not).
         The GType in the GstMiniObject header must match: that catches
         another object's address, not a dangling or made-up one (reading
         it may crash, as passing such a pointer to C would)."""
+        wrapped = False
         if isinstance(obj, ctypes.c_void_p):
             addr = obj.value or 0
         elif isinstance(obj, int) and not isinstance(obj, bool):
@@ -280,11 +283,34 @@ class _Lib:
                 raise TypeError("expected a Gst.%s or a Gst%s* address, got %r"
                                 % (what, what, obj))
             addr = hash(obj)
+            wrapped = True
         if (addr <= 0 or addr % ctypes.alignment(_vp)
                 or ctypes.c_size_t.from_address(addr).value != gtype):
             raise TypeError("expected a Gst.%s or a Gst%s* address, got %r"
                             % (what, what, obj))
+        if wrapped and not self.same_object(addr, obj, what):
+            raise TypeError("PyGObject's hash of %r is not its C address "
+                            "here: pass the Gst%s* address as an int"
+                            % (obj, what))
         return addr
+
+    def same_object(self, addr, obj, what):
+        """Whether the Gst@what at @addr holds what PyGObject's @obj says
+        (the fields both sides can read).  PyGObject documents no way to
+        get a boxed object's C address; hash() gives it today, which
+        address() checks with this rather than trusts."""
+        if what == "Buffer":
+            b = GstBuffer.from_address(addr)
+            return ((b.pts, b.dts, b.duration, b.offset, b.offset_end)
+                    == (obj.pts, obj.dts, obj.duration, obj.offset,
+                        obj.offset_end))
+        if what == "Caps":
+            return (self.take_string(self.gst_caps_to_string(addr))
+                    == obj.to_string())
+        if what == "Message":
+            m = GstMessage.from_address(addr)
+            return m.seqnum == obj.seqnum and m.type == int(obj.type)
+        return False
 
 
 def _gi_gst():

@@ -2,12 +2,14 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * GcgFence on a real GPU: a fence after a large asynchronous copy is not
- * passed at once, is after a wait (in each sync mode), and a fence made
+ * GcgFence on a real GPU: a fence after an asynchronous copy held behind a
+ * stream gate (tests/gpu/gcg-test-gate.h) is not passed, is after the gate
+ * opens and a wait (in each sync mode), and a fence made
  * after the copy came back says the data is there.  Skips (TAP) without a
  * driver.
  */
 #include "gcg-test-util.h"
+#include "gcg-test-gate.h"
 
 #include <string.h>
 
@@ -64,10 +66,12 @@ check_mode (GcgSyncMode mode)
   g_autoptr (GcgFence) fence = NULL;
   g_autoptr (GError) error = NULL;
   gboolean done = TRUE;
+  Gate gate;
   Fixture f;
 
   if (!setup (&f))
     return;
+  gate_init (&gate);
   gcg_stream_set_sync_mode (f.stream, mode);
   memset (f.pinned, 0x5a, SIZE);
   g_assert_true (gcg_stream_copy_to_device (f.stream, f.device, f.pinned,
@@ -75,13 +79,17 @@ check_mode (GcgSyncMode mode)
   /* Overwritten only by the copy back, queued after the upload. */
   g_assert_true (gcg_stream_synchronize (f.stream, &error));
   memset (f.pinned, 0, SIZE);
+  /* The copy back cannot start before gate_open(): "not done" below is
+   * certain, however the host thread is scheduled. */
+  gate_close (&gate, f.stream);
   g_assert_true (gcg_stream_copy_to_host (f.stream, f.pinned, f.device,
           SIZE, &error));
   fence = gcg_fence_new (f.stream, &error);
   g_assert_no_error (error);
-  /* 256 MiB take tens of milliseconds over PCIe or NVLink. */
   g_assert_true (gcg_fence_query (fence, &done, &error));
   g_assert_false (done);
+  g_assert_cmpint (f.pinned[0], ==, 0);
+  gate_open (&gate);
   g_assert_true (gcg_fence_wait (fence, &error));
   g_assert_no_error (error);
   g_assert_true (gcg_fence_query (fence, &done, &error));
@@ -89,6 +97,7 @@ check_mode (GcgSyncMode mode)
   g_assert_cmpint (f.pinned[0], ==, 0x5a);
   g_assert_cmpint (f.pinned[SIZE - 1], ==, 0x5a);
   teardown (&f);
+  gate_clear (&gate);
 }
 
 static void

@@ -21,6 +21,7 @@
  * before and after it are right.  Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
+#include "gcg-test-gate.h"
 #include "common/gcg-test-layout.h"
 
 #include <string.h>
@@ -281,72 +282,6 @@ planes_init (GcgFramePlanes *p, const Mem *m, const GcgTestLayout *l)
 }
 
 /* --- a run: one queue, its frames, their checks -------------------------- */
-
-/* A stream gate: a host function that holds the stream until opened, so
- * that frames pile up on the GPU as they would behind slow work. */
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  gboolean open;
-} Gate;
-
-static void
-gate_init (Gate *g)
-{
-  g_mutex_init (&g->lock);
-  g_cond_init (&g->cond);
-  g->open = TRUE;
-}
-
-static void
-gate_clear (Gate *g)
-{
-  g_mutex_clear (&g->lock);
-  g_cond_clear (&g->cond);
-}
-
-static void
-gate_hold (void *data)
-{
-  Gate *g = data;
-
-  g_mutex_lock (&g->lock);
-  while (!g->open)
-    g_cond_wait (&g->cond, &g->lock);
-  g_mutex_unlock (&g->lock);
-}
-
-/* Everything queued on @stream from now on waits for gate_open(). */
-static void
-gate_close (Gate *g, GcgStream *stream)
-{
-  g_mutex_lock (&g->lock);
-  g->open = FALSE;
-  g_mutex_unlock (&g->lock);
-  g_assert_true (GCG_CU_OK (NULL, cuLaunchHostFunc,
-          gcg__stream_get_cu (stream), gate_hold, g));
-}
-
-static void
-gate_open (Gate *g)
-{
-  g_mutex_lock (&g->lock);
-  g->open = TRUE;
-  g_cond_broadcast (&g->cond);
-  g_mutex_unlock (&g->lock);
-}
-
-static gboolean
-gate_is_open (Gate *g)
-{
-  gboolean open;
-
-  g_mutex_lock (&g->lock);
-  open = g->open;
-  g_mutex_unlock (&g->lock);
-  return open;
-}
 
 /* Opens the gate after 30 ms, whatever the test thread is doing. */
 static gpointer
@@ -785,6 +720,7 @@ typedef struct
 {
   Set *set;
   guint64 seq;
+  gint started;
   gint returned;
   gboolean ok;
   gboolean right;
@@ -797,6 +733,7 @@ waiter_thread (gpointer data)
   const GcgTestLayout *l = &w->set->ref->out_layout;
   const guint8 *want = w->set->ref->want[w->set->frame];
 
+  g_atomic_int_set (&w->started, 1);
   w->ok = gcg_frame_queue_wait_ready (w->set->run->queue, w->seq, NULL);
   g_atomic_int_set (&w->returned, 1);
   /* Pinned output: readable here, no context needed. */
@@ -831,6 +768,11 @@ test_wait_ready_thread (QFixture *q, gconstpointer data)
   w.set = s;
   w.seq = s->seq;
   thread = g_thread_new ("waiter", waiter_thread, &w);
+  /* The waiter runs before the gate opens (a handshake: a waiter that
+   * never ran before it cannot pass), then has time to block in
+   * wait_ready; behind the closed gate it cannot return meanwhile. */
+  while (!g_atomic_int_get (&w.started))
+    g_thread_yield ();
   g_usleep (100 * 1000);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
   g_assert_cmpuint (gcg_frame_queue_poll (r.queue), ==, 0);

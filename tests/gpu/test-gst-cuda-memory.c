@@ -11,6 +11,7 @@
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst.h"
 #include "common/gcg-test-gst-gpu.h"
+#include "gcg-test-util.h"
 
 #define SRC "videotestsrc num-buffers=30 pattern=smpte ! " \
   "video/x-raw,format=NV12,width=640,height=480,framerate=30/1"
@@ -28,7 +29,7 @@ have_nvcodec (void)
   g_autoptr (GstElementFactory) down = NULL;
 
 #ifndef HAVE_GST_CUDA
-  g_test_skip ("the plugin was built without gstreamer-cuda");
+  gcg_test_no_gst_cuda ();
   return FALSE;
 #endif
   if (!gcg_test_have_gpu ())
@@ -36,7 +37,8 @@ have_nvcodec (void)
   up = gst_element_factory_find ("cudaupload");
   down = gst_element_factory_find ("cudadownload");
   if (up == NULL || down == NULL) {
-    g_test_skip ("nvcodec's cudaupload/cudadownload are not registered");
+    gcg_test_skip_or_fail (
+        "nvcodec's cudaupload/cudadownload are not registered");
     return FALSE;
   }
   return TRUE;

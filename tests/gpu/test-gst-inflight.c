@@ -21,6 +21,7 @@
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst.h"
 #include "common/gcg-test-gst-gpu.h"
+#include "gcg-test-util.h"
 
 #include "../../gst/gstcudagraphtensormeta.h"
 
@@ -615,7 +616,7 @@ test_tensor_cuda_memory (void)
     return;
   up = gst_element_factory_find ("cudaupload");
   if (up == NULL) {
-    g_test_skip ("nvcodec's cudaupload is not registered");
+    gcg_test_skip_or_fail ("nvcodec's cudaupload is not registered");
     return;
   }
   cuda = run_tensor_pipeline (TRUE, items_cuda);
@@ -628,7 +629,7 @@ test_tensor_cuda_memory (void)
         MAX (i % 5, 1));
   }
 #else
-  g_test_skip ("built without gstreamer-cuda");
+  gcg_test_no_gst_cuda ();
 #endif
 }
 

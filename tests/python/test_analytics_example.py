@@ -24,7 +24,8 @@ installs them all.
           nvh264dec -> CUDA backend -> PyTorch, ctypes driver, as on the
           GPU host: the same checks, the tensor in CUDA memory, every
           frame read in place from NVDEC's CUDA memory, graph replays.
-          Exit 77 without PyTorch with CUDA or without nvh264dec."""
+          Exit 77 without PyTorch with CUDA or without nvh264dec (1 under
+          GCG_TEST_REQUIRE_GPU=1, as tools/gpu-host-run.sh sets)."""
 import os
 import re
 import runpy
@@ -264,21 +265,30 @@ def check_detector(binding, clip):
             assert "PyGObject" in out
 
 
+def gpu_skip():
+    """77 (skipped), or 1 (failed) under GCG_TEST_REQUIRE_GPU, which
+    tools/gpu-host-run.sh sets: on the GPU host nothing may skip."""
+    if os.environ.get("GCG_TEST_REQUIRE_GPU", "") not in ("", "0"):
+        print("FAIL: GCG_TEST_REQUIRE_GPU is set and the GPU test cannot run")
+        return 1
+    return 77
+
+
 def main_gpu():
     """NVDEC -> CUDA backend -> PyTorch through the ctypes driver."""
     try:
         import torch
     except ImportError:
         print("SKIP: no PyTorch")
-        return 77
+        return gpu_skip()
     if not torch.cuda.is_available():
         print("SKIP: PyTorch has no CUDA device")
-        return 77
+        return gpu_skip()
     _pipeline.init()
     if not has("urisourcebin", "parsebin", "qtdemux", "h264parse",
                "nvh264dec", "appsink", "appsrc", "cudagraphpreprocess"):
         print("SKIP: nvh264dec, the stock elements or the plugin missing")
-        return 77
+        return gpu_skip()
     out = run("ctypes", H264_CLIP, "--roi-grid", "2", "--print-frames", "2",
               backend="cuda", decoder="nvdec")
     # The decoder's colour matrix may not be the one the clip was made

@@ -421,6 +421,21 @@ class WithoutGi(unittest.TestCase):
         with self.assertRaises(ValueError):  # a buffer, but no meta
             tensor.from_buffer(hash(plain))
 
+    def test_wrapper_address_checked(self):
+        """A PyGObject wrapper's address (its hash) is checked against the
+        wrapper's own fields, not trusted."""
+        from gcg import _ctgst
+        lb = _ctgst.lib()
+        a = Gst.Buffer.new_allocate(None, 16, None)
+        b = Gst.Buffer.new_allocate(None, 16, None)
+        a.pts, b.pts = 1000, 2000
+        self.assertTrue(lb.same_object(hash(a), a, "Buffer"))
+        self.assertFalse(lb.same_object(hash(a), b, "Buffer"))
+        c1 = Gst.Caps.from_string("video/x-raw,width=4")
+        c2 = Gst.Caps.from_string("video/x-raw,width=8")
+        self.assertTrue(lb.same_object(hash(c1), c1, "Caps"))
+        self.assertFalse(lb.same_object(hash(c1), c2, "Caps"))
+
     def test_caps_forms(self):
         ref = pull()[0]
         sample = pull(gst=None)[0]

@@ -17,16 +17,22 @@ read, so the GPU may still be writing them.  Through PyGObject where it is
 installed, else through gcg.tensor's ctypes driver with GstBuffer
 addresses (a GPU host with only the GStreamer runtime bundle).
 
-Exit status 77 (skipped) without NumPy, PyTorch or a CUDA device; without
+Exit status 77 (skipped; 1 under GCG_TEST_REQUIRE_GPU=1) without NumPy, PyTorch or a CUDA device; without
 GStreamer's libraries, the videotestsrc and appsink plugins or a plugin
 with CUDA memory support too, once the handshake tests have passed (a
 failure there still fails)."""
 import gc
+import os
 import sys
 import unittest
 
 
 def skip(why):
+    """Exit 77 (skipped), or 1 under GCG_TEST_REQUIRE_GPU (set by
+    tools/gpu-host-run.sh: on the GPU host a test that cannot run fails)."""
+    if os.environ.get("GCG_TEST_REQUIRE_GPU", "") not in ("", "0"):
+        print("FAIL (GCG_TEST_REQUIRE_GPU is set): " + why)
+        sys.exit(1)
     print("SKIP: " + why)
     sys.exit(77)
 

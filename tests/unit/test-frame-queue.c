@@ -38,6 +38,9 @@ typedef struct
   guint64 recorded;
   guint queries;
   guint waits;
+  /* How many times a waiter went (back) to sleep on a pending frame:
+   * a handshake for the tests (fake_await_sleeps), not a timing. */
+  guint sleeps;
   gboolean blocking;
   gboolean fail_record;
   GString *log;
@@ -151,8 +154,11 @@ fake_wait (gpointer data, guint slot, GError **error)
   g_mutex_lock (&fake->lock);
   fake->waits++;
   fake_log_locked (fake, "wait", fake->seq_of[slot]);
-  while (fake->blocking && fake->state[slot] == GCG_COMPLETION_PENDING)
+  while (fake->blocking && fake->state[slot] == GCG_COMPLETION_PENDING) {
+    fake->sleeps++;
+    g_cond_broadcast (&fake->cond);
     g_cond_wait (&fake->cond, &fake->lock);
+  }
   if (fake->state[slot] == GCG_COMPLETION_PENDING)
     fake->state[slot] = GCG_COMPLETION_DONE;
   ok = fake->state[slot] == GCG_COMPLETION_DONE;
@@ -198,6 +204,18 @@ fake_fail (Fake *fake, guint64 seq, const gchar *message)
   g_free (fake->failure[slot]);
   fake->failure[slot] = g_strdup (message);
   g_cond_broadcast (&fake->cond);
+  g_mutex_unlock (&fake->lock);
+}
+
+/* Returns once waiters went to sleep on a pending frame @n times in all:
+ * a waiter counted there has seen its frame pending, whatever the
+ * scheduler did. */
+static void
+fake_await_sleeps (Fake *fake, guint n)
+{
+  g_mutex_lock (&fake->lock);
+  while (fake->sleeps < n)
+    g_cond_wait (&fake->cond, &fake->lock);
   g_mutex_unlock (&fake->lock);
 }
 
@@ -908,11 +926,14 @@ test_wait_ready_thread (Test *t, gconstpointer data)
   w.queue = t->queue;
   w.seq = 2;
   thread = g_thread_new ("waiter", waiter_thread, &w);
-  g_usleep (50 * 1000);
+  /* The waiter is asleep on frame 2 (a handshake, not a sleep: a
+   * waiter that never ran cannot pass). */
+  fake_await_sleeps (&t->fake, 1);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
-  /* Frame 1 done is not enough. */
+  /* Frame 1 done is not enough: the waiter wakes, sees frame 2 still
+   * pending and sleeps again. */
   fake_complete (&t->fake, 1);
-  g_usleep (20 * 1000);
+  fake_await_sleeps (&t->fake, 2);
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
   fake_complete (&t->fake, 2);
   g_thread_join (thread);

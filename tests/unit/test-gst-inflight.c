@@ -10,7 +10,9 @@
  * and a caps change in the middle; each output equals what a fresh element
  * makes of that frame alone; EOS passes after every frame with a
  * cudagraph-stats message counting them; the in-flight property keeps to
- * its range.
+ * its range.  The CPU backend would finish each frame inside submit, so
+ * GCG_CPU_COMPLETION_DELAY keeps frames pending as a GPU would: the depth
+ * then matters (slot waits are counted) and order and reuse are tested.
  */
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst.h"
@@ -19,6 +21,9 @@
 
 #define N_FRAMES 50
 #define FRAME_DURATION (GST_SECOND / 30)
+/* How many frames behind the CPU backend finishes (see main()): between
+ * the depths tested (1, 8, 16), so two of them wait for slots. */
+#define DELAY 12
 /* Where the flush or the caps change happens. */
 #define MIDDLE 20
 
@@ -269,6 +274,12 @@ run (const Case * c, guint in_flight, RunKind kind)
   }
   /* EOS goes downstream after every frame, with the stats before it. */
   stats = gcg_test_finish_segment (h, bus);
+  /* Frames were really queued (see main()): with DELAY frames pending
+   * and room for in-flight, every frame past the depth waited for a
+   * slot; none did with more room than DELAY. */
+  if (kind == RUN_PLAIN)
+    g_assert_cmpuint (gcg_test_stats_u64 (stats, "slot-waits"), ==,
+        in_flight <= DELAY ? N_FRAMES - in_flight : 0);
   check_stats (stats, in_flight, N_FRAMES);
   g_assert_cmpuint (gcg_test_get_u64 (h, c->factory, "dropped-frames"), ==,
       0);
@@ -408,6 +419,11 @@ main (int argc, char **argv)
 {
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
+
+  /* Before any element makes its frame queue (lib/frame/gcg-frame-queue.c
+   * reads it then): a CPU frame stays pending until DELAY later frames
+   * came, as on a GPU, so in-flight depth, order and reuse are tested. */
+  g_setenv ("GCG_CPU_COMPLETION_DELAY", G_STRINGIFY (DELAY), TRUE);
 
   /* Loading the plugin registers the "GcgParamsMeta" custom meta. */
   {
