@@ -139,8 +139,15 @@ tensor_info (GstVideoInfo * info, gsize size)
 static GstMemory *
 output_pool_alloc_memory (GcgCudaOutputPool * self)
 {
+  /* GStreamer 1.24 gave the call a stream to order the memory's own work
+   * on: none here, our fence orders it. */
+#if GST_CHECK_VERSION (1, 24, 0)
+  return gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (fenced_allocator ()),
+      self->context, NULL, &self->info);
+#else
   return gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (fenced_allocator ()),
       self->context, &self->info);
+#endif
 }
 
 /* A video frame's rows are pitched for the device: one trial allocation
