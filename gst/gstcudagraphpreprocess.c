@@ -28,8 +28,11 @@
  * for every channel or three separated by commas; a string that is not
  * that, or a std that makes the scale or offset infinite (0, or 1e-45:
  * 1 / (255 · std) overflows a float), is refused when it is set, with a
- * warning in the debug log: the previous value stays in use, and is what
- * the property reads back.
+ * warning on the terminal and, in a pipeline, a warning message on the
+ * bus: the previous value stays in use, and is what the property reads
+ * back.  The default scale follows #GstCudaGraphPreprocess:tensor-type
+ * (1/255 for the float types, 1 for uint8) until one is set; with mean/std
+ * in effect, scale and offset read back the first channel's values.
  *
  * #GstCudaGraphPreprocess:model-info reads the model's own description
  * instead: a GStreamer `.modelinfo` file (GKeyFile, GStreamer 1.28's
@@ -41,8 +44,8 @@
  * an optional `caps` key with a `format` gives the colour order.  A file
  * that cannot be honoured (missing, no input tensor, a type other than
  * float32/float16/uint8, a dynamic height or width, bad ranges) changes
- * nothing and fails the element at start with a message that names the
- * problem.  Properties set after model-info override its values.
+ * nothing, is warned of when set and fails the element at start with a
+ * message that names the problem.  Properties set after model-info override its values.
  *
  * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name; ROIs
  * that do not intersect the frame are skipped (a warning in the debug
@@ -94,6 +97,7 @@
 #include "gstcudagraphelements.h"
 #include "gstcudagraphmodelinfo.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphrefuse.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
@@ -229,7 +233,8 @@ format_triple (const gfloat * v)
  * file that cannot be used leaves them as they were and is an error at
  * start (a property cannot fail).  Called with the object lock held. */
 static void
-set_model_info (GstCudaGraphPreprocess * self, const GValue * value)
+set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
+    gchar ** refusal)
 {
   GstCudaGraphModelInfo info = { 0 };
 
@@ -240,7 +245,8 @@ set_model_info (GstCudaGraphPreprocess * self, const GValue * value)
     return;
   if (!gst_cuda_graph_model_info_load (self->model_info, &info,
           &self->model_info_error)) {
-    GST_WARNING_OBJECT (self, "%s", self->model_info_error->message);
+    gst_cuda_graph_refusal_note (refusal, "%s; the element will not "
+        "start", self->model_info_error->message);
     return;
   }
   self->props.width = info.width;
@@ -268,15 +274,17 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
+  g_autofree gchar *refusal = NULL;
   gboolean known = TRUE;
 
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_MODEL_INFO)
-    set_model_info (self, value);
+    set_model_info (self, value, &refusal);
   else
-    known = gst_cuda_graph_tensor_props_set (&self->props, object,
-        PROP_TENSOR_FIRST, prop_id, value, pspec);
+    known = gst_cuda_graph_tensor_props_set (&self->props,
+        PROP_TENSOR_FIRST, prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
