@@ -51,17 +51,8 @@ class ParamsMeta(unittest.TestCase):
         @element; the first byte of each output."""
         frame = _pipeline.pull(FRAME, Gst if gi_objects else None)[0]
         line = LINE.format(FEEDS[element])
-        if gi_objects:
-            pipeline = Gst.parse_launch(line)
-            src = tensor.AppSrc.wrap(pipeline.get_by_name("src"))
-            sink = tensor.AppSink.wrap(pipeline.get_by_name("sink"))
-            pipeline.set_state(Gst.State.PLAYING)
-            stop = lambda: pipeline.set_state(Gst.State.NULL)  # noqa: E731
-        else:
-            pipeline = tensor.Pipeline(line, sink=None)
-            src, sink = pipeline.app_src("src"), pipeline.app_sink("sink")
-            pipeline.play()
-            stop = pipeline.close
+        src, sink, stop = _pipeline.app_pipeline(line,
+                                                 Gst if gi_objects else None)
         out = []
         try:
             src.set_caps(frame.get_caps())
