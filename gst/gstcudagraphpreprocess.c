@@ -34,6 +34,13 @@
  * (1/255 for the float types, 1 for uint8) until one is set; with mean/std
  * in effect, scale and offset read back the first channel's values.
  *
+ * Downstream's caps choose the tensor fields no property (nor model-info)
+ * set: width, height, batch and type come from a fixed `dimensions` and
+ * `types` downstream, as video caps drive videoconvertscale; what it
+ * leaves open takes the properties' values, and the properties read back
+ * what was negotiated.  A field a property set that downstream's caps
+ * contradict fails with an error naming the property.
+ *
  * #GstCudaGraphPreprocess:model-info reads the model's own description
  * instead: a GStreamer `.modelinfo` file (GKeyFile, GStreamer 1.28's
  * format; gstcudagraphmodelinfo.h lists the keys read).  Its first input
@@ -152,6 +159,8 @@ static void gst_cuda_graph_preprocess_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_preprocess_finalize (GObject * object);
 static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform * trans);
+static GstCaps *gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static GstCaps *gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform
@@ -199,6 +208,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fixate_caps);
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_start);
   base_class->configure =
@@ -249,6 +260,10 @@ set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
         "start", self->model_info_error->message);
     return;
   }
+  self->props.open &= ~(GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
+      | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT | GST_CUDA_GRAPH_TENSOR_OPEN_TYPE);
+  if (info.batch > 0)
+    self->props.open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_BATCH;
   self->props.width = info.width;
   self->props.height = info.height;
   self->props.layout = info.layout;
@@ -346,17 +361,69 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
 
 /* --- caps ---------------------------------------------------------------- */
 
-/* The tensor the properties describe, with @framerate (may be NULL). */
+/* The tensor the properties describe, with @framerate (may be NULL); with
+ * @open_fields, without the fields no property set (the dimensions when
+ * any of width, height, max-rois is open; the type), for downstream to
+ * choose (fixate_caps() fills what it leaves). */
 static GstStructure *
-make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate)
+make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
+    gboolean open_fields)
 {
   GstCudaGraphTensorDesc desc;
+  GstStructure *s;
+  guint open;
 
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_get_desc (&self->props, self->props.max_rois,
       &desc);
+  open = open_fields ? self->props.open : 0;
   GST_OBJECT_UNLOCK (self);
-  return gst_cuda_graph_tensor_structure_new (&desc, framerate);
+  s = gst_cuda_graph_tensor_structure_new (&desc, framerate);
+  if (open & (GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
+          | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT
+          | GST_CUDA_GRAPH_TENSOR_OPEN_BATCH))
+    gst_structure_remove_field (s, "dimensions");
+  if (open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
+    gst_structure_remove_field (s, "types");
+  return s;
+}
+
+/* The fields downstream left open (it takes any) get the properties'
+ * values; a list it gave, its first. */
+static GstCaps *
+gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
+  g_autoptr (GstStructure) ours = NULL;
+  GstStructure *s;
+
+  if (direction != GST_PAD_SINK)
+    return GST_BASE_TRANSFORM_CLASS
+        (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
+        direction, caps, othercaps);
+  othercaps = gst_caps_truncate (gst_caps_make_writable (othercaps));
+  s = gst_caps_get_structure (othercaps, 0);
+  if (gst_structure_has_name (s, "other/tensors")) {
+    static const gchar *fields[] = { "dimensions", "types", "framerate" };
+    GstCapsFeatures *f = gst_caps_get_features (othercaps, 0);
+
+    /* Our structure, in our field order, with downstream's choices. */
+    ours = make_tensor_structure (self, NULL, FALSE);
+    for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
+      if (!gst_structure_has_field (s, fields[i]))
+        continue;
+      gst_structure_fixate_field (s, fields[i]);
+      gst_structure_set_value (ours, fields[i],
+          gst_structure_get_value (s, fields[i]));
+    }
+    f = f ? gst_caps_features_copy (f) : NULL;
+    gst_caps_remove_structure (othercaps, 0);
+    gst_caps_append_structure_full (othercaps, g_steal_pointer (&ours), f);
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 /* Video of any size and supported format, with @framerate (may be NULL). */
@@ -392,7 +459,8 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
      * it (CUDA in, CUDA out: no round trip over the bus). */
     if (direction == GST_PAD_SINK)
       result = gst_caps_merge_structure_full (result,
-          make_tensor_structure (self, fr), f && !gst_caps_features_is_any (f)
+          make_tensor_structure (self, fr, TRUE),
+          f && !gst_caps_features_is_any (f)
           ? gst_caps_features_copy (f) : NULL);
     else
       result = gst_caps_merge (result, make_video_caps (fr));
@@ -412,6 +480,66 @@ gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
     GstCaps * caps, gsize * size)
 {
   return gst_cuda_graph_tensor_caps_get_size (caps, size);
+}
+
+/* What a property set rules out in @outcaps (chosen downstream for the
+ * fields left open), as a sentence; NULL when nothing. */
+static gchar *
+shape_conflict (const GstCudaGraphTensorProps * props, GstCaps * outcaps,
+    const GcgFrameChainConfig * config)
+{
+  GcgTensorType type;
+  gsize type_size;
+  guint dims[4], channels;
+
+  if (!gst_cuda_graph_tensor_caps_parse (outcaps, dims, &type, &type_size))
+    return g_strdup ("not a tensor we make");
+  channels = props->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
+  if (dims[props->layout == GCG_TENSOR_LAYOUT_NHWC ? 0 : 2] != channels)
+    return g_strdup_printf ("the channel dimension is not %u (channels, "
+        "layout)", channels);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH)
+      && config->out_width != props->width)
+    return g_strdup_printf ("width=%u is set", props->width);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT)
+      && config->out_height != props->height)
+    return g_strdup_printf ("height=%u is set", props->height);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_BATCH)
+      && config->max_rois != props->max_rois)
+    return g_strdup_printf ("max-rois=%u is set", props->max_rois);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
+      && config->tensor_type != props->tensor_type)
+    return g_strdup_printf ("tensor-type=%s is set",
+        gst_cuda_graph_tensor_type_name (props->tensor_type));
+  return NULL;
+}
+
+/* Refuses, with an error that says why, output caps that a property set
+ * rules out; otherwise stores the values downstream chose for the open
+ * fields, so that the properties read back what is in effect (and the
+ * default scale follows the negotiated type). */
+static gboolean
+take_negotiated_shape (GstCudaGraphPreprocess * self, GstCaps * outcaps,
+    const GcgFrameChainConfig * config)
+{
+  g_autofree gchar *conflict = NULL;
+
+  GST_OBJECT_LOCK (self);
+  conflict = shape_conflict (&self->props, outcaps, config);
+  if (conflict == NULL) {
+    self->props.width = config->out_width;
+    self->props.height = config->out_height;
+    self->props.max_rois = config->max_rois;
+    self->props.tensor_type = config->tensor_type;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (conflict == NULL)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Downstream asks for a tensor the properties rule out: %s", conflict),
+      ("output caps %" GST_PTR_FORMAT "; leave width, height, max-rois and "
+          "tensor-type unset to let downstream choose them", outcaps));
+  return FALSE;
 }
 
 static gboolean
@@ -435,7 +563,7 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
         outcaps);
     return FALSE;
   }
-  return TRUE;
+  return take_negotiated_shape (self, outcaps, config);
 }
 
 /* --- per frame ----------------------------------------------------------- */

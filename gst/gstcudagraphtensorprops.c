@@ -132,6 +132,7 @@ void
 gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props)
 {
   memset (props, 0, sizeof (*props));
+  props->open = GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
   props->width = DEFAULT_WIDTH;
   props->height = DEFAULT_HEIGHT;
   props->layout = DEFAULT_LAYOUT;
@@ -253,15 +254,18 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
   switch (prop_id - first_id) {
     case GST_CUDA_GRAPH_TENSOR_PROP_WIDTH:
       props->width = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_HEIGHT:
       props->height = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_LAYOUT:
       props->layout = g_value_get_enum (value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_TENSOR_TYPE:
       props->tensor_type = g_value_get_enum (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_TYPE;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_CHANNELS:
       props->channels = g_value_get_enum (value);
@@ -281,6 +285,7 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_MAX_ROIS:
       props->max_rois = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_BATCH;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_ROI_TYPE:
       g_clear_pointer (&props->roi_type, g_ref_string_release);

@@ -37,8 +37,23 @@ enum
   GST_CUDA_GRAPH_TENSOR_N_PROPS
 };
 
+/* The tensor fields no property (nor model-info) has set: downstream's
+ * caps may choose them (cudagraphpreprocess), the property's value being
+ * the default; the negotiated value is then stored back, so that the
+ * property reads the value in effect. */
+typedef enum
+{
+  GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH = 1 << 0,
+  GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT = 1 << 1,
+  GST_CUDA_GRAPH_TENSOR_OPEN_TYPE = 1 << 2,
+  GST_CUDA_GRAPH_TENSOR_OPEN_BATCH = 1 << 3,
+  GST_CUDA_GRAPH_TENSOR_OPEN_ALL = 0xf
+} GstCudaGraphTensorOpen;
+
 typedef struct
 {
+  /* GstCudaGraphTensorOpen flags. */
+  guint open;
   guint width;
   guint height;
   GcgTensorLayout layout;
