@@ -221,17 +221,22 @@ void
 gst_cuda_graph_base_transform_explain_caps_failure (GstCudaGraphBaseTransform
     * self)
 {
-  g_autoptr (GstCaps) peer = NULL;
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  g_autoptr (GstCaps) peer = downstream_caps (self);
   GcgBackend asked;
 
-  if (can_output_cuda_memory (self))
+  if (peer == NULL)
     return;
-  peer = downstream_caps (self);
   GST_OBJECT_LOCK (self);
   asked = GET_PRIV (self)->run.backend;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), peer,
-      asked);
+  if (!can_output_cuda_memory (self)
+      && gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), peer,
+          asked))
+    return;
+  if (klass->explain_caps_failure != NULL && !gst_caps_is_empty (peer))
+    klass->explain_caps_failure (self, peer);
 }
 
 /* Puts CUDA memory first in @caps (sink caps offered upstream; transfer

@@ -159,6 +159,8 @@ static void gst_cuda_graph_preprocess_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_preprocess_finalize (GObject * object);
 static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform * trans);
+static void gst_cuda_graph_preprocess_explain_caps_failure
+    (GstCudaGraphBaseTransform * base, GstCaps * downstream);
 static GstCaps *gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static GstCaps *gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *
@@ -219,6 +221,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fill_params);
   base_class->decorate = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_decorate);
+  base_class->explain_caps_failure =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_explain_caps_failure);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_preprocess_debug,
       "cudagraphpreprocess", 0, "cudagraphpreprocess");
@@ -386,6 +390,34 @@ make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
   if (open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
     gst_structure_remove_field (s, "types");
   return s;
+}
+
+/* Downstream takes no tensor of ours (all of width, height, max-rois,
+ * tensor-type set, and it asks for others): say which. */
+static void
+gst_cuda_graph_preprocess_explain_caps_failure (GstCudaGraphBaseTransform *
+    base, GstCaps * downstream)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
+  g_autoptr (GstStructure) ours = make_tensor_structure (self, NULL, TRUE);
+  g_autofree gchar *theirs = NULL;
+
+  for (guint i = 0; i < gst_caps_get_size (downstream); i++) {
+    const GstStructure *s = gst_caps_get_structure (downstream, i);
+
+    /* Not a tensor at all: not ours to explain. */
+    if (!gst_structure_has_name (s, "other/tensors")
+        || gst_structure_can_intersect (s, ours))
+      return;
+  }
+  theirs = gst_caps_to_string (downstream);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Downstream asks for a tensor the properties rule out: it takes %s, "
+          "the properties give dimensions=%s, types=%s", theirs,
+          GST_STR_NULL (gst_structure_get_string (ours, "dimensions")),
+          GST_STR_NULL (gst_structure_get_string (ours, "types"))),
+      ("leave width, height, max-rois and tensor-type unset to let "
+          "downstream choose them"));
 }
 
 /* The fields downstream left open (it takes any) get the properties'

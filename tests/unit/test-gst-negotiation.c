@@ -174,23 +174,44 @@ test_tensor_conflict_explained (void)
       IN_CAPS, TENSOR_224x112_U8, says);
 }
 
-/* A failure with another cause says nothing about the backend. */
+/* Every field set, and downstream asking for another tensor: the caps do
+ * not meet, and the error says what each side wants. */
 static void
-test_other_failure_unexplained (void)
+test_tensor_conflict_all_set_explained (void)
 {
-  const gchar *in = "video/x-raw,format=RGBA,width=8,height=8";
+  const gchar *says[] = { "properties rule out", "224:112:3:1",
+    "dimensions=64:64:3:1", NULL
+  };
+
+  check_negotiation_error ("cudagraphpreprocess backend=cpu width=64 "
+      "height=64 max-rois=1 tensor-type=uint8", IN_CAPS, TENSOR_224x112_U8,
+      says);
+}
+
+/* A failure with another cause (downstream takes no tensor, no video)
+ * says nothing about the backend or the tensor properties. */
+static void
+check_unexplained (const gchar * launch)
+{
   g_autoptr (GstBus) bus = gst_bus_new ();
-  GstHarness *h = harness_with_bus ("cudagraphconvert backend=cpu", bus, in,
-      "audio/x-raw");
+  GstHarness *h = harness_with_bus (launch, bus, IN_CAPS, "audio/x-raw");
   g_autoptr (GstMessage) msg = NULL;
   const guint8 px[4] = { 1, 2, 3, 255 };
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (in, px, 4, 0)),
-      ==, GST_FLOW_NOT_NEGOTIATED);
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4,
+              0)), ==, GST_FLOW_NOT_NEGOTIATED);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   g_assert_null (msg);
   gst_element_set_bus (h->element, NULL);
   gst_harness_teardown (h);
+}
+
+static void
+test_other_failure_unexplained (void)
+{
+  check_unexplained ("cudagraphconvert backend=cpu");
+  check_unexplained ("cudagraphpreprocess backend=cpu width=4 height=4 "
+      "max-rois=1 tensor-type=float32");
 }
 
 int
@@ -209,6 +230,8 @@ main (int argc, char **argv)
       test_tensor_defaults_without_downstream);
   g_test_add_func ("/gst/negotiation/tensor-conflict-explained",
       test_tensor_conflict_explained);
+  g_test_add_func ("/gst/negotiation/tensor-conflict-all-set-explained",
+      test_tensor_conflict_all_set_explained);
   g_test_add_func ("/gst/negotiation/other-failure-unexplained",
       test_other_failure_unexplained);
   return g_test_run ();
