@@ -9,7 +9,9 @@
          every few frames (or a fixed grid of ROIs, --roi-grid), attached
          as GstVideoRegionOfInterestMeta
       -> cudagraphpreprocess: every ROI of a frame becomes one item of an
-         N x 3 x S x S float32 tensor (max-rois = N), letterboxed
+         N x 3 x S x S float32 tensor (max-rois = N), letterboxed; with
+         --fade-in, per-frame brightness given from Python
+         (gcg.tensor.AppSrc.push_buffer(params=...): a GcgParamsMeta)
       -> appsink -> gcg.tensor: the tensor into PyTorch on the GPU without
          a copy (DLPack) when PyTorch has CUDA, a NumPy view otherwise
       -> a stand-in "model": per ROI, the mean colour and a sharpness score
@@ -393,6 +395,16 @@ class Consumer(threading.Thread):
         self.frames += 1
 
 
+def fade_params(n, frames):
+    """Frame @n's values for the elements (a GcgParamsMeta, through
+    AppSrc.push_buffer(params=...), with PyGObject or ctypes alike): a fade
+    in over the first @frames frames, brightness from -1 (every value
+    lowered by full scale) up towards 0; None after it."""
+    if n >= frames:
+        return None
+    return {"brightness": -(1.0 - n / frames)}
+
+
 def feed(pipeline, watch, args, rois_of, progress):
     """The decoded frames, with their ROIs, into the tensor chain."""
     frames, src = pipeline.app_sink("frames"), pipeline.app_src("src")
@@ -414,7 +426,8 @@ def feed(pipeline, watch, args, rois_of, progress):
             src_caps = caps_str
         if changed or n % args.detect_every == 0:
             rois = rois_of(buf, caps)
-        if src.push_buffer(buf, rois[:args.max_rois], rois_of.roi_type) != 0:
+        if src.push_buffer(buf, rois[:args.max_rois], rois_of.roi_type,
+                           params=fade_params(n, args.fade_in)) != 0:
             break
         n += 1
         progress(n, len(rois))
@@ -445,6 +458,11 @@ def main():
                    help="stop after this many frames (0: the whole file)")
     p.add_argument("--print-frames", type=int, default=3, metavar="N",
                    help="print the per-ROI results of the first N frames")
+    p.add_argument("--fade-in", type=int, default=0, metavar="N",
+                   help="fade the tensor in over the first N frames "
+                   "(brightness -1 up to 0): a per-frame value given from "
+                   "Python (GcgParamsMeta, AppSrc.push_buffer(params=...)) "
+                   "(0)")
     args = p.parse_args()
     args.detect_every = max(1, args.detect_every)
     # The element's own limits (cudagraphpreprocess max-rois, width/height).

@@ -127,6 +127,11 @@ gboolean gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
 gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize);
+/* After the input caps failed to negotiate: says so with an error that
+ * names the cause where we know it (downstream takes only CUDA memory,
+ * which the CPU backend cannot write), instead of a bare not-negotiated. */
+void gst_cuda_graph_base_transform_explain_caps_failure
+    (GstCudaGraphBaseTransform * self);
 gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *
     trans, GstCaps * caps, gsize * size);
 gboolean gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform *

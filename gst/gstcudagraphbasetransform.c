@@ -265,6 +265,13 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:
+      if (GST_BASE_TRANSFORM_CLASS
+          (gst_cuda_graph_base_transform_parent_class)->sink_event (trans,
+              event))
+        return TRUE;
+      gst_cuda_graph_base_transform_explain_caps_failure (self);
+      return FALSE;
     case GST_EVENT_EOS:
       if (priv->queue)
         gcg_frame_queue_drain (priv->queue);

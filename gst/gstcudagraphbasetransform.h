@@ -53,9 +53,14 @@ struct _GstCudaGraphBaseTransformClass
       GcgFrameParams *params);
   void (*decorate) (GstCudaGraphBaseTransform *self, GstBuffer *outbuf,
       const GcgFrameParams *params);
+  /* Optional: the input caps failed to negotiate and @downstream (the
+   * caps downstream takes, not ANY) is not CUDA-only; post an error that
+   * says why when the subclass knows. */
+  void (*explain_caps_failure) (GstCudaGraphBaseTransform *self,
+      GstCaps *downstream);
 
   /*< private >*/
-  gpointer padding[GST_PADDING];
+  gpointer padding[GST_PADDING - 1];
 };
 
 /* What the subclasses may read about the current negotiation. */

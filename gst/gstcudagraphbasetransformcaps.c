@@ -204,6 +204,41 @@ can_output_cuda_memory (GstCudaGraphBaseTransform * self)
   return priv->dev.active == GCG_BACKEND_CUDA && priv->dev.cuda_context != NULL;
 }
 
+/* Downstream's caps (transfer full), NULL when it takes any: what it could
+ * take of ours is then not the question. */
+static GstCaps *
+downstream_caps (GstCudaGraphBaseTransform * self)
+{
+  GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self),
+      NULL);
+
+  if (peer != NULL && gst_caps_is_any (peer))
+    g_clear_pointer (&peer, gst_caps_unref);
+  return peer;
+}
+
+void
+gst_cuda_graph_base_transform_explain_caps_failure (GstCudaGraphBaseTransform
+    * self)
+{
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  g_autoptr (GstCaps) peer = downstream_caps (self);
+  GcgBackend asked;
+
+  if (peer == NULL)
+    return;
+  GST_OBJECT_LOCK (self);
+  asked = GET_PRIV (self)->run.backend;
+  GST_OBJECT_UNLOCK (self);
+  if (!can_output_cuda_memory (self)
+      && gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), peer,
+          asked))
+    return;
+  if (klass->explain_caps_failure != NULL && !gst_caps_is_empty (peer))
+    klass->explain_caps_failure (self, peer);
+}
+
 /* Puts CUDA memory first in @caps (sink caps offered upstream; transfer
  * full) while the element can read it in place (the CUDA backend, or not
  * started yet): an upstream that can give either (cudaupload, NVDEC) then

@@ -77,24 +77,33 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
   GValue fr = G_VALUE_INIT;
   GstCaps *ours;
   guint n = wanted_sources (self);
+  gboolean cuda;
+  GcgBackend asked;
 
   first_framerate (self, &fr);
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_get_desc (&self->props,
       n * self->props.max_rois, &desc);
+  asked = self->run.backend;
   GST_OBJECT_UNLOCK (self);
   ours = gst_caps_new_full (gst_cuda_graph_tensor_structure_new (&desc, &fr),
       NULL);
   g_value_unset (&fr);
   ours = gst_cuda_graph_caps_add_memory_kinds (ours);
-  if (self->dev.active != GCG_BACKEND_CUDA || self->dev.cuda_context == NULL)
+  cuda = self->dev.active == GCG_BACKEND_CUDA && self->dev.cuda_context;
+  if (!cuda)
     ours = gst_cuda_graph_caps_remove_cuda_memory (ours);
   else
     ours = gst_cuda_graph_caps_cuda_memory_first (ours);
   *ret = gst_caps_intersect_full (caps, ours, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (ours);
   GST_DEBUG_OBJECT (self, "src caps %" GST_PTR_FORMAT, *ret);
-  return gst_caps_is_empty (*ret) ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_OK;
+  if (!gst_caps_is_empty (*ret))
+    return GST_FLOW_OK;
+  if (!cuda)
+    gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), caps,
+        asked);
+  return GST_FLOW_NOT_NEGOTIATED;
 }
 
 /* The engine's configuration for negotiated @caps; FALSE for caps we did

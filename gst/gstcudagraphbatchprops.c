@@ -8,6 +8,7 @@
  * it shares with cudagraphpreprocess (gstcudagraphtensorprops.h), and its
  * own. */
 #include "gstcudagraphbatch-private.h"
+#include "gstcudagraphrefuse.h"
 
 enum
 {
@@ -46,6 +47,7 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
+  g_autofree gchar *refusal = NULL;
   gboolean known = TRUE;
 
   /* The aggregator's latency is the deadline; it takes its own lock. */
@@ -59,9 +61,10 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
   else
     known = gst_cuda_graph_run_props_set (&self->run, PROP_RUN_FIRST, prop_id,
         value)
-        || gst_cuda_graph_tensor_props_set (&self->props, object,
-        PROP_TENSOR_FIRST, prop_id, value, pspec);
+        || gst_cuda_graph_tensor_props_set (&self->props,
+        PROP_TENSOR_FIRST, prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }

@@ -71,6 +71,7 @@
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphrefuse.h"
 #include "gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
@@ -275,27 +276,12 @@ gst_cuda_graph_convert_init (GstCudaGraphConvert * self)
   self->adjust[ADJ_GAIN] = DEFAULT_GAIN;
 }
 
-/* NaN passes GParamSpecDouble's range check (every comparison is false), so
- * it is refused here; the previous value stays. */
-static void
-set_adjust (GstCudaGraphConvert * self, guint which, const GValue * value,
-    GParamSpec * pspec)
-{
-  gdouble v = g_value_get_double (value);
-
-  if (!isfinite (v)) {
-    GST_WARNING_OBJECT (self, "refusing %s=%f, keeping %f",
-        g_param_spec_get_name (pspec), v, self->adjust[which]);
-    return;
-  }
-  self->adjust[which] = (gfloat) v;
-}
-
 static void
 gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (object);
+  g_autofree gchar *refusal = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -321,22 +307,27 @@ gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
       self->pad_color = g_value_get_uint (value);
       break;
     case PROP_BRIGHTNESS:
-      set_adjust (self, ADJ_BRIGHTNESS, value, pspec);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_BRIGHTNESS], value,
+          &refusal);
       break;
     case PROP_CONTRAST:
-      set_adjust (self, ADJ_CONTRAST, value, pspec);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_CONTRAST], value,
+          &refusal);
       break;
     case PROP_GAMMA:
-      set_adjust (self, ADJ_GAMMA, value, pspec);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAMMA], value,
+          &refusal);
       break;
     case PROP_GAIN:
-      set_adjust (self, ADJ_GAIN, value, pspec);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAIN], value,
+          &refusal);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_refusal_report (object, pspec, &refusal);
 }
 
 static void

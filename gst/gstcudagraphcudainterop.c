@@ -54,6 +54,28 @@ gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps)
   return caps;
 }
 
+gboolean
+gst_cuda_graph_explain_cuda_memory_refused (GstElement * element,
+    GstCaps * downstream, GcgBackend asked)
+{
+  g_autoptr (GstCaps) system = NULL;
+
+  if (downstream == NULL || gst_caps_is_empty (downstream)
+      || gst_caps_is_any (downstream))
+    return FALSE;
+  system = gst_cuda_graph_caps_remove_cuda_memory (gst_caps_ref
+      (downstream));
+  if (!gst_caps_is_empty (system))
+    return FALSE;
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+      ("Downstream takes only CUDA memory (memory:CUDAMemory), which needs "
+          "the CUDA backend (%s)", asked == GCG_BACKEND_CPU ? "backend=cpu"
+          : "no usable CUDA device: the CPU backend runs"),
+      ("set backend=cuda (or auto on a machine with a CUDA device), or let "
+          "downstream take system memory"));
+  return TRUE;
+}
+
 /* Caps order is preference order: upstream that can give both (cudaupload,
  * a decoder with a CUDA output) gives what comes first. */
 GstCaps *

@@ -132,6 +132,15 @@ GstCaps *gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps);
  * ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps);
 
+/* When @downstream (caps a peer takes; NULL, empty or ANY: nothing to say)
+ * takes only CUDA memory, posts on @element the error that says so: CUDA
+ * memory needs the CUDA backend (@asked: the backend property's value,
+ * for the message), and returns TRUE.  For an element that cannot write
+ * CUDA memory and failed to negotiate: the cause, not a bare
+ * not-negotiated. */
+gboolean gst_cuda_graph_explain_cuda_memory_refused (GstElement * element,
+    GstCaps * downstream, GcgBackend asked);
+
 /* @caps with the CUDA memory structures first, each kind in its order.
  * Takes ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps);

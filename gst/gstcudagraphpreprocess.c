@@ -28,8 +28,18 @@
  * for every channel or three separated by commas; a string that is not
  * that, or a std that makes the scale or offset infinite (0, or 1e-45:
  * 1 / (255 · std) overflows a float), is refused when it is set, with a
- * warning in the debug log: the previous value stays in use, and is what
- * the property reads back.
+ * warning on the terminal and, in a pipeline, a warning message on the
+ * bus: the previous value stays in use, and is what the property reads
+ * back.  The default scale follows #GstCudaGraphPreprocess:tensor-type
+ * (1/255 for the float types, 1 for uint8) until one is set; with mean/std
+ * in effect, scale and offset read back the first channel's values.
+ *
+ * Downstream's caps choose the tensor fields no property (nor model-info)
+ * set: width, height, batch and type come from a fixed `dimensions` and
+ * `types` downstream, as video caps drive videoconvertscale; what it
+ * leaves open takes the properties' values, and the properties read back
+ * what was negotiated.  A field a property set that downstream's caps
+ * contradict fails with an error naming the property.
  *
  * #GstCudaGraphPreprocess:model-info reads the model's own description
  * instead: a GStreamer `.modelinfo` file (GKeyFile, GStreamer 1.28's
@@ -41,8 +51,8 @@
  * an optional `caps` key with a `format` gives the colour order.  A file
  * that cannot be honoured (missing, no input tensor, a type other than
  * float32/float16/uint8, a dynamic height or width, bad ranges) changes
- * nothing and fails the element at start with a message that names the
- * problem.  Properties set after model-info override its values.
+ * nothing, is warned of when set and fails the element at start with a
+ * message that names the problem.  Properties set after model-info override its values.
  *
  * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name; ROIs
  * that do not intersect the frame are skipped (a warning in the debug
@@ -94,6 +104,7 @@
 #include "gstcudagraphelements.h"
 #include "gstcudagraphmodelinfo.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphrefuse.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
@@ -148,6 +159,10 @@ static void gst_cuda_graph_preprocess_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_preprocess_finalize (GObject * object);
 static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform * trans);
+static void gst_cuda_graph_preprocess_explain_caps_failure
+    (GstCudaGraphBaseTransform * base, GstCaps * downstream);
+static GstCaps *gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static GstCaps *gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform
@@ -195,6 +210,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fixate_caps);
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_start);
   base_class->configure =
@@ -204,6 +221,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fill_params);
   base_class->decorate = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_decorate);
+  base_class->explain_caps_failure =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_explain_caps_failure);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_preprocess_debug,
       "cudagraphpreprocess", 0, "cudagraphpreprocess");
@@ -229,7 +248,8 @@ format_triple (const gfloat * v)
  * file that cannot be used leaves them as they were and is an error at
  * start (a property cannot fail).  Called with the object lock held. */
 static void
-set_model_info (GstCudaGraphPreprocess * self, const GValue * value)
+set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
+    gchar ** refusal)
 {
   GstCudaGraphModelInfo info = { 0 };
 
@@ -240,9 +260,14 @@ set_model_info (GstCudaGraphPreprocess * self, const GValue * value)
     return;
   if (!gst_cuda_graph_model_info_load (self->model_info, &info,
           &self->model_info_error)) {
-    GST_WARNING_OBJECT (self, "%s", self->model_info_error->message);
+    gst_cuda_graph_refusal_note (refusal, "%s; the element will not "
+        "start", self->model_info_error->message);
     return;
   }
+  self->props.open &= ~(GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
+      | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT | GST_CUDA_GRAPH_TENSOR_OPEN_TYPE);
+  if (info.batch > 0)
+    self->props.open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_BATCH;
   self->props.width = info.width;
   self->props.height = info.height;
   self->props.layout = info.layout;
@@ -268,15 +293,17 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
+  g_autofree gchar *refusal = NULL;
   gboolean known = TRUE;
 
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_MODEL_INFO)
-    set_model_info (self, value);
+    set_model_info (self, value, &refusal);
   else
-    known = gst_cuda_graph_tensor_props_set (&self->props, object,
-        PROP_TENSOR_FIRST, prop_id, value, pspec);
+    known = gst_cuda_graph_tensor_props_set (&self->props,
+        PROP_TENSOR_FIRST, prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
@@ -338,17 +365,97 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
 
 /* --- caps ---------------------------------------------------------------- */
 
-/* The tensor the properties describe, with @framerate (may be NULL). */
+/* The tensor the properties describe, with @framerate (may be NULL); with
+ * @open_fields, without the fields no property set (the dimensions when
+ * any of width, height, max-rois is open; the type), for downstream to
+ * choose (fixate_caps() fills what it leaves). */
 static GstStructure *
-make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate)
+make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
+    gboolean open_fields)
 {
   GstCudaGraphTensorDesc desc;
+  GstStructure *s;
+  guint open;
 
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_get_desc (&self->props, self->props.max_rois,
       &desc);
+  open = open_fields ? self->props.open : 0;
   GST_OBJECT_UNLOCK (self);
-  return gst_cuda_graph_tensor_structure_new (&desc, framerate);
+  s = gst_cuda_graph_tensor_structure_new (&desc, framerate);
+  if (open & (GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
+          | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT
+          | GST_CUDA_GRAPH_TENSOR_OPEN_BATCH))
+    gst_structure_remove_field (s, "dimensions");
+  if (open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
+    gst_structure_remove_field (s, "types");
+  return s;
+}
+
+/* Downstream takes no tensor of ours (all of width, height, max-rois,
+ * tensor-type set, and it asks for others): say which. */
+static void
+gst_cuda_graph_preprocess_explain_caps_failure (GstCudaGraphBaseTransform *
+    base, GstCaps * downstream)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
+  g_autoptr (GstStructure) ours = make_tensor_structure (self, NULL, TRUE);
+  g_autofree gchar *theirs = NULL;
+
+  for (guint i = 0; i < gst_caps_get_size (downstream); i++) {
+    const GstStructure *s = gst_caps_get_structure (downstream, i);
+
+    /* Not a tensor at all: not ours to explain. */
+    if (!gst_structure_has_name (s, "other/tensors")
+        || gst_structure_can_intersect (s, ours))
+      return;
+  }
+  theirs = gst_caps_to_string (downstream);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Downstream asks for a tensor the properties rule out: it takes %s, "
+          "the properties give dimensions=%s, types=%s", theirs,
+          GST_STR_NULL (gst_structure_get_string (ours, "dimensions")),
+          GST_STR_NULL (gst_structure_get_string (ours, "types"))),
+      ("leave width, height, max-rois and tensor-type unset to let "
+          "downstream choose them"));
+}
+
+/* The fields downstream left open (it takes any) get the properties'
+ * values; a list it gave, its first. */
+static GstCaps *
+gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
+  g_autoptr (GstStructure) ours = NULL;
+  GstStructure *s;
+
+  if (direction != GST_PAD_SINK)
+    return GST_BASE_TRANSFORM_CLASS
+        (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
+        direction, caps, othercaps);
+  othercaps = gst_caps_truncate (gst_caps_make_writable (othercaps));
+  s = gst_caps_get_structure (othercaps, 0);
+  if (gst_structure_has_name (s, "other/tensors")) {
+    static const gchar *fields[] = { "dimensions", "types", "framerate" };
+    GstCapsFeatures *f = gst_caps_get_features (othercaps, 0);
+
+    /* Our structure, in our field order, with downstream's choices. */
+    ours = make_tensor_structure (self, NULL, FALSE);
+    for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
+      if (!gst_structure_has_field (s, fields[i]))
+        continue;
+      gst_structure_fixate_field (s, fields[i]);
+      gst_structure_set_value (ours, fields[i],
+          gst_structure_get_value (s, fields[i]));
+    }
+    f = f ? gst_caps_features_copy (f) : NULL;
+    gst_caps_remove_structure (othercaps, 0);
+    gst_caps_append_structure_full (othercaps, g_steal_pointer (&ours), f);
+  }
+  return GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 /* Video of any size and supported format, with @framerate (may be NULL). */
@@ -384,7 +491,8 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
      * it (CUDA in, CUDA out: no round trip over the bus). */
     if (direction == GST_PAD_SINK)
       result = gst_caps_merge_structure_full (result,
-          make_tensor_structure (self, fr), f && !gst_caps_features_is_any (f)
+          make_tensor_structure (self, fr, TRUE),
+          f && !gst_caps_features_is_any (f)
           ? gst_caps_features_copy (f) : NULL);
     else
       result = gst_caps_merge (result, make_video_caps (fr));
@@ -404,6 +512,66 @@ gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
     GstCaps * caps, gsize * size)
 {
   return gst_cuda_graph_tensor_caps_get_size (caps, size);
+}
+
+/* What a property set rules out in @outcaps (chosen downstream for the
+ * fields left open), as a sentence; NULL when nothing. */
+static gchar *
+shape_conflict (const GstCudaGraphTensorProps * props, GstCaps * outcaps,
+    const GcgFrameChainConfig * config)
+{
+  GcgTensorType type;
+  gsize type_size;
+  guint dims[4], channels;
+
+  if (!gst_cuda_graph_tensor_caps_parse (outcaps, dims, &type, &type_size))
+    return g_strdup ("not a tensor we make");
+  channels = props->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
+  if (dims[props->layout == GCG_TENSOR_LAYOUT_NHWC ? 0 : 2] != channels)
+    return g_strdup_printf ("the channel dimension is not %u (channels, "
+        "layout)", channels);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH)
+      && config->out_width != props->width)
+    return g_strdup_printf ("width=%u is set", props->width);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT)
+      && config->out_height != props->height)
+    return g_strdup_printf ("height=%u is set", props->height);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_BATCH)
+      && config->max_rois != props->max_rois)
+    return g_strdup_printf ("max-rois=%u is set", props->max_rois);
+  if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
+      && config->tensor_type != props->tensor_type)
+    return g_strdup_printf ("tensor-type=%s is set",
+        gst_cuda_graph_tensor_type_name (props->tensor_type));
+  return NULL;
+}
+
+/* Refuses, with an error that says why, output caps that a property set
+ * rules out; otherwise stores the values downstream chose for the open
+ * fields, so that the properties read back what is in effect (and the
+ * default scale follows the negotiated type). */
+static gboolean
+take_negotiated_shape (GstCudaGraphPreprocess * self, GstCaps * outcaps,
+    const GcgFrameChainConfig * config)
+{
+  g_autofree gchar *conflict = NULL;
+
+  GST_OBJECT_LOCK (self);
+  conflict = shape_conflict (&self->props, outcaps, config);
+  if (conflict == NULL) {
+    self->props.width = config->out_width;
+    self->props.height = config->out_height;
+    self->props.max_rois = config->max_rois;
+    self->props.tensor_type = config->tensor_type;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (conflict == NULL)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Downstream asks for a tensor the properties rule out: %s", conflict),
+      ("output caps %" GST_PTR_FORMAT "; leave width, height, max-rois and "
+          "tensor-type unset to let downstream choose them", outcaps));
+  return FALSE;
 }
 
 static gboolean
@@ -427,7 +595,7 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
         outcaps);
     return FALSE;
   }
-  return TRUE;
+  return take_negotiated_shape (self, outcaps, config);
 }
 
 /* --- per frame ----------------------------------------------------------- */

@@ -7,6 +7,7 @@
  * once so that both elements take the same values the same way. */
 #include "gstcudagraphtensorprops.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphrefuse.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,7 +20,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_tensor_props_debug);
 #define DEFAULT_LAYOUT GCG_TENSOR_LAYOUT_NCHW
 #define DEFAULT_TENSOR_TYPE GCG_TENSOR_TYPE_FLOAT32
 #define DEFAULT_CHANNELS GCG_TENSOR_CHANNELS_RGB
+/* Until scale is set, it follows tensor-type: a float tensor holds 0-1,
+ * a uint8 one the pixel values themselves. */
 #define DEFAULT_SCALE (1.0 / 255.0)
+#define DEFAULT_SCALE_UINT8 1.0
 #define DEFAULT_OFFSET 0.0
 #define DEFAULT_MAX_ROIS 1
 #define DEFAULT_LETTERBOX GCG_LETTERBOX_SYMMETRIC
@@ -87,13 +91,16 @@ install_values (GObjectClass * klass, guint id)
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_SCALE,
       g_param_spec_double ("scale", "Scale",
-          "out = pixel * scale + offset, pixel in 0-255 (without mean/std)",
+          "out = pixel * scale + offset, pixel in 0-255 (without mean/std; "
+          "default 1/255, 1 for tensor-type=uint8; with mean/std it reads "
+          "back the first channel's scale they give)",
           -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_SCALE,
           PLAYING_FLAGS | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
-          "See scale", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
+          "See scale (with mean/std it reads back the first channel's "
+          "offset they give)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
           PLAYING_FLAGS | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_ROI_TYPE,
@@ -125,6 +132,7 @@ void
 gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props)
 {
   memset (props, 0, sizeof (*props));
+  props->open = GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
   props->width = DEFAULT_WIDTH;
   props->height = DEFAULT_HEIGHT;
   props->layout = DEFAULT_LAYOUT;
@@ -202,8 +210,8 @@ parse_mean_std (const gchar * mean_str, const gchar * std_str,
  * the old string and numbers, so that reading the property back tells
  * what is used.  NULL for both goes back to scale/offset. */
 static void
-set_mean_std (GstCudaGraphTensorProps * props, GObject * object,
-    gchar ** field, const GValue * value, GParamSpec * pspec)
+set_mean_std (GstCudaGraphTensorProps * props, gchar ** field,
+    const GValue * value, gchar ** refusal)
 {
   const gchar *str = g_value_get_string (value);
   const gchar *mean_str = field == &props->mean_str ? str : props->mean_str;
@@ -212,11 +220,11 @@ set_mean_std (GstCudaGraphTensorProps * props, GObject * object,
 
   if (mean_str != NULL || std_str != NULL) {
     if (!parse_mean_std (mean_str, std_str, mean, std)) {
-      GST_WARNING_OBJECT (object, "refusing %s=\"%s\" (with mean \"%s\", "
-          "std \"%s\"): not 1 or 3 numbers, or a std that makes the scale or "
-          "offset infinite; keeping \"%s\"", g_param_spec_get_name (pspec),
-          GST_STR_NULL (str), GST_STR_NULL (mean_str),
-          GST_STR_NULL (std_str), GST_STR_NULL (*field));
+      gst_cuda_graph_refusal_note (refusal, "\"%s\" (with mean \"%s\", "
+          "std \"%s\") is not 1 or 3 numbers, or has a std that makes the "
+          "scale or offset infinite; keeping \"%s\"", GST_STR_NULL (str),
+          GST_STR_NULL (mean_str), GST_STR_NULL (std_str),
+          GST_STR_NULL (*field));
       return;
     }
     memcpy (props->mean, mean, sizeof (mean));
@@ -227,57 +235,57 @@ set_mean_std (GstCudaGraphTensorProps * props, GObject * object,
   *field = g_strdup (str);
 }
 
-static void
-set_finite (GObject * object, gfloat * field, const GValue * value,
-    GParamSpec * pspec)
+/* The scale in use without mean/std. */
+static gfloat
+scale_in_effect (const GstCudaGraphTensorProps * props)
 {
-  gdouble v = g_value_get_double (value);
-
-  if (!isfinite (v)) {
-    GST_WARNING_OBJECT (object, "refusing %s=%f, keeping %f",
-        g_param_spec_get_name (pspec), v, *field);
-    return;
-  }
-  *field = (gfloat) v;
+  if (props->scale_set)
+    return props->scale;
+  return props->tensor_type == GCG_TENSOR_TYPE_UINT8 ? DEFAULT_SCALE_UINT8
+      : DEFAULT_SCALE;
 }
 
 gboolean
 gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
-    GObject * object, guint first_id, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
+    guint first_id, guint prop_id, const GValue * value, gchar ** refusal)
 {
   if (prop_id < first_id)
     return FALSE;
   switch (prop_id - first_id) {
     case GST_CUDA_GRAPH_TENSOR_PROP_WIDTH:
       props->width = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_HEIGHT:
       props->height = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_LAYOUT:
       props->layout = g_value_get_enum (value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_TENSOR_TYPE:
       props->tensor_type = g_value_get_enum (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_TYPE;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_CHANNELS:
       props->channels = g_value_get_enum (value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_MEAN:
-      set_mean_std (props, object, &props->mean_str, value, pspec);
+      set_mean_std (props, &props->mean_str, value, refusal);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_STD:
-      set_mean_std (props, object, &props->std_str, value, pspec);
+      set_mean_std (props, &props->std_str, value, refusal);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_SCALE:
-      set_finite (object, &props->scale, value, pspec);
+      if (gst_cuda_graph_set_finite (&props->scale, value, refusal))
+        props->scale_set = TRUE;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_OFFSET:
-      set_finite (object, &props->offset, value, pspec);
+      gst_cuda_graph_set_finite (&props->offset, value, refusal);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_MAX_ROIS:
       props->max_rois = g_value_get_uint (value);
+      props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_BATCH;
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_ROI_TYPE:
       g_clear_pointer (&props->roi_type, g_ref_string_release);
@@ -288,7 +296,7 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
       props->letterbox = g_value_get_enum (value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_PAD_VALUE:
-      set_finite (object, &props->pad_value, value, pspec);
+      gst_cuda_graph_set_finite (&props->pad_value, value, refusal);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_METHOD:
       props->method = g_value_get_enum (value);
@@ -297,6 +305,20 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
       return FALSE;
   }
   return TRUE;
+}
+
+/* What scale or offset (@which) reads back: the value in effect, the first
+ * channel's when mean/std give them (the channels may differ). */
+static void
+get_scale_offset (const GstCudaGraphTensorProps * props, guint which,
+    GValue * value)
+{
+  GcgFrameParams params;
+
+  gcg_frame_params_init (&params);
+  gst_cuda_graph_tensor_props_fill_params (props, &params);
+  g_value_set_double (value, which == GST_CUDA_GRAPH_TENSOR_PROP_SCALE
+      ? params.scale[0] : params.offset[0]);
 }
 
 gboolean
@@ -328,10 +350,8 @@ gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps * props,
       g_value_set_string (value, props->std_str);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_SCALE:
-      g_value_set_double (value, props->scale);
-      break;
     case GST_CUDA_GRAPH_TENSOR_PROP_OFFSET:
-      g_value_set_double (value, props->offset);
+      get_scale_offset (props, prop_id - first_id, value);
       break;
     case GST_CUDA_GRAPH_TENSOR_PROP_MAX_ROIS:
       g_value_set_uint (value, props->max_rois);
@@ -376,7 +396,7 @@ gst_cuda_graph_tensor_props_fill_params (const GstCudaGraphTensorProps *
     gcg_frame_params_set_mean_std (params, props->mean, props->std);
   } else {
     for (c = 0; c < 3; c++) {
-      params->scale[c] = props->scale;
+      params->scale[c] = scale_in_effect (props);
       params->offset[c] = props->offset;
     }
   }

@@ -37,8 +37,23 @@ enum
   GST_CUDA_GRAPH_TENSOR_N_PROPS
 };
 
+/* The tensor fields no property (nor model-info) has set: downstream's
+ * caps may choose them (cudagraphpreprocess), the property's value being
+ * the default; the negotiated value is then stored back, so that the
+ * property reads the value in effect. */
+typedef enum
+{
+  GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH = 1 << 0,
+  GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT = 1 << 1,
+  GST_CUDA_GRAPH_TENSOR_OPEN_TYPE = 1 << 2,
+  GST_CUDA_GRAPH_TENSOR_OPEN_BATCH = 1 << 3,
+  GST_CUDA_GRAPH_TENSOR_OPEN_ALL = 0xf
+} GstCudaGraphTensorOpen;
+
 typedef struct
 {
+  /* GstCudaGraphTensorOpen flags. */
+  guint open;
   guint width;
   guint height;
   GcgTensorLayout layout;
@@ -50,6 +65,8 @@ typedef struct
   gfloat std[3];
   gboolean use_mean_std;
   gfloat scale;
+  /* FALSE until scale is set: the default follows tensor_type. */
+  gboolean scale_set;
   gfloat offset;
   guint max_rois;
   /* A GRefString: the streaming thread takes a reference under the object
@@ -65,11 +82,11 @@ void gst_cuda_graph_tensor_props_install (GObjectClass * klass,
 void gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props);
 void gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps * props);
 
-/* FALSE when @prop_id is not one of ours.  Called with @object's lock
- * held; a refused value is logged against @object and the old one kept. */
+/* FALSE when @prop_id is not one of ours.  Called with the element's lock
+ * held: a refused value keeps the old one and is noted in *@refusal, for
+ * gst_cuda_graph_refusal_report() once the lock is released. */
 gboolean gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
-    GObject * object, guint first_id, guint prop_id, const GValue * value,
-    GParamSpec * pspec);
+    guint first_id, guint prop_id, const GValue * value, gchar ** refusal);
 gboolean gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps *
     props, guint first_id, guint prop_id, GValue * value);
 

@@ -17,7 +17,10 @@
  * them as a table.  Samples after the warm-up may not exceed the largest
  * of the warm-up by more than the tolerances; every frame must come out.
  *
- *   soak [--frames=N] [--backend=cpu|cuda|auto] [--element=convert|...]
+ *   GST_PLUGIN_PATH=build/gst soak [--frames=N] [--backend=cpu|cuda|auto]
+ *       [--element=convert|preprocess|both]
+ *
+ * (cudagraphbatch is not soaked here.)
  *
  * Exit status: 0 flat, 1 growth or lost frames, 2 bad options, 77 no GPU
  * for --backend=cuda.  The unit suite runs a short CPU soak; the GPU host
@@ -491,7 +494,8 @@ parse_options (int argc, char **argv, Options * o)
     {NULL}
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- memory soak of "
-      "the cudagraph elements");
+      "cudagraphconvert and cudagraphpreprocess (GST_PLUGIN_PATH must hold "
+      "the plugin: build/gst in a build tree)");
   g_autoptr (GError) error = NULL;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -590,7 +594,7 @@ main (int argc, char **argv)
     factory = gst_element_factory_find (elements[i].name);
     if (factory == NULL) {
       g_print ("FAIL %s: no such element (GST_PLUGIN_PATH must hold the "
-          "cudagraph plugin)\n", elements[i].name);
+          "cudagraph plugin: build/gst in a build tree)\n", elements[i].name);
       problems++;
       continue;
     }

@@ -172,8 +172,18 @@ _SIGNATURES = {
         "gst_message_get_type": ([], _size),
         "gst_message_get_structure": ([_vp], _vp),
         "gst_message_parse_error": ([_vp, _perr, ctypes.POINTER(_vp)], None),
+        "gst_meta_get_info": ([ctypes.c_char_p], _vp),
+        "gst_meta_register_custom": ([ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_char_p), _vp,
+                                      _vp, _vp], _vp),
+        "gst_buffer_add_custom_meta": ([_vp, ctypes.c_char_p], _vp),
+        "gst_custom_meta_get_structure": ([_vp], _vp),
+        "gst_structure_set_value": ([_vp, ctypes.c_char_p, _vp], None),
     },
     "libgobject-2.0.so.0": {
+        "g_value_init": ([_vp, _size], _vp),
+        "g_value_set_double": ([_vp, ctypes.c_double], None),
+        "g_value_unset": ([_vp], None),
         "g_type_from_name": ([ctypes.c_char_p], _size),
         "g_type_check_instance_is_a": ([_vp, _size], ctypes.c_int),
     },
@@ -544,6 +554,53 @@ class AppSink(_Element):
 
 _GUINT_MAX = (1 << 32) - 1
 
+# The GcgParamsMeta custom meta (gst/gstcudagraphparamsmeta.h): the fields
+# the elements read, each a double; gamma must be above 0.
+PARAMS_META_NAME = b"GcgParamsMeta"
+PARAMS_FIELDS = ("brightness", "contrast", "gamma", "gain")
+_G_TYPE_DOUBLE = 15 << 2  # G_TYPE_MAKE_FUNDAMENTAL (15)
+
+
+class _GValue(ctypes.Structure):
+    _fields_ = [("g_type", ctypes.c_size_t), ("data", ctypes.c_uint64 * 2)]
+
+
+def _checked_params(params):
+    """@params (a mapping: field -> number) as (name, float) pairs, or
+    ValueError naming what the elements would refuse."""
+    out = []
+    for name, value in dict(params or {}).items():
+        if name not in PARAMS_FIELDS:
+            raise ValueError("GcgParamsMeta has no field %r (%s)"
+                             % (name, ", ".join(PARAMS_FIELDS)))
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")) or \
+                (name == "gamma" and v <= 0.0):
+            raise ValueError("GcgParamsMeta %s=%r: not a finite number%s"
+                             % (name, value, " above 0" if name == "gamma"
+                                else ""))
+        out.append((name, v))
+    return out
+
+
+def _add_params_meta(lb, buffer, fields):
+    """A GcgParamsMeta with @fields on @buffer (writable, ours)."""
+    if not lb.gst_meta_get_info(PARAMS_META_NAME):
+        # The plugin registers it when it loads; an application may come
+        # first, with the same name and no tags.
+        tags = (ctypes.c_char_p * 1)(None)
+        lb.gst_meta_register_custom(PARAMS_META_NAME, tags, None, None, None)
+    meta = lb.gst_buffer_add_custom_meta(buffer, PARAMS_META_NAME)
+    if not meta:
+        raise RuntimeError("could not add a GcgParamsMeta")
+    st = lb.gst_custom_meta_get_structure(meta)
+    for name, v in fields:
+        value = _GValue()
+        lb.g_value_init(ctypes.byref(value), _G_TYPE_DOUBLE)
+        lb.g_value_set_double(ctypes.byref(value), v)
+        lb.gst_structure_set_value(st, name.encode(), ctypes.byref(value))
+        lb.g_value_unset(ctypes.byref(value))
+
 
 class AppSrc(_Element):
     """An appsrc, fed buffers that carry region-of-interest metas."""
@@ -558,19 +615,26 @@ class AppSrc(_Element):
         lb.gst_app_src_set_caps(self._live(),
                                 lb.address(caps, lb.caps_type, "Caps"))
 
-    def push_buffer(self, buffer, rois=(), roi_type="roi"):
+    def push_buffer(self, buffer, rois=(), roi_type="roi", params=None):
         """Push @buffer (a GstBuffer* or Gst.Buffer; it stays the
         caller's) as a shallow copy, the same memory with no byte copied,
         carrying a GstVideoRegionOfInterestMeta of @roi_type with id i
-        for each (x, y, width, height) rois[i].  The copy is needed
-        anyway: a buffer PyGObject wraps is never writable (the wrapper
-        holds a reference).  Returns the GstFlowReturn (GST_FLOW_OK is 0);
-        ValueError for a box that does not fit a guint."""
+        for each (x, y, width, height) rois[i] and, with @params (a
+        mapping of brightness, contrast, gamma, gain to numbers), a
+        GcgParamsMeta: that frame's values for the cudagraph elements
+        downstream.  This is the supported way to give per-frame values
+        from Python, with PyGObject or without: a buffer PyGObject wraps
+        is never writable (the wrapper holds a reference), so no meta can
+        be added to it in a pad probe; the copy here is ours.  Returns
+        the GstFlowReturn (GST_FLOW_OK is 0); ValueError for a box that
+        does not fit a guint, or a field the elements would refuse (an
+        unknown name, a value that is not finite, gamma <= 0)."""
         boxes = [tuple(int(v) for v in box) for box in rois]
         for box in boxes:
             if len(box) != 4 or not all(0 <= v <= _GUINT_MAX for v in box):
                 raise ValueError("not an (x, y, width, height) ROI: %r"
                                  % (box,))
+        fields = _checked_params(params)
         lb = lib()
         if boxes:
             lb.load_video()
@@ -585,6 +649,12 @@ class AppSrc(_Element):
                 lb.gst_mini_object_unref(copy)
                 raise RuntimeError("could not add a region-of-interest meta")
             meta.contents.id = i
+        if fields:
+            try:
+                _add_params_meta(lb, copy, fields)
+            except Exception:
+                lb.gst_mini_object_unref(copy)
+                raise
         return lb.gst_app_src_push_buffer(src, copy)
 
     def end_of_stream(self):

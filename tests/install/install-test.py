@@ -153,6 +153,22 @@ class Layout:
         self.dirs[what] = os.path.dirname(path)
 
 
+def check_python_dir(args, layout):
+    """The gcg package where the interpreter with PyGObject searches under
+    the prefix (tools/python-site.py asks it), so that `import gcg` needs
+    no PYTHONPATH; a prefix it searches nowhere is README's PYTHONPATH
+    case."""
+    site = os.path.join(HERE, "..", "..", "tools", "python-site.py")
+    want = run([args.gi_python, site, layout.prefix]).strip()
+    got = os.path.relpath(layout.dirs["python"], layout.root)
+    if not want:
+        print("# %s searches no folder under %s: PYTHONPATH=PREFIX/%s"
+              % (args.gi_python, layout.prefix, got))
+    elif got != want:
+        raise Failure("gcg installed in PREFIX/%s, but %s searches PREFIX/%s"
+                      % (got, args.gi_python, want))
+
+
 def check_layout(args, layout):
     """The library where the build's libdir says, and everything else
     where pkg-config, GI and GStreamer look relative to it (the same
@@ -164,6 +180,7 @@ def check_layout(args, layout):
     layout.dirs["python"] = os.path.dirname(os.path.dirname(
         layout.find("gcg/tensor.py")))
     if args.gi_python:
+        check_python_dir(args, layout)
         layout.expect("typelib", "Gcg-1.0.typelib", "libdir",
                       system_subdir(args, gi, "typelibdir", "libdir"))
         layout.expect("gir", "Gcg-1.0.gir", "datadir",

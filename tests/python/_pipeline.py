@@ -60,6 +60,23 @@ def pull(launch, Gst=None):
     return samples
 
 
+def app_pipeline(line, Gst=None):
+    """@line (with an appsrc `src` and an appsink `sink`) playing: (src,
+    sink, stop), src and sink gcg.tensor's AppSrc and AppSink, made by
+    PyGObject's @Gst (its elements wrapped) when given, else by the ctypes
+    driver; stop() ends it."""
+    if Gst is not None:
+        pipeline = Gst.parse_launch(line)
+        src = tensor.AppSrc.wrap(pipeline.get_by_name("src"))
+        sink = tensor.AppSink.wrap(pipeline.get_by_name("sink"))
+        pipeline.set_state(Gst.State.PLAYING)
+        return src, sink, lambda: pipeline.set_state(Gst.State.NULL)
+    pipeline = tensor.Pipeline(line, sink=None)
+    src, sink = pipeline.app_src("src"), pipeline.app_sink("sink")
+    pipeline.play()
+    return src, sink, pipeline.close
+
+
 def refcount(buffer):
     """The C refcount of a Gst.Buffer or a GstBuffer* address."""
     return tensor._ctgst.refcount(tensor._gst().buffer_pointer(buffer))

@@ -214,6 +214,30 @@ def check_error_mid_stream(binding, clip):
     assert "analytics: ERROR from identity0: Failed after iterations" in out
 
 
+FADE = re.compile(r"frame (\d+) roi \d+ .*mean_rgb=\((-?[\d.]+),(-?[\d.]+),"
+                  r"(-?[\d.]+)\)")
+
+
+def check_fade_in(binding, clip):
+    """--fade-in 4: per-frame brightness from Python (a GcgParamsMeta on
+    each pushed buffer), -1 + n / 4 for frame n < 4: a float tensor holds
+    the colour less (1 - n / 4) of full scale (not clipped), frame 4 the
+    colour itself."""
+    out = run(binding, clip, "--roi-grid", "2", "--print-frames", "5",
+              "--fade-in", "4")
+    means = {}
+    for r in (FADE.match(line) for line in out.splitlines()):
+        if r:
+            means.setdefault(int(r.group(1)),
+                             [float(r.group(i)) for i in range(2, 5)])
+    for frame in (0, 2, 4):
+        colour = [c - (1.0 - frame / 4) * 255 for c in RGB]
+        assert frame in means, "no results of frame %d" % frame
+        assert all(abs(m - c) <= 8 for m, c in zip(means[frame], colour)), \
+            "frame %d: mean colour %r, %r expected" % (frame, means[frame],
+                                                       colour)
+
+
 def make_resizing_clip(folder, first=(64, 48), second=(96, 80), n=5):
     """@n JPEG frames of @first then @n of @second, the solid colour, in
     one multipart stream: the decoder's caps change mid-stream."""
@@ -332,6 +356,7 @@ def main():
         assert stats(out) == (0, 0, FRAMES, 0, FRAMES)
         check_error_mid_stream(binding, clip)
         check_caps_change(binding, folder)
+        check_fade_in(binding, clip)
         check_detector(binding, clip)
     return 0
 

@@ -494,17 +494,8 @@ class Driver(unittest.TestCase):
         """@frame pushed through FEED with @rois; the tensor's items.  The
         pipeline made by PyGObject with @gi_objects (its elements wrapped),
         else by the ctypes driver."""
-        if gi_objects:
-            pipeline = Gst.parse_launch(FEED)
-            src = tensor.AppSrc.wrap(pipeline.get_by_name("src"))
-            sink = tensor.AppSink.wrap(pipeline.get_by_name("sink"))
-            pipeline.set_state(Gst.State.PLAYING)
-            stop = lambda: pipeline.set_state(Gst.State.NULL)  # noqa: E731
-        else:
-            pipeline = tensor.Pipeline(FEED, sink=None)
-            src, sink = pipeline.app_src("src"), pipeline.app_sink("sink")
-            pipeline.play()
-            stop = pipeline.close
+        src, sink, stop = _pipeline.app_pipeline(FEED,
+                                                 Gst if gi_objects else None)
         second = tensor._ctgst.GST_SECOND
         try:
             src.set_caps(frame.get_caps())

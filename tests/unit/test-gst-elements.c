@@ -530,7 +530,10 @@ test_nan_refused (void)
 
   /* A mean/std string that does not parse is refused: the old value (no
    * mean) stays, test_mean_std_refused() has the rest. */
+  g_test_expect_message ("GstCudaGraph", G_LOG_LEVEL_WARNING,
+      "*refusing property 'mean'*");
   g_object_set (pre, "mean", "nan,0,0", "std", "1,1,1", NULL);
+  g_test_assert_expected_messages ();
   g_object_get (pre, "mean", &mean, NULL);
   g_assert_null (mean);
 }
@@ -917,8 +920,11 @@ test_mean_std_refused (void)
     g_autofree gchar *value = NULL;
     GstBuffer *out;
 
+    g_test_expect_message ("GstCudaGraph", G_LOG_LEVEL_WARNING,
+        is_mean ? "*refusing property 'mean'*" : "*refusing property 'std'*");
     g_object_set (e, name, is_mean ? bad_mean[i]
         : bad_std[i - G_N_ELEMENTS (bad_mean)], NULL);
+    g_test_assert_expected_messages ();
     g_object_get (e, name, &value, NULL);
     g_assert_cmpstr (value, ==, is_mean ? "0.5" : "0.25");
     out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3, 0));
