@@ -81,11 +81,11 @@ typedef struct
   gsize align;
 } GcgKernelDecl;
 
-GcgKernelDecl *gcg__kernel_decl_parse (const gchar *decl, GError **error);
+GCG_PRIVATE_API GcgKernelDecl *gcg__kernel_decl_parse (const gchar *decl, GError **error);
 
-void gcg__kernel_decl_free (GcgKernelDecl *self);
+GCG_PRIVATE_API void gcg__kernel_decl_free (GcgKernelDecl *self);
 
-gchar *gcg__kernel_decl_to_c (const GcgKernelDecl *self,
+GCG_PRIVATE_API gchar *gcg__kernel_decl_to_c (const GcgKernelDecl *self,
     const gchar *type_name);
 
 gboolean gcg__kernel_decl_fill (const GcgKernelDecl *self,

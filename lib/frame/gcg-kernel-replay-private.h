@@ -21,7 +21,7 @@ G_BEGIN_DECLS
 
 typedef struct _GcgKernelReplay GcgKernelReplay;
 
-GcgKernelReplay *gcg__kernel_replay_new (GcgContext *context,
+GCG_PRIVATE_API GcgKernelReplay *gcg__kernel_replay_new (GcgContext *context,
     const gchar *kernel_name, const guint grid[3], const guint block[2],
     gsize arg_bytes, GError **error);
 
@@ -29,21 +29,21 @@ gboolean gcg__kernel_replay_open (GcgBackend *backend, GcgContext *context,
     const gchar *kernel_name, const guint grid[3], const guint block[2],
     gsize arg_bytes, GcgKernelReplay **replay, GError **error);
 
-void gcg__kernel_replay_free (GcgKernelReplay *self);
+GCG_PRIVATE_API void gcg__kernel_replay_free (GcgKernelReplay *self);
 
 gboolean gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
     GcgStream *stream, gboolean use_graph, GError **error);
 
-gboolean gcg__kernel_replay_add_stage (GcgKernelReplay *self,
+GCG_PRIVATE_API gboolean gcg__kernel_replay_add_stage (GcgKernelReplay *self,
     GcgFrameStage *stage, GError **error);
 
-gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
+GCG_PRIVATE_API gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
     const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,
     GError **error);
 
-guint64 gcg__kernel_replay_get_captures (const GcgKernelReplay *self);
-guint64 gcg__kernel_replay_get_replays (const GcgKernelReplay *self);
-guint64 gcg__kernel_replay_get_eager (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64 gcg__kernel_replay_get_captures (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64 gcg__kernel_replay_get_replays (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64 gcg__kernel_replay_get_eager (const GcgKernelReplay *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgKernelReplay, gcg__kernel_replay_free)
 

@@ -43,7 +43,7 @@ typedef struct
   guint height;
 } GcgKernelStageSpec;
 
-GcgFrameStage *gcg__kernel_stage_new (GcgContext *context,
+GCG_PRIVATE_API GcgFrameStage *gcg__kernel_stage_new (GcgContext *context,
     const GcgKernelStageSpec *spec, GError **error);
 
 G_END_DECLS

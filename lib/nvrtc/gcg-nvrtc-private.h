@@ -10,6 +10,7 @@
 #pragma once
 
 #include <glib.h>
+#include "gcg-version.h"
 
 G_BEGIN_DECLS
 
@@ -54,7 +55,7 @@ gboolean gcg__nvrtc_load (GError **error);
 
 void gcg__nvrtc_get_version (gint *major, gint *minor);
 
-GBytes *gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
+GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options, GError **error);
 
 G_END_DECLS
