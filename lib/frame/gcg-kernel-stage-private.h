@@ -28,7 +28,9 @@ typedef enum
 /* @name: what errors call the kernel (its file name, or the entry);
  * @block: threads per block in x and y, 0 for 16 × 16;
  * @grid: blocks in x, y, z, 0 for enough blocks of @block to cover
- * @width × @height (the output size). */
+ * @width × @height (the output size); @cache_dir: where compiled source
+ * is kept across processes (e.g. g_get_user_cache_dir()/gst-cudagraph/
+ * kernels; made 0700), %NULL for the process's memory cache only. */
 typedef struct
 {
   GcgKernelCodeKind kind;
@@ -41,6 +43,7 @@ typedef struct
   guint grid[3];
   guint width;
   guint height;
+  const gchar *cache_dir;
 } GcgKernelStageSpec;
 
 GCG_PRIVATE_API GcgFrameStage *gcg__kernel_stage_new (GcgContext *context,

@@ -100,8 +100,8 @@ module_image (GcgKernelStage *self, const GcgKernelStageSpec *spec,
     text = g_strndup (data, size);
     prelude = gcg__kernel_decl_to_c (self->decl, "gcg_params");
     gcg_context_get_compute_capability (self->context, &major, &minor);
-    return gcg__nvrtc_compile (prelude, text, self->name, major * 10 + minor,
-        spec->options, error);
+    return gcg__nvrtc_compile_cached (prelude, text, self->name,
+        major * 10 + minor, spec->options, spec->cache_dir, error);
   }
   copy = g_malloc (size + 1);
   memcpy (copy, data, size);

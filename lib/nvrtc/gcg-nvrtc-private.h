@@ -58,4 +58,11 @@ void gcg__nvrtc_get_version (gint *major, gint *minor);
 GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options, GError **error);
 
+GCG_PRIVATE_API GBytes *gcg__nvrtc_compile_cached (const gchar *prelude,
+    const gchar *source, const gchar *name, gint sm,
+    const gchar *const *options, const gchar *disk_dir, GError **error);
+
+GCG_PRIVATE_API void gcg__nvrtc_cache_clear_memory (void);
+GCG_PRIVATE_API guint gcg__nvrtc_cache_get_compile_count (void);
+
 G_END_DECLS
