@@ -10,6 +10,7 @@
  * (in a child process: it poisons the context).
  */
 #include "gcg-gpu-fixture.h"
+#include "gcg-frame-chain-stage-private.h"
 #include "gcg-kernel-decl-private.h"
 #include "gcg-kernel-replay-private.h"
 #include "gcg-kernel-stage-private.h"
@@ -360,6 +361,112 @@ test_fault (Fixture *f, gconstpointer data)
   _exit (0);
 }
 
+#define OW 160
+#define OH 90
+#define OPITCH (OW * 4 + 32)
+
+static GcgFrameStage *
+fused_swizzle (Fixture *f, GError **error)
+{
+  g_autofree gchar *decl = NULL;
+  g_autofree gchar *source = read_example ("swizzle.cu", &decl);
+  g_autoptr (GBytes) code = g_bytes_new (source, strlen (source));
+  GcgKernelStageSpec spec = { 0 };
+
+  /* In place on the chain's output: it reads and writes dst0. */
+  spec.kind = GCG_KERNEL_CODE_SOURCE;
+  spec.name = "swizzle.cu";
+  spec.entry = "swizzle";
+  spec.decl = "src=dst0,dst=dst0,src_pitch=dst_pitch0,dst_pitch=dst_pitch0,"
+      "width=out_width,height=out_height,map=meta:map:u32:0x03000102";
+  spec.code = code;
+  spec.width = OW;
+  spec.height = OH;
+  return gcg__kernel_stage_new (f->ctx, &spec, error);
+}
+
+/* The chain's resize then the swizzle, one graph, against the CPU
+ * chain followed by the swizzle's reference. */
+static void
+test_fused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameChain) cpu = NULL;
+  g_autoptr (GcgFrameChain) gpu = NULL;
+  g_autofree guint8 *in = g_malloc (PITCH * H);
+  g_autofree guint8 *ref = g_malloc0 (OPITCH * OH);
+  g_autofree guint8 *out = g_malloc (OPITCH * OH);
+  GcgFrameChainConfig config;
+  GcgFrameParams gp, cp;
+  CUdeviceptr src, dst;
+  guint worst = 0;
+
+  if (f->ctx == NULL)
+    return;
+  for (gsize i = 0; i < PITCH * H; i++)
+    in[i] = (guint8) g_test_rand_int ();
+  gcg_frame_chain_config_init (&config);
+  config.in_width = W;
+  config.in_height = H;
+  config.out_width = OW;
+  config.out_height = OH;
+  cpu = gcg_frame_chain_new (&config, GCG_BACKEND_CPU, NULL, &error);
+  gpu = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  g_assert_false (gcg__frame_chain_add_stage (cpu, fused_swizzle (f, NULL),
+          &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+  g_assert_true (gcg__frame_chain_add_stage (gpu, fused_swizzle (f, NULL),
+          &error));
+  g_assert_no_error (error);
+
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, PITCH * H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst, OPITCH * OH));
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, in, PITCH * H));
+  gcg_frame_params_init (&gp);
+  gcg_frame_params_init (&cp);
+  gp.src[0] = src;
+  gp.dst[0] = dst;
+  cp.src[0] = (guint64) (guintptr) in;
+  cp.dst[0] = (guint64) (guintptr) ref;
+  gp.src_stride[0] = cp.src_stride[0] = PITCH;
+  gp.dst_stride[0] = cp.dst_stride[0] = OPITCH;
+  for (guint i = 0; i < FRAMES; i++) {
+    Values v;
+
+    values_for_frame (i, &v);
+    gcg__frame_chain_set_value_lookup (gpu, lookup, &v);
+    g_assert_true (gcg_frame_chain_process (gpu, &gp, f->stream, &error));
+    g_assert_no_error (error);
+    if (i % 97 != 0 && i != FRAMES - 1)
+      continue;
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst, OPITCH * OH));
+    g_assert_true (gcg_frame_chain_process (cpu, &cp, NULL, &error));
+    for (gint y = 0; y < OH; y++) {
+      for (gint x = 0; x < OW; x++) {
+        guint8 want[4];
+
+        reference ("swizzle", &v, x, y, ref + y * OPITCH + 4 * x, want);
+        for (gint c = 0; c < 4; c++) {
+          gint d = out[y * OPITCH + 4 * x + c] - want[c];
+          worst = MAX (worst, (guint) ABS (d));
+        }
+      }
+    }
+  }
+  g_test_message ("resize then swizzle, one graph: largest byte difference "
+      "%u, %" G_GUINT64_FORMAT " capture(s)", worst,
+      gcg_frame_chain_get_capture_count (gpu));
+  g_assert_cmpuint (worst, ==, 0);
+  g_assert_cmpuint (gcg_frame_chain_get_capture_count (gpu), ==, 1);
+  g_assert_cmpuint (gcg_frame_chain_get_replay_count (gpu), ==, FRAMES);
+  g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, src));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -368,6 +475,8 @@ main (int argc, char **argv)
       test_examples, fixture_teardown);
   g_test_add ("/kernel-stage/refused", Fixture, NULL, fixture_setup,
       test_refused, fixture_teardown);
+  g_test_add ("/kernel-stage/fused", Fixture, NULL, fixture_setup,
+      test_fused, fixture_teardown);
   g_test_add ("/kernel-stage/fault", Fixture, NULL, fixture_setup,
       test_fault, fixture_teardown);
   return g_test_run ();
