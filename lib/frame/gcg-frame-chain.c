@@ -34,6 +34,7 @@
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
 #include "gcg-kernel-replay-private.h"
+#include "gcg-frame-chain-stage-private.h"
 
 #define BLOCK_W 32
 #define BLOCK_H 8
@@ -56,6 +57,10 @@ struct _GcgFrameChain
 
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_frames;
+
+  /* The stages' named per-frame values (gcg-frame-chain-stage-private.h). */
+  GcgFrameValueLookup lookup;
+  gpointer lookup_data;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -220,6 +225,24 @@ gcg_frame_chain_get_use_graph (GcgFrameChain *self)
   return self->use_graph;
 }
 
+/* The replay, its stages working in place on the chain's output. */
+static gboolean
+run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
+    GcgStream *stream, GError **error)
+{
+  GcgFrameStageIo io = { 0 };
+
+  io.config = &self->config;
+  io.params = params;
+  io.chain_out = io.out = params->dst[0];
+  io.chain_out_size = io.out_size =
+      gcg_frame_chain_config_get_output_size (&self->config);
+  io.lookup = self->lookup;
+  io.lookup_data = self->lookup_data;
+  return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
+      self->use_graph, error);
+}
+
 /**
  * gcg_frame_chain_process:
  * @self: a #GcgFrameChain
@@ -252,11 +275,35 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
     return FALSE;
   gcg__frame_prepare_frame (&self->config, params, self->kp);
   if (self->backend == GCG_BACKEND_CUDA)
-    return gcg__kernel_replay_run (self->replay, self->kp, stream,
-        self->use_graph, error);
+    return run_cuda (self, params, stream, error);
   gcg__frame_cpu_run (&self->config, self->kp);
   self->cpu_frames++;
   return TRUE;
+}
+
+/* Appends @stage (owned, freed on failure) after the built-in op, in the
+ * same graph; before the first frame, CUDA backend only. */
+gboolean
+gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
+    GError **error)
+{
+  if (self->backend != GCG_BACKEND_CUDA) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A %s stage needs the CUDA backend", stage->klass->name);
+    gcg__frame_stage_free (stage);
+    return FALSE;
+  }
+  return gcg__kernel_replay_add_stage (self->replay, stage, error);
+}
+
+/* Where the stages find this frame's named values: called on the
+ * streaming thread during gcg_frame_chain_process(); %NULL for none. */
+void
+gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
+    GcgFrameValueLookup lookup, gpointer user_data)
+{
+  self->lookup = lookup;
+  self->lookup_data = user_data;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 #include "gcg-kernel-replay-private.h"
 #include "gcg-capture.h"
+#include "gcg-frame-stage-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-queue.h"
 #include "gcg-param-block.h"
@@ -20,6 +21,7 @@
  * struct in the ring and the host only waits when it runs ahead of it. */
 #define RING_DEPTH (GCG_FRAME_QUEUE_MAX_DEPTH + 2)
 #define MAX_STREAMS 16
+#define MAX_STAGES 8
 
 typedef struct
 {
@@ -35,7 +37,12 @@ struct _GcgKernelReplay
   CUfunction kernel;
   guint grid[3];
   guint block[2];
-  gsize arg_bytes;
+  gsize arg_bytes;              /* the built-in kernel's struct */
+  gsize total_bytes;            /* and every stage's after it */
+  GcgFrameStage *stages[MAX_STAGES];
+  gsize stage_offsets[MAX_STAGES];
+  guint n_stages;
+  guint8 *scratch;              /* the whole struct, filled per frame */
   GArray *streams;              /* StreamState */
   GcgParamBlock *spare_block;   /* allocated up front for the first stream */
 
@@ -60,8 +67,12 @@ gcg__kernel_replay_free (GcgKernelReplay *self)
 {
   if (self == NULL)
     return;
+  /* Graphs first: they captured the stages' launches. */
   g_array_unref (self->streams);
   g_clear_object (&self->spare_block);
+  for (guint i = 0; i < self->n_stages; i++)
+    gcg__frame_stage_free (self->stages[i]);
+  g_free (self->scratch);
   g_clear_object (&self->context);
   g_free (self);
 }
@@ -74,7 +85,7 @@ new_block (GcgKernelReplay *self, GError **error)
 {
   g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
 
-  if (gcg_param_block_add_bytes (block, "frame", self->arg_bytes, 16,
+  if (gcg_param_block_add_bytes (block, "frame", self->total_bytes, 16,
           error) < 0
       || !gcg_param_block_allocate (block, self->context, RING_DEPTH, error))
     return NULL;
@@ -93,12 +104,16 @@ gcg__kernel_replay_new (GcgContext *context, const gchar *kernel_name,
   memcpy (self->grid, grid, sizeof (self->grid));
   memcpy (self->block, block, sizeof (self->block));
   self->arg_bytes = arg_bytes;
+  /* A replay of stages only still has a struct of at least 16 bytes. */
+  self->total_bytes = MAX (arg_bytes, 16);
+  self->scratch = g_malloc0 (self->total_bytes);
   self->streams = g_array_new (FALSE, TRUE, sizeof (StreamState));
   g_array_set_clear_func (self->streams, clear_stream_state);
   if (!gcg__context_guard_enter (&guard, context, error))
     return NULL;
-  self->kernel = gcg__context_get_function (context, kernel_name, error);
-  if (self->kernel == NULL)
+  if (kernel_name != NULL
+      && (self->kernel = gcg__context_get_function (context, kernel_name,
+              error)) == NULL)
     return NULL;
   self->spare_block = new_block (self, error);
   if (self->spare_block == NULL)
@@ -179,7 +194,8 @@ typedef struct
   StreamState *state;
 } LaunchData;
 
-/* Queues the kernel on @stream; its one argument is the device struct. */
+/* Queues the built-in kernel, whose one argument is the device struct,
+ * then each stage reading its part of the struct, in order. */
 static gboolean
 launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
 {
@@ -187,9 +203,19 @@ launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
   GcgKernelReplay *self = data->self;
   void *args[] = { &data->state->arg };
 
-  return GCG_CU_OK (error, cuLaunchKernel, self->kernel, self->grid[0],
-      self->grid[1], self->grid[2], self->block[0], self->block[1], 1, 0,
-      gcg__stream_get_cu (stream), args, NULL);
+  if (self->kernel != NULL
+      && !GCG_CU_OK (error, cuLaunchKernel, self->kernel, self->grid[0],
+          self->grid[1], self->grid[2], self->block[0], self->block[1], 1, 0,
+          gcg__stream_get_cu (stream), args, NULL))
+    return FALSE;
+  for (guint i = 0; i < self->n_stages; i++) {
+    GcgFrameStage *stage = self->stages[i];
+
+    if (!stage->klass->launch (stage, stream,
+            data->state->arg + self->stage_offsets[i], error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* First graph run on a stream: capture the launch and upload the graph. */
@@ -210,18 +236,85 @@ ensure_graph (GcgKernelReplay *self, StreamState *state, GError **error)
   return TRUE;
 }
 
+/* Appends @stage (owned from now on, freed on failure too) after the
+ * built-in kernel and the stages before it, in the same graph; only
+ * before the first run, since a capture records the struct's layout. */
+gboolean
+gcg__kernel_replay_add_stage (GcgKernelReplay *self, GcgFrameStage *stage,
+    GError **error)
+{
+  g_autoptr (GcgFrameStage) owned = stage;
+  gsize align = MAX (stage->struct_align, 16);
+  gsize offset = (self->total_bytes + align - 1) & ~(align - 1);
+
+  if (self->streams->len > 0 || self->n_stages >= MAX_STAGES
+      || stage->struct_size == 0
+      || stage->struct_size > GCG_FRAME_STAGE_MAX_STRUCT
+      || (align & (align - 1)) != 0 || align > 256) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A %s stage is added before the first frame, at most %d per chain, "
+        "with a struct of 1 to %d bytes", stage->klass->name, MAX_STAGES,
+        GCG_FRAME_STAGE_MAX_STRUCT);
+    return FALSE;
+  }
+  if (self->n_stages == 0 && self->kernel == NULL)
+    offset = 0;                 /* stages only: the first starts the block */
+  self->stage_offsets[self->n_stages] = offset;
+  self->stages[self->n_stages++] = g_steal_pointer (&owned);
+  self->total_bytes = MAX (offset + stage->struct_size, 16);
+  g_free (self->scratch);
+  self->scratch = g_malloc0 (self->total_bytes);
+  /* The spare block was sized for the struct without this stage. */
+  g_clear_object (&self->spare_block);
+  self->spare_block = new_block (self, error);
+  return self->spare_block != NULL;
+}
+
+/* The whole struct of one frame: the built-in kernel's @arg, then what
+ * each stage's prepare() writes from @io. */
+static gboolean
+fill_scratch (GcgKernelReplay *self, const void *arg,
+    const GcgFrameStageIo *io, GError **error)
+{
+  if (self->arg_bytes > 0)
+    memcpy (self->scratch, arg, self->arg_bytes);
+  if (self->n_stages > 0 && io == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A chain with stages needs the frame's stage input");
+    return FALSE;
+  }
+  for (guint i = 0; i < self->n_stages; i++) {
+    GcgFrameStage *stage = self->stages[i];
+
+    if (!stage->klass->prepare (stage, io,
+            self->scratch + self->stage_offsets[i], error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
     GcgStream *stream, gboolean use_graph, GError **error)
+{
+  return gcg__kernel_replay_run_io (self, arg, NULL, stream, use_graph,
+      error);
+}
+
+gboolean
+gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
+    const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,
+    GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   StreamState *state;
   LaunchData data;
 
-  if (!gcg__context_guard_enter (&guard, self->context, error)
+  if (!fill_scratch (self, arg, io, error)
+      || !gcg__context_guard_enter (&guard, self->context, error)
       || (state = get_stream_state (self, stream, error)) == NULL
-      || !gcg_param_block_set_bytes (state->block, 0, arg, self->arg_bytes,
-          error)
+      || !gcg_param_block_set_bytes (state->block, 0, self->scratch,
+          self->total_bytes, error)
       || !gcg_param_block_update (state->block, stream, error))
     return FALSE;
   if (!use_graph) {

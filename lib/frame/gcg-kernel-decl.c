@@ -1,0 +1,246 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The declaration comes from a property or a caller's string: every part
+ * is checked (names, types, literals and their ranges, bounds on the
+ * count) before anything is laid out, and each error names the item.
+ */
+#include "gcg-kernel-decl-private.h"
+#include "gcg-error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static const struct
+{
+  const gchar *name;
+  const gchar *c_name;
+  gsize size;
+} type_info[] = {
+  [GCG_KERNEL_PARAM_I32] = { "i32", "int", 4 },
+  [GCG_KERNEL_PARAM_U32] = { "u32", "unsigned int", 4 },
+  [GCG_KERNEL_PARAM_F32] = { "f32", "float", 4 },
+  [GCG_KERNEL_PARAM_F64] = { "f64", "double", 8 },
+  [GCG_KERNEL_PARAM_U64] = { "u64", "unsigned long long", 8 },
+};
+
+#define P GCG_KERNEL_PARAM_U64
+#define I GCG_KERNEL_PARAM_I32
+static const struct
+{
+  const gchar *name;
+  GcgKernelParamType type;
+} field_info[GCG_KERNEL_N_FIELDS] = {
+  { "src0", P }, { "src1", P }, { "src2", P },
+  { "dst0", P }, { "dst1", P }, { "dst2", P },
+  { "src_pitch0", I }, { "src_pitch1", I }, { "src_pitch2", I },
+  { "dst_pitch0", I }, { "dst_pitch1", I }, { "dst_pitch2", I },
+  { "in_width", I }, { "in_height", I },
+  { "out_width", I }, { "out_height", I },
+  { "frame", P }, { "pts", P },
+};
+#undef P
+#undef I
+
+void
+gcg__kernel_decl_free (GcgKernelDecl *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < self->n_params; i++) {
+    g_free (self->params[i].name);
+    g_free (self->params[i].key);
+  }
+  g_free (self);
+}
+
+static gboolean
+parse_type (const gchar *s, GcgKernelParamType *type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (type_info); i++) {
+    if (strcmp (s, type_info[i].name) == 0) {
+      *type = i;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static gboolean
+is_identifier (const gchar *s)
+{
+  if (!g_ascii_isalpha (s[0]) && s[0] != '_')
+    return FALSE;
+  for (const gchar * p = s; *p; p++) {
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  }
+  return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
+}
+
+/* @s as a value of @type, range-checked: a literal that does not fit is
+ * refused rather than wrapped or rounded to infinity. */
+static gboolean
+parse_literal (const gchar *s, GcgKernelParamType type, GcgFrameValue *value)
+{
+  gchar *end = NULL;
+
+  if (*s == '\0' || g_ascii_isspace (*s))
+    return FALSE;
+  errno = 0;
+  if (type == GCG_KERNEL_PARAM_F32 || type == GCG_KERNEL_PARAM_F64) {
+    value->type = GCG_FRAME_VALUE_DOUBLE;
+    value->v.d = g_ascii_strtod (s, &end);
+    if (!isfinite (value->v.d)
+        || (type == GCG_KERNEL_PARAM_F32 && fabs (value->v.d) > G_MAXFLOAT))
+      return FALSE;
+  } else if (type == GCG_KERNEL_PARAM_I32) {
+    value->type = GCG_FRAME_VALUE_INT;
+    value->v.i = g_ascii_strtoll (s, &end, 0);
+    if (value->v.i < G_MININT32 || value->v.i > G_MAXINT32)
+      return FALSE;
+  } else {
+    if (*s == '-')
+      return FALSE;
+    value->type = GCG_FRAME_VALUE_UINT;
+    value->v.u = g_ascii_strtoull (s, &end, 0);
+    if (type == GCG_KERNEL_PARAM_U32 && value->v.u > G_MAXUINT32)
+      return FALSE;
+  }
+  return errno == 0 && end != NULL && *end == '\0';
+}
+
+static gboolean
+parse_field (const gchar *s, GcgKernelParam *param)
+{
+  for (guint i = 0; i < GCG_KERNEL_N_FIELDS; i++) {
+    if (strcmp (s, field_info[i].name) == 0) {
+      param->source = GCG_KERNEL_SOURCE_FIELD;
+      param->field = i;
+      param->type = field_info[i].type;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* "meta:KEY[:TYPE[:DEFAULT]]", @parts after "meta". */
+static gboolean
+parse_meta (gchar **parts, GcgKernelParam *param)
+{
+  guint n = g_strv_length (parts);
+
+  if (n < 1 || n > 3 || !is_identifier (parts[0]))
+    return FALSE;
+  param->source = GCG_KERNEL_SOURCE_META;
+  param->key = g_strdup (parts[0]);
+  param->type = GCG_KERNEL_PARAM_F32;
+  if (n >= 2 && !parse_type (parts[1], &param->type))
+    return FALSE;
+  return parse_literal (n == 3 ? parts[2] : "0", param->type, &param->value);
+}
+
+static gboolean
+parse_spec (const gchar *spec, GcgKernelParam *param)
+{
+  g_auto (GStrv) parts = g_strsplit (spec, ":", 4);
+  guint n = g_strv_length (parts);
+
+  if (n == 1)
+    return parse_field (parts[0], param);
+  if (strcmp (parts[0], "meta") == 0)
+    return parse_meta (parts + 1, param);
+  param->source = GCG_KERNEL_SOURCE_CONST;
+  return n == 2 && parse_type (parts[0], &param->type)
+      && parse_literal (parts[1], param->type, &param->value);
+}
+
+static gboolean
+parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
+{
+  const gchar *eq = strchr (item, '=');
+  GcgKernelParam *param = &self->params[self->n_params];
+
+  if (self->n_params >= GCG_KERNEL_DECL_MAX_PARAMS) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "More than %d kernel parameters", GCG_KERNEL_DECL_MAX_PARAMS);
+    return FALSE;
+  }
+  memset (param, 0, sizeof (*param));
+  self->n_params++;
+  param->name = eq ? g_strndup (item, eq - item) : g_strdup (item);
+  if (eq == NULL || !is_identifier (param->name)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
+        "of at most %d characters", item, GCG_KERNEL_DECL_MAX_NAME);
+    return FALSE;
+  }
+  for (guint i = 0; i + 1 < self->n_params; i++) {
+    if (strcmp (self->params[i].name, param->name) == 0) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "Kernel parameter '%s' is declared twice", param->name);
+      return FALSE;
+    }
+  }
+  if (!parse_spec (eq + 1, param)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Kernel parameter '%s': cannot read '%s' (expected TYPE:VALUE with "
+        "TYPE one of i32 u32 f32 f64 u64 and VALUE in its range, "
+        "meta:KEY[:TYPE[:DEFAULT]], or a frame field such as src0, dst0, "
+        "out_width, frame, pts)", param->name, eq + 1);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+lay_out (GcgKernelDecl *self)
+{
+  gsize offset = 0;
+
+  self->align = 8;              /* an empty struct still has a size */
+  for (guint i = 0; i < self->n_params; i++) {
+    gsize size = type_info[self->params[i].type].size;
+
+    offset = (offset + size - 1) & ~(size - 1);
+    self->params[i].offset = offset;
+    offset += size;
+  }
+  self->size = MAX ((offset + 7) & ~(gsize) 7, 8);
+}
+
+/* Parses @decl (NULL or "" is no parameter). */
+GcgKernelDecl *
+gcg__kernel_decl_parse (const gchar *decl, GError **error)
+{
+  g_autoptr (GcgKernelDecl) self = g_new0 (GcgKernelDecl, 1);
+  g_auto (GStrv) items = NULL;
+
+  if (decl != NULL && *decl != '\0') {
+    items = g_strsplit (decl, ",", GCG_KERNEL_DECL_MAX_PARAMS + 2);
+    for (guint i = 0; items[i] != NULL; i++) {
+      if (!parse_item (self, g_strstrip (items[i]), error))
+        return NULL;
+    }
+  }
+  lay_out (self);
+  return g_steal_pointer (&self);
+}
+
+/* The C typedef of the struct, prepended to CUDA source. */
+gchar *
+gcg__kernel_decl_to_c (const GcgKernelDecl *self, const gchar *type_name)
+{
+  GString *s = g_string_new ("typedef struct {\n");
+
+  for (guint i = 0; i < self->n_params; i++) {
+    g_string_append_printf (s, "  %s %s;\n",
+        type_info[self->params[i].type].c_name, self->params[i].name);
+  }
+  if (self->n_params == 0)
+    g_string_append (s, "  unsigned long long gcg_unused;\n");
+  g_string_append_printf (s, "} %s;\n", type_name);
+  return g_string_free (s, FALSE);
+}

@@ -1,0 +1,112 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One CUDA C++ source compiled by NVRTC into a cubin for one device
+ * architecture.  A generated prelude (the parameter struct's typedef) may
+ * go before the user's source; a #line directive after it keeps the line
+ * numbers of NVRTC's log those of the user's file.
+ */
+#include "gcg-nvrtc-private.h"
+#include "gcg-error.h"
+
+#include <string.h>
+
+#define NVRTC_OK(error, what, call) \
+  nvrtc_ok ((call), (what), (error))
+
+static gboolean
+nvrtc_ok (nvrtcResult result, const gchar *what, GError **error)
+{
+  if (result == NVRTC_SUCCESS)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED, "NVRTC %s failed: %s",
+      what, gcg__nvrtc.GetErrorString (result));
+  return FALSE;
+}
+
+/* The program's log, cut to GCG_NVRTC_MAX_LOG bytes. */
+static gchar *
+program_log (nvrtcProgram prog)
+{
+  gsize size = 0;
+  g_autofree gchar *log = NULL;
+
+  if (gcg__nvrtc.GetProgramLogSize (prog, &size) != NVRTC_SUCCESS
+      || size == 0)
+    return g_strdup ("(no log)");
+  if (size > GCG_NVRTC_MAX_LOG)
+    return g_strdup_printf ("(a log of %" G_GSIZE_FORMAT " bytes, too long "
+        "to show)", size);
+  log = g_malloc0 (size + 1);
+  if (gcg__nvrtc.GetProgramLog (prog, log) != NVRTC_SUCCESS)
+    return g_strdup ("(no log)");
+  return g_strchomp (g_steal_pointer (&log));
+}
+
+static GBytes *
+get_cubin (nvrtcProgram prog, const gchar *name, GError **error)
+{
+  gsize size = 0;
+  g_autofree gchar *cubin = NULL;
+
+  if (!NVRTC_OK (error, "nvrtcGetCUBINSize",
+          gcg__nvrtc.GetCUBINSize (prog, &size)))
+    return NULL;
+  if (size == 0 || size > GCG_NVRTC_MAX_BINARY) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
+        "NVRTC made a binary of %" G_GSIZE_FORMAT " bytes for '%s'", size,
+        name);
+    return NULL;
+  }
+  cubin = g_malloc (size);
+  if (!NVRTC_OK (error, "nvrtcGetCUBIN", gcg__nvrtc.GetCUBIN (prog, cubin)))
+    return NULL;
+  return g_bytes_new_take (g_steal_pointer (&cubin), size);
+}
+
+/* Compiles @prelude (may be %NULL) then @source, named @name in the log,
+ * for sm_@sm with @options (may be %NULL) added.  A compile error is
+ * GCG_ERROR_INVALID_ARGUMENT with NVRTC's log, lines as in @source. */
+GBytes *
+gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
+    const gchar *name, gint sm, const gchar *const *options, GError **error)
+{
+  g_autofree gchar *arch = g_strdup_printf ("-arch=sm_%d", sm);
+  g_autofree gchar *text = NULL;
+  g_autofree gchar *log = NULL;
+  g_autoptr (GPtrArray) opts = g_ptr_array_new ();
+  nvrtcProgram prog = NULL;
+  nvrtcResult res;
+  GBytes *cubin;
+
+  if (!gcg__nvrtc_load (error))
+    return NULL;
+  /* A quoted file name may not hold a quote or a backslash. */
+  if (strpbrk (name, "\"\\\n") != NULL) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Kernel source name '%s' holds a quote, backslash or newline", name);
+    return NULL;
+  }
+  text = g_strdup_printf ("%s\n#line 1 \"%s\"\n%s", prelude ? prelude : "",
+      name, source);
+  g_ptr_array_add (opts, arch);
+  for (guint i = 0; options != NULL && options[i] != NULL; i++)
+    g_ptr_array_add (opts, (gpointer) options[i]);
+  if (!NVRTC_OK (error, "nvrtcCreateProgram",
+          gcg__nvrtc.CreateProgram (&prog, text, name, 0, NULL, NULL)))
+    return NULL;
+  res = gcg__nvrtc.CompileProgram (prog, opts->len,
+      (const char *const *) opts->pdata);
+  if (res != NVRTC_SUCCESS) {
+    log = program_log (prog);
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Kernel source '%s' does not compile for sm_%d (%s):\n%s", name, sm,
+        gcg__nvrtc.GetErrorString (res), log);
+    gcg__nvrtc.DestroyProgram (&prog);
+    return NULL;
+  }
+  cubin = get_cubin (prog, name, error);
+  gcg__nvrtc.DestroyProgram (&prog);
+  return cubin;
+}

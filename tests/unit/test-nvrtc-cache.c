@@ -1,0 +1,240 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The compiled-kernel cache without a GPU: a memory hit and a disk hit
+ * compile nothing; the directory is made 0700 and entries 0600; a
+ * truncated, corrupted or linked entry, or a directory others may write,
+ * is never trusted (the kernel is compiled again).  Skips only when NVRTC
+ * is absent, and says so.
+ */
+#include <gcg.h>
+#include "gcg-nvrtc-private.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SM 90
+
+static const gchar *source =
+    "extern \"C\" __global__ void k (int *p) { p[threadIdx.x] = 7; }\n";
+
+typedef struct
+{
+  gchar *dir;
+  gchar *entry;
+} Tmp;
+
+static gboolean
+setup (Tmp *t)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!gcg__nvrtc_load (&error)) {
+    g_test_skip_printf ("NVRTC is absent on this machine: %s",
+        error->message);
+    return FALSE;
+  }
+  t->dir = g_dir_make_tmp ("gcg-kcache-XXXXXX", NULL);
+  g_assert_nonnull (t->dir);
+  gcg__nvrtc_cache_clear_memory ();
+  return TRUE;
+}
+
+static void
+teardown (Tmp *t)
+{
+  g_autoptr (GDir) dir = NULL;
+  const gchar *name;
+  g_autofree gchar *sub = g_build_filename (t->dir, "kernels", NULL);
+
+  if ((dir = g_dir_open (sub, 0, NULL)) != NULL) {
+    while ((name = g_dir_read_name (dir)) != NULL) {
+      g_autofree gchar *p = g_build_filename (sub, name, NULL);
+      g_unlink (p);
+    }
+  }
+  g_rmdir (sub);
+  g_rmdir (t->dir);
+  g_free (t->dir);
+  g_free (t->entry);
+}
+
+/* Compiles through the cache in @t->dir/kernels; the number of NVRTC
+ * compiles it took (0 or 1). */
+static guint
+compile (Tmp *t, const gchar *src, GBytes **out)
+{
+  g_autofree gchar *sub = g_build_filename (t->dir, "kernels", NULL);
+  g_autoptr (GError) error = NULL;
+  guint before = gcg__nvrtc_cache_get_compile_count ();
+
+  *out = gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, NULL, sub,
+      &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (*out);
+  return gcg__nvrtc_cache_get_compile_count () - before;
+}
+
+/* The one entry in the cache directory. */
+static gchar *
+only_entry (Tmp *t)
+{
+  g_autofree gchar *sub = g_build_filename (t->dir, "kernels", NULL);
+  g_autoptr (GDir) dir = g_dir_open (sub, 0, NULL);
+  const gchar *name;
+  gchar *found = NULL;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL) {
+    g_free (found);
+    found = g_build_filename (sub, name, NULL);
+    n++;
+  }
+  g_assert_cmpuint (n, ==, 1);
+  return found;
+}
+
+static void
+test_hits (void)
+{
+  Tmp t = { 0 };
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autoptr (GBytes) c = NULL;
+  g_autoptr (GBytes) d = NULL;
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *entry = NULL;
+  GStatBuf st;
+
+  if (!setup (&t))
+    return;
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  g_assert_cmpuint (compile (&t, source, &b), ==, 0);     /* memory */
+  g_assert_true (g_bytes_equal (a, b));
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &c), ==, 0);     /* disk */
+  g_assert_true (g_bytes_equal (a, c));
+  /* Another source is another key. */
+  g_assert_cmpuint (compile (&t, "extern \"C\" __global__ void k (int *p) "
+          "{ p[0] = 8; }\n", &d), ==, 1);
+  g_assert_false (g_bytes_equal (a, d));
+
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  g_assert_cmpint (g_lstat (sub, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  teardown (&t);
+  if (!setup (&t))
+    return;
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  entry = only_entry (&t);
+  g_assert_cmpint (g_lstat (entry, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  teardown (&t);
+}
+
+typedef enum
+{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK } Damage;
+
+static void
+damage (const gchar *entry, Damage how)
+{
+  g_autofree gchar *data = NULL;
+  g_autofree gchar *real = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (entry, &data, &len, NULL));
+  switch (how) {
+    case TRUNCATE:
+      len /= 2;
+      break;
+    case FLIP_PAYLOAD:
+      data[len - 10] ^= 0x40;
+      break;
+    case FLIP_KEY:
+      data[12] = data[12] == 'a' ? 'b' : 'a';
+      break;
+    case EMPTY:
+      len = 0;
+      break;
+    case SYMLINK:
+      /* The entry becomes a link to a valid copy: never followed. */
+      real = g_strconcat (entry, ".real", NULL);
+      g_assert_true (g_file_set_contents (real, data, len, NULL));
+      g_assert_cmpint (g_unlink (entry), ==, 0);
+      g_assert_cmpint (symlink (real, entry), ==, 0);
+      return;
+  }
+  g_assert_true (g_file_set_contents (entry, data, len, NULL));
+}
+
+static void
+test_damaged (gconstpointer data)
+{
+  Damage how = GPOINTER_TO_INT (data);
+  Tmp t = { 0 };
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autofree gchar *entry = NULL;
+
+  if (!setup (&t))
+    return;
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  entry = only_entry (&t);
+  damage (entry, how);
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &b), ==, 1);
+  g_assert_true (g_bytes_equal (a, b));
+  /* Replaced by a valid entry: the next process gets a disk hit. */
+  if (how != SYMLINK) {
+    g_autoptr (GBytes) c = NULL;
+
+    gcg__nvrtc_cache_clear_memory ();
+    g_assert_cmpuint (compile (&t, source, &c), ==, 0);
+  }
+  teardown (&t);
+}
+
+static void
+test_open_dir (void)
+{
+  Tmp t = { 0 };
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autofree gchar *sub = NULL;
+  g_autoptr (GDir) dir = NULL;
+
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_cmpint (g_chmod (sub, 0777), ==, 0);
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  dir = g_dir_open (sub, 0, NULL);
+  g_assert_null (g_dir_read_name (dir));        /* nothing written */
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &b), ==, 1);
+  teardown (&t);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/nvrtc-cache/hits", test_hits);
+  g_test_add_data_func ("/nvrtc-cache/truncated", GINT_TO_POINTER (TRUNCATE),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/flipped-payload",
+      GINT_TO_POINTER (FLIP_PAYLOAD), test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/flipped-key",
+      GINT_TO_POINTER (FLIP_KEY), test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/empty", GINT_TO_POINTER (EMPTY),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/symlink", GINT_TO_POINTER (SYMLINK),
+      test_damaged);
+  g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
+  return g_test_run ();
+}
