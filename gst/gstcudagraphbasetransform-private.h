@@ -19,6 +19,7 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphchaincache.h"
 #include "gstcudagraphdevice.h"
+#include "gstcudagraphuserkernel.h"
 #include "gstcudagraphrunprops.h"
 
 G_BEGIN_DECLS
@@ -81,6 +82,8 @@ typedef struct
   GcgFrameQueue *queue;
   GcgFrameChain *chain;
   GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
+  /* The user's kernel after ours (its properties under the object lock). */
+  GstCudaGraphUserKernel kernel;
   GcgFrameChainConfig config;
   GstVideoInfo in_info;
   GstVideoInfo out_info;

@@ -169,6 +169,7 @@ gst_cuda_graph_base_transform_finalize (GObject * object)
 
   gst_cuda_graph_base_transform_close (self);
   gst_cuda_graph_chain_cache_free (GET_PRIV (self)->chain_cache);
+  gst_cuda_graph_user_kernel_clear (&GET_PRIV (self)->kernel);
 
   G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)->finalize
       (object);
@@ -189,6 +190,7 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
   /* The chains hold device memory of the context closed below. */
   gst_cuda_graph_chain_cache_clear (priv->chain_cache);
   priv->have_config = FALSE;
+  gst_cuda_graph_user_kernel_stop (&priv->kernel);
   gst_cuda_graph_device_close (&priv->dev);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&priv->gst_context);
@@ -234,7 +236,10 @@ gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
-  priv->started = open_backend (self) && open_queue (self);
+  priv->started = open_backend (self)
+      && gst_cuda_graph_user_kernel_start (&priv->kernel, GST_ELEMENT (self),
+      priv->dev.active, priv->dev.context)
+      && open_queue (self);
   if (!priv->started)
     gst_cuda_graph_base_transform_close (self);
   return priv->started;

@@ -98,4 +98,9 @@ gboolean gst_cuda_graph_base_transform_get_output_location
  * log to a category nobody made. */
 void gst_cuda_graph_base_transform_debug_init (void);
 
+/* Whether a user kernel is set (kernel-source or kernel-location); call
+ * with the object lock held.  Such an element never passes through. */
+gboolean gst_cuda_graph_base_transform_has_user_kernel_locked (
+    GstCudaGraphBaseTransform * self);
+
 G_END_DECLS

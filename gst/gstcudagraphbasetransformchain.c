@@ -79,6 +79,11 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
       error);
   if (chain == NULL)
     return FALSE;
+  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, config,
+          priv->dev.context, error)) {
+    g_object_unref (chain);
+    return FALSE;
+  }
   GST_INFO_OBJECT (self, "new frame chain %ux%u -> %ux%u (%s backend)",
       config->in_width, config->in_height, config->out_width,
       config->out_height,

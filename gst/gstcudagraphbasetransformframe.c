@@ -265,6 +265,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
 
   fill_common_params (self, inbuf, &params);
   klass->fill_params (self, inbuf, &params);
+  gst_cuda_graph_user_kernel_set_frame (&priv->kernel, inbuf);
 
   in_dev = gst_cuda_graph_device_map_flags (&priv->dev, inbuf);
   if (in_dev)

@@ -17,7 +17,8 @@ enum
   PROP_FAILED_FRAMES,
   PROP_GRAPH_CACHE_SIZE,
   PROP_CHAINS_BUILT,
-  PROP_RUN_FIRST,
+  PROP_KERNEL_FIRST,
+  PROP_RUN_FIRST = PROP_KERNEL_FIRST + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS,
 };
 
 #define DEFAULT_SYNC_MODE GCG_SYNC_MODE_POLL
@@ -112,8 +113,10 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
       priv->graph_cache_size = g_value_get_uint (value);
       break;
     default:
-      if (!gst_cuda_graph_run_props_set (&priv->run, PROP_RUN_FIRST, prop_id,
-              value))
+      if (!gst_cuda_graph_user_kernel_set (&priv->kernel, PROP_KERNEL_FIRST,
+              prop_id, value)
+          && !gst_cuda_graph_run_props_set (&priv->run, PROP_RUN_FIRST,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -148,12 +151,23 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
       g_value_set_uint64 (value, priv->chains_built);
       break;
     default:
-      if (!gst_cuda_graph_run_props_get (&priv->run, PROP_RUN_FIRST, prop_id,
-              value))
+      if (!gst_cuda_graph_user_kernel_get (&priv->kernel, PROP_KERNEL_FIRST,
+              prop_id, value)
+          && !gst_cuda_graph_run_props_get (&priv->run, PROP_RUN_FIRST,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (object);
+}
+
+gboolean
+gst_cuda_graph_base_transform_has_user_kernel_locked (GstCudaGraphBaseTransform
+    * self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  return priv->kernel.source != NULL || priv->kernel.location != NULL;
 }
 
 void
@@ -166,6 +180,7 @@ gst_cuda_graph_base_transform_install_properties (GObjectClass *
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   install_settings (gobject_class);
   install_counters (gobject_class);
+  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST);
   gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 

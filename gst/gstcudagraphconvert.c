@@ -614,7 +614,9 @@ update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   passthrough = self->same_caps && is_identity (self->adjust)
       && self->crop.x == 0 && self->crop.y == 0 && self->crop.width == 0
-      && self->crop.height == 0;
+      && self->crop.height == 0
+      && !gst_cuda_graph_base_transform_has_user_kernel_locked
+      (GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   GST_OBJECT_UNLOCK (self);
   passthrough = passthrough && (buffer == NULL
       || (gst_buffer_get_video_crop_meta (buffer) == NULL

@@ -1,0 +1,52 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gcg.h>
+
+G_BEGIN_DECLS
+
+/* The user's kernel of an element (kernel-source or kernel-location,
+ * kernel-entry, kernel-params): run after the element's own kernel in the
+ * same captured graph. */
+typedef struct
+{
+  /* Properties, under the element's object lock. */
+  gchar *source;
+  gchar *location;
+  gchar *entry;
+  gchar *params;
+
+  /* Streaming state: the code read at start, and this frame's named
+   * values (a GcgParamsMeta's structure) while it is processed. */
+  GBytes *code;
+  gboolean is_source;
+  gchar *name;
+  gchar *decl;
+  gchar *entry_point;
+  const GstStructure *values;
+} GstCudaGraphUserKernel;
+
+void gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first);
+gboolean gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k,
+    guint first, guint prop_id, const GValue * value);
+gboolean gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k,
+    guint first, guint prop_id, GValue * value);
+void gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel * k);
+
+gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
+    GstElement * element, GcgBackend backend, GcgContext * context);
+void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel * k);
+gboolean gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
+    GcgFrameChain * chain, const GcgFrameChainConfig * config,
+    GcgContext * context, GError ** error);
+void gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel * k,
+    GstBuffer * buffer);
+
+/* Properties it installs, from @first on. */
+#define GST_CUDA_GRAPH_USER_KERNEL_N_PROPS 4
+
+G_END_DECLS

@@ -1,0 +1,94 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The user-kernel properties of the elements without a GPU: they read
+ * back, and a kernel the element cannot run fails the start with an error
+ * naming why (no entry point; the CPU backend), never a frame later.
+ */
+#include "gcg-gst-test-util.h"
+
+#include <string.h>
+
+/* Sets @element to PAUSED on a bus of its own; returns the error's
+ * message (or NULL when the change worked). */
+static gchar *
+start_error (GstElement * element)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  g_autoptr (GstMessage) msg = NULL;
+  GError *error = NULL;
+  gchar *text = NULL;
+
+  gst_element_set_bus (element, bus);
+  if (gst_element_set_state (element, GST_STATE_PAUSED)
+      == GST_STATE_CHANGE_FAILURE) {
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    g_assert_nonnull (msg);
+    gst_message_parse_error (msg, &error, NULL);
+    text = g_strdup (error->message);
+    g_error_free (error);
+  }
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  return text;
+}
+
+static void
+assert_start_error (const gchar * desc, const gchar * words)
+{
+  g_autoptr (GstElement) e = gst_parse_launch (desc, NULL);
+  g_autofree gchar *text = NULL;
+
+  g_assert_nonnull (e);
+  text = start_error (e);
+  g_assert_nonnull (text);
+  if (strstr (text, words) == NULL)
+    g_error ("\"%s\" does not say \"%s\"", text, words);
+}
+
+static void
+test_properties (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphconvert",
+      NULL);
+  g_autofree gchar *src = NULL, *entry = NULL, *params = NULL, *loc = NULL;
+
+  g_object_set (e, "kernel-source", "extern \"C\" __global__ void k "
+      "(const gcg_params *p) {}", "kernel-entry", "k", "kernel-params",
+      "a=f32:1", "kernel-location", "/x.cu", NULL);
+  g_object_get (e, "kernel-source", &src, "kernel-entry", &entry,
+      "kernel-params", &params, "kernel-location", &loc, NULL);
+  g_assert_nonnull (strstr (src, "void k"));
+  g_assert_cmpstr (entry, ==, "k");
+  g_assert_cmpstr (params, ==, "a=f32:1");
+  g_assert_cmpstr (loc, ==, "/x.cu");
+}
+
+static void
+test_refused_at_start (void)
+{
+  /* No kernel: the element starts as ever. */
+  g_autoptr (GstElement) plain = gst_parse_launch ("cudagraphconvert "
+      "backend=cpu", NULL);
+  g_autofree gchar *none = start_error (plain);
+
+  g_assert_null (none);
+  assert_start_error ("cudagraphconvert backend=cpu kernel-location=/x.cu",
+      "kernel-entry");
+  assert_start_error ("cudagraphpreprocess backend=cpu "
+      "kernel-location=/x.cu kernel-entry=k", "needs the CUDA backend");
+  assert_start_error ("cudagraphconvert backend=cpu kernel-source=x "
+      "kernel-entry=k", "needs the CUDA backend");
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/user-kernel/properties", test_properties);
+  g_test_add_func ("/gst/user-kernel/refused-at-start",
+      test_refused_at_start);
+  return g_test_run ();
+}
