@@ -11,7 +11,8 @@
  * nothing crashes, GLib logs nothing (property strings outside a
  * property's declared range are GLib's to refuse and are skipped, see
  * set_prop()), and every output buffer is as large as its negotiated caps
- * say (a passthrough output: the bytes of the frame pushed).  Refused caps
+ * say (a passthrough output: the bytes of the frame pushed; a one-colour
+ * frame's output without letterbox: of one colour).  Refused caps
  * and dropped frames
  * are fine.  Under the sanitizer build (tests/meson.build's `asan` setup)
  * any out-of-bounds access is a report and fails the test.
@@ -31,6 +32,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gst/base/gstbasetransform.h>
 
@@ -51,7 +53,7 @@ static GString *case_desc;
 static guint case_no;
 static guint32 fuzz_seed;
 static guint out_of_range;
-static guint batch_cases, batch_outputs, passthrough_outputs;
+static guint batch_cases, batch_outputs, passthrough_outputs, uniform_outputs;
 
 #define FUZZ_CHECK(cond, ...) G_STMT_START {                            \
     if (G_UNLIKELY (!(cond))) {                                         \
@@ -719,6 +721,54 @@ check_output (GstBuffer * out, GstCaps * caps)
   (void) sum;
 }
 
+/* A frame of one colour, the size its caps say: every byte @v (YUV:
+ * luma @v, neutral chroma). */
+static GstBuffer *
+uniform_frame (const GstVideoInfo * info, guint8 v)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+
+  g_assert_true (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  memset (map.data, v, map.size);
+  if (GST_VIDEO_INFO_IS_YUV (info))
+    for (guint p = 1; p < GST_VIDEO_INFO_N_PLANES (info); p++)
+      memset (map.data + GST_VIDEO_INFO_PLANE_OFFSET (info, p), 128,
+          map.size - GST_VIDEO_INFO_PLANE_OFFSET (info, p));
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* A video output of a one-colour frame without letterbox padding is of
+ * one colour too, whatever the crop, scaling, conversion and adjustment:
+ * in each plane every pixel has the bytes of the first. */
+static void
+check_uniform (GstBuffer * out, GstCaps * caps)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+
+  if (!gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "video/x-raw") || !gst_video_info_from_caps (&info, caps)
+      || !gst_video_frame_map (&frame, &info, out, GST_MAP_READ))
+    return;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    guint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p);
+    gint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p);
+    gint h = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+
+    for (gint y = 0; y < h; y++)
+      for (gint x = 0; x < w; x++)
+        FUZZ_CHECK (memcmp (data + (gsize) y * stride + (gsize) x * ps, data,
+                ps) == 0, "plane %u pixel %d,%d differs from pixel 0,0 of a "
+            "one-colour frame", p, x, y);
+  }
+  gst_video_frame_unmap (&frame);
+  uniform_outputs++;
+}
+
 /* A copy of @buf's bytes. */
 static GBytes *
 buffer_bytes (GstBuffer * buf)
@@ -737,6 +787,15 @@ rand_video_caps (GRand * r, const gchar * fmt, gint w, gint h)
 {
   return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1", fmt, w, h);
+}
+
+static gboolean
+letterboxed (GstElement * e)
+{
+  gint letterbox = 0;
+
+  g_object_get (e, "letterbox", &letterbox, NULL);
+  return letterbox != 0;
 }
 
 static void
@@ -780,6 +839,7 @@ run_case (GRand * r, guint *outputs)
     GstBuffer *in, *out;
     GBytes *in_bytes;
     GstFlowReturn ret;
+    gboolean uniform;
 
     /* Now and then a new input size mid-stream. */
     if (f > 0 && chance (r, 0.15)) {
@@ -790,7 +850,17 @@ run_case (GRand * r, guint *outputs)
       gst_harness_set_src_caps_str (h, in_caps);
       info = gcg_test_info (in_caps);
     }
-    in = fuzz_frame (r, &info);
+    /* Now and then a frame of one colour, whose output is known to be of
+     * one colour too (cudagraphconvert without letterbox). */
+    uniform = !preprocess && chance (r, 0.2);
+    if (uniform) {
+      guint8 v = (guint8) g_rand_int_range (r, 0, 256);
+
+      g_string_append_printf (case_desc, " [uniform %u]", v);
+      in = uniform_frame (&info, v);
+    } else {
+      in = fuzz_frame (r, &info);
+    }
     fuzz_metas (r, in, &info, preprocess);
     GST_BUFFER_PTS (in) = f * GST_SECOND / 30;
     GST_BUFFER_DURATION (in) = GST_SECOND / 30;
@@ -819,6 +889,8 @@ run_case (GRand * r, guint *outputs)
         passthrough_outputs++;
       } else {
         check_output (out, caps);
+        if (uniform && !letterboxed (h->element))
+          check_uniform (out, caps);
       }
       gst_buffer_unref (out);
       (*outputs)++;
@@ -1003,8 +1075,9 @@ test_fuzz (void)
       out_of_range,
       (g_get_monotonic_time () - start) / 1e6);
   g_test_message ("of which cudagraphbatch: %u cases, %u batches checked; "
-      "%u passthrough outputs equal to their input", batch_cases,
-      batch_outputs, passthrough_outputs);
+      "%u passthrough outputs equal to their input, %u outputs of "
+      "one-colour frames of one colour", batch_cases, batch_outputs,
+      passthrough_outputs, uniform_outputs);
   g_string_free (case_desc, TRUE);
   case_desc = NULL;
   /* Every case asked for ran: a run that stops early tested less than
