@@ -129,6 +129,7 @@ test_hits (void)
   teardown (&t);
   if (!setup (&t))
     return;
+  g_clear_pointer (&a, g_bytes_unref);
   g_assert_cmpuint (compile (&t, source, &a), ==, 1);
   entry = only_entry (&t);
   g_assert_cmpint (g_lstat (entry, &st), ==, 0);
