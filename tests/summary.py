@@ -55,7 +55,13 @@ def count(lines):
     for line in lines:
         if not line.strip():
             continue
-        t = json.loads(line)
+        try:
+            t = json.loads(line)
+        except ValueError:
+            # A log two runs wrote at once, or cut short: not a pass.
+            counts["failed"] += 1
+            print("FAILED (unreadable log line): %.60s" % line)
+            continue
         result = t.get("result", "ERROR")
         name = t.get("name", "?")
         if result in PASSED:
