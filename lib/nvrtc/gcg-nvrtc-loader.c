@@ -10,6 +10,7 @@
 #include "gcg-nvrtc-private.h"
 #include "gcg-error.h"
 
+#include <dlfcn.h>
 #include <gmodule.h>
 #include <string.h>
 
@@ -60,6 +61,40 @@ resolve_table (GModule *module, const gchar *library)
   return NULL;
 }
 
+/* NVRTC opens its builtins library (libnvrtc-builtins.so.X.Y) by name
+ * when it compiles, so it is found only where the loader looks: a toolkit
+ * in /usr/local/cuda without an ld.so.conf entry (a fresh machine, a
+ * container) has NVRTC load and every compile fail.  Loading the builtins
+ * next to the NVRTC we opened first makes that lookup find them (the
+ * loader matches already loaded objects by soname). */
+static void
+preload_builtins (gpointer nvrtc_symbol)
+{
+  g_autofree gchar *dir = NULL;
+  g_autoptr (GDir) d = NULL;
+  const gchar *name;
+  Dl_info info;
+
+  if (dladdr (nvrtc_symbol, &info) == 0 || info.dli_fname == NULL
+      || strchr (info.dli_fname, '/') == NULL)
+    return;
+  dir = g_path_get_dirname (info.dli_fname);
+  if ((d = g_dir_open (dir, 0, NULL)) == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL) {
+    g_autofree gchar *path = NULL;
+    GModule *m;
+
+    if (!g_str_has_prefix (name, "libnvrtc-builtins.so.")
+        || strstr (name, ".alt.") != NULL)
+      continue;
+    path = g_build_filename (dir, name, NULL);
+    m = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+    if (m != NULL)
+      g_module_make_resident (m);
+  }
+}
+
 static GError *
 load_nvrtc (void)
 {
@@ -73,8 +108,13 @@ load_nvrtc (void)
     /* Kept open for the life of the process: the table points into it. */
     GModule *module = g_module_open (names[i], G_MODULE_BIND_LOCAL);
 
-    if (module != NULL)
-      return resolve_table (module, names[i]);
+    if (module != NULL) {
+      GError *error = resolve_table (module, names[i]);
+
+      if (error == NULL)
+        preload_builtins ((gpointer) gcg__nvrtc.Version);
+      return error;
+    }
     g_string_append_printf (tried, "%s%s (%s)", i ? ", " : "", names[i],
         g_module_error ());
   }
