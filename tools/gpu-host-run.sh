@@ -7,7 +7,8 @@
 #   tools/gpu-host-run.sh [BUILD_DIR] [tests|bench|all|sanitize|soak] [TOOL...]
 # sanitize: the gpu suite under compute-sanitizer's memcheck (leaks
 # included, API errors not reported: the fault tests make them on
-# purpose), initcheck over the tests that make tensors, then racecheck
+# purpose; kernel-stage is left out: its fault subtest poisons a context
+# on purpose), initcheck over the tests that make tensors, then racecheck
 # and synccheck over the kernel tests; each
 # tool's exit code is non-zero on any report.  All three take longer than
 # one 10-minute device call on an H100 (racecheck alone: frame-batch
@@ -62,11 +63,12 @@ if [ "$what" = sanitize ]; then
   run_tool memcheck --tool memcheck --leak-check full --report-api-errors no \
     -- context param-block capture capture-pool graph-update dispatch-graph \
     allocator fence frame-chain frame-batch frame-queue gst-elements \
-    gst-cuda-memory gst-inflight gst-batch
+    gst-cuda-memory gst-inflight gst-batch gst-pageable model-graph \
+    gst-user-kernel
   # Every byte a kernel or copy reads was written first (tensor tails and
   # unused batch items included), over the tests that make tensors.
   run_tool initcheck --tool initcheck -- frame-chain frame-batch \
-    gst-elements gst-batch gst-pageable
+    gst-elements gst-batch gst-pageable gst-user-kernel
   run_tool racecheck --tool racecheck -- frame-chain frame-batch capture frame-queue
   run_tool synccheck --tool synccheck -- frame-chain frame-batch capture frame-queue
   exit $status
