@@ -309,11 +309,16 @@ gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   StreamState *state;
   LaunchData data;
+  /* Without stages the caller's struct is the whole one: no copy of it
+   * into the scratch buffer first (once per frame, for nothing). */
+  gboolean direct = self->n_stages == 0 && self->arg_bytes
+      == self->total_bytes;
+  const void *frame = direct ? arg : self->scratch;
 
-  if (!fill_scratch (self, arg, io, error)
+  if ((!direct && !fill_scratch (self, arg, io, error))
       || !gcg__context_guard_enter (&guard, self->context, error)
       || (state = get_stream_state (self, stream, error)) == NULL
-      || !gcg_param_block_set_bytes (state->block, 0, self->scratch,
+      || !gcg_param_block_set_bytes (state->block, 0, frame,
           self->total_bytes, error)
       || !gcg_param_block_update (state->block, stream, error))
     return FALSE;
