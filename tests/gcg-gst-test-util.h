@@ -112,6 +112,32 @@ gcg_test_assert_same_bytes (GstBuffer * a, GstBuffer * b)
   gst_buffer_unmap (b, &mb);
 }
 
+/* Sets @element to PAUSED on a bus of its own and back to NULL; the
+ * message of the error it posted when that failed, or NULL when the
+ * change worked. */
+static inline gchar *
+gcg_test_start_error (GstElement * element)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  gchar *text = NULL;
+
+  gst_element_set_bus (element, bus);
+  if (gst_element_set_state (element, GST_STATE_PAUSED)
+      == GST_STATE_CHANGE_FAILURE) {
+    g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus,
+        GST_MESSAGE_ERROR);
+    GError *error = NULL;
+
+    g_assert_nonnull (msg);
+    gst_message_parse_error (msg, &error, NULL);
+    text = g_strdup (error->message);
+    g_error_free (error);
+  }
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  return text;
+}
+
 /* A harness around @launch (an element description) whose sink accepts
  * @out_caps (NULL: anything), fed @in_caps. */
 static inline GstHarness *

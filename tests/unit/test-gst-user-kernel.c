@@ -10,30 +10,6 @@
 
 #include <string.h>
 
-/* Sets @element to PAUSED on a bus of its own; returns the error's
- * message (or NULL when the change worked). */
-static gchar *
-start_error (GstElement * element)
-{
-  g_autoptr (GstBus) bus = gst_bus_new ();
-  g_autoptr (GstMessage) msg = NULL;
-  GError *error = NULL;
-  gchar *text = NULL;
-
-  gst_element_set_bus (element, bus);
-  if (gst_element_set_state (element, GST_STATE_PAUSED)
-      == GST_STATE_CHANGE_FAILURE) {
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    g_assert_nonnull (msg);
-    gst_message_parse_error (msg, &error, NULL);
-    text = g_strdup (error->message);
-    g_error_free (error);
-  }
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  return text;
-}
-
 static void
 assert_start_error (const gchar * desc, const gchar * words)
 {
@@ -41,7 +17,7 @@ assert_start_error (const gchar * desc, const gchar * words)
   g_autofree gchar *text = NULL;
 
   g_assert_nonnull (e);
-  text = start_error (e);
+  text = gcg_test_start_error (e);
   g_assert_nonnull (text);
   if (strstr (text, words) == NULL)
     g_error ("\"%s\" does not say \"%s\"", text, words);
@@ -71,7 +47,7 @@ test_refused_at_start (void)
   /* No kernel: the element starts as ever. */
   g_autoptr (GstElement) plain = gst_parse_launch ("cudagraphconvert "
       "backend=cpu", NULL);
-  g_autofree gchar *none = start_error (plain);
+  g_autofree gchar *none = gcg_test_start_error (plain);
 
   g_assert_null (none);
   assert_start_error ("cudagraphconvert backend=cpu kernel-location=/x.cu",
