@@ -164,6 +164,7 @@ _SIGNATURES = {
         "gst_object_get_name": ([_vp], _vp),
         "gst_element_factory_find": ([ctypes.c_char_p], _vp),
         "gst_bin_get_type": ([], _size),
+        "gst_element_get_type": ([], _size),
         "gst_bin_get_by_name": ([_vp, ctypes.c_char_p], _vp),
         "gst_element_set_state": ([_vp, ctypes.c_int], ctypes.c_int),
         "gst_element_get_bus": ([_vp], _vp),
@@ -183,6 +184,20 @@ _SIGNATURES = {
     "libgobject-2.0.so.0": {
         "g_value_init": ([_vp, _size], _vp),
         "g_value_set_double": ([_vp, ctypes.c_double], None),
+        "g_value_get_boolean": ([_vp], ctypes.c_int),
+        "g_value_get_int": ([_vp], ctypes.c_int),
+        "g_value_get_uint": ([_vp], ctypes.c_uint),
+        "g_value_get_enum": ([_vp], ctypes.c_int),
+        "g_value_get_object": ([_vp], _vp),
+        "g_value_set_boolean": ([_vp, ctypes.c_int], None),
+        "g_value_set_int": ([_vp, ctypes.c_int], None),
+        "g_value_set_uint": ([_vp, ctypes.c_uint], None),
+        "g_value_set_enum": ([_vp, ctypes.c_int], None),
+        "g_value_set_object": ([_vp, _vp], None),
+        "g_type_fundamental": ([_size], _size),
+        "g_object_class_find_property": ([_vp, ctypes.c_char_p], _vp),
+        "g_object_get_property": ([_vp, ctypes.c_char_p, _vp], None),
+        "g_object_set_property": ([_vp, ctypes.c_char_p, _vp], None),
         "g_value_unset": ([_vp], None),
         "g_type_from_name": ([ctypes.c_char_p], _size),
         "g_type_check_instance_is_a": ([_vp, _size], ctypes.c_int),
@@ -535,6 +550,22 @@ class _Element(_Ref):
         return cls(lb.gst_object_ref(addr))
 
 
+class Element(_Element):
+    """Any element, for its properties: `get_property(name)` and
+    `set_property(name, value)` as PyGObject's (see the module functions
+    of the same names)."""
+
+    @staticmethod
+    def _gtype(lb):
+        return lb.gst_element_get_type()
+
+    def get_property(self, name):
+        return get_property(self._live(), name)
+
+    def set_property(self, name, value):
+        set_property(self._live(), name, value)
+
+
 class AppSink(_Element):
     """An appsink, pulled as PyGObject's GstApp.AppSink is."""
 
@@ -729,6 +760,12 @@ class Pipeline:
             raise ValueError("no %s named %r" % (cls.__name__, name))
         return cls(found)
 
+    def element(self, name):
+        """The Element called @name (a reference of its own), for its
+        properties (gcg.torch.attach() takes it); ValueError when there
+        is none."""
+        return self._element(name, Element)
+
     def app_sink(self, name):
         """The AppSink called @name (a reference of its own); ValueError
         when there is none."""
@@ -810,3 +847,73 @@ def pull_samples(launch, sink="sink"):
     with Pipeline(launch, sink) as pipeline:
         pipeline.play()
         return list(pipeline)
+
+
+# --- GObject properties --------------------------------------------------------
+#
+# GParamSpec starts { GTypeInstance (a class pointer); const gchar *name;
+# GParamFlags flags; GType value_type; ... }: value_type at 24 on LP64.
+_PSPEC_VALUE_TYPE = 3 * ctypes.sizeof(_vp)
+_FUNDAMENTAL = {5 << 2: "boolean", 6 << 2: "int", 7 << 2: "uint",
+                12 << 2: "enum", 20 << 2: "object"}
+
+
+def _property_type(lb, obj, name):
+    """(value GType, kind) of GObject @obj's property @name (kind: one
+    of _FUNDAMENTAL's names); ValueError when there is no such property,
+    TypeError when its type is not one handled here."""
+    klass = _vp.from_address(obj).value  # GTypeInstance.g_class
+    pspec = lb.g_object_class_find_property(klass, name.encode())
+    if not pspec:
+        raise ValueError("%s has no property %r" % (object_name(obj), name))
+    gtype = ctypes.c_size_t.from_address(pspec + _PSPEC_VALUE_TYPE).value
+    kind = _FUNDAMENTAL.get(lb.g_type_fundamental(gtype))
+    if kind is None:
+        raise TypeError("property %r: only boolean, int, uint, enum and "
+                        "object properties are handled here" % name)
+    return gtype, kind
+
+
+def object_name(obj):
+    """The name of a GstObject* (or "object" when it has none)."""
+    lb = lib()
+    return lb.take_string(lb.gst_object_get_name(obj)) or "object"
+
+
+def has_property(obj, name):
+    """Whether GObject @obj (an address) has a property @name."""
+    lb = lib()
+    klass = _vp.from_address(obj).value
+    return bool(lb.g_object_class_find_property(klass, name.encode()))
+
+
+def get_property(obj, name):
+    """Property @name of GObject @obj (an address): an int (booleans as
+    bool, enums as their value, objects as their address or None)."""
+    lb = lib()
+    gtype, kind = _property_type(lb, obj, name)
+    value = _GValue()
+    lb.g_value_init(ctypes.byref(value), gtype)
+    try:
+        lb.g_object_get_property(obj, name.encode(), ctypes.byref(value))
+        got = getattr(lb, "g_value_get_" + kind)(ctypes.byref(value))
+    finally:
+        lb.g_value_unset(ctypes.byref(value))
+    return bool(got) if kind == "boolean" else got
+
+
+def set_property(obj, name, value):
+    """Sets property @name of GObject @obj (an address) to @value (an
+    int, a bool, an enum's value, an object's address or None).  GObject
+    reports a value the property refuses (out of range, a read-only
+    property, the wrong object type) as a warning, not to the caller:
+    read it back where it matters."""
+    lb = lib()
+    gtype, kind = _property_type(lb, obj, name)
+    gvalue = _GValue()
+    lb.g_value_init(ctypes.byref(gvalue), gtype)
+    try:
+        getattr(lb, "g_value_set_" + kind)(ctypes.byref(gvalue), value)
+        lb.g_object_set_property(obj, name.encode(), ctypes.byref(gvalue))
+    finally:
+        lb.g_value_unset(ctypes.byref(gvalue))

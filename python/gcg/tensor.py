@@ -86,7 +86,7 @@ from ._ctgst import (AppSink, AppSrc, Message, Pipeline, PipelineError,
                      Sample, caps_size, caps_to_string, has_element,
                      pull_samples)
 
-__all__ = ["Tensor", "from_sample", "from_buffer", "BatchItem", "batch_items",
+__all__ = ["Tensor", "from_sample", "from_buffer", "tensors", "BatchItem", "batch_items",
            "Pipeline", "PipelineError", "Sample", "pull_samples", "AppSink",
            "AppSrc", "Message", "caps_size", "caps_to_string", "has_element"]
 
@@ -102,9 +102,23 @@ _DTYPES = {  # GcgTensorType -> (name, array-interface typestr, DLPack code, bit
     2: ("uint8", "|u1", 1, 8),
 }
 _DTYPE_BY_NAME = {v[0]: k for k, v in _DTYPES.items()}
+# GcgModelDtype (lib/frame/gcg-model-graph.h), the types of a model's
+# tensors (GcgTensorMetaTensor.dtype): same columns.  NumPy and the CUDA
+# array interface have no bfloat16 (typestr None): DLPack only.
+_MODEL_DTYPES = {
+    0: ("float32", "<f4", 2, 32),
+    1: ("float16", "<f2", 2, 16),
+    2: ("bfloat16", None, 4, 16),
+    3: ("uint8", "|u1", 1, 8),
+    4: ("int8", "|i1", 0, 8),
+    5: ("int32", "<i4", 0, 32),
+    6: ("int64", "<i8", 0, 64),
+}
 _LAYOUTS = {0: "NCHW", 1: "NHWC"}
 _CHANNELS = {0: "RGB", 1: "BGR", 2: "GRAY"}
 _META_MAX_ITEMS = 64
+_META_MAX_TENSORS = 24
+_META_MAX_DIMS = 8
 
 _KDL_CPU = 1
 _KDL_CUDA = 2
@@ -124,10 +138,18 @@ class _GcgTensorMetaItem(ctypes.Structure):
     ]
 
 
-class _GcgTensorMeta(ctypes.Structure):
-    # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
-    # the C compiler, and _Gst checks the size against the GstMetaInfo.
+class _GcgTensorMetaTensor(ctypes.Structure):
+    # Mirrors GcgTensorMetaTensor: one tensor of a buffer with a model.
     _fields_ = [
+        ("offset", ctypes.c_uint64),
+        ("size", ctypes.c_uint64),
+        ("dtype", ctypes.c_uint),
+        ("n_dims", ctypes.c_uint),
+        ("shape", ctypes.c_int64 * _META_MAX_DIMS),
+    ]
+
+
+_META_HEAD = [
         ("meta_flags", ctypes.c_int),
         ("meta_info", ctypes.c_void_p),
         ("memory", ctypes.c_uint),
@@ -146,7 +168,22 @@ class _GcgTensorMeta(ctypes.Structure):
         ("batch", ctypes.c_uint),
         ("n_items", ctypes.c_uint),
         ("items", _GcgTensorMetaItem * _META_MAX_ITEMS),
+]
+
+
+class _GcgTensorMeta(ctypes.Structure):
+    # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
+    # the C compiler, and _Gst checks the size against the GstMetaInfo.
+    _fields_ = _META_HEAD + [
+        ("n_tensors", ctypes.c_uint),
+        ("tensors", _GcgTensorMetaTensor * _META_MAX_TENSORS),
     ]
+
+
+class _GcgTensorMetaV1(ctypes.Structure):
+    # GcgTensorMeta before a buffer could carry a model's tensors (0.1):
+    # a plugin of that version describes one tensor.
+    _fields_ = _META_HEAD
 
 
 _BATCH_MAX_SOURCES = 64
@@ -252,10 +289,11 @@ class _Gst:
         address (int); TypeError for anything else (see _ctgst.address)."""
         return self.lib.address(buffer, self.buffer_type, "Buffer")
 
-    def _meta(self, ptr, api_name, struct):
-        """The buffer's meta of API @api_name read as @struct, or None.
-        The API type exists only once the plugin is loaded, so it is looked
-        up lazily."""
+    def _meta(self, ptr, api_name, *structs):
+        """The buffer's meta of API @api_name read as the one of @structs
+        (versions of its layout) whose size the plugin registered, or
+        None.  The API type exists only once the plugin is loaded, so it
+        is looked up lazily."""
         api = self._meta_api.get(api_name, 0)
         if api == 0:
             api = self.lib.g_type_from_name(api_name.encode())
@@ -265,19 +303,23 @@ class _Gst:
         addr = self.lib.gst_buffer_get_meta(ptr, api)
         if not addr:
             return None
-        meta = struct.from_address(addr)
+        head = structs[0].from_address(addr)
         # GstMetaInfo starts { GType api; GType type; gsize size; ... }.
-        size = ctypes.c_size_t.from_address(meta.meta_info + 16).value
-        if size != ctypes.sizeof(struct):
-            raise RuntimeError(
-                "%s is %d bytes in the plugin but %d in gcg.tensor: "
-                "the module and the plugin are from different versions"
-                % (struct.__name__.lstrip("_"), size, ctypes.sizeof(struct)))
-        return meta
+        size = ctypes.c_size_t.from_address(head.meta_info + 16).value
+        for struct in structs:
+            if size == ctypes.sizeof(struct):
+                return struct.from_address(addr)
+        raise RuntimeError(
+            "%s is %d bytes in the plugin but %s in gcg.tensor: "
+            "the module and the plugin are from different versions"
+            % (structs[0].__name__.lstrip("_"), size,
+               " or ".join(str(ctypes.sizeof(s)) for s in structs)))
 
     def tensor_meta(self, ptr):
-        """The buffer's GcgTensorMeta, or None."""
-        return self._meta(ptr, "GcgTensorMetaAPI", _GcgTensorMeta)
+        """The buffer's GcgTensorMeta (a plugin of 0.1 has the shorter
+        layout, with no tensors[]), or None."""
+        return self._meta(ptr, "GcgTensorMetaAPI", _GcgTensorMeta,
+                          _GcgTensorMetaV1)
 
     def batch_meta(self, ptr):
         """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
@@ -564,12 +606,12 @@ class _HostView:
     object as the array's base, and its finalizer unmaps when the last view
     is gone."""
 
-    def __init__(self, hold, shape, typestr):
+    def __init__(self, hold, shape, typestr, offset=0):
         self.__array_interface__ = {
             "version": 3,
             "shape": tuple(shape),
             "typestr": typestr,
-            "data": (hold.info.data, True),  # mapped READ: read-only
+            "data": (hold.info.data + offset, True),  # mapped READ: read-only
             "strides": None,
         }
         weakref.finalize(self, hold.release)
@@ -601,19 +643,65 @@ def _shape_from_caps(caps):
     return tuple(int(d) for d in reversed(found.group(1).split(":")))
 
 
+def _meta_tensors(meta):
+    """The meta's tensors[] (a buffer with a model's outputs), or [] when
+    the top-level fields describe the buffer's one tensor (no model, or a
+    plugin of 0.1)."""
+    n = getattr(meta, "n_tensors", 0)
+    if n > _META_MAX_TENSORS:
+        raise ValueError("the meta lists %d tensors, at most %d fit"
+                         % (n, _META_MAX_TENSORS))
+    return [meta.tensors[i] for i in range(n)]
+
+
+def _listed_tensor(desc, index):
+    """(shape, dtype row, offset) of one GcgTensorMetaTensor, checked:
+    a known dtype, 1 to 8 positive dimensions, a size that is the
+    shape's."""
+    if desc.dtype not in _MODEL_DTYPES:
+        raise ValueError("tensor %d: unknown GcgModelDtype %d"
+                         % (index, desc.dtype))
+    if not 1 <= desc.n_dims <= _META_MAX_DIMS:
+        raise ValueError("tensor %d has %d dimensions" % (index, desc.n_dims))
+    shape = tuple(int(desc.shape[i]) for i in range(desc.n_dims))
+    if min(shape) <= 0:
+        raise ValueError("tensor %d has shape %r" % (index, shape))
+    dtype = _MODEL_DTYPES[desc.dtype]
+    if desc.size != _count(shape) * dtype[3] // 8:
+        raise ValueError("tensor %d: meta size %d does not match shape %r "
+                         "of %s" % (index, desc.size, shape, dtype[0]))
+    return shape, dtype, int(desc.offset)
+
+
+def _count(shape):
+    count = 1
+    for n in shape:
+        count *= n
+    return count
+
+
 class Tensor:
     """One output tensor of `cudagraphpreprocess`, described by its
     GcgTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
 
     Attributes read from the meta once, at construction: `shape` (outermost
-    first), `dtype` ("float32", "float16", "uint8"), `layout` ("NCHW" or
+    first), `dtype` ("float32", "float16", "uint8"; a model's tensors
+    also "bfloat16", "int8", "int32", "int64"), `layout` ("NCHW" or
     "NHWC"), `channels` ("RGB", "BGR", "GRAY"), `device` ("cuda" or
     "cpu"), `device_id`, `nbytes`, `data_ptr` (device address, None in
     system memory), `stream` (the element's CUstream as an integer, 0 if
     none), `width`, `height`, `batch`, `items` (one dict per item holding
     data: roi_x, roi_y, roi_width, roi_height, scale_x, scale_y, pad_x,
     pad_y, roi_id) and `pts` (nanoseconds, `GST_CLOCK_TIME_NONE` when
-    unset).
+    unset); `index` (which tensor of the buffer), `offset` (its first
+    byte in the buffer) and `n_tensors` (how many the buffer holds).
+
+    A buffer from an element with a model attached (gcg.torch) holds
+    several tensors (the meta's tensors[]: the preprocessed one first
+    with model-keep-input, then each model output): @index picks one
+    (None: the first); `tensors()` gives them all.  `layout`, `channels`,
+    `width`, `height`, `batch` and `items` always describe the
+    preprocessed tensor (the frame and its regions), whichever is picked.
 
     @buffer is a PyGObject Gst.Buffer or the address of a GstBuffer (an
     int, from ctypes, cffi or `Sample.get_buffer()`); either way the
@@ -621,50 +709,50 @@ class Tensor:
     when the meta lacks the shape) is a Gst.Caps, a caps string or a
     GstCaps* address."""
 
-    def __init__(self, buffer, caps=None):
+    _offset = 0  # bytes from the buffer's start (a model's tensors)
+
+    def __init__(self, buffer, caps=None, index=None):
         gst = _gst()
         ptr = gst.buffer_pointer(buffer)
         meta = gst.tensor_meta(ptr)
         if meta is None:
             raise ValueError("the buffer has no GcgTensorMeta "
                              "(not from cudagraphpreprocess?)")
-        if meta.type not in _DTYPES:
-            raise ValueError("unknown GcgTensorType %d" % meta.type)
+        listed = _meta_tensors(meta)
+        self.n_tensors = len(listed) or 1
+        self.index = 0 if index is None else int(index)
+        if not 0 <= self.index < self.n_tensors:
+            raise IndexError("tensor %d of %d" % (self.index, self.n_tensors))
+        if listed:
+            shape, self._dtype, self._offset = _listed_tensor(
+                listed[self.index], self.index)
+        else:
+            shape, self._dtype = self._single(meta, caps)
         self._buffer = buffer  # the wrapper too, for callers that want it back
         self._ptr = ptr
         self._holds = [_Hold(ptr)]  # our reference, however @buffer came
         weakref.finalize(self, _release_all, self._holds)
         self._cuda_hold = None
 
-        shape = tuple(int(meta.shape[i]) for i in range(min(meta.n_dims, 4)))
-        if not shape or 0 in shape:
-            # An element that does not fill the location yet: the caps say it.
-            shape = _shape_from_caps(caps)
-            if shape is None:
-                raise ValueError("the meta has no shape and there are no caps")
         self.shape = shape
-        self._dtype = _DTYPES[meta.type]
+        self.offset = self._offset
         self.dtype = self._dtype[0]
         self.layout = _LAYOUTS.get(meta.layout, str(meta.layout))
         self.channels = _CHANNELS.get(meta.channels, str(meta.channels))
         self.device = "cuda" if meta.memory == 1 else "cpu"
         self.device_id = int(meta.device_id) if self.device == "cuda" else -1
-        self.data_ptr = int(meta.data) if self.device == "cuda" else None
+        self.data_ptr = (int(meta.data) + self._offset
+                         if self.device == "cuda" else None)
         self.stream = int(meta.stream or 0)
-        count = 1
-        for n in shape:
-            count *= n
-        self.nbytes = count * self._dtype[3] // 8
-        if meta.size and meta.size != self.nbytes:
-            raise ValueError("meta size %d does not match shape %r of %s"
-                             % (meta.size, shape, self.dtype))
+        self.nbytes = _count(shape) * self._dtype[3] // 8
         # Every export (NumPy, DLPack, CUDA array interface) reads nbytes
-        # from the buffer's start: the buffer must hold them, whatever the
-        # meta says (a meta kept on a buffer resized after the copy).
+        # from offset: the buffer must hold them, whatever the meta says
+        # (a meta kept on a buffer resized after the copy).
         size = gst.lib.gst_buffer_get_size(ptr)
-        if size < self.nbytes:
-            raise ValueError("the tensor meta describes %d bytes but the "
-                             "buffer holds %d" % (self.nbytes, size))
+        if size < self._offset + self.nbytes:
+            raise ValueError("the tensor meta describes %d bytes at offset "
+                             "%d but the buffer holds %d"
+                             % (self.nbytes, self._offset, size))
         self.width = int(meta.width)
         self.height = int(meta.height)
         self.batch = int(meta.batch)
@@ -675,6 +763,25 @@ class Tensor:
         ]
         self.pts = _ctgst.buffer_pts(ptr)
         self.last_sync = None
+
+    @staticmethod
+    def _single(meta, caps):
+        """(shape, dtype row) of the one tensor the top-level fields
+        describe (a buffer with no model)."""
+        if meta.type not in _DTYPES:
+            raise ValueError("unknown GcgTensorType %d" % meta.type)
+        dtype = _DTYPES[meta.type]
+        shape = tuple(int(meta.shape[i]) for i in range(min(meta.n_dims, 4)))
+        if not shape or 0 in shape:
+            # An element that does not fill the location yet: the caps say it.
+            shape = _shape_from_caps(caps)
+            if shape is None:
+                raise ValueError("the meta has no shape and there are no caps")
+        nbytes = _count(shape) * dtype[3] // 8
+        if meta.size and meta.size != nbytes:
+            raise ValueError("meta size %d does not match shape %r of %s"
+                             % (meta.size, shape, dtype[0]))
+        return shape, dtype
 
     @property
     def buffer(self):
@@ -715,12 +822,22 @@ class Tensor:
         the device memory (GstCudaMemory downloads it on map)."""
         import numpy as np
 
+        typestr = self._typestr("NumPy")
         hold = _Hold(self._ptr, GST_MAP_READ)
-        if hold.info.size < self.nbytes:
+        if hold.info.size < self._offset + self.nbytes:
             hold.release()
-            raise BufferError("buffer holds %d bytes, the tensor %d"
-                              % (hold.info.size, self.nbytes))
-        return np.asarray(_HostView(hold, self.shape, self._dtype[1]))
+            raise BufferError("buffer holds %d bytes, the tensor %d at "
+                              "offset %d" % (hold.info.size, self.nbytes,
+                                             self._offset))
+        return np.asarray(_HostView(hold, self.shape, typestr, self._offset))
+
+    def _typestr(self, consumer):
+        """The array-interface typestr, or TypeError for a dtype that
+        @consumer has no type for (bfloat16: use DLPack)."""
+        if self._dtype[1] is None:
+            raise TypeError("%s has no %s: export it through DLPack"
+                            % (consumer, self.dtype))
+        return self._dtype[1]
 
     # -- CUDA array interface -------------------------------------------------
 
@@ -731,6 +848,7 @@ class Tensor:
         stays mapped while this Tensor lives; hence "stream": None."""
         if self.device != "cuda":
             raise AttributeError("tensor is in system memory: use numpy()")
+        typestr = self._typestr("The CUDA array interface")
         if self._cuda_hold is None:
             hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
             self._holds.append(hold)
@@ -739,8 +857,8 @@ class Tensor:
         return {
             "version": 3,
             "shape": self.shape,
-            "typestr": self._dtype[1],
-            "data": (self._cuda_hold.info.data, False),
+            "typestr": typestr,
+            "data": (self._cuda_hold.info.data + self._offset, False),
             "strides": None,
             "stream": None,
         }
@@ -769,7 +887,8 @@ class Tensor:
             if stream is not None and stream != -1:
                 raise BufferError("a host tensor takes no stream")
             hold = _Hold(self._ptr, GST_MAP_READ)
-            return self._export(hold.info.data, hold, None, versioned, True)
+            return self._export(hold.info.data + self._offset, hold, None,
+                                versioned, True)
         if stream == 0:
             raise BufferError("stream 0 is ambiguous for CUDA (DLPack)")
         consumer = 1 if stream is None else int(stream)
@@ -781,7 +900,7 @@ class Tensor:
             self.last_sync = "event" if handshake else "map"
         if handshake is None and consumer != -1:
             hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
-            data = hold.info.data
+            data = hold.info.data + self._offset
         else:
             hold = _Hold(self._ptr)
             data = self.data_ptr
@@ -853,14 +972,34 @@ def batch_items(sample_or_buffer):
     return items
 
 
-def from_buffer(buffer, caps=None):
+def from_buffer(buffer, caps=None, index=None):
     """A Tensor for a buffer from `cudagraphpreprocess`, a Gst.Buffer or a
     GstBuffer* address; @caps (the sample's: Gst.Caps, string or GstCaps*
-    address) are used only when the meta lacks the shape."""
-    return Tensor(buffer, caps)
+    address) are used only when the meta lacks the shape; @index picks
+    one of several tensors (None: the first; see tensors())."""
+    return Tensor(buffer, caps, index)
 
 
 def from_sample(sample):
     """A Tensor for a sample pulled from an appsink: a Gst.Sample, or a
-    `Sample` from this module's ctypes driver (`Pipeline`)."""
+    `Sample` from this module's ctypes driver (`Pipeline`).  For a buffer
+    holding several tensors (a model attached), the first: see
+    tensors()."""
     return Tensor(sample.get_buffer(), sample.get_caps())
+
+
+def tensors(sample_or_buffer, caps=None):
+    """Every tensor of a buffer, in the buffer's order, as Tensor objects:
+    with a model attached to the element (gcg.torch), the preprocessed
+    tensor first when the element keeps it (model-keep-input), then each
+    model output; otherwise the one tensor.  Takes what from_sample() and
+    from_buffer() take; each Tensor holds the buffer, exports in place
+    and is checked against the buffer's size like from_buffer()'s."""
+    get_buffer = getattr(sample_or_buffer, "get_buffer", None)
+    if get_buffer is not None:
+        buffer, caps = get_buffer(), sample_or_buffer.get_caps()
+    else:
+        buffer = sample_or_buffer
+    first = Tensor(buffer, caps)
+    return [first] + [Tensor(buffer, caps, i)
+                      for i in range(1, first.n_tensors)]

@@ -6,6 +6,7 @@ is none), and buffer refcounts and pad templates read through ctypes, so
 the same checks run with or without PyGObject.  Imports no gi itself."""
 import ctypes
 import os
+import sys
 
 from gcg import tensor
 
@@ -20,6 +21,22 @@ def import_gst():
     except (ImportError, ValueError) as e:
         return None, "no PyGObject with GStreamer typelibs (%s)" % e
     return Gst, None
+
+
+def skip(why):
+    """Exit 77: the test cannot run here (a unit test's missing module)."""
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def gi_gst_or_skip():
+    """PyGObject's Gst, initialised (see init()); exits 77 (skipped) when
+    there is none."""
+    Gst, why = import_gst()
+    if Gst is None:
+        skip(why)
+    init(Gst)
+    return Gst
 
 
 def init(Gst=None):
