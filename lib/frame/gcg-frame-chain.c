@@ -35,6 +35,7 @@
 #include "gcg-frame-private.h"
 #include "gcg-kernel-replay-private.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "gcg-model-stage-private.h"
 
 #define BLOCK_W 32
 #define BLOCK_H 8
@@ -61,6 +62,12 @@ struct _GcgFrameChain
   /* The stages' named per-frame values (gcg-frame-chain-stage-private.h). */
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
+
+  /* The model the chain ends in (gcg_frame_chain_attach_model()): the
+   * kernel writes its input, the model stage the output buffer. */
+  GcgModelGraph *model;
+  GcgFrameStage *model_stage;   /* owned by the replay */
+  guint64 model_input;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -71,6 +78,7 @@ gcg_frame_chain_finalize (GObject *object)
   GcgFrameChain *self = GCG_FRAME_CHAIN (object);
 
   g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  g_clear_object (&self->model);
   g_free (self->kp);
 
   G_OBJECT_CLASS (gcg_frame_chain_parent_class)->finalize (object);
@@ -237,6 +245,12 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
   io.chain_out = io.out = params->dst[0];
   io.chain_out_size = io.out_size =
       gcg_frame_chain_config_get_output_size (&self->config);
+  if (self->model != NULL) {
+    /* The kernel writes the model's input; stages after it work there
+     * too; the model stage copies out into the frame's buffer. */
+    self->kp->dst[0] = io.chain_out = self->model_input;
+    io.out_size = gcg__model_stage_get_output_size (self->model_stage);
+  }
   io.lookup = self->lookup;
   io.lookup_data = self->lookup_data;
   return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
@@ -304,6 +318,181 @@ gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
 {
   self->lookup = lookup;
   self->lookup_data = user_data;
+}
+
+static GcgModelDtype
+tensor_dtype (GcgTensorType type)
+{
+  switch (type) {
+    case GCG_TENSOR_TYPE_FLOAT16:
+      return GCG_MODEL_DTYPE_FLOAT16;
+    case GCG_TENSOR_TYPE_UINT8:
+      return GCG_MODEL_DTYPE_UINT8;
+    default:
+      return GCG_MODEL_DTYPE_FLOAT32;
+  }
+}
+
+/* The model can take the chain's tensor as its input: same context, same
+ * bytes, same element type. */
+static gboolean
+check_model (GcgFrameChain *self, GcgModelGraph *model, GError **error)
+{
+  GcgContext *ours = gcg__kernel_replay_get_context (self->replay);
+  GcgContext *theirs = gcg_model_graph_get_context (model);
+  gsize need = gcg_frame_chain_config_get_output_size (&self->config);
+  gsize n_bytes = 0;
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+
+  if (gcg_context_get_handle (ours) != gcg_context_get_handle (theirs)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model graph was made in CUDA context %p (device %d), the chain "
+        "runs in context %p (device %d): a graph runs only in its own "
+        "context; use the device's primary context for both",
+        gcg_context_get_handle (theirs), gcg_context_get_device_id (theirs),
+        gcg_context_get_handle (ours), gcg_context_get_device_id (ours));
+    return FALSE;
+  }
+  if (!gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype)
+      || n_bytes != need || dtype != tensor_dtype (self->config.tensor_type)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
+        "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
+        n_bytes, gcg_model_dtype_get_name (dtype), need,
+        gcg_model_dtype_get_name (tensor_dtype (self->config.tensor_type)),
+        self->config.out_width, self->config.out_height,
+        self->config.max_rois);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_frame_chain_attach_model:
+ * @self: a #GcgFrameChain with a tensor output, on the CUDA backend
+ * @model: the model to run after the chain's kernel, its input and
+ *   outputs set
+ * @keep_input: %TRUE to copy the preprocessed tensor into the output
+ *   buffer too, before the model's outputs
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the chain in @model, in the same graph: the chain's kernel writes
+ * the model's input in place (no copy), the model's graph runs as a child
+ * graph node, and a copy kernel moves its outputs into each frame's output
+ * buffer, one replay per frame in all.  The output buffer then holds the
+ * input when @keep_input, then each output in order, each at a multiple
+ * of 256 bytes: gcg_frame_chain_get_output_size() and
+ * gcg_frame_chain_get_output_tensor() say where.  Batch items a frame
+ * leaves unused are zeroed in the model's input.
+ *
+ * The model's tensors serve one frame at a time, so the chain then runs
+ * on one stream only, and the model serves this chain only.  The chain
+ * keeps a reference to @model and, when it is freed, waits for its last
+ * frame before dropping it.  Call before the first frame.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend or for a video output, %GCG_ERROR_INVALID_ARGUMENT
+ *   for a model in another CUDA context or whose input is not the chain's
+ *   tensor (size and element type), or a second model
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
+    gboolean keep_input, GError **error)
+{
+  GcgFrameStage *stage;
+
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (model), FALSE);
+  if (self->backend != GCG_BACKEND_CUDA
+      || self->config.output != GCG_OUTPUT_KIND_TENSOR) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A model needs the CUDA backend and a tensor output");
+    return FALSE;
+  }
+  if (self->model != NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The chain ends in a model already");
+    return FALSE;
+  }
+  if (!check_model (self, model, error))
+    return FALSE;
+  stage = gcg__model_stage_new (gcg__kernel_replay_get_context
+      (self->replay), model, keep_input,
+      gcg_frame_chain_config_get_output_size (&self->config)
+      / self->config.max_rois, error);
+  if (stage == NULL || !gcg__kernel_replay_add_stage (self->replay, stage,
+          error))
+    return FALSE;
+  gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
+  self->model = g_object_ref (model);
+  self->model_stage = stage;
+  return TRUE;
+}
+
+/**
+ * gcg_frame_chain_get_model:
+ * @self: a #GcgFrameChain
+ *
+ * The model attached with gcg_frame_chain_attach_model().
+ *
+ * Returns: (transfer none) (nullable): the model, or %NULL
+ *
+ * Since: 0.2
+ */
+GcgModelGraph *
+gcg_frame_chain_get_model (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), NULL);
+  return self->model;
+}
+
+/**
+ * gcg_frame_chain_get_output_size:
+ * @self: a #GcgFrameChain
+ *
+ * The bytes each frame's output buffer must hold: the configuration's
+ * output (gcg_frame_chain_config_get_output_size()), or with a model its
+ * outputs (and input when kept) as laid out by
+ * gcg_frame_chain_attach_model().
+ *
+ * Returns: the output size in bytes
+ *
+ * Since: 0.2
+ */
+gsize
+gcg_frame_chain_get_output_size (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
+  if (self->model_stage != NULL)
+    return gcg__model_stage_get_output_size (self->model_stage);
+  return gcg_frame_chain_config_get_output_size (&self->config);
+}
+
+/**
+ * gcg_frame_chain_get_output_tensor:
+ * @self: a #GcgFrameChain with a model
+ * @index: the tensor: 0 is the kept input when there is one, then the
+ *   model's outputs in order
+ * @offset: (out): where it starts in the output buffer, in bytes
+ * @n_bytes: (out): its size
+ *
+ * Where a tensor of a model's output lies in each frame's output buffer.
+ *
+ * Returns: %FALSE without a model or for an index past the last tensor
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
+    gsize *offset, gsize *n_bytes)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
+  return self->model_stage != NULL
+      && gcg__model_stage_get_tensor (self->model_stage, index, offset,
+      n_bytes);
 }
 
 /**

@@ -337,6 +337,12 @@ gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
   return TRUE;
 }
 
+GcgContext *
+gcg__kernel_replay_get_context (const GcgKernelReplay *self)
+{
+  return self->context;
+}
+
 guint64
 gcg__kernel_replay_get_captures (const GcgKernelReplay *self)
 {

@@ -123,6 +123,27 @@ gcg_model_dtype_get_size (GcgModelDtype dtype)
 }
 
 /**
+ * gcg_model_dtype_get_name:
+ * @dtype: a #GcgModelDtype
+ *
+ * The name NNStreamer's tensor caps and PyTorch give the type.
+ *
+ * Returns: "float32", "float16", "bfloat16", "uint8", "int8", "int32",
+ *   "int64", or "unknown"
+ *
+ * Since: 0.2
+ */
+const gchar *
+gcg_model_dtype_get_name (GcgModelDtype dtype)
+{
+  static const gchar *const names[] = { "float32", "float16", "bfloat16",
+    "uint8", "int8", "int32", "int64"
+  };
+
+  return (guint) dtype < G_N_ELEMENTS (names) ? names[dtype] : "unknown";
+}
+
+/**
  * gcg_model_graph_new:
  * @context: the context the graph was made in
  * @graph: the CUgraph, as an integer (not instantiated; the model graph
@@ -462,7 +483,10 @@ gcg_model_graph_get_output_shape (GcgModelGraph *self, guint index,
 static gboolean
 check_stream (GcgModelGraph *self, GcgStream *stream, GError **error)
 {
-  if (gcg_stream_get_context (stream) != self->context) {
+  /* Two GcgContexts may wrap one CUDA context (an element's wraps the
+   * GstCudaContext it shares with the decoder): the handle decides. */
+  if (gcg_context_get_handle (gcg_stream_get_context (stream))
+      != gcg_context_get_handle (self->context)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The stream belongs to another context than the model graph");
     return FALSE;

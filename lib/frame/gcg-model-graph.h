@@ -64,6 +64,9 @@ GCG_API
 gsize gcg_model_dtype_get_size (GcgModelDtype dtype);
 
 GCG_API
+const gchar *gcg_model_dtype_get_name (GcgModelDtype dtype);
+
+GCG_API
 GcgModelGraph *gcg_model_graph_new (GcgContext *context, guint64 graph,
     gpointer owner, GDestroyNotify owner_destroy, GError **error);
 
