@@ -12,7 +12,6 @@ bytes at its offset (NumPy view == the raw bytes there), and every
 inconsistent description (past the buffer, a size that is not the
 shape's, an unknown dtype, too many tensors) must be refused.  Exits 77
 only when NumPy or PyGObject is missing."""
-import ctypes
 import gc
 import sys
 import unittest
