@@ -188,11 +188,15 @@ _SIGNATURES = {
         "g_value_get_int": ([_vp], ctypes.c_int),
         "g_value_get_uint": ([_vp], ctypes.c_uint),
         "g_value_get_enum": ([_vp], ctypes.c_int),
+        "g_value_get_int64": ([_vp], ctypes.c_int64),
+        "g_value_get_uint64": ([_vp], ctypes.c_uint64),
         "g_value_get_object": ([_vp], _vp),
         "g_value_set_boolean": ([_vp, ctypes.c_int], None),
         "g_value_set_int": ([_vp, ctypes.c_int], None),
         "g_value_set_uint": ([_vp, ctypes.c_uint], None),
         "g_value_set_enum": ([_vp, ctypes.c_int], None),
+        "g_value_set_int64": ([_vp, ctypes.c_int64], None),
+        "g_value_set_uint64": ([_vp, ctypes.c_uint64], None),
         "g_value_set_object": ([_vp, _vp], None),
         "g_type_fundamental": ([_size], _size),
         "g_object_class_find_property": ([_vp, ctypes.c_char_p], _vp),
@@ -855,7 +859,8 @@ def pull_samples(launch, sink="sink"):
 # GParamFlags flags; GType value_type; ... }: value_type at 24 on LP64.
 _PSPEC_VALUE_TYPE = 3 * ctypes.sizeof(_vp)
 _FUNDAMENTAL = {5 << 2: "boolean", 6 << 2: "int", 7 << 2: "uint",
-                12 << 2: "enum", 20 << 2: "object"}
+                10 << 2: "int64", 11 << 2: "uint64", 12 << 2: "enum",
+                20 << 2: "object"}
 
 
 def _property_type(lb, obj, name):
@@ -869,7 +874,7 @@ def _property_type(lb, obj, name):
     gtype = ctypes.c_size_t.from_address(pspec + _PSPEC_VALUE_TYPE).value
     kind = _FUNDAMENTAL.get(lb.g_type_fundamental(gtype))
     if kind is None:
-        raise TypeError("property %r: only boolean, int, uint, enum and "
+        raise TypeError("property %r: only boolean, integer, enum and "
                         "object properties are handled here" % name)
     return gtype, kind
 
