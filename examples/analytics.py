@@ -19,6 +19,17 @@
          peaks, mapped back to source pixels through GcgTensorMeta
       -> printed, with progress (frames, fps, CPU per frame).
 
+With --model net, a real network instead (TinyNet below: a small CNN with
+deterministic weights, 10 classes per ROI), run the way an application
+does today: each tensor from the appsink into PyTorch's CUDA graph of
+the network, replayed from Python.  With --model attached, the same
+network attached to cudagraphpreprocess (gcg.torch.attach): the element
+runs preprocessing, the network and the copy-out as one graph replay per
+frame and the appsink gets the logits; Python only reads them.
+--model compare runs both on the same clip, one after the other, and
+prints their fps and CPU per frame side by side.  Both need PyTorch with
+CUDA and the CUDA backend.
+
 Run from the source tree after `ninja -C build` (the plugin in build/gst):
 
     GST_PLUGIN_PATH=build/gst /usr/bin/python3 examples/analytics.py clip.mp4
@@ -144,6 +155,9 @@ class GiPipeline:
 
     def app_src(self, name):
         return gcg_tensor.AppSrc.wrap(self.pipeline.get_by_name(name))
+
+    def element(self, name):
+        return self.pipeline.get_by_name(name)
 
     def play(self):
         if (self.pipeline.set_state(self.Gst.State.PLAYING)
@@ -317,6 +331,57 @@ def stand_in_model(x, items):
     return results
 
 
+class TinyNet(torch.nn.Module if torch else object):
+    """A small classifier over each ROI item: two convolutions, global
+    average pooling, 10 logits.  Weights from a fixed seed, so every run
+    (and both --model net and attached) computes the same numbers; a
+    trained network would plug in the same way."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(21)
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU(),
+            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+            torch.nn.Linear(32, 10))
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.2)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class GraphedNet:
+    """--model net: TinyNet captured once into a PyTorch CUDA graph, replayed
+    from Python on each tensor (copied into its static input)."""
+
+    def __init__(self, net, shape):
+        self.static_in = torch.zeros(shape, device="cuda")
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.no_grad():
+            for _ in range(3):
+                net(self.static_in)
+        torch.cuda.current_stream().wait_stream(side)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph), torch.no_grad():
+            self.static_out = net(self.static_in)
+
+    def __call__(self, x):
+        self.static_in.copy_(x)
+        self.graph.replay()
+        return self.static_out
+
+
+def classify(logits, items):
+    """Per ROI item: (class, score) from its logits row, read on the host
+    (the one wait for the frame's GPU work)."""
+    top = logits[:len(items)].softmax(dim=1).max(dim=1)
+    return list(zip(top.indices.tolist(), top.values.tolist()))
+
+
 # --- the pipeline ------------------------------------------------------------
 
 
@@ -366,7 +431,11 @@ class Consumer(threading.Thread):
         try:
             while True:
                 sample = self.sink.try_pull_sample(SECOND)
-                if sample is not None:
+                if sample is not None and self.args.model == "attached":
+                    self.handle_logits(gcg_tensor.tensors(sample)[0])
+                elif sample is not None and self.args.model == "net":
+                    self.handle_net(gcg_tensor.from_sample(sample))
+                elif sample is not None:
                     self.handle(gcg_tensor.from_sample(sample))
                 elif self.sink.is_eos() or self.watch.poll():
                     break
@@ -375,6 +444,30 @@ class Consumer(threading.Thread):
         # A source that fails sends EOS after its ERROR: look at the bus.
         if self.error is not None or self.watch.poll():
             self.pipeline.stop()
+
+    def handle_net(self, t):
+        """--model net: the tensor through the graphed network, from
+        Python."""
+        self.memory = "CUDA memory, PyTorch graph replayed from Python"
+        self.report(t, classify(self.args.graphed(torch.from_dlpack(t)),
+                                t.items))
+
+    def handle_logits(self, t):
+        """--model attached: the element's output buffer holds the
+        network's logits; the items still describe the ROIs."""
+        self.memory = "CUDA memory, network attached to the element"
+        self.report(t, classify(torch.from_dlpack(t), t.items))
+
+    def report(self, t, classes):
+        for i, (cls, score) in enumerate(classes):
+            it = t.items[i]
+            if self.frames < self.args.print_frames:
+                print("frame %d roi %d box=(%d,%d,%d,%d) class=%d score=%.4f"
+                      % (self.frames, it["roi_id"], it["roi_x"], it["roi_y"],
+                         it["roi_width"], it["roi_height"], cls, score),
+                      flush=True)
+        self.rois += len(classes)
+        self.frames += 1
 
     def handle(self, t):
         if t.device == "cuda" and HAVE_TORCH_CUDA:
@@ -463,8 +556,19 @@ def main():
                    "(brightness -1 up to 0): a per-frame value given from "
                    "Python (GcgParamsMeta, AppSrc.push_buffer(params=...)) "
                    "(0)")
+    p.add_argument("--model", choices=["stand-in", "net", "attached",
+                                       "compare"], default="stand-in",
+                   help="stand-in: the per-ROI statistics below; net: "
+                   "TinyNet's CUDA graph replayed from Python per frame; "
+                   "attached: TinyNet attached to cudagraphpreprocess (one "
+                   "replay per frame, gcg.torch); compare: net then "
+                   "attached on the same clip, fps and CPU side by side")
     args = p.parse_args()
     args.detect_every = max(1, args.detect_every)
+    if args.model != "stand-in" and (not HAVE_TORCH_CUDA
+                                     or args.backend == "cpu"):
+        p.error("--model %s needs PyTorch with CUDA and the CUDA backend"
+                % args.model)
     # The element's own limits (cudagraphpreprocess max-rois, width/height).
     if not 1 <= args.max_rois <= 64:
         p.error("--max-rois must be within 1 to 64")
@@ -486,8 +590,39 @@ def main():
            if args.roi_grid else "OpenCV's Haar face detector", args.max_rois,
            args.size, args.size, "PyTorch" if torch else "NumPy"))
 
+    if args.model == "compare":
+        rows = []
+        for mode in ("net", "attached"):
+            args.model = mode
+            rows.append((mode, run(args, binding, rois_of)))
+        log("same clip, %s:" % args.video)
+        for mode, (fps, cpu) in rows:
+            log("  %-8s %8.1f fps %8.0f us CPU per frame" % (mode, fps, cpu))
+    else:
+        run(args, binding, rois_of)
+
+
+def setup_model(args, pipeline):
+    """--model net: the graphed network in args.graphed; attached: the
+    network attached to the element (its handle in args.attached)."""
+    if args.model not in ("net", "attached"):
+        return
+    net = TinyNet().cuda().eval()
+    shape = (args.max_rois, 3, args.size, args.size)
+    if args.model == "net":
+        args.graphed = GraphedNet(net, shape)
+    else:
+        import gcg.torch
+
+        args.attached = gcg.torch.attach(pipeline.element("pre"), net)
+
+
+def run(args, binding, rois_of):
+    """One run over the clip; (fps, CPU us per frame).  Exits on an
+    ERROR."""
     try:
         pipeline = binding.launch(launch_line(args))
+        setup_model(args, pipeline)
     except gcg_tensor.PipelineError as e:
         sys.exit("analytics: %s" % e)
     watch = BusWatch(pipeline)
@@ -515,6 +650,7 @@ def main():
     n = feed(pipeline, watch, args, rois_of, progress)
     consumer.join()
     wall = time.monotonic() - start_wall
+    cpu = time.process_time() - start_cpu
     watch.poll()
     pipeline.close()
     if watch.error is not None:
@@ -528,7 +664,7 @@ def main():
         "backend in %s: %.1f fps, %.0f us CPU per frame"
         % (n, args.decoder, consumer.frames, consumer.rois,
            watch.backend or "?", consumer.memory or "-", n / wall,
-           (time.process_time() - start_cpu) * 1e6 / max(n, 1)))
+           cpu * 1e6 / max(n, 1)))
     if watch.stats:
         log("cudagraphpreprocess: %(captures)s graph captures, %(replays)s "
             "replays, %(eager-frames)s eager frames; %(in-place-inputs)s of "
@@ -536,6 +672,7 @@ def main():
     if consumer.frames != n:
         sys.exit("analytics: %d frames in but %d tensors out"
                  % (n, consumer.frames))
+    return n / wall, cpu * 1e6 / max(n, 1)
 
 
 if __name__ == "__main__":
