@@ -281,8 +281,16 @@ def _capture(model, static_in, warmup):
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side), torch.no_grad():
-        for _ in range(warmup):
-            _flatten(model(static_in))
+        for _ in range(max(1, warmup)):
+            try:
+                _flatten(model(static_in))
+            except (RuntimeError, TypeError, ValueError) as e:
+                # Most often a shape the model cannot take (channels,
+                # size) or weights on another device: say what it got.
+                raise AttachError("the model fails on the element's tensor "
+                                  "(%s %s on %s): %s"
+                                  % (tuple(static_in.shape), static_in.dtype,
+                                     static_in.device, e)) from e
     torch.cuda.current_stream().wait_stream(side)
     with torch.no_grad(), torch.cuda.graph(graph,
                                            capture_error_mode="thread_local"):

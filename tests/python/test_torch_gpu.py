@@ -290,6 +290,12 @@ class Attached(unittest.TestCase):
             with self.assertRaisesRegex(gcg.torch.AttachError, "example"):
                 gcg.torch.attach(p.element("pre"), net,
                                  example=bad[..., :SIZE].half())
+            # A model that cannot take the element's tensor (4 channels).
+            with self.assertRaisesRegex(gcg.torch.AttachError,
+                                        r"fails on the element's tensor "
+                                        r"\(\(1, 3, %d, %d\)" % (SIZE, SIZE)):
+                gcg.torch.attach(p.element("pre"),
+                                 torch.nn.Conv2d(4, 4, 1).cuda())
             # A (3, H, W) example of the element's size is taken.
             flat = torch.zeros(3, SIZE, SIZE, device="cuda")
             att = gcg.torch.attach(p.element("pre"), lambda x: x.sum(0),
