@@ -223,22 +223,26 @@ def _check_element(addr):
 
 
 def _static_input(shape, dtype, example, device):
-    """The model's static input: a copy of @example on @device, checked
-    against the element's tensor (same dtype and byte size: the element
-    writes that many bytes there), or zeros of the element's shape."""
+    """The model's static input: zeros of the element's tensor, or a copy
+    of @example on @device.  The element takes its tensor from the model's
+    input (cudagraphpreprocess sets width, height, layout, max-rois,
+    tensor-type and a grey or colour channel order from it), so an example
+    only has to be a tensor the element can make: 4 dimensions, N×C×H×W
+    or N×H×W×C with C 1 or 3, float32, float16 or uint8."""
     if example is None:
         return torch.zeros(shape, dtype=dtype, device=device)
     if not isinstance(example, torch.Tensor):
         raise AttachError("example must be a torch.Tensor, got %r"
                           % type(example).__name__)
-    want = torch.Size(shape).numel()
-    if example.dtype != dtype or example.numel() != want:
+    s = tuple(example.shape)
+    if (example.dtype not in _TENSOR_TYPES.values() or len(s) != 4
+            or not (s[1] in (1, 3) or s[3] in (1, 3))):
         raise AttachError(
-            "the example input is %s %s but the element makes %s %s (set the "
-            "element's width, height, channels, layout, tensor-type and "
-            "max-rois to match the model)"
-            % (tuple(example.shape), str(example.dtype).replace("torch.", ""),
-               tuple(shape), str(dtype).replace("torch.", "")))
+            "the example input is %s %s: cudagraphpreprocess makes N×C×H×W "
+            "or N×H×W×C tensors with C 1 or 3, of float32, float16 or uint8 "
+            "(its tensor now: %s %s)"
+            % (s, str(example.dtype).replace("torch.", ""), tuple(shape),
+               str(dtype).replace("torch.", "")))
     return example.detach().to(device).contiguous().clone()
 
 
@@ -399,9 +403,10 @@ def attach(element, model, *, device=None, keep_input=False, warmup=3,
     @device: the CUDA device (an index, "cuda:N" or torch.device); None:
     the element's cuda-device-id (-1: device 0).  @keep_input: the output
     buffer starts with the preprocessed tensor.  @warmup: eager runs
-    before the capture.  @example: the model's input tensor, when its
-    shape differs from the element's (e.g. (3, H, W) for (1, 3, H, W));
-    its dtype and size must be the element's.
+    before the capture.  @example: the model's input tensor, when it is
+    not the element's current tensor: the element then takes its width,
+    height, layout, batch (max-rois) and type from it (4 dimensions, C 1
+    or 3, float32, float16 or uint8).
 
     Returns an `Attached` handle.  AttachError names what cannot work: an
     element without a model property or with backend=cpu, an input that

@@ -284,29 +284,45 @@ class Attached(unittest.TestCase):
             with self.assertRaisesRegex(gcg.torch.AttachError, "backend=cpu"):
                 gcg.torch.attach(p.element("pre"), net)
         with tensor.Pipeline(SOURCE + PRE + SINK) as p:
-            bad = torch.zeros(1, 3, SIZE, SIZE + 1, device="cuda")
-            with self.assertRaisesRegex(gcg.torch.AttachError, "example"):
-                gcg.torch.attach(p.element("pre"), net, example=bad)
-            with self.assertRaisesRegex(gcg.torch.AttachError, "example"):
-                gcg.torch.attach(p.element("pre"), net,
-                                 example=bad[..., :SIZE].half())
+            pre = p.element("pre")
+            for bad in (torch.zeros(3, SIZE, SIZE, device="cuda"),
+                        torch.zeros(1, 4, SIZE, SIZE, device="cuda"),
+                        torch.zeros(1, 3, SIZE, SIZE, dtype=torch.float64,
+                                    device="cuda")):
+                with self.assertRaisesRegex(gcg.torch.AttachError,
+                                            "example input"):
+                    gcg.torch.attach(pre, net, example=bad)
             # A model that cannot take the element's tensor (4 channels).
             with self.assertRaisesRegex(gcg.torch.AttachError,
                                         r"fails on the element's tensor "
                                         r"\(\(1, 3, %d, %d\)" % (SIZE, SIZE)):
-                gcg.torch.attach(p.element("pre"),
-                                 torch.nn.Conv2d(4, 4, 1).cuda())
-            # A (3, H, W) example of the element's size is taken.
-            flat = torch.zeros(3, SIZE, SIZE, device="cuda")
-            att = gcg.torch.attach(p.element("pre"), lambda x: x.sum(0),
-                                   example=flat)
-            self.assertEqual(att.outputs, [((SIZE, SIZE), torch.float32)])
+                gcg.torch.attach(pre, torch.nn.Conv2d(4, 4, 1).cuda())
+            self.assertIsNone(pre.get_property("model"))
             # The element's tensor changed after attaching: the element
-            # refuses the caps, naming both sizes.
-            p.element("pre").set_property("width", SIZE * 2)
+            # refuses to start, naming the model.
+            gcg.torch.attach(pre, net)
+            pre.set_property("width", SIZE * 2)
             with self.assertRaises(tensor.PipelineError) as cm:
                 run(p)
             self.assertRegex(str(cm.exception), "model")
+
+    def test_example_sets_the_element_tensor(self):
+        # The element takes its tensor from the model's input: an NHWC
+        # 2x16x24x3 example makes a 2-item NHWC tensor of 24x16.
+        net = lambda x: x.float().mean(dim=(1, 2))  # noqa: E731
+        example = torch.zeros(2, 16, 24, 3, device="cuda")
+        with tensor.Pipeline(SOURCE + PRE + SINK) as p:
+            pre = p.element("pre")
+            att = gcg.torch.attach(pre, net, example=example, keep_input=True)
+            self.assertEqual(att.outputs, [((2, 3), torch.float32)])
+            self.assertEqual([pre.get_property(k) for k in
+                              ("width", "height", "max-rois", "layout")],
+                             [24, 16, 2, 1])
+            frames = run(p)
+        x, out = frames[0]
+        self.assertEqual(tuple(x.shape), (2, 16, 24, 3))
+        torch.testing.assert_close(out, x.mean(dim=(1, 2)), rtol=1e-5,
+                                   atol=1e-5)
 
     @unittest.skipIf(Gst is None, NO_GI)
     def test_pygobject_element(self):
