@@ -80,7 +80,11 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
   if (chain == NULL)
     return FALSE;
   if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, config,
-          priv->dev.context, error)) {
+          priv->dev.context, error)
+      || (GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach != NULL
+          && priv->dev.active == GCG_BACKEND_CUDA
+          && !GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach (self,
+              chain, error))) {
     g_object_unref (chain);
     return FALSE;
   }

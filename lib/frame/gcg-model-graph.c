@@ -40,6 +40,8 @@
 #include "gcg-error.h"
 #include "gcg-graph-private.h"
 
+#define GCG_ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
 typedef struct
 {
   guint64 address;
@@ -478,6 +480,78 @@ gcg_model_graph_get_output_shape (GcgModelGraph *self, guint index,
   g_return_val_if_fail (n_dims != NULL, NULL);
   *n_dims = index < self->n_outputs ? self->outputs[index].n_dims : 0;
   return index < self->n_outputs ? self->outputs[index].shape : NULL;
+}
+
+/**
+ * gcg_model_graph_get_packed_tensor:
+ * @self: a #GcgModelGraph
+ * @with_input: whether the packing starts with the input
+ * @index: a tensor of the packing: the input first when @with_input, then
+ *   the outputs in order
+ * @offset: (out) (optional): where it starts, in bytes
+ * @n_bytes: (out) (optional): its size in bytes
+ * @address: (out) (optional): its device address in the model
+ *
+ * Where a tensor lies when the model's tensors are packed one after the
+ * other, each at a multiple of %GCG_MODEL_GRAPH_PACK_ALIGN bytes: the
+ * layout of a frame's output buffer when a frame chain ends in the model
+ * (gcg_frame_chain_attach_model()).
+ *
+ * Returns: %FALSE for an index past the last tensor (or the input
+ *   requested and not set)
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_model_graph_get_packed_tensor (GcgModelGraph *self, gboolean with_input,
+    guint index, gsize *offset, gsize *n_bytes, guint64 *address)
+{
+  gsize end = 0;
+  const ModelTensor *t = NULL;
+
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), FALSE);
+  if ((with_input && !self->has_input)
+      || index >= self->n_outputs + (with_input ? 1 : 0))
+    return FALSE;
+  for (guint i = 0; i <= index; i++) {
+    t = with_input ? (i == 0 ? &self->input : &self->outputs[i - 1])
+        : &self->outputs[i];
+    end = GCG_ROUND_UP (end, GCG_MODEL_GRAPH_PACK_ALIGN) + t->n_bytes;
+  }
+  if (offset)
+    *offset = end - t->n_bytes;
+  if (n_bytes)
+    *n_bytes = t->n_bytes;
+  if (address)
+    *address = t->address;
+  return TRUE;
+}
+
+/**
+ * gcg_model_graph_get_packed_size:
+ * @self: a #GcgModelGraph
+ * @with_input: whether the packing starts with the input
+ *
+ * The size of the packing of gcg_model_graph_get_packed_tensor().
+ *
+ * Returns: the bytes from the first tensor's start to the last one's
+ *   end, 0 without outputs
+ *
+ * Since: 0.2
+ */
+gsize
+gcg_model_graph_get_packed_size (GcgModelGraph *self, gboolean with_input)
+{
+  guint n;
+  gsize offset = 0, n_bytes = 0;
+
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), 0);
+  n = self->n_outputs + (with_input ? 1 : 0);
+  if (self->n_outputs == 0
+      || !gcg_model_graph_get_packed_tensor (self, with_input, n - 1,
+          &offset, &n_bytes, NULL))
+    return 0;
+  return offset + n_bytes;
 }
 
 static gboolean

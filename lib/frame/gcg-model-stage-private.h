@@ -9,9 +9,8 @@
  * model's outputs, and the input when asked, into the frame's output
  * buffer, whose address changes every frame.
  *
- * Output layout, the same for every frame: [the input, when kept] then
- * each output in order, each starting at a multiple of
- * GCG_MODEL_STAGE_ALIGN bytes.
+ * Output layout, the same for every frame: the model's packed tensors
+ * (gcg_model_graph_get_packed_tensor()), with the input when kept.
  */
 #pragma once
 
@@ -20,8 +19,6 @@
 #include "gcg-model-graph.h"
 
 G_BEGIN_DECLS
-
-#define GCG_MODEL_STAGE_ALIGN 256
 
 /* @item_bytes: bytes of one batch item of the model's input (the chain's
  * items), so the items a frame leaves unused are zeroed before the

@@ -132,18 +132,18 @@ static const GcgFrameStageClass model_stage_class = {
   "model", model_prepare, model_launch, model_free,
 };
 
-/* Appends tensor @src of @bytes to the output layout. */
+/* The copy of packed tensor @index into the frame's buffer (at its
+ * offset; the buffer's address is added per frame). */
 static void
-add_tensor (GcgModelStage *self, guint64 src, gsize bytes)
+add_tensor (GcgModelStage *self, guint index, gboolean keep_input)
 {
-  gsize offset = (self->output_size + GCG_MODEL_STAGE_ALIGN - 1)
-      & ~(gsize) (GCG_MODEL_STAGE_ALIGN - 1);
   GcgCopyEntry *e = &self->tensors[self->n_tensors++];
+  gsize offset, bytes;
 
-  e->src = src;
-  e->dst = offset;              /* + the frame's buffer, per frame */
+  gcg_model_graph_get_packed_tensor (self->model, keep_input, index,
+      &offset, &bytes, &e->src);
+  e->dst = offset;
   e->bytes = bytes;
-  self->output_size = offset + bytes;
   self->grid_x = MAX (self->grid_x, MIN (MAX_BLOCKS_X,
           (bytes / 16 + GCG_COPY_LIST_BLOCK - 1) / GCG_COPY_LIST_BLOCK));
 }
@@ -176,20 +176,14 @@ gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
   self->grid_x = MAX (1, MIN (MAX_BLOCKS_X,
           (self->input_bytes / 16 + GCG_COPY_LIST_BLOCK - 1)
           / GCG_COPY_LIST_BLOCK));
-  if (keep_input)
-    add_tensor (self, self->input, self->input_bytes);
-  for (guint i = 0; i < n; i++) {
-    guint64 address;
-    gsize bytes;
-
-    gcg_model_graph_get_output (model, i, &address, &bytes, NULL);
-    add_tensor (self, address, bytes);
-  }
+  self->model = g_object_ref (model);
+  for (guint i = 0; i < n + (keep_input ? 1 : 0); i++)
+    add_tensor (self, i, keep_input);
+  self->output_size = gcg_model_graph_get_packed_size (model, keep_input);
   self->parent.klass = &model_stage_class;
   self->parent.struct_size = PRE_SIZE + GCG_COPY_LIST_SIZE (self->n_tensors);
   self->parent.struct_align = 8;
   self->context = g_object_ref (context);
-  self->model = g_object_ref (model);
   self->item_bytes = item_bytes;
   return (GcgFrameStage *) g_steal_pointer (&self);
 }
