@@ -202,6 +202,9 @@ _SIGNATURES = {
         "g_object_class_find_property": ([_vp, ctypes.c_char_p], _vp),
         "g_object_get_property": ([_vp, ctypes.c_char_p, _vp], None),
         "g_object_set_property": ([_vp, ctypes.c_char_p, _vp], None),
+        "g_weak_ref_init": ([_vp, _vp], None),
+        "g_weak_ref_get": ([_vp], _vp),
+        "g_weak_ref_clear": ([_vp], None),
         "g_value_unset": ([_vp], None),
         "g_type_from_name": ([ctypes.c_char_p], _size),
         "g_type_check_instance_is_a": ([_vp, _size], ctypes.c_int),
@@ -568,6 +571,22 @@ class Element(_Element):
 
     def set_property(self, name, value):
         set_property(self._live(), name, value)
+
+
+class WeakElement:
+    """A GWeakRef on an element: `get()` gives an Element (a reference of
+    its own) while the element exists, None after.  For a handle that
+    must not keep its element alive (gcg.torch's)."""
+
+    def __init__(self, address):
+        lb = lib()
+        self._ref = ctypes.c_void_p()  # GWeakRef: one pointer, fixed place
+        lb.g_weak_ref_init(ctypes.byref(self._ref), address)
+        weakref.finalize(self, lb.g_weak_ref_clear, ctypes.byref(self._ref))
+
+    def get(self):
+        address = lib().g_weak_ref_get(ctypes.byref(self._ref))
+        return Element(address) if address else None
 
 
 class AppSink(_Element):

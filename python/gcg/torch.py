@@ -356,11 +356,13 @@ class Attached:
     `static_outputs`: PyTorch's captured graph and tensors (replaying
     `graph` yourself while the element runs races with it); `released`:
     whether the element has let the model go (its PyTorch objects are
-    then only this handle's)."""
+    then only this handle's).  The handle does not keep the element
+    alive (a weak reference): the element, once freed, lets the model go
+    whether the handle lives or not."""
 
     def __init__(self, element, graph, static_in, outputs, keep_input,
                  entry):
-        self._element = element
+        self._element = _ctgst.WeakElement(element)
         self.graph = graph
         self.static_input = static_in
         self.static_outputs = outputs
@@ -381,9 +383,11 @@ class Attached:
     def detach(self):
         """Sets the element's model to None (the element must be in NULL
         or READY); the element releases the model when it is done with
-        it."""
-        addr = _element_address(self._element)
-        _ctgst.set_property(addr, "model", None)
+        it.  Nothing to do once the element is gone."""
+        element = self._element.get()
+        if element is not None:
+            element.set_property("model", None)
+            element.release()
 
     def __repr__(self):
         return "<gcg.torch.Attached %s -> %s%s>" % (
@@ -434,5 +438,4 @@ def attach(element, model, *, device=None, keep_input=False, warmup=3,
                               "READY state" % _ctgst.object_name(addr))
     finally:
         _gcg().g_object_unref(m)  # the element holds it now, or nobody
-    return Attached(element, graph, static_in, outputs, bool(keep_input),
-                    entry)
+    return Attached(addr, graph, static_in, outputs, bool(keep_input), entry)

@@ -165,6 +165,18 @@ class Properties(unittest.TestCase):
             with self.assertRaises(ValueError):
                 p.element("nosuchelement")
 
+    def test_weak_element(self):
+        p = tensor.Pipeline(LINE, sink=None)
+        pre = p.element("pre")
+        weak = tensor._ctgst.WeakElement(pre.address)
+        again = weak.get()
+        self.assertEqual(again.address, pre.address)
+        again.release()
+        pre.release()
+        p.close()  # the last references: the element is freed
+        gc.collect()
+        self.assertIsNone(weak.get())
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main(verbosity=2))

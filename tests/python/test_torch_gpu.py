@@ -180,11 +180,18 @@ class Attached(unittest.TestCase):
                                            ((1, 16), torch.float32),
                                            ((1,), torch.int64)])
             frames = run(p)
-            self.assertEqual(pre.get_property("captures"), 1)
+            self.assert_one_capture(pre)
             self.check_frames(att, net, frames)
             # The ball moves: inputs differ between frames.
             self.assertFalse(torch.equal(frames[0][0], frames[-1][0]))
+            del pre
         self.assertTrue(released_soon(att))
+
+    def assert_one_capture(self, pre, frames=FRAMES):
+        """One capture, every later frame a replay, none eager."""
+        counts = [pre.get_property(k) for k in
+                  ("captures", "replays", "eager-frames")]
+        self.assertEqual(counts, [1, frames - 1, 0])
 
     def test_without_keep_input(self):
         net = make_net()
@@ -217,8 +224,7 @@ class Attached(unittest.TestCase):
                                for t in tensor.tensors(sample)])
                 sample.release()
             torch.cuda.synchronize()
-            self.assertEqual(pre.get_property("captures"), 1)
-            self.assertEqual(pre.get_property("replays"), FRAMES)
+            self.assert_one_capture(pre)
             p.stop()
             self.check_frames(att, net, frames)
         for a, b in zip(frames, frames[1:]):
@@ -298,9 +304,14 @@ class Attached(unittest.TestCase):
                                         r"\(\(1, 3, %d, %d\)" % (SIZE, SIZE)):
                 gcg.torch.attach(pre, torch.nn.Conv2d(4, 4, 1).cuda())
             self.assertIsNone(pre.get_property("model"))
-            # The element's tensor changed after attaching: the element
-            # refuses to start, naming the model.
-            gcg.torch.attach(pre, net)
+
+    def test_tensor_changed_after_attaching(self):
+        # The issue's contract: a tensor that no longer matches the
+        # model's input is an element error at caps time naming the
+        # model, not frames dropped one by one.
+        with tensor.Pipeline(SOURCE + PRE + SINK) as p:
+            pre = p.element("pre")
+            gcg.torch.attach(pre, make_net())
             pre.set_property("width", SIZE * 2)
             with self.assertRaises(tensor.PipelineError) as cm:
                 run(p)
