@@ -276,9 +276,12 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   frame->self = self;
   frame->pts = GST_BUFFER_PTS (inbuf);
   frame->launch_failures = priv->launch_failures;
-  /* The mapping holds a reference on @inbuf until the frame is done. */
+  /* The mapping holds a reference on @inbuf until the frame is done.  In
+   * place (a subclass made @outbuf the input, cudagraphkernel in-place)
+   * the buffer is mapped for writing first: a memory mapped for reading
+   * only cannot be mapped for writing as well. */
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
-          GST_MAP_READ | in_dev)) {
+          GST_MAP_READ | in_dev | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
     g_free (frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",
