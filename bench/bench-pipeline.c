@@ -1006,6 +1006,10 @@ static const KernelRow kernel_rows[] = {
         " ! cudagraphkernel backend=cuda in-flight=4 in-place=true "
         "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
         VIGNETTE_PARAMS "\"", RGBA_640},
+  {"... both sync-mode=poll", CONVERT_640 " sync-mode=poll ! "
+        "cudagraphkernel backend=cuda in-flight=4 sync-mode=poll "
+        "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
+        VIGNETTE_PARAMS "\"", RGBA_640},
   {"cudagraphpreprocess", PREPROCESS " in-flight=4",
       "other/tensors(memory:CUDAMemory)"},
   {"cudagraphpreprocess + tensor gain fused", PREPROCESS " in-flight=4 "
