@@ -76,6 +76,26 @@
  * item's region, scale and padding, to map detections back to the frame;
  * built against GStreamer 1.26 or newer, also a `GstTensorMeta`.
  *
+ * #GstCudaGraphPreprocess:model attaches the user's model (a
+ * #GcgModelGraph: a CUDA graph with its static input and outputs, e.g.
+ * PyTorch's, from `gcg.torch.attach()`): the element's kernel writes the
+ * tensor straight into the model's input, the model's graph runs as a
+ * child graph node of the same replay, and a copy kernel moves its outputs
+ * into the output buffer: preprocess, model and copy-out are one graph
+ * launch per frame, with no Python and no host work in between.  The
+ * model's input (N×C×H×W or N×H×W×C, C 1 or 3, float32, float16 or
+ * uint8) sets width, height, layout, tensor-type and max-rois.  The output
+ * caps then list the model's outputs (`num_tensors`, `dimensions`,
+ * `types`), packed in one buffer, each at a multiple of 256 bytes, with
+ * the preprocessed tensor first when
+ * #GstCudaGraphPreprocess:model-keep-input is set; the #GcgTensorMeta
+ * lists them in `tensors` (offset, size, type, shape) and still describes
+ * the preprocessed items.  The model must live in the device's primary
+ * context (PyTorch's): the element offers that context to the pipeline
+ * when it goes to READY, so a decoder opening after it shares it; a model
+ * in another context fails the first frame with an error naming both.  A
+ * model needs the CUDA backend.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink

@@ -69,7 +69,7 @@ gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
 /* One GstTensor of @nbytes at @offset of @outbuf's memory. */
 static GstTensor *
 new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
-    gsize offset, gsize nbytes, gsize n_dims, const gsize * dims)
+    gsize offset, gsize nbytes, gsize n_dims, gsize * dims)
 {
   GstBuffer *data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY,
       offset, nbytes);

@@ -164,6 +164,8 @@ new_stage (GstCudaGraphUserKernel * k, GcgContext * context, guint width,
   spec.code = k->code;
   spec.entry = k->entry_point;
   spec.decl = k->decl;
+  spec.block[0] = k->block[0];
+  spec.block[1] = k->block[1];
   spec.width = width;
   spec.height = height;
   spec.cache_dir = cache;
@@ -238,7 +240,8 @@ lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
   return TRUE;
 }
 
-/* A new chain: the kernel after its own, in the same graph. */
+/* A new chain: the kernel after its own, in the same graph (or alone,
+ * in a chain without a built-in op). */
 gboolean
 gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
     GcgFrameChain * chain, const GcgFrameChainConfig * config,

@@ -19,6 +19,9 @@ typedef struct
   gchar *location;
   gchar *entry;
   gchar *params;
+  /* Threads per block (x, y), 0 for the engine's default; set by
+   * cudagraphkernel's block-size before start. */
+  guint block[2];
 
   /* Streaming state: the code read at start, and this frame's named
    * values (a GcgParamsMeta's structure) while it is processed. */

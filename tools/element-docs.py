@@ -118,6 +118,8 @@ def type_and_values(pspec):
     if vtype == GObject.TYPE_STRING:
         return ("string", "`%s`" % default if default is not None else
                 "none", "")
+    if vtype.is_a(GObject.TYPE_OBJECT):
+        return ("object `%s`" % vtype.name, "none", "")
     # gint, guint64, gdouble...: C's names without GLib's g.
     return (vtype.name[1:], "`%s`" % fmt_number(default), "%s – %s" % (
         fmt_number(pspec.minimum), fmt_number(pspec.maximum)))

@@ -59,6 +59,11 @@ struct _GcgFrameChain
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_frames;
 
+  /* No built-in op (gcg__frame_chain_new_stages_only()): the stages
+   * alone, the first reading the frame's input planes. */
+  gboolean stages_only;
+  guint n_stages;
+
   /* The stages' named per-frame values (gcg-frame-chain-stage-private.h). */
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
@@ -242,9 +247,11 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
 
   io.config = &self->config;
   io.params = params;
-  io.chain_out = io.out = params->dst[0];
-  io.chain_out_size = io.out_size =
-      gcg_frame_chain_config_get_output_size (&self->config);
+  io.out = params->dst[0];
+  io.out_size = gcg_frame_chain_config_get_output_size (&self->config);
+  /* Without a built-in op nothing was written before the first stage. */
+  io.chain_out = self->stages_only ? 0 : io.out;
+  io.chain_out_size = self->stages_only ? 0 : io.out_size;
   if (self->model != NULL) {
     /* The kernel writes the model's input; stages after it work there
      * too; the model stage copies out into the frame's buffer. */
@@ -255,6 +262,21 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
   io.lookup_data = self->lookup_data;
   return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
       self->use_graph, error);
+}
+
+/* No built-in struct to prepare: the stages fill their own from @params;
+ * a chain that never got a stage has nothing to run. */
+static gboolean
+run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
+    GcgStream *stream, GError **error)
+{
+  if (self->n_stages == 0) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A frame chain without a built-in op needs a stage before its "
+        "first frame");
+    return FALSE;
+  }
+  return run_cuda (self, params, stream, error);
 }
 
 /**
@@ -287,6 +309,8 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
 
   if (!gcg__frame_check_params (&self->config, params, error))
     return FALSE;
+  if (self->stages_only)
+    return run_stages_only (self, params, stream, error);
   gcg__frame_prepare_frame (&self->config, params, self->kp);
   if (self->backend == GCG_BACKEND_CUDA)
     return run_cuda (self, params, stream, error);
@@ -307,7 +331,42 @@ gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
     gcg__frame_stage_free (stage);
     return FALSE;
   }
-  return gcg__kernel_replay_add_stage (self->replay, stage, error);
+  if (!gcg__kernel_replay_add_stage (self->replay, stage, error))
+    return FALSE;
+  self->n_stages++;
+  return TRUE;
+}
+
+/* A chain whose graph holds only the stages added to it (no built-in
+ * kernel, no struct of its own): what cudagraphkernel runs.  @config
+ * still describes the frames (sizes, formats: checked per frame as for
+ * any chain); CUDA only, since stages never run on the CPU. */
+GcgFrameChain *
+gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
+    GcgContext *context, GError **error)
+{
+  g_autoptr (GcgFrameChain) self = NULL;
+  const guint none[3] = { 0, 0, 0 };
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
+
+  if (context == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A frame chain without a built-in op runs stages, which need the "
+        "CUDA backend and a GcgContext");
+    return NULL;
+  }
+  if (!gcg_frame_chain_config_validate (config, error))
+    return NULL;
+  self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
+  self->config = *config;
+  self->backend = GCG_BACKEND_CUDA;
+  self->stages_only = TRUE;
+  self->replay = gcg__kernel_replay_new (context, NULL, none, none, 0, error);
+  if (self->replay == NULL)
+    return NULL;
+  return g_steal_pointer (&self);
 }
 
 /* Where the stages find this frame's named values: called on the

@@ -9,13 +9,19 @@
  * with model-keep-input, the output buffer holds three tensors at their
  * packed offsets: the kept tensor, bit-identical to the same element's
  * output without a model, and the two outputs, equal to it; the caps and
- * the GcgTensorMeta list the three; one capture.  A model on backend=cpu
- * fails the start.  Skipped (TAP) without a driver.
+ * the GcgTensorMeta list the three; one capture.  Behind nvcodec's
+ * cudaupload, which opens its CUDA context after us (downstream elements
+ * change state first) and would make a context of its own, the element's
+ * offer of the primary context wins: every frame is read in place and
+ * the model runs.  A model on backend=cpu fails the start.  Skipped (TAP)
+ * without a driver.
  */
 #include <gcg.h>
 #include <dlfcn.h>
 #include <string.h>
 #include "gcg-gst-test-util.h"
+#include "gcg-test-util.h"
+#include "common/gcg-test-gst.h"
 #include "common/gcg-test-gst-gpu.h"
 #include "../gst/gstcudagraphtensormeta.h"
 
@@ -191,6 +197,63 @@ test_outputs (void)
   gst_harness_teardown (with);
 }
 
+static void
+add_in_place (const GstStructure * s, gpointer user_data)
+{
+  guint64 in = 0;
+
+  if (gst_structure_get_uint64 (s, "in-place-inputs", &in))
+    *(guint64 *) user_data += in;
+}
+
+/* cudaupload shares the primary context the element offers. */
+static void
+test_context_offer (void)
+{
+  static const gchar *launch = "videotestsrc num-buffers=20 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudagraphpreprocess name=pp "
+      "backend=cuda ! fakesink";
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autoptr (GstElement) pipeline = NULL;
+  g_autoptr (GstElement) pp = NULL;
+  g_autoptr (GstBus) bus = NULL;
+  g_autoptr (GstMessage) msg = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElementFactory) up = NULL;
+  guint64 in_place = 0;
+
+  if (!gcg_test_have_gpu ())
+    return;
+#ifndef HAVE_GST_CUDA
+  gcg_test_no_gst_cuda ();
+  return;
+#endif
+  up = gst_element_factory_find ("cudaupload");
+  if (up == NULL) {
+    gcg_test_skip_or_fail ("nvcodec's cudaupload is not registered");
+    return;
+  }
+  model = make_model ();
+  pipeline = gst_parse_launch (launch, &error);
+  g_assert_no_error (error);
+  pp = gst_bin_get_by_name (GST_BIN (pipeline), "pp");
+  g_object_set (pp, "model", model, NULL);
+  bus = gst_element_get_bus (pipeline);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gst_message_parse_error (msg, &error, NULL);
+    g_error ("%s", error->message);
+  }
+  gcg_test_bus_foreach_stats (bus, launch, add_in_place, &in_place);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_assert_cmpuint (in_place, ==, 20);
+}
+
 /* A model on the CPU backend fails the start, saying why. */
 static void
 test_cpu_backend (void)
@@ -217,6 +280,7 @@ main (int argc, char **argv)
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/model/outputs", test_outputs);
+  g_test_add_func ("/gst/model/context-offer", test_context_offer);
   g_test_add_func ("/gst/model/cpu-backend", test_cpu_backend);
   return g_test_run ();
 }
