@@ -23,7 +23,9 @@ installs them all.
   gpu     (gpu suite) the checked-in clip of the same colour through
           nvh264dec -> CUDA backend -> PyTorch, ctypes driver, as on the
           GPU host: the same checks, the tensor in CUDA memory, every
-          frame read in place from NVDEC's CUDA memory, graph replays.
+          frame read in place from NVDEC's CUDA memory, graph replays;
+          then --model compare: TinyNet replayed from Python and attached
+          to the element (gcg.torch) give each ROI the same class.
           Exit 77 without PyTorch with CUDA or without nvh264dec (1 under
           GCG_TEST_REQUIRE_GPU=1, as tools/gpu-host-run.sh sets)."""
 import os
@@ -326,7 +328,36 @@ def main_gpu():
     assert 1 <= captures < FRAMES // 2 and captures + replays == FRAMES, \
         "%d captures, %d replays: captured once, then replayed" % (
             captures, replays)
+    check_model_compare()
     return 0
+
+
+CLASS_LINE = re.compile(r"frame (\d+) roi (-?\d+) box=\((\d+),(\d+),(\d+),"
+                        r"(\d+)\) class=(\d+) score=([\d.]+)")
+
+
+def check_model_compare():
+    """--model compare: TinyNet replayed from Python, then attached to
+    the element; the same class and score for every ROI of the first
+    frames, one capture each, and both rows of the comparison."""
+    out = run("ctypes", H264_CLIP, "--roi-grid", "2", "--print-frames", "2",
+              "--model", "compare", backend="cuda", decoder="nvdec")
+    rows = [CLASS_LINE.match(line) for line in out.splitlines()]
+    rows = [r.groups() for r in rows if r]
+    assert len(rows) == 2 * 2 * 4, "%d class lines, 16 expected" % len(rows)
+    for net, attached in zip(rows[:8], rows[8:]):
+        assert net[:7] == attached[:7], "%r != %r" % (net, attached)
+        # Printed with 4 decimals: one rounding step apart at most.
+        assert abs(float(net[7]) - float(attached[7])) <= 1.5e-4, \
+            (net, attached)
+    for mode in ("PyTorch graph replayed from Python",
+                 "network attached to the element"):
+        assert "in CUDA memory, %s" % mode in out, mode
+    counters = [tuple(int(n) for n in m.groups())
+                for m in STATS.finditer(out)]
+    assert [c[:3] for c in counters] == [(1, FRAMES - 1, 0)] * 2, counters
+    assert re.search(r"  net +[\d.]+ fps", out) and \
+        re.search(r"  attached +[\d.]+ fps", out), "no comparison rows"
 
 
 def main():
@@ -358,6 +389,9 @@ def main():
         check_caps_change(binding, folder)
         check_fade_in(binding, clip)
         check_detector(binding, clip)
+        out = run(binding, clip, "--model", "attached", status=2)
+        assert "--model attached needs PyTorch with CUDA and the CUDA " \
+            "backend" in out, "no refusal of --model attached"
     return 0
 
 
