@@ -78,6 +78,15 @@ take_input (GcgModelGraph * model, GstCudaGraphTensorProps * props,
         " or it has no output", n, gcg_model_dtype_get_name (dtype));
     return FALSE;
   }
+  if (gcg_model_graph_get_packed_size (model, TRUE)
+      > GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "The model's input and outputs take %" G_GSIZE_FORMAT " bytes, more "
+        "than an output buffer may hold (%" G_GUINT64_FORMAT ")",
+        gcg_model_graph_get_packed_size (model, TRUE),
+        (guint64) GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
+    return FALSE;
+  }
   nchw = shape[1] == 1 || shape[1] == 3;
   c = nchw ? shape[1] : shape[3];
   if ((c != 1 && c != 3) || shape[0] < 1 || shape[0] > GCG_FRAME_CHAIN_MAX_ROIS

@@ -108,6 +108,9 @@ def enum_values(vtype):
 def type_and_values(pspec):
     """(type, default, range or values) of a property, as table cells."""
     vtype = pspec.value_type
+    # Before default_value: PyGObject 3.50 gives object specs none.
+    if vtype.is_a(GObject.TYPE_OBJECT):
+        return ("object `%s`" % vtype.name, "none", "")
     default = pspec.default_value
     if vtype.is_a(GObject.TYPE_ENUM):
         values = enum_values(vtype)
@@ -118,8 +121,6 @@ def type_and_values(pspec):
     if vtype == GObject.TYPE_STRING:
         return ("string", "`%s`" % default if default is not None else
                 "none", "")
-    if vtype.is_a(GObject.TYPE_OBJECT):
-        return ("object `%s`" % vtype.name, "none", "")
     # gint, guint64, gdouble...: C's names without GLib's g.
     return (vtype.name[1:], "`%s`" % fmt_number(default), "%s – %s" % (
         fmt_number(pspec.minimum), fmt_number(pspec.maximum)))

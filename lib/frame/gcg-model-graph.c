@@ -253,14 +253,40 @@ check_address (GcgModelGraph *self, guint64 address, GError **error)
   return TRUE;
 }
 
+/* The tensor lies inside the device allocation its address is in: a
+ * shape larger than the memory behind it would have every replay read or
+ * write past it. */
+static gboolean
+check_extent (guint64 address, gsize n_bytes, GError **error)
+{
+  CUdeviceptr base = 0;
+  size_t size = 0;
+
+  if (!GCG_CU_OK (error, cuMemGetAddressRange, &base, &size,
+          (CUdeviceptr) address))
+    return FALSE;
+  if (address - base > size || n_bytes > size - (address - base)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model tensor at 0x%" G_GINT64_MODIFIER "x (%" G_GSIZE_FORMAT
+        " bytes) does not fit in its allocation (%" G_GSIZE_FORMAT " bytes "
+        "from 0x%" G_GINT64_MODIFIER "x): its shape or dtype is wrong",
+        address, n_bytes, (gsize) size, (guint64) base);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 describe (GcgModelGraph *self, ModelTensor *t, guint64 address,
     const gint64 *shape, guint n_dims, GcgModelDtype dtype, GError **error)
 {
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   ModelTensor tmp = { 0 };
 
   if (!tensor_init (&tmp, address, shape, n_dims, dtype, error)
-      || !check_address (self, address, error))
+      || !check_address (self, address, error)
+      || !gcg__context_guard_enter (&guard, self->context, error)
+      || !check_extent (address, tmp.n_bytes, error))
     return FALSE;
   *t = tmp;
   return TRUE;

@@ -21,7 +21,6 @@
 #include <string.h>
 #include "gcg-gst-test-util.h"
 #include "gcg-test-util.h"
-#include "common/gcg-test-gst.h"
 #include "common/gcg-test-gst-gpu.h"
 #include "../gst/gstcudagraphtensormeta.h"
 
@@ -218,7 +217,7 @@ test_context_offer (void)
   g_autoptr (GstElement) pipeline = NULL;
   g_autoptr (GstElement) pp = NULL;
   g_autoptr (GstBus) bus = NULL;
-  g_autoptr (GstMessage) msg = NULL;
+  GstMessage *msg;
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElementFactory) up = NULL;
   guint64 in_place = 0;
@@ -242,14 +241,21 @@ test_context_offer (void)
   bus = gst_element_get_bus (pipeline);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gst_message_parse_error (msg, &error, NULL);
-    g_error ("%s", error->message);
+  /* The stats (an element message) come before the EOS. */
+  while ((msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+
+    if (type == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &error, NULL);
+      g_error ("%s", error->message);
+    }
+    if (type == GST_MESSAGE_ELEMENT)
+      add_in_place (gst_message_get_structure (msg), &in_place);
+    gst_clear_message (&msg);
+    if (type == GST_MESSAGE_EOS)
+      break;
   }
-  gcg_test_bus_foreach_stats (bus, launch, add_in_place, &in_place);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   g_assert_cmpuint (in_place, ==, 20);
 }
