@@ -113,6 +113,33 @@ take_input (GcgModelGraph * model, GstCudaGraphTensorProps * props,
 }
 
 gboolean
+gst_cuda_graph_model_check_input (GcgModelGraph * model,
+    const GcgFrameChainConfig * config, GError ** error)
+{
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+  GcgTensorType type = GCG_TENSOR_TYPE_FLOAT32;
+  gsize n_bytes = 0, need = gcg_frame_chain_config_get_output_size (config);
+  guint n = 0;
+  const gint64 *shape;
+
+  gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype);
+  if (dtype_to_tensor_type (dtype, &type) && type == config->tensor_type
+      && n_bytes == need)
+    return TRUE;
+  shape = gcg_model_graph_get_input_shape (model, &n);
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "The element's tensor (%u×%u, batch %u, %s: %" G_GSIZE_FORMAT
+      " bytes) is not the model's input (%" G_GINT64_FORMAT "×%"
+      G_GINT64_FORMAT "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT ", %s: %"
+      G_GSIZE_FORMAT " bytes)", config->out_width, config->out_height,
+      config->max_rois, gst_cuda_graph_tensor_type_name (config->tensor_type),
+      need, n == 4 ? shape[0] : 0, n == 4 ? shape[1] : 0,
+      n == 4 ? shape[2] : 0, n == 4 ? shape[3] : 0,
+      gcg_model_dtype_get_name (dtype), n_bytes);
+  return FALSE;
+}
+
+gboolean
 gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
     const GValue * value, GstCudaGraphTensorProps * props, gchar ** refusal)
 {

@@ -37,6 +37,11 @@ gboolean gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first,
     guint prop_id, GValue * value);
 void gst_cuda_graph_model_clear (GstCudaGraphModel * m);
 
+/* %TRUE when the chain of @config writes exactly the model's input
+ * (bytes and element type); otherwise an error naming both. */
+gboolean gst_cuda_graph_model_check_input (GcgModelGraph * model,
+    const GcgFrameChainConfig * config, GError ** error);
+
 /* The caps structure of the output buffer: every packed tensor.  @input
  * describes the element's tensor (the model's input). */
 GstStructure *gst_cuda_graph_model_structure_new (GcgModelGraph * model,

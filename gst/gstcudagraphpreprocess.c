@@ -677,6 +677,21 @@ take_negotiated_shape (GstCudaGraphPreprocess * self, GstCaps * outcaps,
   return FALSE;
 }
 
+/* The tensor properties changed after the model was set may no longer
+ * make its input: an error now, naming both, not frames dropped later. */
+static gboolean
+model_takes_tensor (GstCudaGraphPreprocess * self, GcgModelGraph * model,
+    const GcgFrameChainConfig * config)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (gst_cuda_graph_model_check_input (model, config, &error))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message),
+      ("set the tensor properties before model, or leave them to it"));
+  return FALSE;
+}
+
 static gboolean
 gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
     const GstVideoInfo * in_info, GstCaps * outcaps,
@@ -691,13 +706,15 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
   config->resize = self->props.method;
   config->letterbox = self->props.letterbox;
   if (self->model.model != NULL) {
+    g_autoptr (GcgModelGraph) model = g_object_ref (self->model.model);
+
     /* The caps list the model's outputs; the tensor is its input. */
     config->tensor_type = self->props.tensor_type;
     config->out_width = self->props.width;
     config->out_height = self->props.height;
     config->max_rois = self->props.max_rois;
     GST_OBJECT_UNLOCK (self);
-    return TRUE;
+    return model_takes_tensor (self, model, config);
   }
   GST_OBJECT_UNLOCK (self);
   if (!gst_cuda_graph_tensor_caps_get_shape (outcaps, config->tensor_layout,
