@@ -80,11 +80,15 @@ typedef gboolean (*GcgFrameValueLookup) (const gchar *name,
  * @out_size: bytes at @out
  * @lookup: named per-frame values, or %NULL when the frame has none
  * @lookup_data: passed to @lookup
+ * @before: what the stages BEFORE the built-in op see of the same frame
+ *   (their @params->dst planes are the scratch copy of the input that
+ *   the built-in op reads, @out its first plane), %NULL when the chain
+ *   has none; %NULL in that view itself
  *
  * What prepare() knows about one frame.  Addresses are device addresses
  * (CUDA backend only: stages never run on the CPU backend).
  */
-typedef struct
+typedef struct _GcgFrameStageIo
 {
   const GcgFrameChainConfig *config;
   const GcgFrameParams *params;
@@ -94,6 +98,7 @@ typedef struct
   gsize out_size;
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
+  const struct _GcgFrameStageIo *before;
 } GcgFrameStageIo;
 
 /**
