@@ -79,8 +79,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
       error);
   if (chain == NULL)
     return FALSE;
-  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, config,
-          priv->dev.context, error)) {
+  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, error)) {
     g_object_unref (chain);
     return FALSE;
   }

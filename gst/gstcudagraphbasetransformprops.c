@@ -189,6 +189,7 @@ gst_cuda_graph_base_transform_init_properties
     (GstCudaGraphBaseTransformPrivate * priv)
 {
   gst_cuda_graph_run_props_init (&priv->run);
+  gst_cuda_graph_user_kernel_init (&priv->kernel);
   priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
