@@ -177,6 +177,7 @@ gst_cuda_graph_batch_finalize (GObject * object)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
 
   gst_cuda_graph_tensor_props_clear (&self->props);
+  gst_cuda_graph_user_kernel_clear (&self->kernel);
   gst_clear_object (&self->gst_context);
   g_queue_clear_full (&self->spare, g_free);
 
@@ -247,8 +248,14 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
   reset_counters (self);
   gst_cuda_graph_batch_reset_window (self);
   self->next_pad = 0;
-  return gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
-      &self->run, &self->gst_context);
+  if (!gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
+          &self->run, &self->gst_context))
+    return FALSE;
+  if (gst_cuda_graph_user_kernel_start (&self->kernel, GST_ELEMENT (self),
+          self->dev.active, self->dev.context))
+    return TRUE;
+  gst_cuda_graph_device_close (&self->dev);
+  return FALSE;
 }
 
 static gboolean
@@ -257,6 +264,7 @@ gst_cuda_graph_batch_stop (GstAggregator * agg)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_user_kernel_stop (&self->kernel);
   gst_cuda_graph_device_close (&self->dev);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->gst_context);

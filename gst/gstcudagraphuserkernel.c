@@ -21,6 +21,7 @@
 #include "gstcudagraphuserkernel.h"
 #include "gstcudagraphparamsmeta.h"
 
+#include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-kernel-op-private.h"
 #include "gcg-kernel-stage-private.h"
@@ -42,8 +43,11 @@ enum
 #define FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
     | GST_PARAM_MUTABLE_READY)
 
+/* @with_position: FALSE where the kernel can only run after the op (the
+ * batch element): kernel-position is not installed then. */
 void
-gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first)
+gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
+    gboolean with_position)
 {
   g_object_class_install_property (klass, first + PROP_SOURCE,
       g_param_spec_string ("kernel-source", "Kernel source",
@@ -63,6 +67,8 @@ gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first)
           "The kernel's parameter declaration, \"name=spec,...\" (e.g. "
           "\"img=dst0,pitch=dst-pitch0,strength=meta:vignette:f32:0.5\")",
           NULL, FLAGS));
+  if (!with_position)
+    return;
   g_object_class_install_property (klass, first + PROP_POSITION,
       g_param_spec_enum ("kernel-position", "Kernel position",
           "Where the kernel runs: after the element's own kernel, on its "
@@ -275,6 +281,19 @@ gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
   if (!gcg_frame_chain_add_kernel (chain, k->op, k->at, error))
     return FALSE;
   gcg__frame_chain_set_value_lookup (chain, lookup_value, k);
+  return TRUE;
+}
+
+/* A new batch engine: the kernel after its op, over the whole tensor. */
+gboolean
+gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
+    GcgFrameBatch * batch, GError ** error)
+{
+  if (k->op == NULL)
+    return TRUE;
+  if (!gcg_frame_batch_add_kernel (batch, k->op, error))
+    return FALSE;
+  gcg__frame_batch_set_value_lookup (batch, lookup_value, k);
   return TRUE;
 }
 

@@ -59,7 +59,7 @@ gcg_frame_chain_add_kernel (GcgFrameChain *chain, GcgKernelOp *op,
   gcg_frame_chain_get_config (chain, &config);
   stage = gcg__kernel_op_make_stage (op, context,
       before ? config.in_width : config.out_width,
-      before ? config.in_height : config.out_height, error);
+      before ? config.in_height : config.out_height, 1, error);
   return stage != NULL
       && gcg__frame_chain_add_stage_at (chain, stage, before, error);
 }

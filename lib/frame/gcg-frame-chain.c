@@ -245,6 +245,7 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
       gcg_frame_chain_config_get_output_size (&self->config);
   io.lookup = self->lookup;
   io.lookup_data = self->lookup_data;
+  io.n_items = (guint) self->kp->n_items;
   if (self->scratch != NULL) {
     if (!gcg__frame_scratch_redirect (self->scratch, stream, params,
             self->kp, &io, &before, error))

@@ -84,6 +84,8 @@ typedef gboolean (*GcgFrameValueLookup) (const gchar *name,
  *   (their @params->dst planes are the scratch copy of the input that
  *   the built-in op reads, @out its first plane), %NULL when the chain
  *   has none; %NULL in that view itself
+ * @n_items: tensor items written this frame (a chain's ROIs, a batch's
+ *   items), 1 for video
  *
  * What prepare() knows about one frame.  Addresses are device addresses
  * (CUDA backend only: stages never run on the CPU backend).
@@ -99,6 +101,7 @@ typedef struct _GcgFrameStageIo
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
   const struct _GcgFrameStageIo *before;
+  guint n_items;
 } GcgFrameStageIo;
 
 /**

@@ -22,6 +22,7 @@ GCG_PRIVATE_API GcgKernelOp *gcg__kernel_op_new_full (GcgContext *context,
     const gchar *params, const gchar *cache_dir, GError **error);
 
 GCG_PRIVATE_API GcgFrameStage *gcg__kernel_op_make_stage (GcgKernelOp *self,
-    GcgContext *context, guint width, guint height, GError **error);
+    GcgContext *context, guint width, guint height, guint depth,
+    GError **error);
 
 G_END_DECLS

@@ -77,9 +77,9 @@ gcg_kernel_op_init (GcgKernelOp *self)
 }
 
 /* The stage's description of this op's code, for an output of
- * @width × @height (the grid's default). */
+ * @width × @height × @depth (the grid's default). */
 static void
-fill_spec (GcgKernelOp *self, guint width, guint height,
+fill_spec (GcgKernelOp *self, guint width, guint height, guint depth,
     GcgKernelStageSpec *spec)
 {
   memset (spec, 0, sizeof (*spec));
@@ -91,6 +91,8 @@ fill_spec (GcgKernelOp *self, guint width, guint height,
   spec->decl = self->params;
   memcpy (spec->block, self->block, sizeof (spec->block));
   memcpy (spec->grid, self->grid, sizeof (spec->grid));
+  if (spec->grid[2] == 0)
+    spec->grid[2] = MAX (depth, 1);
   spec->width = width;
   spec->height = height;
   spec->cache_dir = self->cache_dir;
@@ -154,7 +156,7 @@ check_op (GcgKernelOp *self, GcgContext *context, GError **error)
   GcgFrameStage *probe;
 
   if (context != NULL) {
-    probe = gcg__kernel_op_make_stage (self, context, 1, 1, error);
+    probe = gcg__kernel_op_make_stage (self, context, 1, 1, 1, error);
     gcg__frame_stage_free (probe);
     return probe != NULL;
   }
@@ -305,15 +307,16 @@ gcg_kernel_op_new_from_file (GcgContext *context, const gchar *path,
       error);
 }
 
-/* A stage of this op's code for a chain, loaded in @context, whose grid
- * covers @width × @height unless one was set. */
+/* A stage of this op's code for a chain or batch, loaded in @context,
+ * whose grid covers @width × @height and is @depth deep unless one was
+ * set. */
 GcgFrameStage *
 gcg__kernel_op_make_stage (GcgKernelOp *self, GcgContext *context,
-    guint width, guint height, GError **error)
+    guint width, guint height, guint depth, GError **error)
 {
   GcgKernelStageSpec spec;
 
-  fill_spec (self, width, height, &spec);
+  fill_spec (self, width, height, depth, &spec);
   return gcg__kernel_stage_new (context, &spec, error);
 }
 
@@ -442,7 +445,8 @@ gcg_kernel_op_get_block (GcgKernelOp *self, guint *x, guint *y)
  * @self: a #GcgKernelOp
  * @x: blocks in x, or 0 for enough blocks to cover the frame's width
  * @y: blocks in y, or 0 for enough blocks to cover its height
- * @z: blocks in z, or 0 for 1
+ * @z: blocks in z, or 0 for 1 (in a #GcgFrameBatch: one per tensor
+ *   item, so `blockIdx.z` is the item)
  *
  * Sets the grid of the launches.  By default (all 0) it covers the frame
  * the kernel writes: the input's size before the built-in op, the
