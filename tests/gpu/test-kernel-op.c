@@ -9,9 +9,12 @@
  * per-frame adjustments, one capture per stream.  The reference is the
  * CPU backend's chain (bit-exact with the GPU's, docs/frame-chain.md)
  * run on the input as the kernel changes it, and the kernel's change
- * applied to its output.
+ * applied to its output.  After a batch's op: a kernel over the whole
+ * tensor, one z slice per item, against the CPU batch and the same
+ * change, the items past the batch's count zeroed.
  */
 #include "gcg-gpu-fixture.h"
+#include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
 
 #include <string.h>
@@ -293,6 +296,131 @@ test_refused (Fixture *f, gconstpointer data)
   }
 }
 
+/* Flips the bytes of every written item of a uint8 NCHW RGB batch. */
+static const gchar *const batch_source =
+    "extern \"C\" __global__ void xor_items (const gcg_params *p)\n"
+    "{\n"
+    "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "  int item = blockIdx.z;\n"
+    "  if (x >= p->w || y >= p->h || item >= p->n)\n"
+    "    return;\n"
+    "  size_t plane = (size_t) p->w * p->h;\n"
+    "  unsigned char *t = (unsigned char *) p->t + item * 3 * plane\n"
+    "      + (size_t) y * p->w + x;\n"
+    "  for (int c = 0; c < 3; c++)\n"
+    "    t[c * plane] ^= (unsigned char) p->mask;\n"
+    "}\n";
+
+#define B_W 40
+#define B_H 24
+#define B_SOURCES 3
+#define B_ROIS 2
+#define B_BATCHES 60
+
+static gboolean
+batch_lookup (const gchar *name, GcgFrameValue *value, gpointer user_data)
+{
+  if (strcmp (name, "mask") != 0)
+    return FALSE;
+  value->type = GCG_FRAME_VALUE_UINT;
+  value->v.u = *(const guint32 *) user_data;
+  return TRUE;
+}
+
+static void
+run_batch_case (Fixture *f, gboolean use_graph)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameBatchConfig) config = gcg_frame_batch_config_new ();
+  g_autoptr (GcgFrameBatch) gpu = NULL;
+  g_autoptr (GcgFrameBatch) cpu = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+  g_autofree guint8 *in = g_malloc (IN_PITCH * IN_H);
+  g_autofree guint8 *out = NULL;
+  g_autofree guint8 *ref = NULL;
+  GcgFrameBatchSource sources[B_SOURCES];
+  GcgFrameParams dparams[B_SOURCES], hparams[B_SOURCES];
+  CUdeviceptr src, dst;
+  gsize size;
+  guint32 mask = 0;
+
+  config->out_width = B_W;
+  config->out_height = B_H;
+  config->tensor_type = GCG_TENSOR_TYPE_UINT8;
+  config->max_sources = B_SOURCES;
+  config->max_rois = B_ROIS;
+  size = gcg_frame_batch_config_get_output_size (config);
+  out = g_malloc (size);
+  ref = g_malloc (size);
+  gpu = gcg_frame_batch_new (config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  cpu = gcg_frame_batch_new (config, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  gcg_frame_batch_set_use_graph (gpu, use_graph);
+  op = gcg_kernel_op_new_from_source (f->ctx, batch_source, "xor_items",
+      "t=dst0,w=out_width,h=out_height,n=items,mask=meta:mask:u32:0",
+      &error);
+  g_assert_no_error (error);
+  g_assert_true (gcg_frame_batch_add_kernel (gpu, op, &error));
+  g_assert_no_error (error);
+  gcg__frame_batch_set_value_lookup (gpu, batch_lookup, &mask);
+
+  for (gsize i = 0; i < IN_PITCH * IN_H; i++)
+    in[i] = (guint8) g_test_rand_int ();
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, IN_PITCH * IN_H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, in, IN_PITCH * IN_H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst, size));
+  for (guint i = 0; i < B_SOURCES; i++) {
+    sources[i].format = GCG_PIXEL_FORMAT_RGBA;
+    sources[i].width = IN_W - 40 * i;
+    sources[i].height = IN_H - 20 * i;
+    sources[i].matrix = GCG_COLOR_MATRIX_BT601;
+    sources[i].full_range = FALSE;
+    gcg_frame_params_init (&dparams[i]);
+    dparams[i].src[0] = src;
+    dparams[i].src_stride[0] = IN_PITCH;
+    hparams[i] = dparams[i];
+    hparams[i].src[0] = (guint64) (guintptr) in;
+  }
+  for (guint b = 0; b < B_BATCHES; b++) {
+    /* 1 to 3 sources: the items past the count are zeroed after the
+     * kernel, which skips them. */
+    guint n = 1 + b % B_SOURCES, items = 0, ref_items = 0;
+
+    mask = (b * 37 + 11) & 255;
+    for (guint i = 0; i < n; i++)
+      hparams[i].gain = dparams[i].gain = 1.0f + 0.05f * ((b + i) % 4);
+    g_assert_true (gcg_frame_batch_process (gpu, n, sources, dparams, dst,
+            f->stream, &items, &error));
+    g_assert_no_error (error);
+    g_assert_true (gcg_frame_batch_process (cpu, n, sources, hparams,
+            (guint64) (guintptr) ref, NULL, &ref_items, &error));
+    g_assert_cmpuint (items, ==, ref_items);
+    for (gsize i = 0; i < (gsize) items * 3 * B_W * B_H; i++)
+      ref[i] ^= (guint8) mask;
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst, size));
+    g_assert_cmpmem (out, size, ref, size);
+  }
+  g_test_message ("batch %s: %d batches equal the reference",
+      use_graph ? "graph" : "eager", B_BATCHES);
+  g_assert_cmpuint (gcg_frame_batch_get_capture_count (gpu), ==,
+      use_graph ? 1 : 0);
+  g_clear_object (&gpu);
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, src));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
+static void
+test_batch (Fixture *f, gconstpointer data)
+{
+  if (f->ctx == NULL)
+    return;
+  run_batch_case (f, TRUE);
+  run_batch_case (f, FALSE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -303,5 +431,7 @@ main (int argc, char **argv)
       test_two_streams, fixture_teardown);
   g_test_add ("/kernel-op/refused", Fixture, NULL, fixture_setup,
       test_refused, fixture_teardown);
+  g_test_add ("/kernel-op/batch", Fixture, NULL, fixture_setup,
+      test_batch, fixture_teardown);
   return g_test_run ();
 }

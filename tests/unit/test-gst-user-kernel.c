@@ -61,6 +61,28 @@ test_position (void)
   g_assert_cmpint (pos, ==, GCG_KERNEL_POSITION_BEFORE);
 }
 
+/* cudagraphbatch takes the same kernel, after its op only. */
+static void
+test_batch (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphbatch",
+      NULL);
+  g_autofree gchar *entry = NULL, *params = NULL;
+
+  g_assert_nonnull (e);
+  g_assert_null (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          "kernel-position"));
+  g_object_set (e, "kernel-entry", "k", "kernel-params", "t=dst0,n=items",
+      NULL);
+  g_object_get (e, "kernel-entry", &entry, "kernel-params", &params, NULL);
+  g_assert_cmpstr (entry, ==, "k");
+  g_assert_cmpstr (params, ==, "t=dst0,n=items");
+  assert_start_error ("cudagraphbatch backend=cpu kernel-source=x "
+      "kernel-entry=k", "needs the CUDA backend");
+  assert_start_error ("cudagraphbatch backend=cpu kernel-location=/x.cu",
+      "kernel-entry");
+}
+
 static void
 test_refused_at_start (void)
 {
@@ -85,6 +107,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/user-kernel/properties", test_properties);
   g_test_add_func ("/gst/user-kernel/position", test_position);
+  g_test_add_func ("/gst/user-kernel/batch", test_batch);
   g_test_add_func ("/gst/user-kernel/refused-at-start",
       test_refused_at_start);
   return g_test_run ();

@@ -207,6 +207,23 @@ test_cpu_chain (void)
 }
 
 static void
+test_cpu_batch (void)
+{
+  g_autoptr (GBytes) code = g_bytes_new_static ("x", 1);
+  g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_binary (NULL, code,
+      "k", "t=dst0,n=items", NULL);
+  g_autoptr (GcgFrameBatchConfig) config = gcg_frame_batch_config_new ();
+  g_autoptr (GcgFrameBatch) batch = NULL;
+  g_autoptr (GError) error = NULL;
+
+  batch = gcg_frame_batch_new (config, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (gcg_frame_batch_add_kernel (batch, op, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "Kernel 'k'"));
+}
+
+static void
 test_enum (void)
 {
   GEnumClass *klass = g_type_class_ref (GCG_TYPE_KERNEL_POSITION);
@@ -230,6 +247,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-op/file", test_file);
   g_test_add_func ("/kernel-op/block", test_block);
   g_test_add_func ("/kernel-op/cpu-chain", test_cpu_chain);
+  g_test_add_func ("/kernel-op/cpu-batch", test_cpu_batch);
   g_test_add_func ("/kernel-op/enum", test_enum);
   return g_test_run ();
 }
