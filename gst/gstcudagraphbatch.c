@@ -47,6 +47,13 @@
  * Values: as #GstCudaGraphPreprocess (mean/std or scale/offset, pad-value,
  * the GcgParamsMeta custom meta per frame).
  *
+ * A kernel of the user's own (kernel-source or kernel-location,
+ * kernel-entry, kernel-params; docs/user-kernels.md) runs after the batch
+ * op in the same graph, once per batch over the whole tensor: one z slice
+ * of its grid per item (`blockIdx.z`), the tensor in `dst0`, the items
+ * written in `items`; its `meta:` values come from the first input of the
+ * batch carrying a GcgParamsMeta.  pipelines/kernel.sh runs one.
+ *
  * At EOS it posts a `cudagraph-stats` element message (`backend`,
  * `captures`, `replays`, `eager-frames`, `batches`, `frames` and, with the
  * CUDA backend, the device and pinned bytes held).  Built against
