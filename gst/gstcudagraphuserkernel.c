@@ -51,10 +51,11 @@ gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
 {
   g_object_class_install_property (klass, first + PROP_SOURCE,
       g_param_spec_string ("kernel-source", "Kernel source",
-          "CUDA C++ source of a kernel run after the element's own in the "
-          "same graph (compiled with NVRTC when the element starts; its "
-          "entry takes one argument, const gcg_params *); see "
-          "docs/user-kernels.md", NULL, FLAGS));
+          "CUDA C++ source of a kernel run in the same graph as the "
+          "element's own (after it, or before it: kernel-position; compiled "
+          "with NVRTC when the element starts; its entry takes one "
+          "argument, const gcg_params *); see docs/user-kernels.md", NULL,
+          FLAGS));
   g_object_class_install_property (klass, first + PROP_LOCATION,
       g_param_spec_string ("kernel-location", "Kernel file",
           "File of that kernel instead: .cu (source), .ptx, .cubin or "
