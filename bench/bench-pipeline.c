@@ -25,7 +25,12 @@
  *
  *   bench-pipeline [--frames=3000] [--warmup=200] [--cpu-frames=500]
  *                  [--input=pinned|pageable|CUDA] [--in-flight=N]
- *                  [--sync-mode=blocking|poll|driver]
+ *                  [--sync-mode=blocking|poll|driver] [--kernels-only]
+ *
+ * A second table (run_kernel_rows()) sets user kernels against built-in
+ * ops: cudagraphconvert copying NV12 vs cudagraphkernel doing the same,
+ * a kernel fused into cudagraphconvert / cudagraphpreprocess vs none and
+ * vs a cudagraphkernel after it (the cost of a second element).
  *
  * The plugin comes from GST_PLUGIN_PATH; when that has no
  * cudagraphpreprocess, from this build's gst/ folder.
@@ -116,6 +121,7 @@ typedef struct
   gchar *only_input;            /* --input: rows of this input only */
   guint only_in_flight;         /* --in-flight: rows of this depth only */
   gchar *sync_mode;             /* --sync-mode: the element's, if given */
+  gboolean kernels_only;         /* --kernels-only */
   gboolean any_failed;
 } Bench;
 
@@ -914,6 +920,135 @@ run_table (Bench *b)
       "buffers going round: in-flight + 2\n");
 }
 
+/* --- user kernels ------------------------------------------------------- */
+
+/* The cost of generality and of a second element, CUDA memory in and
+ * out, graph replay, 4 frames in flight: a built-in op against the same
+ * work as a user kernel (cudagraphkernel), and a user kernel fused into
+ * cudagraphconvert / cudagraphpreprocess against no kernel and against
+ * a cudagraphkernel after it.  cudagraphkernel reads video, not tensors:
+ * after cudagraphpreprocess only the fused form exists. */
+
+/* NV12 copied, one thread per luma byte (the even ones copy a UV pair). */
+#define COPY_KERNEL "cudagraphkernel backend=cuda in-flight=4 entry=copy " \
+  "source=\"extern \\\"C\\\" __global__ void copy (const gcg_params *p) {" \
+  " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
+  " int y = blockIdx.y * blockDim.y + threadIdx.y;" \
+  " if (x >= p->w || y >= p->h) return;" \
+  " ((unsigned char *) p->d0)[(size_t) y * p->dp0 + x] =" \
+  "   ((const unsigned char *) p->s0)[(size_t) y * p->sp0 + x];" \
+  " if (x % 2 || y % 2) return;" \
+  " const unsigned char *s = (const unsigned char *) p->s1" \
+  "   + (size_t) (y / 2) * p->sp1 + x;" \
+  " unsigned char *d = (unsigned char *) p->d1 + (size_t) (y / 2) * p->dp1" \
+  "   + x;" \
+  " d[0] = s[0]; d[1] = s[1]; }\" params=\"s0=src0,s1=src1,d0=dst0," \
+  "d1=dst1,sp0=src_pitch0,sp1=src_pitch1,dp0=dst_pitch0,dp1=dst_pitch1," \
+  "w=out_width,h=out_height\""
+/* examples/kernels/vignette.cu, inline (the bench runs from anywhere). */
+#define VIGNETTE_SOURCE \
+  "extern \\\"C\\\" __global__ void vignette (const gcg_params *p) {" \
+  " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
+  " int y = blockIdx.y * blockDim.y + threadIdx.y;" \
+  " if (x >= p->width || y >= p->height) return;" \
+  " const unsigned char *s = (const unsigned char *) p->src" \
+  "   + (size_t) y * p->src_pitch + 4 * (size_t) x;" \
+  " unsigned char *d = (unsigned char *) p->dst" \
+  "   + (size_t) y * p->dst_pitch + 4 * (size_t) x;" \
+  " float cx = (x + 0.5f) / p->width - 0.5f;" \
+  " float cy = (y + 0.5f) / p->height - 0.5f;" \
+  " float f = fminf (fmaxf (1.0f - p->strength * 2.0f" \
+  "   * (cx * cx + cy * cy), 0.0f), 1.0f);" \
+  " for (int c = 0; c < 3; c++) d[c] = (unsigned char) __fmaf_rn (s[c], f," \
+  "   0.5f);" \
+  " d[3] = s[3]; }"
+#define VIGNETTE_PARAMS "src=src0,dst=dst0,src_pitch=src_pitch0," \
+  "dst_pitch=dst_pitch0,width=out_width,height=out_height," \
+  "strength=f32:0.5"
+/* The tensor scaled in place (1x3x640x640 float32: one thread per pixel,
+ * three planes). */
+#define TENSOR_SOURCE \
+  "extern \\\"C\\\" __global__ void gain (const gcg_params *p) {" \
+  " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
+  " int y = blockIdx.y * blockDim.y + threadIdx.y;" \
+  " if (x >= p->w || y >= p->h) return;" \
+  " float *t = (float *) p->t; size_t n = (size_t) p->w * p->h;" \
+  " size_t i = (size_t) y * p->w + x;" \
+  " for (int c = 0; c < 3; c++) t[c * n + i] *= p->g; }"
+#define CONVERT_640 "cudagraphconvert backend=cuda in-flight=4 " \
+  "letterbox=symmetric"
+#define RGBA_640 "video/x-raw(memory:CUDAMemory), format=RGBA, width=640, " \
+  "height=640, pixel-aspect-ratio=1/1"
+
+typedef struct
+{
+  const gchar *label;
+  const gchar *middle;
+  const gchar *out_caps;
+} KernelRow;
+
+static const KernelRow kernel_rows[] = {
+  {"cudagraphconvert NV12 copy (built-in)",
+      "cudagraphconvert backend=cuda in-flight=4 method=nearest "
+        "crop-width=1920",
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080"},
+  {"cudagraphkernel NV12 copy (user kernel)", COPY_KERNEL,
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080"},
+  {"cudagraphconvert -> 640x640 RGBA", CONVERT_640, RGBA_640},
+  {"cudagraphconvert + vignette fused", CONVERT_640 " kernel-entry=vignette "
+        "kernel-source=\"" VIGNETTE_SOURCE "\" kernel-params=\""
+        VIGNETTE_PARAMS "\"", RGBA_640},
+  {"cudagraphconvert ! cudagraphkernel vignette", CONVERT_640
+        " ! cudagraphkernel backend=cuda in-flight=4 entry=vignette "
+        "source=\"" VIGNETTE_SOURCE "\" params=\"" VIGNETTE_PARAMS "\"",
+      RGBA_640},
+  {"cudagraphconvert ! cudagraphkernel vignette in-place", CONVERT_640
+        " ! cudagraphkernel backend=cuda in-flight=4 in-place=true "
+        "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
+        VIGNETTE_PARAMS "\"", RGBA_640},
+  {"... both sync-mode=poll", CONVERT_640 " sync-mode=poll ! "
+        "cudagraphkernel backend=cuda in-flight=4 sync-mode=poll "
+        "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
+        VIGNETTE_PARAMS "\"", RGBA_640},
+  {"cudagraphpreprocess", PREPROCESS " in-flight=4",
+      "other/tensors(memory:CUDAMemory)"},
+  {"cudagraphpreprocess + tensor gain fused", PREPROCESS " in-flight=4 "
+        "kernel-entry=gain kernel-source=\"" TENSOR_SOURCE "\" "
+        "kernel-params=\"t=dst0,w=out_width,h=out_height,g=f32:1.5\"",
+      "other/tensors(memory:CUDAMemory)"},
+};
+
+static void
+run_kernel_rows (Bench *b)
+{
+#ifdef HAVE_GST_CUDA
+  static const Path path = { INPUT_CUDA, TRUE, TRUE };
+
+  printf ("user kernels (1080p NV12 CUDA memory in, CUDA memory out, graph, "
+      "in-flight 4)                 |      fps | CPU µs/f | p50 µs  | p99 µs  "
+      "| notes\n");
+  for (guint i = 0; i < G_N_ELEMENTS (kernel_rows); i++) {
+    Job job = { INPUT_CUDA, (gchar *) kernel_rows[i].middle,
+      kernel_rows[i].out_caps, GST_MAP_READ | GST_MAP_CUDA, 6, b->frames
+    };
+    Result r;
+
+    printf ("%-60s", kernel_rows[i].label);
+    if (measure (b, &job, &path, &r))
+      printf (" | %8.1f | %8.1f | %7.0f | %7.0f", r.fps, r.cpu_us, r.p50_us,
+          r.p99_us);
+    else
+      b->any_failed = TRUE;
+    printf (" | %s\n", r.note);
+    fflush (stdout);
+  }
+  printf ("CPU µs/f is the whole process's; two-element rows count both "
+      "elements (their stats: the last element's)\n");
+#else
+  printf ("user kernels: not built (no gstreamer-cuda)\n");
+#endif
+}
+
 /* --- setup -------------------------------------------------------------- */
 
 /* GST_PLUGIN_PATH decides where the plugin comes from; when it has none,
@@ -972,6 +1107,7 @@ parse_args (Bench *b, int *argc, char ***argv)
 {
   gint frames = 3000, warmup = 200, cpu_frames = 500, in_flight = 0;
   gchar *input = NULL;
+  gboolean kernels_only = FALSE;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per row", "N"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
@@ -984,6 +1120,8 @@ parse_args (Bench *b, int *argc, char ***argv)
         "Rows of this in-flight depth only", "N"},
     {"sync-mode", 0, 0, G_OPTION_ARG_STRING, &b->sync_mode,
         "The element's sync-mode (its default otherwise)", "MODE"},
+    {"kernels-only", 0, 0, G_OPTION_ARG_NONE, &kernels_only,
+        "Only the user-kernel rows (after the copy bound)", NULL},
     {NULL}
   };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
@@ -1002,6 +1140,7 @@ parse_args (Bench *b, int *argc, char ***argv)
   b->cpu_frames = cpu_frames;
   b->only_input = input;
   b->only_in_flight = in_flight;
+  b->kernels_only = kernels_only;
 }
 
 int
@@ -1022,9 +1161,12 @@ main (int argc, char **argv)
   printf ("copies alone (pinned, one stream, back to back): H2D of %d B "
       "%.1f fps; H2D + D2H of %d B %.1f fps\n", IN_BYTES, b.h2d_fps,
       OUT_BYTES, b.round_trip_fps);
-  measure_peers (&b);
-  measure_framework (&b);
-  run_table (&b);
+  if (!b.kernels_only) {
+    measure_peers (&b);
+    measure_framework (&b);
+    run_table (&b);
+  }
+  run_kernel_rows (&b);
   teardown (&b);
   return b.any_failed ? 1 : 0;
 }

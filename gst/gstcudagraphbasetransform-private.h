@@ -84,6 +84,9 @@ typedef struct
   GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
   /* The user's kernel after ours (its properties under the object lock). */
   GstCudaGraphUserKernel kernel;
+  /* Set by a subclass at init (cudagraphkernel): chains have no built-in
+   * op, the user's kernel alone reads the input and writes the output. */
+  gboolean kernel_only;
   GcgFrameChainConfig config;
   GstVideoInfo in_info;
   GstVideoInfo out_info;

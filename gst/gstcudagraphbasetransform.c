@@ -336,6 +336,15 @@ gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
 
 /* --- helpers for the subclasses ------------------------------------------ */
 
+/* See gst_cuda_graph_device_offer_primary(). */
+void
+gst_cuda_graph_base_transform_offer_primary_context (GstCudaGraphBaseTransform
+    * self, gint device_id)
+{
+  gst_cuda_graph_device_offer_primary (GST_ELEMENT (self), device_id,
+      &GET_PRIV (self)->gst_context);
+}
+
 /**
  * gst_cuda_graph_base_transform_get_output_location:
  * @self: a #GstCudaGraphBaseTransform

@@ -58,9 +58,13 @@ struct _GstCudaGraphBaseTransformClass
    * says why when the subclass knows. */
   void (*explain_caps_failure) (GstCudaGraphBaseTransform *self,
       GstCaps *downstream);
+  /* Optional: a new chain (CUDA backend), after the user's kernel was
+   * added: add what ends it (a model), before its first frame. */
+  gboolean (*attach) (GstCudaGraphBaseTransform *self, GcgFrameChain *chain,
+      GError **error);
 
   /*< private >*/
-  gpointer padding[GST_PADDING - 1];
+  gpointer padding[GST_PADDING - 2];
 };
 
 /* What the subclasses may read about the current negotiation. */
@@ -77,6 +81,9 @@ GstCaps *gst_cuda_graph_base_transform_restrict_caps
 
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
+
+void gst_cuda_graph_base_transform_offer_primary_context
+    (GstCudaGraphBaseTransform *self, gint device_id);
 
 gboolean gst_cuda_graph_base_transform_get_output_location
     (GstCudaGraphBaseTransform *self, guint64 *device_ptr, gint *device_id,

@@ -9,6 +9,8 @@
  * captured graphs. */
 #include "gstcudagraphbasetransform-private.h"
 
+#include "gcg-frame-chain-stage-private.h"
+
 #include <string.h>
 
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
@@ -75,11 +77,19 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
     activate_chain (self, chain);
     return TRUE;
   }
-  chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
-      error);
+  if (priv->kernel_only)
+    chain = gcg__frame_chain_new_stages_only (config, priv->dev.context,
+        error);
+  else
+    chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
+        error);
   if (chain == NULL)
     return FALSE;
-  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, error)) {
+  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, error)
+      || (GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach != NULL
+          && priv->dev.active == GCG_BACKEND_CUDA
+          && !GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach (self,
+              chain, error))) {
     g_object_unref (chain);
     return FALSE;
   }

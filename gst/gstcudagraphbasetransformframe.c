@@ -49,13 +49,17 @@ gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
 typedef struct
 {
   gboolean video;
+  gboolean in_place;            /* the input's mapping, borrowed */
   GstVideoFrame frame;
   GstMapInfo map;
 } OutputMapping;
 
+/* @in_frame is the input's mapping (for writing too, see transform())
+ * when the output is the input buffer itself: a buffer mapped once
+ * cannot be mapped for writing again, so its planes serve as both. */
 static gboolean
 map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
-    OutputMapping * m, GcgFramePlanes * planes)
+    GstVideoFrame * in_frame, OutputMapping * m, GcgFramePlanes * planes)
 {
   GstMapFlags device = gst_cuda_graph_device_map_flags (&priv->dev, outbuf);
   GcgMemoryKind kind = gst_cuda_graph_memory_kind (outbuf, device);
@@ -63,6 +67,11 @@ map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 
   memset (planes, 0, sizeof (*planes));
   m->video = priv->config.output == GCG_OUTPUT_KIND_VIDEO;
+  m->in_place = in_frame->buffer == outbuf;
+  if (m->in_place) {
+    gst_cuda_graph_planes_from_frame (planes, in_frame, kind);
+    return m->video;
+  }
   if (m->video) {
     if (!gst_video_frame_map (&m->frame, &priv->out_info, outbuf, flags))
       return FALSE;
@@ -85,6 +94,8 @@ map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 static void
 unmap_output (GstBuffer * outbuf, OutputMapping * m)
 {
+  if (m->in_place)
+    return;
   if (m->video)
     gst_video_frame_unmap (&m->frame);
   else
@@ -193,7 +204,7 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   guint64 seq = 0;
   gboolean queued, ready;
 
-  if (!map_output (priv, outbuf, &m, &out)) {
+  if (!map_output (priv, outbuf, &frame->in_frame, &m, &out)) {
     gst_video_frame_unmap (&frame->in_frame);
     g_free (frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
@@ -276,9 +287,12 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   frame->self = self;
   frame->pts = GST_BUFFER_PTS (inbuf);
   frame->launch_failures = priv->launch_failures;
-  /* The mapping holds a reference on @inbuf until the frame is done. */
+  /* The mapping holds a reference on @inbuf until the frame is done.  In
+   * place (a subclass made @outbuf the input, cudagraphkernel in-place)
+   * the buffer is mapped for writing first: a memory mapped for reading
+   * only cannot be mapped for writing as well. */
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
-          GST_MAP_READ | in_dev)) {
+          GST_MAP_READ | in_dev | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
     g_free (frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",

@@ -178,8 +178,6 @@ static void update_passthrough (GstCudaGraphConvert * self,
 static gboolean gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *
     base, const GstVideoInfo * in_info, GstCaps * outcaps,
     GcgFrameChainConfig * config);
-static gboolean gst_cuda_graph_convert_get_caps_size
-    (GstCudaGraphBaseTransform * base, GstCaps * caps, gsize * size);
 static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *
     base, GstBuffer * inbuf, GcgFrameParams * params);
 
@@ -267,7 +265,7 @@ gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_before_transform);
   base_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_configure);
   base_class->get_caps_size =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_get_caps_size);
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_video_caps_size);
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_fill_params);
 
@@ -591,18 +589,6 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
   self->last_good_crop = (GcgRect) {
   0, 0, config->in_width, config->in_height};
   self->refused_crop = FALSE;
-  return TRUE;
-}
-
-static gboolean
-gst_cuda_graph_convert_get_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size)
-{
-  GstVideoInfo info;
-
-  if (!gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  *size = GST_VIDEO_INFO_SIZE (&info);
   return TRUE;
 }
 

@@ -160,6 +160,37 @@ open_cuda (GstCudaGraphDevice * device, GstElement * element,
   return TRUE;
 }
 
+/* Shares device @device_id's primary context with the pipeline now,
+ * unless @shared holds a context already: called at NULL->READY, before
+ * the elements upstream (a decoder) open and would make their own. */
+void
+gst_cuda_graph_device_offer_primary (GstElement * element, gint device_id,
+    GstObject ** shared)
+{
+#ifdef HAVE_GST_CUDA
+  g_autoptr (GError) error = NULL;
+  GstObject *gst_ctx;
+  gboolean held;
+
+  GST_OBJECT_LOCK (element);
+  held = *shared != NULL;
+  GST_OBJECT_UNLOCK (element);
+  if (held || !gst_cuda_graph_cuda_load (&error))
+    return;
+  gst_ctx = gst_cuda_graph_cuda_share_primary (element, device_id, &error);
+  if (gst_ctx == NULL) {
+    GST_WARNING_OBJECT (element, "cannot offer device %d's primary context: "
+        "%s", device_id, error->message);
+    return;
+  }
+  GST_OBJECT_LOCK (element);
+  if (*shared == NULL)
+    *shared = g_steal_pointer (&gst_ctx);
+  GST_OBJECT_UNLOCK (element);
+  gst_clear_object (&gst_ctx);
+#endif
+}
+
 gboolean
 gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
     const GstCudaGraphRunProps * run, GstObject ** shared)

@@ -37,6 +37,13 @@ gboolean gst_cuda_graph_device_open (GstCudaGraphDevice * device,
     GstElement * element, const GstCudaGraphRunProps * run,
     GstObject ** shared);
 
+/* Offers device @device_id's primary context (the one PyTorch and a
+ * user's model graph use) to the pipeline at once, unless @shared holds
+ * a context: so that a decoder opening after us shares it instead of
+ * making its own.  Without gstreamer-cuda it does nothing. */
+void gst_cuda_graph_device_offer_primary (GstElement * element,
+    gint device_id, GstObject ** shared);
+
 /* GstElement::set_context: keeps a "gst.cuda.context" for the CUDA device
  * of @run in @shared (both under @element's object lock) while it holds
  * none; the one we run in is never replaced mid-stream. */

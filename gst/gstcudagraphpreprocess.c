@@ -76,6 +76,26 @@
  * item's region, scale and padding, to map detections back to the frame;
  * built against GStreamer 1.26 or newer, also a `GstTensorMeta`.
  *
+ * #GstCudaGraphPreprocess:model attaches the user's model (a
+ * #GcgModelGraph: a CUDA graph with its static input and outputs, e.g.
+ * PyTorch's, from `gcg.torch.attach()`): the element's kernel writes the
+ * tensor straight into the model's input, the model's graph runs as a
+ * child graph node of the same replay, and a copy kernel moves its outputs
+ * into the output buffer: preprocess, model and copy-out are one graph
+ * launch per frame, with no Python and no host work in between.  The
+ * model's input (N×C×H×W or N×H×W×C, C 1 or 3, float32, float16 or
+ * uint8) sets width, height, layout, tensor-type and max-rois.  The output
+ * caps then list the model's outputs (`num_tensors`, `dimensions`,
+ * `types`), packed in one buffer, each at a multiple of 256 bytes, with
+ * the preprocessed tensor first when
+ * #GstCudaGraphPreprocess:model-keep-input is set; the #GcgTensorMeta
+ * lists them in `tensors` (offset, size, type, shape) and still describes
+ * the preprocessed items.  The model must live in the device's primary
+ * context (PyTorch's): the element offers that context to the pipeline
+ * when it goes to READY, so a decoder opening after it shares it; a model
+ * in another context fails the first frame with an error naming both.  A
+ * model needs the CUDA backend.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
@@ -102,6 +122,7 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
+#include "gstcudagraphmodel.h"
 #include "gstcudagraphmodelinfo.h"
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphrefuse.h"
@@ -118,13 +139,16 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (PREPROCESS_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS));
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS "; "
+        GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
 enum
 {
   PROP_0,
   PROP_MODEL_INFO,
-  PROP_TENSOR_FIRST,
+  PROP_MODEL_FIRST,
+  PROP_TENSOR_FIRST = PROP_MODEL_FIRST + GST_CUDA_GRAPH_MODEL_N_PROPS,
 };
 
 struct _GstCudaGraphPreprocess
@@ -136,6 +160,7 @@ struct _GstCudaGraphPreprocess
   gchar *model_info;
   /* Why the model-info file could not be used, reported at start. */
   GError *model_info_error;
+  GstCudaGraphModel model;
 
   /* Streaming thread only: where each item of the current frame came
    * from, for the tensor meta. */
@@ -174,6 +199,10 @@ static void gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *
     base, GstBuffer * inbuf, GcgFrameParams * params);
 static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *
     base, GstBuffer * outbuf, const GcgFrameParams * params);
+static gboolean gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *
+    base, GcgFrameChain * chain, GError ** error);
+static GstStateChangeReturn gst_cuda_graph_preprocess_change_state
+    (GstElement * element, GstStateChange transition);
 
 #define READY_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
@@ -198,6 +227,7 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
           "height, layout, tensor-type, channels, max-rois (a fixed batch) "
           "and mean/std (from ranges); properties set after it override "
           "those", NULL, READY_FLAGS));
+  gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -208,6 +238,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
       "interest) into a batched tensor with a CUDA graph replayed per frame",
       "gst-cudagraph authors");
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_change_state);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_transform_caps);
   trans_class->fixate_caps =
@@ -221,6 +253,7 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fill_params);
   base_class->decorate = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_decorate);
+  base_class->attach = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_attach);
   base_class->explain_caps_failure =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_explain_caps_failure);
 
@@ -299,7 +332,8 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_MODEL_INFO)
     set_model_info (self, value, &refusal);
-  else
+  else if (!gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
+          value, &self->props, &refusal))
     known = gst_cuda_graph_tensor_props_set (&self->props,
         PROP_TENSOR_FIRST, prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
@@ -318,7 +352,8 @@ gst_cuda_graph_preprocess_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_MODEL_INFO)
     g_value_set_string (value, self->model_info);
-  else
+  else if (!gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
+          value))
     known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
         prop_id, value);
   GST_OBJECT_UNLOCK (self);
@@ -334,8 +369,52 @@ gst_cuda_graph_preprocess_finalize (GObject * object)
   gst_cuda_graph_tensor_props_clear (&self->props);
   g_free (self->model_info);
   g_clear_error (&self->model_info_error);
+  gst_cuda_graph_model_clear (&self->model);
 
   G_OBJECT_CLASS (gst_cuda_graph_preprocess_parent_class)->finalize (object);
+}
+
+/* A model runs only on the CUDA backend. */
+static gboolean
+check_model_backend (GstCudaGraphPreprocess * self)
+{
+  gboolean has_model;
+
+  GST_OBJECT_LOCK (self);
+  has_model = self->model.model != NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!has_model || gst_cuda_graph_base_transform_get_active_backend
+      (GST_CUDA_GRAPH_BASE_TRANSFORM (self)) == GCG_BACKEND_CUDA)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("A model needs the CUDA backend: this element runs the CPU backend"),
+      ("set backend=cuda (or auto on a machine with a usable GPU), or unset "
+          "model"));
+  return FALSE;
+}
+
+/* With a model, the device's primary context (the model's) goes to the
+ * pipeline before the elements upstream open: downstream elements change
+ * state first, so a decoder opening next finds and shares it. */
+static GstStateChangeReturn
+gst_cuda_graph_preprocess_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (element);
+  gint device_id = -1;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GST_OBJECT_LOCK (self);
+    if (self->model.model != NULL && self->model.error == NULL)
+      device_id = gcg_context_get_device_id (gcg_model_graph_get_context
+          (self->model.model));
+    GST_OBJECT_UNLOCK (self);
+    if (device_id >= 0)
+      gst_cuda_graph_base_transform_offer_primary_context
+          (GST_CUDA_GRAPH_BASE_TRANSFORM (self), device_id);
+  }
+  return GST_ELEMENT_CLASS (gst_cuda_graph_preprocess_parent_class)->change_state
+      (element, transition);
 }
 
 /* A model-info file that could not be used stops the element here, with
@@ -349,18 +428,22 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   if (self->model_info_error)
     error = g_error_copy (self->model_info_error);
+  else if (self->model.error)
+    error = g_error_copy (self->model.error);
   GST_OBJECT_UNLOCK (self);
   if (error) {
     gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
         error->domain, error->code, g_strdup (error->message),
-        g_strdup ("set model-info to a file describing a fixed-size "
+        g_strdup ("model-info and model must describe a fixed-size "
             "float32, float16 or uint8 image tensor"), __FILE__,
         GST_FUNCTION, __LINE__);
     g_error_free (error);
     return FALSE;
   }
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_preprocess_parent_class)->start (trans);
+  if (!GST_BASE_TRANSFORM_CLASS
+      (gst_cuda_graph_preprocess_parent_class)->start (trans))
+    return FALSE;
+  return check_model_backend (self);
 }
 
 /* --- caps ---------------------------------------------------------------- */
@@ -374,8 +457,19 @@ make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
     gboolean open_fields)
 {
   GstCudaGraphTensorDesc desc;
+  g_autoptr (GcgModelGraph) model = NULL;
+  gboolean keep_input;
   GstStructure *s;
   guint open;
+
+  GST_OBJECT_LOCK (self);
+  if (self->model.model != NULL && self->model.error == NULL) {
+    model = g_object_ref (self->model.model);
+    keep_input = self->model.keep_input;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (model != NULL)
+    return gst_cuda_graph_model_structure_new (model, keep_input, framerate);
 
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_get_desc (&self->props, self->props.max_rois,
@@ -511,7 +605,16 @@ static gboolean
 gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
     GstCaps * caps, gsize * size)
 {
-  return gst_cuda_graph_tensor_caps_get_size (caps, size);
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
+  gboolean has_model;
+
+  GST_OBJECT_LOCK (self);
+  has_model = self->model.model != NULL;
+  if (has_model)
+    *size = gcg_model_graph_get_packed_size (self->model.model,
+        self->model.keep_input);
+  GST_OBJECT_UNLOCK (self);
+  return has_model || gst_cuda_graph_tensor_caps_get_size (caps, size);
 }
 
 /* What a property set rules out in @outcaps (chosen downstream for the
@@ -587,6 +690,15 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
   config->tensor_channels = self->props.channels;
   config->resize = self->props.method;
   config->letterbox = self->props.letterbox;
+  if (self->model.model != NULL) {
+    /* The caps list the model's outputs; the tensor is its input. */
+    config->tensor_type = self->props.tensor_type;
+    config->out_width = self->props.width;
+    config->out_height = self->props.height;
+    config->max_rois = self->props.max_rois;
+    GST_OBJECT_UNLOCK (self);
+    return TRUE;
+  }
   GST_OBJECT_UNLOCK (self);
   if (!gst_cuda_graph_tensor_caps_get_shape (outcaps, config->tensor_layout,
           &config->tensor_type, &config->out_width, &config->out_height,
@@ -641,14 +753,23 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   guint64 data = 0;
   gint device_id = -1;
   GcgTensorMeta *meta;
+  g_autoptr (GcgModelGraph) model = NULL;
+  gboolean keep_input;
   guint i;
 
   /* Items past the frame's ROIs were zeroed by the frame queue. */
   gst_cuda_graph_base_transform_get_output_location (base, &data, &device_id,
       &stream);
+  GST_OBJECT_LOCK (self);
+  model = self->model.model ? g_object_ref (self->model.model) : NULL;
+  keep_input = self->model.keep_input;
+  GST_OBJECT_UNLOCK (self);
   meta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
-      gcg_frame_chain_config_get_output_size (config), data, device_id,
+      model ? gcg_model_graph_get_packed_size (model, keep_input)
+      : gcg_frame_chain_config_get_output_size (config), data, device_id,
       stream);
+  if (model)
+    gst_cuda_graph_model_describe (model, keep_input, meta);
   meta->n_items = self->n_items;
   for (i = 0; i < self->n_items; i++) {
     GcgFrameItemMap map;
@@ -658,4 +779,21 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
     gst_cuda_graph_tensor_meta_set_item (meta, i, &map, self->item_ids[i]);
   }
   gst_cuda_graph_add_gst_tensor_meta (outbuf, meta, "cudagraphpreprocess");
+}
+
+/* A new chain ends in the model, when one is attached. */
+static gboolean
+gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform * base,
+    GcgFrameChain * chain, GError ** error)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
+  g_autoptr (GcgModelGraph) model = NULL;
+  gboolean keep_input;
+
+  GST_OBJECT_LOCK (self);
+  model = self->model.model ? g_object_ref (self->model.model) : NULL;
+  keep_input = self->model.keep_input;
+  GST_OBJECT_UNLOCK (self);
+  return model == NULL
+      || gcg_frame_chain_attach_model (chain, model, keep_input, error);
 }

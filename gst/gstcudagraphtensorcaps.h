@@ -29,6 +29,19 @@ G_BEGIN_DECLS
 #define GST_CUDA_GRAPH_TENSOR_SRC_CAPS GST_CUDA_GRAPH_TENSOR_CAPS
 #endif
 
+/* What an element with a model attached (gstcudagraphmodel.h) outputs:
+ * the model's outputs, any number, rank and type NNStreamer can say. */
+#define GST_CUDA_GRAPH_MODEL_CAPS_BODY "format = (string) static, " \
+  "num_tensors = (int) [ 1, 17 ], framerate = (fraction) [ 0/1, MAX ]"
+#ifdef HAVE_GST_CUDA
+#define GST_CUDA_GRAPH_MODEL_SRC_CAPS "other/tensors, " \
+  GST_CUDA_GRAPH_MODEL_CAPS_BODY "; other/tensors(memory:CUDAMemory), " \
+  GST_CUDA_GRAPH_MODEL_CAPS_BODY
+#else
+#define GST_CUDA_GRAPH_MODEL_SRC_CAPS "other/tensors, " \
+  GST_CUDA_GRAPH_MODEL_CAPS_BODY
+#endif
+
 /* One tensor description, as caps say it. */
 typedef struct
 {

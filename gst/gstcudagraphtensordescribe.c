@@ -66,6 +66,53 @@ gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
 #ifdef HAVE_GST_ANALYTICS
 /* GStreamer 1.26's own description of the same tensor, for its analytics
  * elements: the data is a buffer sharing @outbuf's memory. */
+/* One GstTensor of @nbytes at @offset of @outbuf's memory. */
+static GstTensor *
+new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
+    gsize offset, gsize nbytes, gsize n_dims, gsize * dims)
+{
+  GstBuffer *data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY,
+      offset, nbytes);
+
+  if (data == NULL)
+    return NULL;
+  return gst_tensor_new_simple (g_quark_from_string (id), type, data,
+      GST_TENSOR_DIM_ORDER_ROW_MAJOR, n_dims, dims);
+}
+
+/* A model's outputs (and kept input): one GstTensor each. */
+static void
+add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
+    const gchar * id)
+{
+  /* GcgModelDtype order. */
+  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
+    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_BFLOAT16,
+    GST_TENSOR_DATA_TYPE_UINT8, GST_TENSOR_DATA_TYPE_INT8,
+    GST_TENSOR_DATA_TYPE_INT32, GST_TENSOR_DATA_TYPE_INT64
+  };
+  guint n = MIN (meta->n_tensors, GCG_TENSOR_META_MAX_TENSORS);
+  GstTensor **tensors = g_new0 (GstTensor *, n);
+
+  for (guint i = 0; i < n; i++) {
+    const GcgTensorMetaTensor *t = &meta->tensors[i];
+    gsize dims[GCG_TENSOR_META_MAX_DIMS];
+
+    for (guint d = 0; d < t->n_dims && d < GCG_TENSOR_META_MAX_DIMS; d++)
+      dims[d] = (gsize) t->shape[d];
+    if (t->dtype >= G_N_ELEMENTS (types)
+        || (tensors[i] = new_gst_tensor (outbuf, id, types[t->dtype],
+                t->offset, t->size, MIN (t->n_dims,
+                    GCG_TENSOR_META_MAX_DIMS), dims)) == NULL) {
+      for (guint j = 0; j < i; j++)
+        gst_tensor_free (tensors[j]);
+      g_free (tensors);
+      return;
+    }
+  }
+  gst_tensor_meta_set (gst_buffer_add_tensor_meta (outbuf), n, tensors);
+}
+
 void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     const GcgTensorMeta * meta, const gchar * id)
@@ -74,21 +121,24 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
   };
   gsize dims[4];
-  GstBuffer *data;
   GstTensor **tensors;
-  GstTensorMeta *tmeta;
 
-  data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY, 0,
-      meta->size);
-  if (data == NULL || meta->type >= G_N_ELEMENTS (types))
+  if (meta->n_tensors > 0) {
+    add_packed_tensors (outbuf, meta, id);
+    return;
+  }
+  if (meta->type >= G_N_ELEMENTS (types))
     return;
   for (guint i = 0; i < 4; i++)
     dims[i] = meta->shape[i];
   tensors = g_new (GstTensor *, 1);
-  tensors[0] = gst_tensor_new_simple (g_quark_from_string (id),
-      types[meta->type], data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, 4, dims);
-  tmeta = gst_buffer_add_tensor_meta (outbuf);
-  gst_tensor_meta_set (tmeta, 1, tensors);
+  tensors[0] = new_gst_tensor (outbuf, id, types[meta->type], 0, meta->size,
+      4, dims);
+  if (tensors[0] == NULL) {
+    g_free (tensors);
+    return;
+  }
+  gst_tensor_meta_set (gst_buffer_add_tensor_meta (outbuf), 1, tensors);
 }
 #else
 void

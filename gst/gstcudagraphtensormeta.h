@@ -9,6 +9,8 @@
 G_BEGIN_DECLS
 
 #define GCG_TENSOR_META_MAX_ITEMS 64
+#define GCG_TENSOR_META_MAX_TENSORS 24
+#define GCG_TENSOR_META_MAX_DIMS 8
 
 /**
  * GcgTensorMetaItem:
@@ -39,6 +41,27 @@ typedef struct
   gint pad_y;
   gint roi_id;
 } GcgTensorMetaItem;
+
+/**
+ * GcgTensorMetaTensor:
+ * @offset: where the tensor starts in the buffer's memory, in bytes (for
+ *   CUDA memory its address is #GcgTensorMeta.data + @offset)
+ * @size: its size in bytes
+ * @dtype: its element type, a #GcgModelDtype (0 float32, 1 float16,
+ *   2 bfloat16, 3 uint8, 4 int8, 5 int32, 6 int64)
+ * @n_dims: number of @shape entries
+ * @shape: dimensions, outermost first; the tensor is contiguous (C order)
+ *
+ * One tensor of a buffer that holds several: a model's outputs.
+ */
+typedef struct
+{
+  guint64 offset;
+  guint64 size;
+  guint dtype;
+  guint n_dims;
+  gint64 shape[GCG_TENSOR_META_MAX_DIMS];
+} GcgTensorMetaTensor;
 
 /**
  * GcgTensorMemory:
@@ -79,6 +102,13 @@ typedef enum
  * @batch: N, items in the tensor
  * @n_items: items holding data (at most @batch); the rest are zero
  * @items: how each of the first @n_items items was made
+ * @n_tensors: 0 when the buffer holds the one tensor the fields above
+ *   describe; with a model attached (`cudagraphpreprocess model=`), the
+ *   number of @tensors the buffer holds: the preprocessed tensor first
+ *   when kept, then the model's outputs.  The fields above then still
+ *   describe the preprocessed tensor (its items map detections back to
+ *   the frame), and @data and @size the whole buffer.
+ * @tensors: the buffer's tensors, when @n_tensors is not 0
  *
  * Attached by `cudagraphpreprocess` to every tensor it outputs, so an
  * application can map detections back to the input frame.  The meta's API
@@ -106,6 +136,10 @@ typedef struct
   guint batch;
   guint n_items;
   GcgTensorMetaItem items[GCG_TENSOR_META_MAX_ITEMS];
+
+  /* Since 0.2: appended, so readers of the fields above are unchanged. */
+  guint n_tensors;
+  GcgTensorMetaTensor tensors[GCG_TENSOR_META_MAX_TENSORS];
 } GcgTensorMeta;
 
 #define GCG_TENSOR_META_API_NAME "GcgTensorMetaAPI"

@@ -180,10 +180,12 @@ read_code (const gchar * source, const gchar * location, gboolean * is_source,
 }
 
 /* The op of the properties, its code compiled (kept under the user cache
- * directory across runs), loaded and checked in @context. */
+ * directory across runs), loaded and checked in @context, with @block
+ * threads per block (cudagraphkernel's block-size). */
 static GcgKernelOp *
 new_op (const gchar * source, const gchar * location, const gchar * entry,
-    const gchar * params, GcgContext * context, GError ** error)
+    const gchar * params, const guint block[2], GcgContext * context,
+    GError ** error)
 {
   g_autofree gchar *cache = g_build_filename (g_get_user_cache_dir (),
       "gst-cudagraph", "kernels", NULL);
@@ -192,11 +194,20 @@ new_op (const gchar * source, const gchar * location, const gchar * entry,
   g_autoptr (GBytes) code = NULL;
   gboolean is_source = FALSE;
 
+  g_autoptr (GcgKernelOp) op = NULL;
+
   code = read_code (source, location, &is_source, error);
   if (code == NULL)
     return NULL;
-  return gcg__kernel_op_new_full (context, is_source, code, name, entry,
+  op = gcg__kernel_op_new_full (context, is_source, code, name, entry,
       params ? params : "", cache, error);
+  /* A component left at 0 keeps the engine's default. */
+  if (op != NULL && (block[0] != 0 || block[1] != 0)
+      && !gcg_kernel_op_set_block (op,
+          block[0] ? block[0] : GCG_KERNEL_OP_DEFAULT_BLOCK,
+          block[1] ? block[1] : GCG_KERNEL_OP_DEFAULT_BLOCK, error))
+    return NULL;
+  return g_steal_pointer (&op);
 }
 
 /* At start: with a kernel set, read and compile it now (on the CUDA
@@ -232,7 +243,8 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
             "a machine with a usable GPU)", entry), (NULL));
     return FALSE;
   }
-  k->op = new_op (source, location, entry, params, context, &error);
+  k->op = new_op (source, location, entry, params, k->block, context,
+      &error);
   if (k->op == NULL) {
     g_autofree gchar *name = location ? g_path_get_basename (location)
         : g_strdup (entry);
@@ -272,7 +284,8 @@ lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
   return TRUE;
 }
 
-/* A new chain: the kernel before or after its own, in the same graph. */
+/* A new chain: the kernel before or after its own, in the same graph
+ * (or alone, in a chain without a built-in op). */
 gboolean
 gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
     GcgFrameChain * chain, GError ** error)

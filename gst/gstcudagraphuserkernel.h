@@ -20,6 +20,9 @@ typedef struct
   gchar *entry;
   gchar *params;
   GcgKernelPosition position;
+  /* Threads per block (x, y), 0 for the engine's default; set by
+   * cudagraphkernel's block-size before start. */
+  guint block[2];
 
   /* Streaming state: the op made at start (its code compiled and
    * checked), where it goes, and this frame's named values (a

@@ -32,6 +32,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudagraphconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (cudagraphpreprocess, plugin);
   ret |= GST_ELEMENT_REGISTER (cudagraphbatch, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudagraphkernel, plugin);
   return ret;
 }
 

@@ -108,6 +108,9 @@ def enum_values(vtype):
 def type_and_values(pspec):
     """(type, default, range or values) of a property, as table cells."""
     vtype = pspec.value_type
+    # Before default_value: PyGObject 3.50 gives object specs none.
+    if vtype.is_a(GObject.TYPE_OBJECT):
+        return ("object `%s`" % vtype.name, "none", "")
     default = pspec.default_value
     if vtype.is_a(GObject.TYPE_ENUM):
         values = enum_values(vtype)

@@ -261,6 +261,8 @@ typedef struct
   X (cuMemGetInfo, (size_t *free_bytes, size_t *total_bytes)) \
   X (cuPointerGetAttribute, (void *data, CUpointer_attribute attr, \
           CUdeviceptr ptr)) \
+  X (cuMemGetAddressRange, (CUdeviceptr *base, size_t *size, \
+          CUdeviceptr ptr)) \
   X (cuMemHostAlloc, (void **ptr, size_t bytes, unsigned int flags)) \
   X (cuMemFreeHost, (void *ptr)) \
   X (cuMemHostRegister, (void *ptr, size_t bytes, unsigned int flags)) \

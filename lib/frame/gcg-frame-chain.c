@@ -36,6 +36,7 @@
 #include "gcg-kernel-replay-private.h"
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-frame-scratch-private.h"
+#include "gcg-model-stage-private.h"
 
 #define BLOCK_W 32
 #define BLOCK_H 8
@@ -61,9 +62,20 @@ struct _GcgFrameChain
   GcgFrameScratch *scratch;
   guint64 cpu_frames;
 
+  /* No built-in op (gcg__frame_chain_new_stages_only()): the stages
+   * alone, the first reading the frame's input planes. */
+  gboolean stages_only;
+  guint n_stages;
+
   /* The stages' named per-frame values (gcg-frame-chain-stage-private.h). */
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
+
+  /* The model the chain ends in (gcg_frame_chain_attach_model()): the
+   * kernel writes its input, the model stage the output buffer. */
+  GcgModelGraph *model;
+  GcgFrameStage *model_stage;   /* owned by the replay */
+  guint64 model_input;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -75,6 +87,7 @@ gcg_frame_chain_finalize (GObject *object)
 
   g_clear_pointer (&self->replay, gcg__kernel_replay_free);
   g_clear_pointer (&self->scratch, gcg__frame_scratch_free);
+  g_clear_object (&self->model);
   g_free (self->kp);
 
   G_OBJECT_CLASS (gcg_frame_chain_parent_class)->finalize (object);
@@ -240,9 +253,17 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
 
   io.config = &self->config;
   io.params = params;
-  io.chain_out = io.out = params->dst[0];
-  io.chain_out_size = io.out_size =
-      gcg_frame_chain_config_get_output_size (&self->config);
+  io.out = params->dst[0];
+  io.out_size = gcg_frame_chain_config_get_output_size (&self->config);
+  /* Without a built-in op nothing was written before the first stage. */
+  io.chain_out = self->stages_only ? 0 : io.out;
+  io.chain_out_size = self->stages_only ? 0 : io.out_size;
+  if (self->model != NULL) {
+    /* The kernel writes the model's input; stages after it work there
+     * too; the model stage copies out into the frame's buffer. */
+    self->kp->dst[0] = io.chain_out = self->model_input;
+    io.out_size = gcg__model_stage_get_output_size (self->model_stage);
+  }
   io.lookup = self->lookup;
   io.lookup_data = self->lookup_data;
   io.n_items = (guint) self->kp->n_items;
@@ -254,6 +275,21 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
   }
   return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
       self->use_graph, error);
+}
+
+/* No built-in struct to prepare: the stages fill their own from @params;
+ * a chain that never got a stage has nothing to run. */
+static gboolean
+run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
+    GcgStream *stream, GError **error)
+{
+  if (self->n_stages == 0) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A frame chain without a built-in op needs a stage before its "
+        "first frame");
+    return FALSE;
+  }
+  return run_cuda (self, params, stream, error);
 }
 
 /**
@@ -286,6 +322,8 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
 
   if (!gcg__frame_check_params (&self->config, params, error))
     return FALSE;
+  if (self->stages_only)
+    return run_stages_only (self, params, stream, error);
   gcg__frame_prepare_frame (&self->config, params, self->kp);
   if (self->backend == GCG_BACKEND_CUDA)
     return run_cuda (self, params, stream, error);
@@ -306,16 +344,52 @@ gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
     gcg__frame_stage_free (stage);
     return FALSE;
   }
-  return gcg__kernel_replay_add_stage (self->replay, stage, error);
+  if (!gcg__kernel_replay_add_stage (self->replay, stage, error))
+    return FALSE;
+  self->n_stages++;
+  return TRUE;
+}
+
+/* A chain whose graph holds only the stages added to it (no built-in
+ * kernel, no struct of its own): what cudagraphkernel runs.  @config
+ * still describes the frames (sizes, formats: checked per frame as for
+ * any chain); CUDA only, since stages never run on the CPU. */
+GcgFrameChain *
+gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
+    GcgContext *context, GError **error)
+{
+  g_autoptr (GcgFrameChain) self = NULL;
+  const guint none[3] = { 0, 0, 0 };
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
+
+  if (context == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A frame chain without a built-in op runs stages, which need the "
+        "CUDA backend and a GcgContext");
+    return NULL;
+  }
+  if (!gcg_frame_chain_config_validate (config, error))
+    return NULL;
+  self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
+  self->config = *config;
+  self->backend = GCG_BACKEND_CUDA;
+  self->stages_only = TRUE;
+  self->replay = gcg__kernel_replay_new (context, NULL, none, none, 0, error);
+  if (self->replay == NULL)
+    return NULL;
+  return g_steal_pointer (&self);
 }
 
 /* As gcg__frame_chain_add_stage(), @before the built-in op when asked:
- * the chain then keeps a scratch copy of the input for it. */
+ * the chain then keeps a scratch copy of the input for it.  A chain
+ * without a built-in op has no before: its stages read the input. */
 gboolean
 gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
     gboolean before, GError **error)
 {
-  if (!before || self->backend != GCG_BACKEND_CUDA)
+  if (!before || self->backend != GCG_BACKEND_CUDA || self->stages_only)
     return gcg__frame_chain_add_stage (self, stage, error);
   if (self->scratch == NULL
       && (self->scratch = gcg__frame_scratch_new (
@@ -324,7 +398,10 @@ gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
     gcg__frame_stage_free (stage);
     return FALSE;
   }
-  return gcg__kernel_replay_add_stage_at (self->replay, stage, TRUE, error);
+  if (!gcg__kernel_replay_add_stage_at (self->replay, stage, TRUE, error))
+    return FALSE;
+  self->n_stages++;
+  return TRUE;
 }
 
 /* The chain's context: %NULL on the CPU backend. */
@@ -342,6 +419,181 @@ gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
 {
   self->lookup = lookup;
   self->lookup_data = user_data;
+}
+
+static GcgModelDtype
+tensor_dtype (GcgTensorType type)
+{
+  switch (type) {
+    case GCG_TENSOR_TYPE_FLOAT16:
+      return GCG_MODEL_DTYPE_FLOAT16;
+    case GCG_TENSOR_TYPE_UINT8:
+      return GCG_MODEL_DTYPE_UINT8;
+    default:
+      return GCG_MODEL_DTYPE_FLOAT32;
+  }
+}
+
+/* The model can take the chain's tensor as its input: same context, same
+ * bytes, same element type. */
+static gboolean
+check_model (GcgFrameChain *self, GcgModelGraph *model, GError **error)
+{
+  GcgContext *ours = gcg__kernel_replay_get_context (self->replay);
+  GcgContext *theirs = gcg_model_graph_get_context (model);
+  gsize need = gcg_frame_chain_config_get_output_size (&self->config);
+  gsize n_bytes = 0;
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+
+  if (gcg_context_get_handle (ours) != gcg_context_get_handle (theirs)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model graph was made in CUDA context %p (device %d), the chain "
+        "runs in context %p (device %d): a graph runs only in its own "
+        "context; use the device's primary context for both",
+        gcg_context_get_handle (theirs), gcg_context_get_device_id (theirs),
+        gcg_context_get_handle (ours), gcg_context_get_device_id (ours));
+    return FALSE;
+  }
+  if (!gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype)
+      || n_bytes != need || dtype != tensor_dtype (self->config.tensor_type)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
+        "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
+        n_bytes, gcg_model_dtype_get_name (dtype), need,
+        gcg_model_dtype_get_name (tensor_dtype (self->config.tensor_type)),
+        self->config.out_width, self->config.out_height,
+        self->config.max_rois);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_frame_chain_attach_model:
+ * @self: a #GcgFrameChain with a tensor output, on the CUDA backend
+ * @model: the model to run after the chain's kernel, its input and
+ *   outputs set
+ * @keep_input: %TRUE to copy the preprocessed tensor into the output
+ *   buffer too, before the model's outputs
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the chain in @model, in the same graph: the chain's kernel writes
+ * the model's input in place (no copy), the model's graph runs as a child
+ * graph node, and a copy kernel moves its outputs into each frame's output
+ * buffer, one replay per frame in all.  The output buffer then holds the
+ * input when @keep_input, then each output in order, each at a multiple
+ * of 256 bytes: gcg_frame_chain_get_output_size() and
+ * gcg_frame_chain_get_output_tensor() say where.  Batch items a frame
+ * leaves unused are zeroed in the model's input.
+ *
+ * The model's tensors serve one frame at a time, so the chain then runs
+ * on one stream only, and the model serves this chain only.  The chain
+ * keeps a reference to @model and, when it is freed, waits for its last
+ * frame before dropping it.  Call before the first frame.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend or for a video output, %GCG_ERROR_INVALID_ARGUMENT
+ *   for a model in another CUDA context or whose input is not the chain's
+ *   tensor (size and element type), or a second model
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
+    gboolean keep_input, GError **error)
+{
+  GcgFrameStage *stage;
+
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (model), FALSE);
+  if (self->backend != GCG_BACKEND_CUDA
+      || self->config.output != GCG_OUTPUT_KIND_TENSOR) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A model needs the CUDA backend and a tensor output");
+    return FALSE;
+  }
+  if (self->model != NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The chain ends in a model already");
+    return FALSE;
+  }
+  if (!check_model (self, model, error))
+    return FALSE;
+  stage = gcg__model_stage_new (gcg__kernel_replay_get_context
+      (self->replay), model, keep_input,
+      gcg_frame_chain_config_get_output_size (&self->config)
+      / self->config.max_rois, error);
+  if (stage == NULL || !gcg__kernel_replay_add_stage (self->replay, stage,
+          error))
+    return FALSE;
+  gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
+  self->model = g_object_ref (model);
+  self->model_stage = stage;
+  return TRUE;
+}
+
+/**
+ * gcg_frame_chain_get_model:
+ * @self: a #GcgFrameChain
+ *
+ * The model attached with gcg_frame_chain_attach_model().
+ *
+ * Returns: (transfer none) (nullable): the model, or %NULL
+ *
+ * Since: 0.2
+ */
+GcgModelGraph *
+gcg_frame_chain_get_model (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), NULL);
+  return self->model;
+}
+
+/**
+ * gcg_frame_chain_get_output_size:
+ * @self: a #GcgFrameChain
+ *
+ * The bytes each frame's output buffer must hold: the configuration's
+ * output (gcg_frame_chain_config_get_output_size()), or with a model its
+ * outputs (and input when kept) as laid out by
+ * gcg_frame_chain_attach_model().
+ *
+ * Returns: the output size in bytes
+ *
+ * Since: 0.2
+ */
+gsize
+gcg_frame_chain_get_output_size (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
+  if (self->model_stage != NULL)
+    return gcg__model_stage_get_output_size (self->model_stage);
+  return gcg_frame_chain_config_get_output_size (&self->config);
+}
+
+/**
+ * gcg_frame_chain_get_output_tensor:
+ * @self: a #GcgFrameChain with a model
+ * @index: the tensor: 0 is the kept input when there is one, then the
+ *   model's outputs in order
+ * @offset: (out): where it starts in the output buffer, in bytes
+ * @n_bytes: (out): its size
+ *
+ * Where a tensor of a model's output lies in each frame's output buffer.
+ *
+ * Returns: %FALSE without a model or for an index past the last tensor
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
+    gsize *offset, gsize *n_bytes)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
+  return self->model_stage != NULL
+      && gcg__model_stage_get_tensor (self->model_stage, index, offset,
+      n_bytes);
 }
 
 /**

@@ -8,6 +8,7 @@
 #error "Only <gcg/gcg.h> can be included directly."
 #endif
 
+#include "gcg-model-graph.h"
 #include "gcg-stream.h"
 
 G_BEGIN_DECLS
@@ -374,6 +375,20 @@ gboolean gcg_frame_chain_get_use_graph (GcgFrameChain *self);
 GCG_API
 gboolean gcg_frame_chain_process (GcgFrameChain *self,
     const GcgFrameParams *params, GcgStream *stream, GError **error);
+
+GCG_API
+gboolean gcg_frame_chain_attach_model (GcgFrameChain *self,
+    GcgModelGraph *model, gboolean keep_input, GError **error);
+
+GCG_API
+GcgModelGraph *gcg_frame_chain_get_model (GcgFrameChain *self);
+
+GCG_API
+gsize gcg_frame_chain_get_output_size (GcgFrameChain *self);
+
+GCG_API
+gboolean gcg_frame_chain_get_output_tensor (GcgFrameChain *self,
+    guint index, gsize *offset, gsize *n_bytes);
 
 GCG_API
 guint64 gcg_frame_chain_get_capture_count (GcgFrameChain *self);

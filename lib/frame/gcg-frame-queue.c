@@ -795,6 +795,7 @@ typedef struct
 {
   GcgFrameChainConfig config;
   gsize tensor_bytes;           /* the whole tensor; 0 for video */
+  gboolean model;               /* the output holds a model's outputs */
 } ChainShape;
 
 static void
@@ -802,7 +803,8 @@ chain_shape (GcgFrameChain *chain, ChainShape *shape)
 {
   gcg_frame_chain_get_config (chain, &shape->config);
   shape->tensor_bytes = shape->config.output == GCG_OUTPUT_KIND_TENSOR
-      ? gcg_frame_chain_config_get_output_size (&shape->config) : 0;
+      ? gcg_frame_chain_get_output_size (chain) : 0;
+  shape->model = gcg_frame_chain_get_model (chain) != NULL;
 }
 
 /* Every plane holds what the chain will read or write through it: the
@@ -999,7 +1001,9 @@ unused_tail (const ChainShape *shape, const GcgFrameParams *params,
 {
   guint used = MAX (params->n_rois, 1);
 
-  if (shape->tensor_bytes == 0 || used >= shape->config.max_rois)
+  /* A model's unused input items are zeroed by the chain itself. */
+  if (shape->tensor_bytes == 0 || shape->model
+      || used >= shape->config.max_rois)
     return 0;
   *offset = shape->tensor_bytes / shape->config.max_rois * used;
   return shape->tensor_bytes - *offset;

@@ -123,6 +123,8 @@ field_value (GcgKernelField field, const GcgFrameStageIo *io)
 
   if (field <= GCG_KERNEL_FIELD_SRC2)
     v.v.u = p->src[field - GCG_KERNEL_FIELD_SRC0];
+  else if (field == GCG_KERNEL_FIELD_DST0 && io->chain_out != 0)
+    v.v.u = io->chain_out;      /* what the chain wrote: a model's input */
   else if (field <= GCG_KERNEL_FIELD_DST2)
     v.v.u = p->dst[field - GCG_KERNEL_FIELD_DST0];
   else if (field == GCG_KERNEL_FIELD_FRAME)

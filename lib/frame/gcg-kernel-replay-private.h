@@ -48,6 +48,8 @@ GCG_PRIVATE_API gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self, const
     const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,
     GError **error);
 
+GCG_PRIVATE_API GcgContext *gcg__kernel_replay_get_context (
+    const GcgKernelReplay *self);
 GCG_PRIVATE_API guint64 gcg__kernel_replay_get_captures (const GcgKernelReplay *self);
 GCG_PRIVATE_API guint64 gcg__kernel_replay_get_replays (const GcgKernelReplay *self);
 GCG_PRIVATE_API guint64 gcg__kernel_replay_get_eager (const GcgKernelReplay *self);

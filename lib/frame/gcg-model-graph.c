@@ -40,6 +40,8 @@
 #include "gcg-error.h"
 #include "gcg-graph-private.h"
 
+#define GCG_ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
 typedef struct
 {
   guint64 address;
@@ -120,6 +122,27 @@ gcg_model_dtype_get_size (GcgModelDtype dtype)
     default:
       return 0;
   }
+}
+
+/**
+ * gcg_model_dtype_get_name:
+ * @dtype: a #GcgModelDtype
+ *
+ * The name NNStreamer's tensor caps and PyTorch give the type.
+ *
+ * Returns: "float32", "float16", "bfloat16", "uint8", "int8", "int32",
+ *   "int64", or "unknown"
+ *
+ * Since: 0.2
+ */
+const gchar *
+gcg_model_dtype_get_name (GcgModelDtype dtype)
+{
+  static const gchar *const names[] = { "float32", "float16", "bfloat16",
+    "uint8", "int8", "int32", "int64"
+  };
+
+  return (guint) dtype < G_N_ELEMENTS (names) ? names[dtype] : "unknown";
 }
 
 /**
@@ -230,14 +253,40 @@ check_address (GcgModelGraph *self, guint64 address, GError **error)
   return TRUE;
 }
 
+/* The tensor lies inside the device allocation its address is in: a
+ * shape larger than the memory behind it would have every replay read or
+ * write past it. */
+static gboolean
+check_extent (guint64 address, gsize n_bytes, GError **error)
+{
+  CUdeviceptr base = 0;
+  size_t size = 0;
+
+  if (!GCG_CU_OK (error, cuMemGetAddressRange, &base, &size,
+          (CUdeviceptr) address))
+    return FALSE;
+  if (address - base > size || n_bytes > size - (address - base)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model tensor at 0x%" G_GINT64_MODIFIER "x (%" G_GSIZE_FORMAT
+        " bytes) does not fit in its allocation (%" G_GSIZE_FORMAT " bytes "
+        "from 0x%" G_GINT64_MODIFIER "x): its shape or dtype is wrong",
+        address, n_bytes, (gsize) size, (guint64) base);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 describe (GcgModelGraph *self, ModelTensor *t, guint64 address,
     const gint64 *shape, guint n_dims, GcgModelDtype dtype, GError **error)
 {
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   ModelTensor tmp = { 0 };
 
   if (!tensor_init (&tmp, address, shape, n_dims, dtype, error)
-      || !check_address (self, address, error))
+      || !check_address (self, address, error)
+      || !gcg__context_guard_enter (&guard, self->context, error)
+      || !check_extent (address, tmp.n_bytes, error))
     return FALSE;
   *t = tmp;
   return TRUE;
@@ -459,10 +508,85 @@ gcg_model_graph_get_output_shape (GcgModelGraph *self, guint index,
   return index < self->n_outputs ? self->outputs[index].shape : NULL;
 }
 
+/**
+ * gcg_model_graph_get_packed_tensor:
+ * @self: a #GcgModelGraph
+ * @with_input: whether the packing starts with the input
+ * @index: a tensor of the packing: the input first when @with_input, then
+ *   the outputs in order
+ * @offset: (out) (optional): where it starts, in bytes
+ * @n_bytes: (out) (optional): its size in bytes
+ * @address: (out) (optional): its device address in the model
+ *
+ * Where a tensor lies when the model's tensors are packed one after the
+ * other, each at a multiple of %GCG_MODEL_GRAPH_PACK_ALIGN bytes: the
+ * layout of a frame's output buffer when a frame chain ends in the model
+ * (gcg_frame_chain_attach_model()).
+ *
+ * Returns: %FALSE for an index past the last tensor (or the input
+ *   requested and not set)
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_model_graph_get_packed_tensor (GcgModelGraph *self, gboolean with_input,
+    guint index, gsize *offset, gsize *n_bytes, guint64 *address)
+{
+  gsize end = 0;
+  const ModelTensor *t = NULL;
+
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), FALSE);
+  if ((with_input && !self->has_input)
+      || index >= self->n_outputs + (with_input ? 1 : 0))
+    return FALSE;
+  for (guint i = 0; i <= index; i++) {
+    t = with_input ? (i == 0 ? &self->input : &self->outputs[i - 1])
+        : &self->outputs[i];
+    end = GCG_ROUND_UP (end, GCG_MODEL_GRAPH_PACK_ALIGN) + t->n_bytes;
+  }
+  if (offset)
+    *offset = end - t->n_bytes;
+  if (n_bytes)
+    *n_bytes = t->n_bytes;
+  if (address)
+    *address = t->address;
+  return TRUE;
+}
+
+/**
+ * gcg_model_graph_get_packed_size:
+ * @self: a #GcgModelGraph
+ * @with_input: whether the packing starts with the input
+ *
+ * The size of the packing of gcg_model_graph_get_packed_tensor().
+ *
+ * Returns: the bytes from the first tensor's start to the last one's
+ *   end, 0 without outputs
+ *
+ * Since: 0.2
+ */
+gsize
+gcg_model_graph_get_packed_size (GcgModelGraph *self, gboolean with_input)
+{
+  guint n;
+  gsize offset = 0, n_bytes = 0;
+
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), 0);
+  n = self->n_outputs + (with_input ? 1 : 0);
+  if (self->n_outputs == 0
+      || !gcg_model_graph_get_packed_tensor (self, with_input, n - 1,
+          &offset, &n_bytes, NULL))
+    return 0;
+  return offset + n_bytes;
+}
+
 static gboolean
 check_stream (GcgModelGraph *self, GcgStream *stream, GError **error)
 {
-  if (gcg_stream_get_context (stream) != self->context) {
+  /* Two GcgContexts may wrap one CUDA context (an element's wraps the
+   * GstCudaContext it shares with the decoder): the handle decides. */
+  if (gcg_context_get_handle (gcg_stream_get_context (stream))
+      != gcg_context_get_handle (self->context)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The stream belongs to another context than the model graph");
     return FALSE;

@@ -55,6 +55,16 @@ typedef enum
  */
 #define GCG_MODEL_GRAPH_MAX_OUTPUTS 16
 
+/**
+ * GCG_MODEL_GRAPH_PACK_ALIGN:
+ *
+ * The alignment of each tensor when a model's tensors are packed into one
+ * buffer (gcg_model_graph_get_packed_tensor()).
+ *
+ * Since: 0.2
+ */
+#define GCG_MODEL_GRAPH_PACK_ALIGN 256
+
 #define GCG_TYPE_MODEL_GRAPH (gcg_model_graph_get_type ())
 GCG_API
 G_DECLARE_FINAL_TYPE (GcgModelGraph, gcg_model_graph, GCG, MODEL_GRAPH,
@@ -62,6 +72,9 @@ G_DECLARE_FINAL_TYPE (GcgModelGraph, gcg_model_graph, GCG, MODEL_GRAPH,
 
 GCG_API
 gsize gcg_model_dtype_get_size (GcgModelDtype dtype);
+
+GCG_API
+const gchar *gcg_model_dtype_get_name (GcgModelDtype dtype);
 
 GCG_API
 GcgModelGraph *gcg_model_graph_new (GcgContext *context, guint64 graph,
@@ -99,6 +112,15 @@ gboolean gcg_model_graph_get_output (GcgModelGraph *self, guint index,
 GCG_API
 const gint64 *gcg_model_graph_get_output_shape (GcgModelGraph *self,
     guint index, guint *n_dims);
+
+GCG_API
+gboolean gcg_model_graph_get_packed_tensor (GcgModelGraph *self,
+    gboolean with_input, guint index, gsize *offset, gsize *n_bytes,
+    guint64 *address);
+
+GCG_API
+gsize gcg_model_graph_get_packed_size (GcgModelGraph *self,
+    gboolean with_input);
 
 GCG_API
 gboolean gcg_model_graph_add_to_capture (GcgModelGraph *self,

@@ -499,6 +499,27 @@ gcg_graph_get_handle (GcgGraph *self)
 }
 
 /**
+ * gcg_graph_get_graph_handle:
+ * @self: a #GcgGraph
+ *
+ * Gets the driver's graph the executable was made from: to nest it in
+ * another graph (as a child graph node, or as a #GcgModelGraph of a
+ * frame chain), which clones it.
+ *
+ * Returns: (transfer none): the CUgraph, for interoperation; valid as
+ *   long as @self
+ *
+ * Since: 0.2
+ */
+gpointer
+gcg_graph_get_graph_handle (GcgGraph *self)
+{
+  g_return_val_if_fail (GCG_IS_GRAPH (self), NULL);
+
+  return self->graph;
+}
+
+/**
  * gcg_graph_dump_dot:
  * @self: a #GcgGraph
  * @path: (type filename): the Graphviz file to write

@@ -44,6 +44,9 @@ GCG_API
 gpointer gcg_graph_get_handle (GcgGraph *self);
 
 GCG_API
+gpointer gcg_graph_get_graph_handle (GcgGraph *self);
+
+GCG_API
 gboolean gcg_graph_dump_dot (GcgGraph *self, const gchar *path,
     gboolean verbose, GError **error);
 

@@ -124,6 +124,20 @@ class _GcgTensorMetaItem(ctypes.Structure):
     ]
 
 
+_META_MAX_TENSORS = 24
+_META_MAX_DIMS = 8
+
+
+class _GcgTensorMetaTensor(ctypes.Structure):
+    _fields_ = [
+        ("offset", ctypes.c_uint64),
+        ("size", ctypes.c_uint64),
+        ("dtype", ctypes.c_uint),
+        ("n_dims", ctypes.c_uint),
+        ("shape", ctypes.c_int64 * _META_MAX_DIMS),
+    ]
+
+
 class _GcgTensorMeta(ctypes.Structure):
     # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
     # the C compiler, and _Gst checks the size against the GstMetaInfo.
@@ -146,6 +160,8 @@ class _GcgTensorMeta(ctypes.Structure):
         ("batch", ctypes.c_uint),
         ("n_items", ctypes.c_uint),
         ("items", _GcgTensorMetaItem * _META_MAX_ITEMS),
+        ("n_tensors", ctypes.c_uint),
+        ("tensors", _GcgTensorMetaTensor * _META_MAX_TENSORS),
     ]
 
 

@@ -11,6 +11,7 @@
  */
 #include <gcg.h>
 #include "kernels/gcg-frame-math.h"
+#include "gcg-frame-chain-stage-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -1193,6 +1194,24 @@ test_yuv_out_pad (void)
   frame_clear (&out);
 }
 
+/* A chain without a built-in op runs stages, which are CUDA only: with
+ * no GcgContext it is refused, naming why, never made on the CPU. */
+static void
+test_stages_only_needs_cuda (void)
+{
+  g_autoptr (GError) error = NULL;
+  GcgFrameChainConfig config;
+  GcgFrameChain *chain;
+
+  gcg_frame_chain_config_init (&config);
+  config.in_width = config.out_width = 64;
+  config.in_height = config.out_height = 48;
+  chain = gcg__frame_chain_new_stages_only (&config, NULL, &error);
+  g_assert_null (chain);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "CUDA backend"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1202,6 +1221,8 @@ main (int argc, char **argv)
   g_test_add_func ("/frame-chain/config-validate", test_config_validate);
   g_test_add_func ("/frame-chain/output-size", test_output_size);
   g_test_add_func ("/frame-chain/backends", test_backends);
+  g_test_add_func ("/frame-chain/stages-only-needs-cuda",
+      test_stages_only_needs_cuda);
   g_test_add_func ("/frame-chain/rgba-identity", test_rgba_identity);
   g_test_add_func ("/frame-chain/swaps", test_swaps);
   g_test_add_func ("/frame-chain/gray-out", test_gray_out);

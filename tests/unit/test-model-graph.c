@@ -96,6 +96,17 @@ fake_pointer_attribute (void *data, CUpointer_attribute attr, CUdeviceptr p)
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Every allocation is the 1 MiB around the address. */
+#define FAKE_ALLOCATION (1 << 20)
+
+static CUresult
+fake_address_range (CUdeviceptr *base, size_t *size, CUdeviceptr p)
+{
+  *base = p & ~(CUdeviceptr) (FAKE_ALLOCATION - 1);
+  *size = FAKE_ALLOCATION;
+  return CUDA_SUCCESS;
+}
+
 static CUresult
 fake_get_nodes (CUgraph graph, CUgraphNode *nodes, size_t *count)
 {
@@ -229,6 +240,7 @@ fake_context (void)
   gcg__cuda.cuDeviceTotalMem = fake_total_mem;
   gcg__cuda.cuDeviceGetAttribute = fake_attribute;
   gcg__cuda.cuPointerGetAttribute = fake_pointer_attribute;
+  gcg__cuda.cuMemGetAddressRange = fake_address_range;
   gcg__cuda.cuGraphGetNodes = fake_get_nodes;
   gcg__cuda.cuGraphNodeGetType = fake_node_type;
   gcg__cuda.cuGraphChildGraphNodeGetGraph = fake_child_graph;
@@ -412,6 +424,9 @@ test_input_checks (void)
   assert_bad_input (m, 0x1000, zero, 2, GCG_MODEL_DTYPE_FLOAT32);
   assert_bad_input (m, 0x1000, huge, 2, GCG_MODEL_DTYPE_FLOAT32);
   assert_bad_input (m, 0x1000, shape_nchw, 4, (GcgModelDtype) 99);
+  /* More bytes than the allocation behind the address holds. */
+  assert_bad_input (m, FAKE_ALLOCATION - 1024, shape_nchw, 4,
+      GCG_MODEL_DTYPE_FLOAT32);
   g_assert_false (gcg_model_graph_get_input (m, &addr, &bytes, &dtype));
   g_assert_null (gcg_model_graph_get_input_shape (m, &n_dims));
   g_assert_cmpuint (n_dims, ==, 0);

@@ -8,3 +8,4 @@
  */
 #include "gcg-test-kernels.cu"
 #include "gcg-frame-kernels.cu"
+#include "gcg-copy-kernels.cu"

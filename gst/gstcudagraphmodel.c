@@ -1,0 +1,238 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The model's input decides the element's tensor: its shape gives the
+ * batch, layout, size and channels, its type the tensor type, as a
+ * .modelinfo file does.  A model whose input cannot be a tensor the
+ * element makes is refused when set (a warning; the element fails at
+ * start saying why), never a frame later.  The output caps list the
+ * model's outputs, in NNStreamer's notation: dimensions innermost first,
+ * tensors separated by commas.
+ */
+#include "gstcudagraphmodel.h"
+#include "gstcudagraphrefuse.h"
+
+enum
+{
+  PROP_MODEL,
+  PROP_KEEP_INPUT,
+};
+
+#define FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
+    | GST_PARAM_MUTABLE_READY)
+
+void
+gst_cuda_graph_model_install (GObjectClass * klass, guint first)
+{
+  g_object_class_install_property (klass, first + PROP_MODEL,
+      g_param_spec_object ("model", "Model",
+          "A model's CUDA graph (GcgModelGraph, e.g. from gcg.torch.attach) "
+          "run after the element's kernel in the same graph: the tensor is "
+          "written into its input, the output buffer carries its outputs; "
+          "its input sets the tensor's size, layout, type and batch",
+          GCG_TYPE_MODEL_GRAPH, FLAGS));
+  g_object_class_install_property (klass, first + PROP_KEEP_INPUT,
+      g_param_spec_boolean ("model-keep-input", "Keep the model's input",
+          "With a model, the output buffer carries the preprocessed tensor "
+          "too, before the model's outputs", FALSE, FLAGS));
+}
+
+static gboolean
+dtype_to_tensor_type (GcgModelDtype dtype, GcgTensorType * type)
+{
+  switch (dtype) {
+    case GCG_MODEL_DTYPE_FLOAT32:
+      *type = GCG_TENSOR_TYPE_FLOAT32;
+      return TRUE;
+    case GCG_MODEL_DTYPE_FLOAT16:
+      *type = GCG_TENSOR_TYPE_FLOAT16;
+      return TRUE;
+    case GCG_MODEL_DTYPE_UINT8:
+      *type = GCG_TENSOR_TYPE_UINT8;
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* The tensor the model's input is: N×C×H×W or N×H×W×C with C 1 or 3. */
+static gboolean
+take_input (GcgModelGraph * model, GstCudaGraphTensorProps * props,
+    GError ** error)
+{
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+  GcgTensorType type;
+  const gint64 *shape;
+  guint n = 0;
+  gboolean nchw;
+  gint64 c;
+
+  shape = gcg_model_graph_get_input_shape (model, &n);
+  gcg_model_graph_get_input (model, NULL, NULL, &dtype);
+  if (shape == NULL || n != 4 || !dtype_to_tensor_type (dtype, &type)
+      || gcg_model_graph_get_n_outputs (model) == 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "The model's input is not an image tensor the element makes (4 "
+        "dimensions, float32, float16 or uint8; it has %u dimensions of %s)"
+        " or it has no output", n, gcg_model_dtype_get_name (dtype));
+    return FALSE;
+  }
+  if (gcg_model_graph_get_packed_size (model, TRUE)
+      > GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "The model's input and outputs take %" G_GSIZE_FORMAT " bytes, more "
+        "than an output buffer may hold (%" G_GUINT64_FORMAT ")",
+        gcg_model_graph_get_packed_size (model, TRUE),
+        (guint64) GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
+    return FALSE;
+  }
+  nchw = shape[1] == 1 || shape[1] == 3;
+  c = nchw ? shape[1] : shape[3];
+  if ((c != 1 && c != 3) || shape[0] < 1 || shape[0] > GCG_FRAME_CHAIN_MAX_ROIS
+      || shape[nchw ? 2 : 1] < 1 || shape[nchw ? 3 : 2] < 1
+      || shape[nchw ? 2 : 1] > G_MAXINT || shape[nchw ? 3 : 2] > G_MAXINT) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "The model's input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%"
+        G_GINT64_FORMAT "x%" G_GINT64_FORMAT " is neither N×C×H×W nor "
+        "N×H×W×C with C 1 or 3 and N at most %d", shape[0], shape[1],
+        shape[2], shape[3], GCG_FRAME_CHAIN_MAX_ROIS);
+    return FALSE;
+  }
+  props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
+  props->layout = nchw ? GCG_TENSOR_LAYOUT_NCHW : GCG_TENSOR_LAYOUT_NHWC;
+  props->max_rois = (guint) shape[0];
+  props->height = (guint) shape[nchw ? 2 : 1];
+  props->width = (guint) shape[nchw ? 3 : 2];
+  props->tensor_type = type;
+  if (c == 1)
+    props->channels = GCG_TENSOR_CHANNELS_GRAY;
+  else if (props->channels == GCG_TENSOR_CHANNELS_GRAY)
+    props->channels = GCG_TENSOR_CHANNELS_RGB;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
+    const GValue * value, GstCudaGraphTensorProps * props, gchar ** refusal)
+{
+  if (prop_id == first + PROP_KEEP_INPUT) {
+    m->keep_input = g_value_get_boolean (value);
+    return TRUE;
+  }
+  if (prop_id != first + PROP_MODEL)
+    return FALSE;
+  g_clear_object (&m->model);
+  g_clear_error (&m->error);
+  m->model = g_value_dup_object (value);
+  if (m->model != NULL && !take_input (m->model, props, &m->error))
+    gst_cuda_graph_refusal_note (refusal, "%s; the element will not start",
+        m->error->message);
+  return TRUE;
+}
+
+gboolean
+gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first, guint prop_id,
+    GValue * value)
+{
+  if (prop_id == first + PROP_KEEP_INPUT)
+    g_value_set_boolean (value, m->keep_input);
+  else if (prop_id == first + PROP_MODEL)
+    g_value_set_object (value, m->model);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+void
+gst_cuda_graph_model_clear (GstCudaGraphModel * m)
+{
+  g_clear_object (&m->model);
+  g_clear_error (&m->error);
+}
+
+/* Packed tensor @index's shape and type. */
+static const gint64 *
+packed_shape (GcgModelGraph * model, gboolean keep_input, guint index,
+    guint * n_dims, GcgModelDtype * dtype)
+{
+  if (keep_input && index == 0) {
+    gcg_model_graph_get_input (model, NULL, NULL, dtype);
+    return gcg_model_graph_get_input_shape (model, n_dims);
+  }
+  index -= keep_input ? 1 : 0;
+  gcg_model_graph_get_output (model, index, NULL, NULL, dtype);
+  return gcg_model_graph_get_output_shape (model, index, n_dims);
+}
+
+static guint
+n_packed (GcgModelGraph * model, gboolean keep_input)
+{
+  return gcg_model_graph_get_n_outputs (model) + (keep_input ? 1 : 0);
+}
+
+GstStructure *
+gst_cuda_graph_model_structure_new (GcgModelGraph * model,
+    gboolean keep_input, const GValue * framerate)
+{
+  GString *dims = g_string_new (NULL);
+  GString *types = g_string_new (NULL);
+  guint n = n_packed (model, keep_input);
+  GstStructure *s;
+
+  for (guint t = 0; t < n; t++) {
+    GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+    guint n_dims = 0;
+    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
+        &dtype);
+
+    if (t > 0) {
+      g_string_append_c (dims, ',');
+      g_string_append_c (types, ',');
+    }
+    /* Innermost first; a scalar is one element. */
+    for (guint d = n_dims; d > 0; d--)
+      g_string_append_printf (dims, "%s%" G_GINT64_FORMAT,
+          d < n_dims ? ":" : "", shape[d - 1]);
+    if (n_dims == 0)
+      g_string_append_c (dims, '1');
+    g_string_append (types, gcg_model_dtype_get_name (dtype));
+  }
+  s = gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
+      "num_tensors", G_TYPE_INT, (gint) n, "dimensions", G_TYPE_STRING,
+      dims->str, "types", G_TYPE_STRING, types->str, NULL);
+  if (framerate)
+    gst_structure_set_value (s, "framerate", framerate);
+  else
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1,
+        G_MAXINT, 1, NULL);
+  g_string_free (dims, TRUE);
+  g_string_free (types, TRUE);
+  return s;
+}
+
+void
+gst_cuda_graph_model_describe (GcgModelGraph * model, gboolean keep_input,
+    GcgTensorMeta * meta)
+{
+  guint n = MIN (n_packed (model, keep_input), GCG_TENSOR_META_MAX_TENSORS);
+
+  meta->n_tensors = n;
+  for (guint t = 0; t < n; t++) {
+    GcgTensorMetaTensor *mt = &meta->tensors[t];
+    GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+    guint n_dims = 0;
+    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
+        &dtype);
+    gsize offset = 0, size = 0;
+
+    gcg_model_graph_get_packed_tensor (model, keep_input, t, &offset, &size,
+        NULL);
+    mt->offset = offset;
+    mt->size = size;
+    mt->dtype = dtype;
+    mt->n_dims = MIN (n_dims, GCG_TENSOR_META_MAX_DIMS);
+    for (guint d = 0; d < mt->n_dims; d++)
+      mt->shape[d] = shape[d];
+  }
+}

@@ -1,0 +1,49 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gcg.h>
+
+#include "gstcudagraphtensormeta.h"
+#include "gstcudagraphtensorprops.h"
+
+G_BEGIN_DECLS
+
+/* The user's model attached to a tensor element (issue 21): its graph
+ * replayed after the element's kernel in the same graph, the output
+ * buffer carrying the model's outputs (and the element's tensor first
+ * when keep_input).  Properties `model` and `model-keep-input`. */
+typedef struct
+{
+  /* Properties, under the element's object lock. */
+  GcgModelGraph *model;
+  gboolean keep_input;
+  /* Why the model cannot be used, reported at start. */
+  GError *error;
+} GstCudaGraphModel;
+
+#define GST_CUDA_GRAPH_MODEL_N_PROPS 2
+
+void gst_cuda_graph_model_install (GObjectClass * klass, guint first);
+/* Under the object lock; a model sets the tensor @props its input
+ * implies.  FALSE when @prop_id is not ours. */
+gboolean gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first,
+    guint prop_id, const GValue * value, GstCudaGraphTensorProps * props,
+    gchar ** refusal);
+gboolean gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first,
+    guint prop_id, GValue * value);
+void gst_cuda_graph_model_clear (GstCudaGraphModel * m);
+
+/* The caps structure of the output buffer: every packed tensor.  @input
+ * describes the element's tensor (the model's input). */
+GstStructure *gst_cuda_graph_model_structure_new (GcgModelGraph * model,
+    gboolean keep_input, const GValue * framerate);
+
+/* Lists the packed tensors in @meta (n_tensors, tensors[]). */
+void gst_cuda_graph_model_describe (GcgModelGraph * model,
+    gboolean keep_input, GcgTensorMeta * meta);
+
+G_END_DECLS

@@ -1,0 +1,157 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudagraphkernel without a GPU: its properties (and their kernel-*
+ * aliases) read back, every setting it can judge before the device opens
+ * fails the start with an error naming the kernel and the cause (no code,
+ * two codes, no entry, a bad block size, a missing file, backend=cpu;
+ * backend=auto on a machine without a driver: the CUDA backend), and its
+ * caps keep the input's format and size on the output.
+ */
+#include "gcg-gst-test-util.h"
+
+#include <gst/base/gstbasetransform.h>
+
+#include <string.h>
+
+static void
+assert_start_error (const gchar * desc, const gchar * words)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) e = gst_parse_launch (desc, &error);
+  g_autofree gchar *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (e);
+  text = gcg_test_start_error (e);
+  if (text == NULL)
+    g_error ("\"%s\" started", desc);
+  if (strstr (text, words) == NULL)
+    g_error ("\"%s\": \"%s\" does not say \"%s\"", desc, text, words);
+}
+
+static void
+test_properties (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel",
+      NULL);
+  g_autofree gchar *src = NULL, *entry = NULL, *params = NULL, *loc = NULL;
+  g_autofree gchar *block = NULL, *alias = NULL;
+  gboolean in_place = TRUE;
+
+  g_assert_nonnull (e);
+  g_object_get (e, "block-size", &block, "in-place", &in_place, NULL);
+  g_assert_cmpstr (block, ==, "32x8");
+  g_assert_false (in_place);
+  g_clear_pointer (&block, g_free);
+
+  g_object_set (e, "source", "extern \"C\" __global__ void k "
+      "(const gcg_params *p) {}", "entry", "k", "params", "a=f32:1",
+      "location", "/x.cu", "block-size", "16x16", "in-place", TRUE, NULL);
+  g_object_get (e, "source", &src, "entry", &entry, "params", &params,
+      "location", &loc, "block-size", &block, "in-place", &in_place, NULL);
+  g_assert_nonnull (strstr (src, "void k"));
+  g_assert_cmpstr (entry, ==, "k");
+  g_assert_cmpstr (params, ==, "a=f32:1");
+  g_assert_cmpstr (loc, ==, "/x.cu");
+  g_assert_cmpstr (block, ==, "16x16");
+  g_assert_true (in_place);
+  /* The names cudagraphconvert uses are the same settings. */
+  g_object_get (e, "kernel-entry", &alias, NULL);
+  g_assert_cmpstr (alias, ==, "k");
+}
+
+static void
+test_refused_at_start (void)
+{
+  assert_start_error ("cudagraphkernel backend=cuda entry=k", "source");
+  assert_start_error ("cudagraphkernel backend=cuda entry=k source=x "
+      "location=/x.cu", "not both");
+  assert_start_error ("cudagraphkernel backend=cuda source=x", "entry");
+  assert_start_error ("cudagraphkernel backend=cuda source=x entry=k "
+      "entry=\"\"", "entry");
+  assert_start_error ("cudagraphkernel backend=cuda entry=k "
+      "location=/nonexistent/k.cu", "/nonexistent/k.cu\" is not a file");
+  assert_start_error ("cudagraphkernel backend=cpu entry=k source=x",
+      "Kernel k needs the CUDA backend");
+  /* No driver here: auto falls back to the CPU, which cannot run it. */
+  assert_start_error ("cudagraphkernel entry=k source=x",
+      "needs the CUDA backend");
+}
+
+static void
+test_bad_block_size (void)
+{
+  static const gchar *bad[] = { "0x8", "33x33", "2048", "8x", "x8", "axb",
+    "8x8x8", "8*8", "-8x8", "8x0", " 8x8",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cpu "
+        "entry=k source=x block-size=\"%s\"", bad[i]);
+
+    assert_start_error (desc, "block-size");
+  }
+  /* Good ones get past it, to the backend. */
+  assert_start_error ("cudagraphkernel backend=cpu entry=k source=x "
+      "block-size=1024", "needs the CUDA backend");
+  assert_start_error ("cudagraphkernel backend=cpu entry=k source=x "
+      "block-size=32x32", "needs the CUDA backend");
+}
+
+/* What the element offers downstream for @in_caps. */
+static GstCaps *
+src_caps_for (const gchar * in_caps)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel",
+      NULL);
+  g_autoptr (GstCaps) in = gst_caps_from_string (in_caps);
+
+  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
+      (GST_BASE_TRANSFORM (e), GST_PAD_SINK, in, NULL);
+}
+
+static void
+test_caps_same_format (void)
+{
+  static const gchar *formats[] = { "NV12", "I420", "RGBA", "BGRA", "RGB",
+    "BGR", "GRAY8",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    g_autofree gchar *in = g_strdup_printf ("video/x-raw,format=%s,"
+        "width=64,height=48,framerate=30/1", formats[i]);
+    g_autoptr (GstCaps) caps = src_caps_for (in);
+    gboolean cuda = FALSE;
+
+    g_assert_false (gst_caps_is_empty (caps));
+    for (guint s = 0; s < gst_caps_get_size (caps); s++) {
+      GstStructure *st = gst_caps_get_structure (caps, s);
+      GstCapsFeatures *f = gst_caps_get_features (caps, s);
+      gint w = 0, h = 0;
+
+      g_assert_cmpstr (gst_structure_get_string (st, "format"), ==,
+          formats[i]);
+      g_assert_true (gst_structure_get_int (st, "width", &w));
+      g_assert_true (gst_structure_get_int (st, "height", &h));
+      g_assert_cmpint (w, ==, 64);
+      g_assert_cmpint (h, ==, 48);
+      cuda |= f != NULL && gst_caps_features_contains (f, "memory:CUDAMemory");
+    }
+    /* Before start the element may still output CUDA memory. */
+    g_assert_true (cuda);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/kernel/properties", test_properties);
+  g_test_add_func ("/gst/kernel/refused-at-start", test_refused_at_start);
+  g_test_add_func ("/gst/kernel/bad-block-size", test_bad_block_size);
+  g_test_add_func ("/gst/kernel/caps-same-format", test_caps_same_format);
+  return g_test_run ();
+}
