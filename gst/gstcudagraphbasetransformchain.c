@@ -85,8 +85,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
         error);
   if (chain == NULL)
     return FALSE;
-  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, config,
-          priv->dev.context, error)
+  if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, error)
       || (GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach != NULL
           && priv->dev.active == GCG_BACKEND_CUDA
           && !GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self)->attach (self,

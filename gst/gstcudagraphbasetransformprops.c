@@ -180,7 +180,8 @@ gst_cuda_graph_base_transform_install_properties (GObjectClass *
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   install_settings (gobject_class);
   install_counters (gobject_class);
-  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST);
+  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST,
+      TRUE);
   gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
@@ -189,6 +190,7 @@ gst_cuda_graph_base_transform_init_properties
     (GstCudaGraphBaseTransformPrivate * priv)
 {
   gst_cuda_graph_run_props_init (&priv->run);
+  gst_cuda_graph_user_kernel_init (&priv->kernel);
   priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;

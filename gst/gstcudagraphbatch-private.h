@@ -25,6 +25,7 @@
 #include "gstcudagraphdevice.h"
 #include "gstcudagraphrunprops.h"
 #include "gstcudagraphtensorprops.h"
+#include "gstcudagraphuserkernel.h"
 
 G_BEGIN_DECLS
 
@@ -70,6 +71,8 @@ struct _GstCudaGraphBatch
    * has (their counters included), the tensor's, and the batch's own. */
   GstCudaGraphRunProps run;
   GstCudaGraphTensorProps props;
+  /* A user kernel after the batch op, over the whole tensor. */
+  GstCudaGraphUserKernel kernel;
   guint batch_size;
 
   /* Counters, under the object lock: run.counts is the current engine's

@@ -47,6 +47,13 @@
  * Values: as #GstCudaGraphPreprocess (mean/std or scale/offset, pad-value,
  * the GcgParamsMeta custom meta per frame).
  *
+ * A kernel of the user's own (kernel-source or kernel-location,
+ * kernel-entry, kernel-params; docs/user-kernels.md) runs after the batch
+ * op in the same graph, once per batch over the whole tensor: one z slice
+ * of its grid per item (`blockIdx.z`), the tensor in `dst0`, the items
+ * written in `items`; its `meta:` values come from the first input of the
+ * batch carrying a GcgParamsMeta.  pipelines/kernel.sh runs one.
+ *
  * At EOS it posts a `cudagraph-stats` element message (`backend`,
  * `captures`, `replays`, `eager-frames`, `batches`, `frames` and, with the
  * CUDA backend, the device and pinned bytes held).  Built against
@@ -177,6 +184,7 @@ gst_cuda_graph_batch_finalize (GObject * object)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
 
   gst_cuda_graph_tensor_props_clear (&self->props);
+  gst_cuda_graph_user_kernel_clear (&self->kernel);
   gst_clear_object (&self->gst_context);
   g_queue_clear_full (&self->spare, g_free);
 
@@ -247,8 +255,14 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
   reset_counters (self);
   gst_cuda_graph_batch_reset_window (self);
   self->next_pad = 0;
-  return gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
-      &self->run, &self->gst_context);
+  if (!gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
+          &self->run, &self->gst_context))
+    return FALSE;
+  if (gst_cuda_graph_user_kernel_start (&self->kernel, GST_ELEMENT (self),
+          self->dev.active, self->dev.context))
+    return TRUE;
+  gst_cuda_graph_device_close (&self->dev);
+  return FALSE;
 }
 
 static gboolean
@@ -257,6 +271,7 @@ gst_cuda_graph_batch_stop (GstAggregator * agg)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_user_kernel_stop (&self->kernel);
   gst_cuda_graph_device_close (&self->dev);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->gst_context);

@@ -162,6 +162,10 @@ ensure_engine (GstCudaGraphBatch * self, const GcgFrameBatchConfig * config)
     return TRUE;
   engine = gcg_frame_batch_new (config, self->dev.active, self->dev.context,
       &error);
+  if (engine != NULL
+      && !gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
+          &error))
+    g_clear_object (&engine);
   if (engine == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot batch into this tensor: %s", error->message), (NULL));

@@ -18,6 +18,7 @@ enum
   PROP_BATCHES,
   PROP_RUN_FIRST,
   PROP_TENSOR_FIRST = PROP_RUN_FIRST + GST_CUDA_GRAPH_RUN_N_PROPS,
+  PROP_KERNEL_FIRST = PROP_TENSOR_FIRST + GST_CUDA_GRAPH_TENSOR_N_PROPS,
 };
 
 #define DEFAULT_BATCH_SIZE 0
@@ -62,7 +63,9 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
     known = gst_cuda_graph_run_props_set (&self->run, PROP_RUN_FIRST, prop_id,
         value)
         || gst_cuda_graph_tensor_props_set (&self->props,
-        PROP_TENSOR_FIRST, prop_id, value, &refusal);
+        PROP_TENSOR_FIRST, prop_id, value, &refusal)
+        || gst_cuda_graph_user_kernel_set (&self->kernel, PROP_KERNEL_FIRST,
+        prop_id, value);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
@@ -103,6 +106,8 @@ gst_cuda_graph_batch_get_property (GObject * object, guint prop_id,
       || gst_cuda_graph_run_props_get (&self->run, PROP_RUN_FIRST, prop_id,
       value)
       || gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
+      prop_id, value)
+      || gst_cuda_graph_user_kernel_get (&self->kernel, PROP_KERNEL_FIRST,
       prop_id, value);
   GST_OBJECT_UNLOCK (self);
   if (!known)
@@ -131,6 +136,8 @@ gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
           G_MAXUINT64, 0, RO));
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
+  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST,
+      FALSE);
 }
 
 void
@@ -139,5 +146,6 @@ gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self)
   gst_cuda_graph_run_props_init (&self->run);
   gst_cuda_graph_tensor_props_init (&self->props);
   self->batch_size = DEFAULT_BATCH_SIZE;
+  gst_cuda_graph_user_kernel_init (&self->kernel);
   g_object_set (self, "latency", (guint64) DEFAULT_TIMEOUT, NULL);
 }

@@ -295,6 +295,19 @@ timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
       GST_CLOCK_TIME_IS_VALID (end) ? end : t);
 }
 
+/* A user kernel's per-batch named values (its meta: parameters): those of
+ * the first input of the batch that carries a GcgParamsMeta. */
+static void
+set_kernel_values (GstCudaGraphBatch * self, Batch * batch)
+{
+  self->kernel.values = NULL;
+  for (guint i = 0; i < batch->n && self->kernel.values == NULL; i++) {
+    if (batch->inputs[i].buffer != NULL)
+      gst_cuda_graph_user_kernel_set_frame (&self->kernel,
+          batch->inputs[i].buffer);
+  }
+}
+
 /* Runs @batch into @outbuf; on failure @outbuf is not pushed. */
 static gboolean
 run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
@@ -311,6 +324,7 @@ run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
   gcg_frame_batch_set_use_graph (self->engine, use_graph);
   if (!map_output (self, outbuf, &t, error))
     return FALSE;
+  set_kernel_values (self, batch);
   ok = upload_inputs (self, batch, error)
       && gcg_frame_batch_process (self->engine, batch->n, batch->sources,
       batch->params, output_address (&t), self->dev.stream, &n_items, error)

@@ -35,7 +35,20 @@
  * The output keeps the input's memory kind when downstream takes it.
  *
  * When input and output caps are equal, no crop is set and every
- * adjustment is the identity, buffers pass through untouched.
+ * adjustment is the identity, buffers pass through untouched (never with
+ * a user kernel).
+ *
+ * A kernel of the user's own (kernel-source or kernel-location,
+ * kernel-entry, kernel-params; docs/user-kernels.md) runs in the same
+ * graph, after the conversion on its output or, with
+ * kernel-position=before, before it on a scratch copy of the input:
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1280,height=720 ! \
+ *   cudagraphconvert backend=cuda kernel-position=before \
+ *   kernel-location=examples/kernels/vignette.cu kernel-entry=vignette \
+ *   kernel-params="src=src0,dst=dst0,src_pitch=src_pitch0,dst_pitch=dst_pitch0,width=in_width,height=in_height" ! \
+ *   video/x-raw,width=640,height=360 ! fakesink
+ * ]|
  *
  * The crop-* properties select a rectangle inside the buffer's
  * #GstVideoCropMeta (the whole frame without one), cut to it.  A crop

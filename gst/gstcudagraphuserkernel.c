@@ -2,23 +2,28 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The user's own CUDA kernel inside an element's captured graph, after
- * the element's own kernel: "letterbox -> normalise -> my op" stays one
- * replay per frame and needs no extra buffer (the kernel works in place
- * on the output; it may read the input planes too).  The code is read
- * and compiled (source, with NVRTC, for the device) when the element
- * starts, so a file that is missing, source that does not compile, a
- * missing entry point or a bad parameter declaration fail the state
- * change with an error naming the kernel, never a frame later.  Each
- * frame chain (one per caps) gets its own stage of the same compiled
- * code (the engine keeps compiled images per process).  Per-frame values
+ * The user's own CUDA kernel inside an element's captured graph, before
+ * or after the element's own kernel (kernel-position): "letterbox ->
+ * normalise -> my op" stays one replay per frame and needs no extra
+ * buffer (after: the kernel works in place on the output, and may read
+ * the input planes too; before: it reads the input and writes the scratch
+ * copy the element's kernel then reads, the input buffer being
+ * read-only).  The code is read and compiled (source, with NVRTC, for the
+ * device) into a GcgKernelOp when the element starts, so a file that is
+ * missing, source that does not compile, a missing entry point or a bad
+ * parameter declaration fail the state change with an error naming the
+ * kernel, never a frame later.  Each frame chain (one per caps) gets the
+ * op through gcg_frame_chain_add_kernel() (the engine keeps compiled
+ * images per process).  Per-frame values
  * (`meta:KEY` parameters) come from the buffer's GcgParamsMeta: a field
  * KEY of its structure, for that frame only.
  */
 #include "gstcudagraphuserkernel.h"
 #include "gstcudagraphparamsmeta.h"
 
+#include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "gcg-kernel-op-private.h"
 #include "gcg-kernel-stage-private.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
@@ -30,20 +35,27 @@ enum
   PROP_LOCATION,
   PROP_ENTRY,
   PROP_PARAMS,
+  PROP_POSITION,
 };
+
+#define DEFAULT_POSITION GCG_KERNEL_POSITION_AFTER
 
 #define FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
     | GST_PARAM_MUTABLE_READY)
 
+/* @with_position: FALSE where the kernel can only run after the op (the
+ * batch element): kernel-position is not installed then. */
 void
-gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first)
+gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
+    gboolean with_position)
 {
   g_object_class_install_property (klass, first + PROP_SOURCE,
       g_param_spec_string ("kernel-source", "Kernel source",
-          "CUDA C++ source of a kernel run after the element's own in the "
-          "same graph (compiled with NVRTC when the element starts; its "
-          "entry takes one argument, const gcg_params *); see "
-          "docs/user-kernels.md", NULL, FLAGS));
+          "CUDA C++ source of a kernel run in the same graph as the "
+          "element's own (after it, or before it: kernel-position; compiled "
+          "with NVRTC when the element starts; its entry takes one "
+          "argument, const gcg_params *); see docs/user-kernels.md", NULL,
+          FLAGS));
   g_object_class_install_property (klass, first + PROP_LOCATION,
       g_param_spec_string ("kernel-location", "Kernel file",
           "File of that kernel instead: .cu (source), .ptx, .cubin or "
@@ -56,6 +68,20 @@ gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first)
           "The kernel's parameter declaration, \"name=spec,...\" (e.g. "
           "\"img=dst0,pitch=dst-pitch0,strength=meta:vignette:f32:0.5\")",
           NULL, FLAGS));
+  if (!with_position)
+    return;
+  g_object_class_install_property (klass, first + PROP_POSITION,
+      g_param_spec_enum ("kernel-position", "Kernel position",
+          "Where the kernel runs: after the element's own kernel, on its "
+          "output (in place), or before it, reading the input and writing "
+          "a scratch copy of it that the element's kernel reads instead",
+          GCG_TYPE_KERNEL_POSITION, DEFAULT_POSITION, FLAGS));
+}
+
+void
+gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel * k)
+{
+  k->position = DEFAULT_POSITION;
 }
 
 static gchar **
@@ -82,6 +108,10 @@ gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k, guint first,
 
   if (prop_id < first || prop_id >= first + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS)
     return FALSE;
+  if (prop_id - first == PROP_POSITION) {
+    k->position = g_value_get_enum (value);
+    return TRUE;
+  }
   f = field (k, prop_id - first);
   g_free (*f);
   *f = g_value_dup_string (value);
@@ -94,17 +124,17 @@ gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k, guint first,
 {
   if (prop_id < first || prop_id >= first + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS)
     return FALSE;
-  g_value_set_string (value, *field (k, prop_id - first));
+  if (prop_id - first == PROP_POSITION)
+    g_value_set_enum (value, k->position);
+  else
+    g_value_set_string (value, *field (k, prop_id - first));
   return TRUE;
 }
 
 void
 gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel * k)
 {
-  g_clear_pointer (&k->code, g_bytes_unref);
-  g_clear_pointer (&k->name, g_free);
-  g_clear_pointer (&k->decl, g_free);
-  g_clear_pointer (&k->entry_point, g_free);
+  g_clear_object (&k->op);
   k->values = NULL;
 }
 
@@ -112,64 +142,72 @@ void
 gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel * k)
 {
   gst_cuda_graph_user_kernel_stop (k);
-  for (guint i = 0; i < GST_CUDA_GRAPH_USER_KERNEL_N_PROPS; i++)
+  for (guint i = PROP_SOURCE; i <= PROP_PARAMS; i++)
     g_clear_pointer (field (k, i), g_free);
 }
 
-/* The code named by the properties: inline source, or a file (source by
- * its .cu/.cuh extension, a binary otherwise).  Bounded before reading. */
-static gboolean
-read_code (GstCudaGraphUserKernel * k, GError ** error)
+/* The code named by the properties (under the object lock): inline
+ * source, or a file (source by its .cu/.cuh extension, a binary
+ * otherwise), bounded before reading. */
+static GBytes *
+read_code (const gchar * source, const gchar * location, gboolean * is_source,
+    GError ** error)
 {
   gchar *contents = NULL;
   gsize size = 0;
 
-  if (k->source != NULL) {
-    k->is_source = TRUE;
-    k->name = g_strdup (k->entry_point);
-    k->code = g_bytes_new (k->source, strlen (k->source));
-    return TRUE;
+  if (source != NULL) {
+    *is_source = TRUE;
+    return g_bytes_new (source, strlen (source));
   }
-  k->name = g_path_get_basename (k->location);
-  k->is_source = g_str_has_suffix (k->location, ".cu")
-      || g_str_has_suffix (k->location, ".cuh");
-  if (!g_file_test (k->location, G_FILE_TEST_IS_REGULAR)) {
+  *is_source = g_str_has_suffix (location, ".cu")
+      || g_str_has_suffix (location, ".cuh");
+  if (!g_file_test (location, G_FILE_TEST_IS_REGULAR)) {
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-        "kernel-location \"%s\" is not a file", k->location);
-    return FALSE;
+        "kernel-location \"%s\" is not a file", location);
+    return NULL;
   }
-  if (!g_file_get_contents (k->location, &contents, &size, error))
-    return FALSE;
+  if (!g_file_get_contents (location, &contents, &size, error))
+    return NULL;
   if (size == 0 || size > GCG_KERNEL_STAGE_MAX_CODE) {
     g_free (contents);
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
         "kernel-location \"%s\" is empty or larger than %d bytes",
-        k->location, GCG_KERNEL_STAGE_MAX_CODE);
-    return FALSE;
+        location, GCG_KERNEL_STAGE_MAX_CODE);
+    return NULL;
   }
-  k->code = g_bytes_new_take (contents, size);
-  return TRUE;
+  return g_bytes_new_take (contents, size);
 }
 
-static GcgFrameStage *
-new_stage (GstCudaGraphUserKernel * k, GcgContext * context, guint width,
-    guint height, GError ** error)
+/* The op of the properties, its code compiled (kept under the user cache
+ * directory across runs), loaded and checked in @context, with @block
+ * threads per block (cudagraphkernel's block-size). */
+static GcgKernelOp *
+new_op (const gchar * source, const gchar * location, const gchar * entry,
+    const gchar * params, const guint block[2], GcgContext * context,
+    GError ** error)
 {
   g_autofree gchar *cache = g_build_filename (g_get_user_cache_dir (),
       "gst-cudagraph", "kernels", NULL);
-  GcgKernelStageSpec spec = { 0 };
+  g_autofree gchar *name = location ? g_path_get_basename (location)
+      : g_strdup (entry);
+  g_autoptr (GBytes) code = NULL;
+  gboolean is_source = FALSE;
 
-  spec.kind = k->is_source ? GCG_KERNEL_CODE_SOURCE : GCG_KERNEL_CODE_BINARY;
-  spec.name = k->name;
-  spec.code = k->code;
-  spec.entry = k->entry_point;
-  spec.decl = k->decl;
-  spec.block[0] = k->block[0];
-  spec.block[1] = k->block[1];
-  spec.width = width;
-  spec.height = height;
-  spec.cache_dir = cache;
-  return gcg__kernel_stage_new (context, &spec, error);
+  g_autoptr (GcgKernelOp) op = NULL;
+
+  code = read_code (source, location, &is_source, error);
+  if (code == NULL)
+    return NULL;
+  op = gcg__kernel_op_new_full (context, is_source, code, name, entry,
+      params ? params : "", cache, error);
+  /* A component left at 0 keeps the engine's default. */
+  if (op != NULL && (block[0] != 0 || block[1] != 0)
+      && !gcg_kernel_op_set_block (op,
+          block[0] ? block[0] : GCG_KERNEL_OP_DEFAULT_BLOCK,
+          block[1] ? block[1] : GCG_KERNEL_OP_DEFAULT_BLOCK, error))
+    return NULL;
+  return g_steal_pointer (&op);
 }
 
 /* At start: with a kernel set, read and compile it now (on the CUDA
@@ -179,17 +217,21 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
     GstElement * element, GcgBackend backend, GcgContext * context)
 {
   g_autoptr (GError) error = NULL;
-  GcgFrameStage *probe;
+  g_autofree gchar *source = NULL;
+  g_autofree gchar *location = NULL;
+  g_autofree gchar *entry = NULL;
+  g_autofree gchar *params = NULL;
 
   GST_OBJECT_LOCK (element);
-  if (k->source == NULL && k->location == NULL) {
-    GST_OBJECT_UNLOCK (element);
-    return TRUE;
-  }
-  k->entry_point = g_strdup (k->entry);
-  k->decl = g_strdup (k->params ? k->params : "");
+  source = g_strdup (k->source);
+  location = g_strdup (k->location);
+  entry = g_strdup (k->entry);
+  params = g_strdup (k->params);
+  k->at = k->position;
   GST_OBJECT_UNLOCK (element);
-  if (k->entry_point == NULL || *k->entry_point == '\0') {
+  if (source == NULL && location == NULL)
+    return TRUE;
+  if (entry == NULL || *entry == '\0') {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("A user kernel needs kernel-entry: the name of its extern \"C\" "
             "entry point"), (NULL));
@@ -198,17 +240,19 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
   if (backend != GCG_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("User kernel %s needs the CUDA backend (backend=cuda, or auto on "
-            "a machine with a usable GPU)", k->entry_point), (NULL));
+            "a machine with a usable GPU)", entry), (NULL));
     return FALSE;
   }
-  if (!read_code (k, &error)
-      || (probe = new_stage (k, context, 1, 1, &error)) == NULL) {
+  k->op = new_op (source, location, entry, params, k->block, context,
+      &error);
+  if (k->op == NULL) {
+    g_autofree gchar *name = location ? g_path_get_basename (location)
+        : g_strdup (entry);
+
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("User kernel %s: %s", k->name ? k->name : k->entry_point,
-            error->message), (NULL));
+        ("User kernel %s: %s", name, error->message), (NULL));
     return FALSE;
   }
-  gcg__frame_stage_free (probe);
   return TRUE;
 }
 
@@ -240,22 +284,30 @@ lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
   return TRUE;
 }
 
-/* A new chain: the kernel after its own, in the same graph (or alone,
- * in a chain without a built-in op). */
+/* A new chain: the kernel before or after its own, in the same graph
+ * (or alone, in a chain without a built-in op). */
 gboolean
 gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
-    GcgFrameChain * chain, const GcgFrameChainConfig * config,
-    GcgContext * context, GError ** error)
+    GcgFrameChain * chain, GError ** error)
 {
-  GcgFrameStage *stage;
-
-  if (k->code == NULL)
+  if (k->op == NULL)
     return TRUE;
-  stage = new_stage (k, context, config->out_width, config->out_height,
-      error);
-  if (stage == NULL || !gcg__frame_chain_add_stage (chain, stage, error))
+  if (!gcg_frame_chain_add_kernel (chain, k->op, k->at, error))
     return FALSE;
   gcg__frame_chain_set_value_lookup (chain, lookup_value, k);
+  return TRUE;
+}
+
+/* A new batch engine: the kernel after its op, over the whole tensor. */
+gboolean
+gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
+    GcgFrameBatch * batch, GError ** error)
+{
+  if (k->op == NULL)
+    return TRUE;
+  if (!gcg_frame_batch_add_kernel (batch, k->op, error))
+    return FALSE;
+  gcg__frame_batch_set_value_lookup (batch, lookup_value, k);
   return TRUE;
 }
 
@@ -267,7 +319,7 @@ gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel * k,
 {
   GstCustomMeta *meta;
 
-  if (k->code == NULL)
+  if (k->op == NULL)
     return;
   meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_GRAPH_PARAMS_META_NAME);
   k->values = meta ? gst_custom_meta_get_structure (meta) : NULL;

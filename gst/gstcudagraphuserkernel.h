@@ -10,8 +10,8 @@
 G_BEGIN_DECLS
 
 /* The user's kernel of an element (kernel-source or kernel-location,
- * kernel-entry, kernel-params): run after the element's own kernel in the
- * same captured graph. */
+ * kernel-entry, kernel-params, kernel-position): run before or after the
+ * element's own kernel in the same captured graph. */
 typedef struct
 {
   /* Properties, under the element's object lock. */
@@ -19,21 +19,22 @@ typedef struct
   gchar *location;
   gchar *entry;
   gchar *params;
+  GcgKernelPosition position;
   /* Threads per block (x, y), 0 for the engine's default; set by
    * cudagraphkernel's block-size before start. */
   guint block[2];
 
-  /* Streaming state: the code read at start, and this frame's named
-   * values (a GcgParamsMeta's structure) while it is processed. */
-  GBytes *code;
-  gboolean is_source;
-  gchar *name;
-  gchar *decl;
-  gchar *entry_point;
+  /* Streaming state: the op made at start (its code compiled and
+   * checked), where it goes, and this frame's named values (a
+   * GcgParamsMeta's structure) while it is processed. */
+  GcgKernelOp *op;
+  GcgKernelPosition at;
   const GstStructure *values;
 } GstCudaGraphUserKernel;
 
-void gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first);
+void gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
+    gboolean with_position);
+void gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel * k);
 gboolean gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k,
     guint first, guint prop_id, const GValue * value);
 gboolean gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k,
@@ -44,12 +45,13 @@ gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
     GstElement * element, GcgBackend backend, GcgContext * context);
 void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel * k);
 gboolean gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
-    GcgFrameChain * chain, const GcgFrameChainConfig * config,
-    GcgContext * context, GError ** error);
+    GcgFrameChain * chain, GError ** error);
+gboolean gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
+    GcgFrameBatch * batch, GError ** error);
 void gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel * k,
     GstBuffer * buffer);
 
 /* Properties it installs, from @first on. */
-#define GST_CUDA_GRAPH_USER_KERNEL_N_PROPS 4
+#define GST_CUDA_GRAPH_USER_KERNEL_N_PROPS 5
 
 G_END_DECLS

@@ -30,4 +30,5 @@
 #include "gcg-frame-batch.h"
 #include "gcg-frame-queue.h"
 #include "gcg-model-graph.h"
+#include "gcg-kernel-op.h"
 #undef GCG_INSIDE

@@ -59,6 +59,12 @@ struct _GcgFrameBatch
 
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_batches;
+
+  /* With user kernels after the op: their view of a batch, and where
+   * they find its named values. */
+  GcgFrameBatchView *view;
+  GcgFrameValueLookup lookup;
+  gpointer lookup_data;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, G_TYPE_OBJECT)
@@ -69,6 +75,7 @@ gcg_frame_batch_finalize (GObject *object)
   GcgFrameBatch *self = GCG_FRAME_BATCH (object);
 
   g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  g_free (self->view);
   g_free (self->staging);
   g_free (self->kp);
 
@@ -349,14 +356,52 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   if (self->backend == GCG_BACKEND_CUDA) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
-    return gcg__kernel_replay_run (self->replay, self->staging, stream,
-        self->use_graph, error)
+    const GcgFrameStageIo *io = self->view == NULL ? NULL
+        : gcg__frame_batch_view_io (self->view, dst, items, self->lookup,
+        self->lookup_data);
+
+    return gcg__kernel_replay_run_io (self->replay, self->staging, io,
+        stream, self->use_graph, error)
         && gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
         error)
         && clear_tail (self, dst, items, stream, error);
   }
   self->cpu_batches++;
   return clear_tail (self, dst, items, NULL, error);
+}
+
+/* Appends @stage (owned, freed on failure) after the batch's op, in the
+ * same graph; before the first batch, CUDA backend only. */
+gboolean
+gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
+    GError **error)
+{
+  if (self->backend != GCG_BACKEND_CUDA) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A %s stage needs the CUDA backend", stage->klass->name);
+    gcg__frame_stage_free (stage);
+    return FALSE;
+  }
+  if (self->view == NULL)
+    self->view = gcg__frame_batch_view_new (&self->config);
+  return gcg__kernel_replay_add_stage (self->replay, stage, error);
+}
+
+/* The batch's context: %NULL on the CPU backend. */
+GcgContext *
+gcg__frame_batch_get_context (GcgFrameBatch *self)
+{
+  return self->replay ? gcg__kernel_replay_get_context (self->replay) : NULL;
+}
+
+/* Where the stages find a batch's named values: called on the streaming
+ * thread during gcg_frame_batch_process(); %NULL for none. */
+void
+gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
+    GcgFrameValueLookup lookup, gpointer user_data)
+{
+  self->lookup = lookup;
+  self->lookup_data = user_data;
 }
 
 /**

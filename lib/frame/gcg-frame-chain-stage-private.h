@@ -6,7 +6,9 @@
  * (issue 20: "letterbox → normalise → my op" is one replay).  A stage of
  * a chain sees the chain's output (params->dst) as both its input
  * (@chain_out) and its output (@out): it works in place on the buffer the
- * chain wrote, so no extra buffer is needed.
+ * chain wrote, so no extra buffer is needed.  A stage BEFORE the op reads
+ * the input planes and writes a scratch copy of them (allocated once per
+ * stream, gcg-frame-scratch-private.h) that the op then reads instead.
  */
 #pragma once
 
@@ -20,6 +22,11 @@ GCG_PRIVATE_API GcgFrameChain *gcg__frame_chain_new_stages_only (const
 
 GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage (GcgFrameChain *self,
     GcgFrameStage *stage, GError **error);
+
+GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage_at (GcgFrameChain *self,
+    GcgFrameStage *stage, gboolean before, GError **error);
+
+GCG_PRIVATE_API GcgContext *gcg__frame_chain_get_context (GcgFrameChain *self);
 
 GCG_PRIVATE_API void gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
     GcgFrameValueLookup lookup, gpointer user_data);

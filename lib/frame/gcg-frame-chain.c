@@ -35,6 +35,7 @@
 #include "gcg-frame-private.h"
 #include "gcg-kernel-replay-private.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "gcg-frame-scratch-private.h"
 #include "gcg-model-stage-private.h"
 
 #define BLOCK_W 32
@@ -57,6 +58,8 @@ struct _GcgFrameChain
   gsize kp_used;
 
   GcgKernelReplay *replay;      /* CUDA backend */
+  /* The input's scratch copy, with stages before the built-in op. */
+  GcgFrameScratch *scratch;
   guint64 cpu_frames;
 
   /* No built-in op (gcg__frame_chain_new_stages_only()): the stages
@@ -83,6 +86,7 @@ gcg_frame_chain_finalize (GObject *object)
   GcgFrameChain *self = GCG_FRAME_CHAIN (object);
 
   g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  g_clear_pointer (&self->scratch, gcg__frame_scratch_free);
   g_clear_object (&self->model);
   g_free (self->kp);
 
@@ -238,12 +242,14 @@ gcg_frame_chain_get_use_graph (GcgFrameChain *self)
   return self->use_graph;
 }
 
-/* The replay, its stages working in place on the chain's output. */
+/* The replay, its stages after the op working in place on the chain's
+ * output, those before it on the input's scratch copy. */
 static gboolean
 run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
     GcgStream *stream, GError **error)
 {
   GcgFrameStageIo io = { 0 };
+  GcgFrameStageIo before;
 
   io.config = &self->config;
   io.params = params;
@@ -260,6 +266,13 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
   }
   io.lookup = self->lookup;
   io.lookup_data = self->lookup_data;
+  io.n_items = (guint) self->kp->n_items;
+  if (self->scratch != NULL) {
+    if (!gcg__frame_scratch_redirect (self->scratch, stream, params,
+            self->kp, &io, &before, error))
+      return FALSE;
+    io.before = &before;
+  }
   return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
       self->use_graph, error);
 }
@@ -367,6 +380,35 @@ gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
   if (self->replay == NULL)
     return NULL;
   return g_steal_pointer (&self);
+}
+
+/* As gcg__frame_chain_add_stage(), @before the built-in op when asked:
+ * the chain then keeps a scratch copy of the input for it.  A chain
+ * without a built-in op has no before: its stages read the input. */
+gboolean
+gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
+    gboolean before, GError **error)
+{
+  if (!before || self->backend != GCG_BACKEND_CUDA || self->stages_only)
+    return gcg__frame_chain_add_stage (self, stage, error);
+  if (self->scratch == NULL
+      && (self->scratch = gcg__frame_scratch_new (
+              gcg__kernel_replay_get_context (self->replay), &self->config,
+              error)) == NULL) {
+    gcg__frame_stage_free (stage);
+    return FALSE;
+  }
+  if (!gcg__kernel_replay_add_stage_at (self->replay, stage, TRUE, error))
+    return FALSE;
+  self->n_stages++;
+  return TRUE;
+}
+
+/* The chain's context: %NULL on the CPU backend. */
+GcgContext *
+gcg__frame_chain_get_context (GcgFrameChain *self)
+{
+  return self->replay ? gcg__kernel_replay_get_context (self->replay) : NULL;
 }
 
 /* Where the stages find this frame's named values: called on the

@@ -80,11 +80,17 @@ typedef gboolean (*GcgFrameValueLookup) (const gchar *name,
  * @out_size: bytes at @out
  * @lookup: named per-frame values, or %NULL when the frame has none
  * @lookup_data: passed to @lookup
+ * @before: what the stages BEFORE the built-in op see of the same frame
+ *   (their @params->dst planes are the scratch copy of the input that
+ *   the built-in op reads, @out its first plane), %NULL when the chain
+ *   has none; %NULL in that view itself
+ * @n_items: tensor items written this frame (a chain's ROIs, a batch's
+ *   items), 1 for video
  *
  * What prepare() knows about one frame.  Addresses are device addresses
  * (CUDA backend only: stages never run on the CPU backend).
  */
-typedef struct
+typedef struct _GcgFrameStageIo
 {
   const GcgFrameChainConfig *config;
   const GcgFrameParams *params;
@@ -94,6 +100,8 @@ typedef struct
   gsize out_size;
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
+  const struct _GcgFrameStageIo *before;
+  guint n_items;
 } GcgFrameStageIo;
 
 /**

@@ -133,7 +133,9 @@ field_value (GcgKernelField field, const GcgFrameStageIo *io)
     v.v.u = p->pts;
   else {
     v.type = GCG_FRAME_VALUE_INT;
-    if (field <= GCG_KERNEL_FIELD_SRC_PITCH2)
+    if (field == GCG_KERNEL_FIELD_ITEMS)
+      v.v.i = io->n_items;
+    else if (field <= GCG_KERNEL_FIELD_SRC_PITCH2)
       v.v.i = p->src_stride[field - GCG_KERNEL_FIELD_SRC_PITCH0];
     else if (field <= GCG_KERNEL_FIELD_DST_PITCH2)
       v.v.i = p->dst_stride[field - GCG_KERNEL_FIELD_DST_PITCH0];

@@ -15,7 +15,9 @@
  *                                 pointers, u64), src_pitch0..2
  *                                 dst_pitch0..2 in_width in_height
  *                                 out_width out_height (i32), frame pts
- *                                 (u64)
+ *                                 (u64), items (i32: the tensor items
+ *                                 written this frame or batch, 1 for
+ *                                 video)
  *
  * Layout: declaration order, natural alignment (4 or 8 bytes): the
  * offsets a C compiler gives the generated typedef
@@ -59,6 +61,7 @@ typedef enum
   GCG_KERNEL_FIELD_IN_WIDTH, GCG_KERNEL_FIELD_IN_HEIGHT,
   GCG_KERNEL_FIELD_OUT_WIDTH, GCG_KERNEL_FIELD_OUT_HEIGHT,
   GCG_KERNEL_FIELD_FRAME, GCG_KERNEL_FIELD_PTS,
+  GCG_KERNEL_FIELD_ITEMS,
   GCG_KERNEL_N_FIELDS,
 } GcgKernelField;
 

@@ -40,6 +40,7 @@ static const struct
   { "in_width", I }, { "in_height", I },
   { "out_width", I }, { "out_height", I },
   { "frame", P }, { "pts", P },
+  { "items", I },
 };
 #undef P
 #undef I

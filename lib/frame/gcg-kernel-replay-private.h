@@ -4,7 +4,8 @@
  *
  * One kernel whose single argument is the device address of a struct in a
  * parameter block (or none: @kernel_name %NULL), followed by the stages
- * added before the first run (gcg-frame-stage-private.h), each reading
+ * added before the first run (gcg-frame-stage-private.h), each before
+ * or after the kernel, each reading
  * its own part of the same struct, run on up to 16 streams: eagerly, or captured into a
  * graph on a stream's first run and replayed afterwards.  What the frame
  * chain and the frame batch share; they differ only in the kernel, its
@@ -36,6 +37,12 @@ gboolean gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
 
 GCG_PRIVATE_API gboolean gcg__kernel_replay_add_stage (GcgKernelReplay *self,
     GcgFrameStage *stage, GError **error);
+
+GCG_PRIVATE_API gboolean gcg__kernel_replay_add_stage_at (GcgKernelReplay *self,
+    GcgFrameStage *stage, gboolean before, GError **error);
+
+GCG_PRIVATE_API GcgContext *gcg__kernel_replay_get_context (
+    const GcgKernelReplay *self);
 
 GCG_PRIVATE_API gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
     const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,

@@ -41,6 +41,7 @@ struct _GcgKernelReplay
   gsize total_bytes;            /* and every stage's after it */
   GcgFrameStage *stages[MAX_STAGES];
   gsize stage_offsets[MAX_STAGES];
+  gboolean stage_before[MAX_STAGES];    /* runs before the kernel */
   guint n_stages;
   guint8 *scratch;              /* the whole struct, filled per frame */
   GArray *streams;              /* StreamState */
@@ -194,8 +195,27 @@ typedef struct
   StreamState *state;
 } LaunchData;
 
-/* Queues the built-in kernel, whose one argument is the device struct,
- * then each stage reading its part of the struct, in order. */
+/* Queues the stages that run before the kernel (@before) or after it,
+ * each reading its part of the struct, in the order they were added. */
+static gboolean
+launch_stages (LaunchData *data, gboolean before, GcgStream *stream,
+    GError **error)
+{
+  GcgKernelReplay *self = data->self;
+
+  for (guint i = 0; i < self->n_stages; i++) {
+    GcgFrameStage *stage = self->stages[i];
+
+    if (self->stage_before[i] == before
+        && !stage->klass->launch (stage, stream,
+            data->state->arg + self->stage_offsets[i], error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Queues the stages before the built-in kernel, the kernel, whose one
+ * argument is the device struct, then the stages after it. */
 static gboolean
 launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
 {
@@ -203,19 +223,14 @@ launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
   GcgKernelReplay *self = data->self;
   void *args[] = { &data->state->arg };
 
+  if (!launch_stages (data, TRUE, stream, error))
+    return FALSE;
   if (self->kernel != NULL
       && !GCG_CU_OK (error, cuLaunchKernel, self->kernel, self->grid[0],
           self->grid[1], self->grid[2], self->block[0], self->block[1], 1, 0,
           gcg__stream_get_cu (stream), args, NULL))
     return FALSE;
-  for (guint i = 0; i < self->n_stages; i++) {
-    GcgFrameStage *stage = self->stages[i];
-
-    if (!stage->klass->launch (stage, stream,
-            data->state->arg + self->stage_offsets[i], error))
-      return FALSE;
-  }
-  return TRUE;
+  return launch_stages (data, FALSE, stream, error);
 }
 
 /* First graph run on a stream: capture the launch and upload the graph. */
@@ -236,12 +251,20 @@ ensure_graph (GcgKernelReplay *self, StreamState *state, GError **error)
   return TRUE;
 }
 
-/* Appends @stage (owned from now on, freed on failure too) after the
- * built-in kernel and the stages before it, in the same graph; only
- * before the first run, since a capture records the struct's layout. */
 gboolean
 gcg__kernel_replay_add_stage (GcgKernelReplay *self, GcgFrameStage *stage,
     GError **error)
+{
+  return gcg__kernel_replay_add_stage_at (self, stage, FALSE, error);
+}
+
+/* Appends @stage (owned from now on, freed on failure too) after the
+ * stages already added on its side of the built-in kernel (@before or
+ * after it), in the same graph; only before the first run, since a
+ * capture records the struct's layout. */
+gboolean
+gcg__kernel_replay_add_stage_at (GcgKernelReplay *self, GcgFrameStage *stage,
+    gboolean before, GError **error)
 {
   g_autoptr (GcgFrameStage) owned = stage;
   gsize align = MAX (stage->struct_align, 16);
@@ -260,6 +283,7 @@ gcg__kernel_replay_add_stage (GcgKernelReplay *self, GcgFrameStage *stage,
   if (self->n_stages == 0 && self->kernel == NULL)
     offset = 0;                 /* stages only: the first starts the block */
   self->stage_offsets[self->n_stages] = offset;
+  self->stage_before[self->n_stages] = before;
   self->stages[self->n_stages++] = g_steal_pointer (&owned);
   self->total_bytes = MAX (offset + stage->struct_size, 16);
   g_free (self->scratch);
@@ -285,8 +309,16 @@ fill_scratch (GcgKernelReplay *self, const void *arg,
   }
   for (guint i = 0; i < self->n_stages; i++) {
     GcgFrameStage *stage = self->stages[i];
+    /* Stages before the kernel see the frame as it is on its way in. */
+    const GcgFrameStageIo *stage_io = self->stage_before[i] ? io->before : io;
 
-    if (!stage->klass->prepare (stage, io,
+    if (stage_io == NULL) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "A %s stage before the built-in op needs the frame's input "
+          "view", stage->klass->name);
+      return FALSE;
+    }
+    if (!stage->klass->prepare (stage, stage_io,
             self->scratch + self->stage_offsets[i], error))
       return FALSE;
   }

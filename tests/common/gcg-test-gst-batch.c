@@ -86,7 +86,8 @@ gcg_test_batch_add_stream (GcgTestBatch * f, const gchar * caps, guint seed)
 {
   GcgTestStream *s = &f->streams[f->n++];
   g_autofree gchar *ref = g_strdup_printf ("cudagraphpreprocess backend=%s "
-      GCG_TEST_BATCH_PROPS " max-rois=%u", f->ref_backend, f->max_rois);
+      GCG_TEST_BATCH_PROPS " max-rois=%u %s", f->ref_backend, f->max_rois,
+      f->ref_props ? f->ref_props : "");
 
   s->h = gst_harness_new_with_element (f->batch, "sink_%u",
       f->out ? NULL : "src");
@@ -137,6 +138,7 @@ gcg_test_batch_clear (GcgTestBatch * f)
   gst_harness_teardown (f->out);
   gst_object_unref (f->batch);
   g_free (f->ref_backend);
+  g_free (f->ref_props);
 }
 
 void

@@ -36,6 +36,9 @@ typedef struct
   guint n;
   guint max_rois;
   gchar *ref_backend;
+  /* Appended to each reference cudagraphpreprocess's description (set
+   * before adding streams; owned). */
+  gchar *ref_props;
   /* FALSE: batches are only counted, not checked (long runs). */
   gboolean check;
 } GcgTestBatch;

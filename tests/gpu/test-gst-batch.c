@@ -6,8 +6,10 @@
  * mixed streams and ROI counts with backend=cuda, byte for byte equal to
  * the CPU backend's cudagraphpreprocess and to the CUDA backend's, per
  * stream; and one capture over 10 000 batches while streams join, leave,
- * change caps and change ROI counts.  Skipped (TAP skip) without a CUDA
- * driver and device.
+ * change caps and change ROI counts; a user kernel after the batch op
+ * (kernel-*), equal per stream to cudagraphpreprocess with the same
+ * kernel after its op.  Skipped (TAP skip) without a CUDA driver and
+ * device.
  */
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst-batch.h"
@@ -106,6 +108,42 @@ test_one_capture (void)
   gcg_test_batch_clear (&f);
 }
 
+/* Flips every float of each written item around a constant: one z slice
+ * per item in a batch, all items in the z slice of a single chain. */
+#define FLIP_KERNEL "kernel-entry=flip kernel-params=\"t=dst0,w=out_width," \
+  "h=out_height,n=items,a=f32:1.5\" kernel-source=\"" \
+  "extern \\\"C\\\" __global__ void flip (const gcg_params *p) {" \
+  " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
+  " int y = blockIdx.y * blockDim.y + threadIdx.y;" \
+  " if (x >= p->w || y >= p->h) return;" \
+  " size_t plane = (size_t) p->w * p->h;" \
+  " for (int i = blockIdx.z; i < p->n; i += gridDim.z) {" \
+  " float *t = (float *) p->t + i * 3 * plane + (size_t) y * p->w + x;" \
+  " for (int c = 0; c < 3; c++) t[c * plane] = p->a - t[c * plane]; } }\""
+
+static void
+test_user_kernel (void)
+{
+  guint all[] = { 0, 1, 2 };
+  GcgTestBatch f;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  gcg_test_batch_init (&f, "cuda", "cuda", "batch-size=3 " FLIP_KERNEL, 3);
+  f.ref_props = g_strdup (FLIP_KERNEL);
+  for (guint i = 0; i < 3; i++)
+    gcg_test_batch_add_stream (&f, CAPS (i), i * 7);
+  /* Every stream delivers first (as test_one_capture does: a stream's
+   * first frame does not join a window already open), then partial
+   * batches of 1 to 3 streams. */
+  for (guint fr = 0; fr < 12; fr++)
+    gst_buffer_unref (gcg_test_batch_run (&f, all, fr < 2 ? 3 : 1 + fr % 3,
+            fr, gcg_test_batch_vary_rois));
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"),
+      ==, 1);
+  gcg_test_batch_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -116,5 +154,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch-gpu/equals-preprocess-cuda",
       test_equals_preprocess_cuda);
   g_test_add_func ("/batch-gpu/one-capture", test_one_capture);
+  g_test_add_func ("/batch-gpu/user-kernel", test_user_kernel);
   return g_test_run ();
 }

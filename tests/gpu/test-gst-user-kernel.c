@@ -4,7 +4,8 @@
  *
  * A user kernel inside an element's graph on a GPU: cudagraphconvert with
  * examples/kernels/vignette.cu (kernel-location, kernel-entry, the
- * declaration from the file's gcg-params line) over 200 frames, the
+ * declaration from the file's gcg-params line), after the element's op
+ * and before it (kernel-position), over 200 frames, the
  * strength changing every frame through the buffer's GcgParamsMeta (its
  * declared default on frames without one, never passed through): each
  * output within 1 of the vignette computed here on the input (the kernel
@@ -23,16 +24,21 @@
 #define H 48
 #define N_FRAMES 200
 
+/* Before the element's op the kernel reads the input and writes the
+ * scratch copy that the op (here a same-size copy) reads: its size is
+ * the input's. */
 static gchar *
-vignette_launch (void)
+vignette_launch (const gchar *position)
 {
   g_autofree gchar *path = g_build_filename (g_getenv ("GCG_EXAMPLES_DIR"),
       "kernels", "vignette.cu", NULL);
+  const gchar *side = g_str_equal (position, "before") ? "in" : "out";
 
   return g_strdup_printf ("cudagraphconvert backend=cuda "
-      "kernel-location=%s kernel-entry=vignette kernel-params=\"src=src0,"
-      "dst=dst0,src_pitch=src_pitch0,dst_pitch=dst_pitch0,width=out_width,"
-      "height=out_height,strength=meta:strength:f32:0.5\"", path);
+      "kernel-location=%s kernel-entry=vignette kernel-position=%s "
+      "kernel-params=\"src=src0,dst=dst0,src_pitch=src_pitch0,"
+      "dst_pitch=dst_pitch0,width=%s_width,height=%s_height,"
+      "strength=meta:strength:f32:0.5\"", path, position, side, side);
 }
 
 /* examples/kernels/vignette.cu, in C. */
@@ -48,14 +54,16 @@ vignette_ref (guint8 s, gint x, gint y, gfloat strength)
 }
 
 static void
-test_vignette_per_frame (void)
+test_vignette_per_frame (gconstpointer data)
 {
+  const gchar *position = data;
+  gboolean before = g_str_equal (position, "before");
   g_autofree gchar *launch = NULL;
   GstHarness *h;
 
   if (!gcg_test_have_gpu ())
     return;
-  launch = vignette_launch ();
+  launch = vignette_launch (position);
   h = gcg_test_harness_new (launch, CAPS, CAPS);
   for (guint f = 0; f < N_FRAMES; f++) {
     GstBuffer *in = gcg_test_frame_new (CAPS, gcg_test_moving_px,
@@ -80,8 +88,10 @@ test_vignette_per_frame (void)
       for (gint x = 0; x < W; x++)
         for (gint c = 0; c < 4; c++) {
           gsize i = ((gsize) y * W + x) * 4 + c;
-          gint want = c == 3 ? mi.data[i]
-              : vignette_ref (mi.data[i], x, y, strength);
+          /* Alpha: after the op the kernel copies the input's; before
+           * it, the op writes RGBA output opaque. */
+          gint want = c != 3 ? vignette_ref (mi.data[i], x, y, strength)
+              : before ? 255 : mi.data[i];
 
           g_assert_cmpint (ABS ((gint) mo.data[i] - want), <=, 1);
         }
@@ -123,8 +133,10 @@ main (int argc, char **argv)
   gcg_test_add_bundle_plugins ();
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/gst/user-kernel/vignette-per-frame",
-      test_vignette_per_frame);
+  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/after",
+      "after", test_vignette_per_frame);
+  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/before",
+      "before", test_vignette_per_frame);
   g_test_add_func ("/gst/user-kernel/bad-source", test_bad_source);
   return g_test_run ();
 }

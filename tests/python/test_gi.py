@@ -161,6 +161,73 @@ class NoDriver(unittest.TestCase):
         self.assertAlmostEqual(u, 0.0)
         self.assertAlmostEqual(v, 16.0)
 
+    KERNEL = ("extern \"C\" __global__ void gain(const gcg_params *p)\n"
+              "{\n"
+              "  unsigned char *d = (unsigned char *) p->dst;\n"
+              "  d[threadIdx.x] = (unsigned char) (d[threadIdx.x] * p->g);\n"
+              "}\n")
+
+    def kernel_op_or_skip(self, source, entry, params):
+        """An op from source; skips (saying so) only when NVRTC itself is
+        absent, which the CI machine never is."""
+        try:
+            return Gcg.KernelOp.new_from_source(None, source, entry, params)
+        except GLib.Error as err:
+            if err.code == int(Gcg.Error.NOT_SUPPORTED) and \
+                    "nvrtc" in err.message.lower():
+                self.skipTest("NVRTC is absent: " + err.message)
+            raise
+
+    def test_kernel_op(self):
+        op = self.kernel_op_or_skip(self.KERNEL, "gain", "dst=dst0,g=f32:2")
+        self.assertIsInstance(op, Gcg.KernelOp)
+        self.assertEqual(op.get_entry(), "gain")
+        self.assertEqual(op.get_params(), "dst=dst0,g=f32:2")
+        self.assertTrue(op.is_source())
+        self.assertTrue(op.set_block(128, 2))
+        self.assertEqual(op.get_block(), (128, 2))
+        with self.assertRaises(GLib.Error) as ctx:
+            op.set_block(1024, 2)
+        self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
+        self.assertEqual(Gcg.KernelPosition.BEFORE, 0)
+        self.assertEqual(Gcg.KernelPosition.AFTER, 1)
+
+    def test_kernel_op_errors(self):
+        self.kernel_op_or_skip(self.KERNEL, "gain", "dst=dst0,g=f32:2")
+        bad = self.KERNEL.replace("p->g", "p->no_such_param")
+        with self.assertRaises(GLib.Error) as ctx:
+            Gcg.KernelOp.new_from_source(None, bad, "gain",
+                                         "dst=dst0,g=f32:2")
+        self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
+        # NVRTC's log, at the line of the source as given.
+        self.assertIn("(4)", ctx.exception.message)
+        self.assertIn("no_such_param", ctx.exception.message)
+        with self.assertRaises(GLib.Error) as ctx:
+            Gcg.KernelOp.new_from_source(None, self.KERNEL, "gainx",
+                                         "dst=dst0,g=f32:2")
+        self.assertIn("no entry point 'gainx'", ctx.exception.message)
+        with self.assertRaises(GLib.Error) as ctx:
+            Gcg.KernelOp.new_from_source(None, self.KERNEL, "gain",
+                                         "dst=dst0,g=f99:2")
+        self.assertGcgError(ctx, Gcg.Error.INVALID_ARGUMENT)
+        with self.assertRaises(GLib.Error) as ctx:
+            Gcg.KernelOp.new_from_file(None, "/nonexistent/k.cu", "k", None)
+        self.assertEqual(ctx.exception.domain, "g-file-error-quark")
+
+    def test_kernel_op_cpu_chain(self):
+        """A chain takes a kernel on the CUDA backend only: from Python the
+        call is the same, and the CPU chain says why it refuses."""
+        op = Gcg.KernelOp.new_from_binary(None, GLib.Bytes.new(b".version"),
+                                          "k", "n=i32:3")
+        self.assertFalse(op.is_source())
+        config = Gcg.FrameChainConfig.new()
+        chain = Gcg.FrameChain.new(config, Gcg.Backend.CPU, None)
+        for pos in (Gcg.KernelPosition.BEFORE, Gcg.KernelPosition.AFTER):
+            with self.assertRaises(GLib.Error) as ctx:
+                chain.add_kernel(op, pos)
+            self.assertGcgError(ctx, Gcg.Error.NOT_SUPPORTED)
+            self.assertIn("CUDA backend", ctx.exception.message)
+
 
 if __name__ == "__main__":
     sys.exit(unittest.main(verbosity=2))

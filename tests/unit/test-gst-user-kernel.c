@@ -6,6 +6,7 @@
  * back, and a kernel the element cannot run fails the start with an error
  * naming why (no entry point; the CPU backend), never a frame later.
  */
+#include <gcg.h>
 #include "gcg-gst-test-util.h"
 
 #include <string.h>
@@ -42,6 +43,47 @@ test_properties (void)
 }
 
 static void
+test_position (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphconvert",
+      NULL);
+  g_autoptr (GstElement) p = gst_element_factory_make ("cudagraphpreprocess",
+      NULL);
+  GcgKernelPosition pos = GCG_KERNEL_POSITION_BEFORE;
+
+  g_object_get (e, "kernel-position", &pos, NULL);
+  g_assert_cmpint (pos, ==, GCG_KERNEL_POSITION_AFTER);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-position", "before");
+  g_object_get (e, "kernel-position", &pos, NULL);
+  g_assert_cmpint (pos, ==, GCG_KERNEL_POSITION_BEFORE);
+  gst_util_set_object_arg (G_OBJECT (p), "kernel-position", "before");
+  g_object_get (p, "kernel-position", &pos, NULL);
+  g_assert_cmpint (pos, ==, GCG_KERNEL_POSITION_BEFORE);
+}
+
+/* cudagraphbatch takes the same kernel, after its op only. */
+static void
+test_batch (void)
+{
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphbatch",
+      NULL);
+  g_autofree gchar *entry = NULL, *params = NULL;
+
+  g_assert_nonnull (e);
+  g_assert_null (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          "kernel-position"));
+  g_object_set (e, "kernel-entry", "k", "kernel-params", "t=dst0,n=items",
+      NULL);
+  g_object_get (e, "kernel-entry", &entry, "kernel-params", &params, NULL);
+  g_assert_cmpstr (entry, ==, "k");
+  g_assert_cmpstr (params, ==, "t=dst0,n=items");
+  assert_start_error ("cudagraphbatch backend=cpu kernel-source=x "
+      "kernel-entry=k", "needs the CUDA backend");
+  assert_start_error ("cudagraphbatch backend=cpu kernel-location=/x.cu",
+      "kernel-entry");
+}
+
+static void
 test_refused_at_start (void)
 {
   /* No kernel: the element starts as ever. */
@@ -64,6 +106,8 @@ main (int argc, char **argv)
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/user-kernel/properties", test_properties);
+  g_test_add_func ("/gst/user-kernel/position", test_position);
+  g_test_add_func ("/gst/user-kernel/batch", test_batch);
   g_test_add_func ("/gst/user-kernel/refused-at-start",
       test_refused_at_start);
   return g_test_run ();

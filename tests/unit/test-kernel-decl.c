@@ -203,6 +203,31 @@ frame_io (GcgFrameChainConfig *config, GcgFrameParams *params,
   io->params = params;
 }
 
+/* "items": how many tensor items the frame (or batch) wrote. */
+static void
+test_items (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse ("n=items,f=frame",
+      &error);
+  GcgFrameChainConfig config;
+  GcgFrameParams params;
+  GcgFrameStageIo io;
+  struct
+  {
+    gint32 n;
+    guint64 f;
+  } v;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (decl->size, ==, sizeof (v));
+  frame_io (&config, &params, &io);
+  io.n_items = 13;
+  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, &v, &error));
+  g_assert_cmpint (v.n, ==, 13);
+  g_assert_cmpuint (v.f, ==, 41);
+}
+
 static void
 test_fill (void)
 {
@@ -313,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-decl/refused", test_refused);
   g_test_add_func ("/kernel-decl/bounds", test_bounds);
   g_test_add_func ("/kernel-decl/fill", test_fill);
+  g_test_add_func ("/kernel-decl/items", test_items);
   g_test_add_func ("/kernel-decl/fill-refused", test_fill_refused);
   g_test_add_func ("/kernel-decl/f32-meta", test_f32_meta);
   return g_test_run ();

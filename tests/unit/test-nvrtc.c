@@ -11,21 +11,11 @@
 #include <gcg.h>
 #include "gcg-kernel-decl-private.h"
 #include "gcg-nvrtc-private.h"
+#include "common/gcg-test-nvrtc.h"
 
 #include <string.h>
 
 #define TEST_SM 90
-
-static gboolean
-nvrtc_or_skip (void)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (gcg__nvrtc_load (&error))
-    return TRUE;
-  g_test_skip_printf ("NVRTC is absent on this machine: %s", error->message);
-  return FALSE;
-}
 
 /* The declaration after "// gcg-params: " in @source. */
 static gchar *
@@ -54,7 +44,7 @@ test_example (gconstpointer data)
   gsize size;
   const guint8 *bytes;
 
-  if (!nvrtc_or_skip ())
+  if (!gcg_test_nvrtc_or_skip ())
     return;
   g_assert_nonnull (dir);
   path = g_build_filename (dir, "kernels", name, NULL);
@@ -81,7 +71,7 @@ test_compile_error (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) cubin = NULL;
 
-  if (!nvrtc_or_skip ())
+  if (!gcg_test_nvrtc_or_skip ())
     return;
   cubin = gcg__nvrtc_compile (prelude, source, "bad.cu", TEST_SM, NULL,
       &error);
@@ -102,7 +92,7 @@ test_bad_option_and_name (void)
   g_autoptr (GBytes) a = NULL;
   g_autoptr (GBytes) b = NULL;
 
-  if (!nvrtc_or_skip ())
+  if (!gcg_test_nvrtc_or_skip ())
     return;
   a = gcg__nvrtc_compile (NULL, "", "a\"b.cu", TEST_SM, NULL, &error);
   g_assert_null (a);
