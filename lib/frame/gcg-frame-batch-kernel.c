@@ -54,6 +54,14 @@ gcg__frame_batch_view_io (GcgFrameBatchView *view, guint64 dst,
   return &view->io;
 }
 
+void
+gcg__frame_batch_view_set_output (GcgFrameBatchView *view, guint64 out,
+    gsize size)
+{
+  view->io.out = out;
+  view->io.out_size = size;
+}
+
 /**
  * gcg_frame_batch_add_kernel:
  * @batch: a #GcgFrameBatch on the CUDA backend, before its first batch

@@ -35,6 +35,16 @@ const GcgFrameStageIo *gcg__frame_batch_view_io (GcgFrameBatchView *view,
     guint64 dst, guint n_items, GcgFrameValueLookup lookup,
     gpointer lookup_data);
 
+/* With a model: the stages' output is the frame's buffer @out, @size
+ * bytes, while the op writes the model's input. */
+void gcg__frame_batch_view_set_output (GcgFrameBatchView *view, guint64 out,
+    gsize size);
+
+void gcg__frame_batch_set_model (GcgFrameBatch *self, GcgModelGraph *model,
+    GcgFrameStage *stage);
+GcgModelGraph *gcg__frame_batch_peek_model (GcgFrameBatch *self,
+    GcgFrameStage **stage);
+
 GCG_PRIVATE_API gboolean gcg__frame_batch_add_stage (GcgFrameBatch *self,
     GcgFrameStage *stage, GError **error);
 

@@ -27,6 +27,7 @@
  * to 16 streams.
  */
 #include "gcg-frame-batch-private.h"
+#include "gcg-model-stage-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
 #include "gcg-kernel-replay-private.h"
@@ -65,6 +66,12 @@ struct _GcgFrameBatch
   GcgFrameBatchView *view;
   GcgFrameValueLookup lookup;
   gpointer lookup_data;
+
+  /* The model the batch ends in (gcg_frame_batch_attach_model()): the
+   * kernel writes its input, the model stage the output buffer. */
+  GcgModelGraph *model;
+  GcgFrameStage *model_stage;   /* owned by the replay */
+  guint64 model_input;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, G_TYPE_OBJECT)
@@ -75,6 +82,7 @@ gcg_frame_batch_finalize (GObject *object)
   GcgFrameBatch *self = GCG_FRAME_BATCH (object);
 
   g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  g_clear_object (&self->model);
   g_free (self->view);
   g_free (self->staging);
   g_free (self->kp);
@@ -334,6 +342,8 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
 {
   GcgFrameBatchHeader *header;
   guint items = 0;
+  /* Where the items go: the output, or a model's input. */
+  guint64 tensor;
 
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
   g_return_val_if_fail (n_sources == 0 || sources != NULL, FALSE);
@@ -343,10 +353,11 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
 
   if (!check_batch (self, n_sources, sources, params, dst, error))
     return FALSE;
+  tensor = self->model ? self->model_input : dst;
   header = (GcgFrameBatchHeader *) self->staging;
   header->n_sources = (gint32) n_sources;
   for (guint i = 0; i < n_sources; i++) {
-    prepare_source (self, i, &params[i], dst, items);
+    prepare_source (self, i, &params[i], tensor, items);
     memcpy (self->staging + sizeof (*header) + i * self->stride, self->kp,
         self->stride);
     items += (guint) self->kp->n_items;
@@ -357,14 +368,20 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
     const GcgFrameStageIo *io = self->view == NULL ? NULL
-        : gcg__frame_batch_view_io (self->view, dst, items, self->lookup,
+        : gcg__frame_batch_view_io (self->view, tensor, items, self->lookup,
         self->lookup_data);
 
+    if (self->model != NULL)
+      gcg__frame_batch_view_set_output (self->view, dst,
+          gcg__model_stage_get_output_size (self->model_stage));
+    /* A model's unused input items are zeroed by its stage, before it
+     * runs. */
     return gcg__kernel_replay_run_io (self->replay, self->staging, io,
         stream, self->use_graph, error)
-        && gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
-        error)
-        && clear_tail (self, dst, items, stream, error);
+        && (self->model != NULL
+        || (gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
+                error)
+            && clear_tail (self, dst, items, stream, error)));
   }
   self->cpu_batches++;
   return clear_tail (self, dst, items, NULL, error);
@@ -385,6 +402,25 @@ gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
   if (self->view == NULL)
     self->view = gcg__frame_batch_view_new (&self->config);
   return gcg__kernel_replay_add_stage (self->replay, stage, error);
+}
+
+/* Ends the batch in @model (referenced) whose @stage (added already)
+ * copies its outputs out. */
+void
+gcg__frame_batch_set_model (GcgFrameBatch *self, GcgModelGraph *model,
+    GcgFrameStage *stage)
+{
+  g_set_object (&self->model, model);
+  self->model_stage = stage;
+  gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
+}
+
+GcgModelGraph *
+gcg__frame_batch_peek_model (GcgFrameBatch *self, GcgFrameStage **stage)
+{
+  if (stage)
+    *stage = self->model_stage;
+  return self->model;
 }
 
 /* The batch's context: %NULL on the CPU backend. */

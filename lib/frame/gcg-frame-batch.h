@@ -9,6 +9,7 @@
 #endif
 
 #include "gcg-frame-chain.h"
+#include "gcg-model-graph.h"
 
 G_BEGIN_DECLS
 
@@ -140,6 +141,16 @@ GCG_API
 gboolean gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GcgStream *stream, guint *n_items, GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_attach_model (GcgFrameBatch *self,
+    GcgModelGraph *model, gboolean keep_input, GError **error);
+
+GCG_API
+GcgModelGraph *gcg_frame_batch_get_model (GcgFrameBatch *self);
+
+GCG_API
+gsize gcg_frame_batch_get_output_size (GcgFrameBatch *self);
 
 GCG_API
 guint64 gcg_frame_batch_get_capture_count (GcgFrameBatch *self);

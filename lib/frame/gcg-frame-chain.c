@@ -421,53 +421,6 @@ gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
   self->lookup_data = user_data;
 }
 
-static GcgModelDtype
-tensor_dtype (GcgTensorType type)
-{
-  switch (type) {
-    case GCG_TENSOR_TYPE_FLOAT16:
-      return GCG_MODEL_DTYPE_FLOAT16;
-    case GCG_TENSOR_TYPE_UINT8:
-      return GCG_MODEL_DTYPE_UINT8;
-    default:
-      return GCG_MODEL_DTYPE_FLOAT32;
-  }
-}
-
-/* The model can take the chain's tensor as its input: same context, same
- * bytes, same element type. */
-static gboolean
-check_model (GcgFrameChain *self, GcgModelGraph *model, GError **error)
-{
-  GcgContext *ours = gcg__kernel_replay_get_context (self->replay);
-  GcgContext *theirs = gcg_model_graph_get_context (model);
-  gsize need = gcg_frame_chain_config_get_output_size (&self->config);
-  gsize n_bytes = 0;
-  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
-
-  if (gcg_context_get_handle (ours) != gcg_context_get_handle (theirs)) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The model graph was made in CUDA context %p (device %d), the chain "
-        "runs in context %p (device %d): a graph runs only in its own "
-        "context; use the device's primary context for both",
-        gcg_context_get_handle (theirs), gcg_context_get_device_id (theirs),
-        gcg_context_get_handle (ours), gcg_context_get_device_id (ours));
-    return FALSE;
-  }
-  if (!gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype)
-      || n_bytes != need || dtype != tensor_dtype (self->config.tensor_type)) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
-        "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
-        n_bytes, gcg_model_dtype_get_name (dtype), need,
-        gcg_model_dtype_get_name (tensor_dtype (self->config.tensor_type)),
-        self->config.out_width, self->config.out_height,
-        self->config.max_rois);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /**
  * gcg_frame_chain_attach_model:
  * @self: a #GcgFrameChain with a tensor output, on the CUDA backend
@@ -517,12 +470,8 @@ gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
         "The chain ends in a model already");
     return FALSE;
   }
-  if (!check_model (self, model, error))
-    return FALSE;
   stage = gcg__model_stage_new (gcg__kernel_replay_get_context
-      (self->replay), model, keep_input,
-      gcg_frame_chain_config_get_output_size (&self->config)
-      / self->config.max_rois, error);
+      (self->replay), model, keep_input, &self->config, error);
   if (stage == NULL || !gcg__kernel_replay_add_stage (self->replay, stage,
           error))
     return FALSE;

@@ -49,7 +49,7 @@ model_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
   GcgModelStage *self = (GcgModelStage *) stage;
   GcgCopyList *pre = dst;
   GcgCopyList *post = (GcgCopyList *) ((guint8 *) dst + PRE_SIZE);
-  gsize used = (gsize) MAX (io->params->n_rois, 1) * self->item_bytes;
+  gsize used = (gsize) io->n_items * self->item_bytes;
 
   pre->n = used < self->input_bytes ? 1 : 0;
   pre->reserved = 0;
@@ -148,27 +148,70 @@ add_tensor (GcgModelStage *self, guint index, gboolean keep_input)
           (bytes / 16 + GCG_COPY_LIST_BLOCK - 1) / GCG_COPY_LIST_BLOCK));
 }
 
+static GcgModelDtype
+tensor_dtype (GcgTensorType type)
+{
+  switch (type) {
+    case GCG_TENSOR_TYPE_FLOAT16:
+      return GCG_MODEL_DTYPE_FLOAT16;
+    case GCG_TENSOR_TYPE_UINT8:
+      return GCG_MODEL_DTYPE_UINT8;
+    default:
+      return GCG_MODEL_DTYPE_FLOAT32;
+  }
+}
+
+/* The model can take the items as its input: same CUDA context (two
+ * GcgContexts may wrap one), same bytes, same element type. */
+static gboolean
+check_model (GcgContext *ours, GcgModelGraph *model,
+    const GcgFrameChainConfig *c, GError **error)
+{
+  GcgContext *theirs = gcg_model_graph_get_context (model);
+  gsize need = gcg_frame_chain_config_get_output_size (c);
+  gsize n_bytes = 0;
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
+
+  if (gcg_context_get_handle (ours) != gcg_context_get_handle (theirs)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model graph was made in CUDA context %p (device %d), the chain "
+        "runs in context %p (device %d): a graph runs only in its own "
+        "context; use the device's primary context for both",
+        gcg_context_get_handle (theirs), gcg_context_get_device_id (theirs),
+        gcg_context_get_handle (ours), gcg_context_get_device_id (ours));
+    return FALSE;
+  }
+  if (!gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype)
+      || gcg_model_graph_get_n_outputs (model) == 0) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Set the model graph's input and at least one output first");
+    return FALSE;
+  }
+  if (n_bytes != need || dtype != tensor_dtype (c->tensor_type)) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
+        "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
+        n_bytes, gcg_model_dtype_get_name (dtype), need,
+        gcg_model_dtype_get_name (tensor_dtype (c->tensor_type)),
+        c->out_width, c->out_height, c->max_rois);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 GcgFrameStage *
 gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
-    gboolean keep_input, gsize item_bytes, GError **error)
+    gboolean keep_input, const GcgFrameChainConfig *tensor,
+    GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  g_autofree GcgModelStage *self = g_new0 (GcgModelStage, 1);
+  g_autofree GcgModelStage *self = NULL;
   guint n = gcg_model_graph_get_n_outputs (model);
 
-  if (!gcg_model_graph_get_input (model, &self->input, &self->input_bytes,
-          NULL) || n == 0) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Model: set the model graph's input and at least one output first");
+  if (!check_model (context, model, tensor, error))
     return NULL;
-  }
-  if (item_bytes == 0 || self->input_bytes % item_bytes != 0) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Model: its input (%" G_GSIZE_FORMAT " bytes) is not a whole number "
-        "of the chain's items (%" G_GSIZE_FORMAT " bytes)", self->input_bytes,
-        item_bytes);
-    return NULL;
-  }
+  self = g_new0 (GcgModelStage, 1);
+  gcg_model_graph_get_input (model, &self->input, &self->input_bytes, NULL);
   if (!gcg__context_guard_enter (&guard, context, error)
       || (self->copy = gcg__context_get_function (context, "gcg_copy_list",
               error)) == NULL)
@@ -184,7 +227,7 @@ gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
   self->parent.struct_size = PRE_SIZE + GCG_COPY_LIST_SIZE (self->n_tensors);
   self->parent.struct_align = 8;
   self->context = g_object_ref (context);
-  self->item_bytes = item_bytes;
+  self->item_bytes = self->input_bytes / tensor->max_rois;
   return (GcgFrameStage *) g_steal_pointer (&self);
 }
 

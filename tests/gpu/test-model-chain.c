@@ -11,7 +11,8 @@
  * both outputs, each at its 256-byte offset.  Every frame equals the CPU
  * reference of the chain put through the same arithmetic, with one
  * capture for all frames, ROI counts changing (unused items zeroed in the
- * model's input), graph and eager.  Errors: a model of the wrong size, a
+ * model's input), graph and eager; a batch of two sources ending in the
+ * same model the same way.  Errors: a model of the wrong size, a
  * second stream, the CPU backend.  Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
@@ -260,6 +261,98 @@ test_eager (Fixture *f, gconstpointer data)
     run_frames (f, FALSE);
 }
 
+/* A batch of two sources (one item each) ending in the same model: the
+ * batch tensor is the model's input; the kept tensor equals the CPU
+ * batch, the first output follows it; a batch of one source leaves its
+ * second item zeroed in the model's input. */
+static void
+run_batch (Fixture *f, gboolean use_graph)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameBatch) cpu = NULL;
+  g_autoptr (GcgFrameBatch) gpu = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autofree guint8 *in = g_malloc (PITCH * H * ITEMS);
+  g_autofree gfloat *ref = g_malloc0 (IN_BYTES);
+  g_autofree guint8 *out = NULL;
+  GcgFrameBatchConfig config;
+  GcgFrameBatchSource sources[ITEMS];
+  GcgFrameParams gp[ITEMS], cp[ITEMS];
+  CUdeviceptr src, dst;
+  gsize out_size, offset, bytes;
+  guint bad = 0;
+
+  gcg_frame_batch_config_init (&config);
+  config.out_width = OW;
+  config.out_height = OH;
+  config.max_sources = ITEMS;
+  config.max_rois = 1;
+  cpu = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
+  gpu = gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  gcg_frame_batch_set_use_graph (gpu, use_graph);
+  model = make_model (f, IN_BYTES);
+  g_assert_true (gcg_frame_batch_attach_model (gpu, model, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (gcg_frame_batch_get_model (gpu) == model);
+  out_size = gcg_frame_batch_get_output_size (gpu);
+  g_assert_cmpuint (out_size, ==, 2 * IN_BYTES + TAIL_BYTES);
+  g_assert_true (gcg_model_graph_get_packed_tensor (model, TRUE, 1, &offset,
+          &bytes, NULL));
+  out = g_malloc (out_size);
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, PITCH * H * ITEMS));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst, out_size));
+  for (guint i = 0; i < ITEMS; i++) {
+    sources[i] = (GcgFrameBatchSource) { GCG_PIXEL_FORMAT_RGBA, W, H,
+      GCG_COLOR_MATRIX_BT601, FALSE };
+    gcg_frame_params_init (&gp[i]);
+    gcg_frame_params_init (&cp[i]);
+    gp[i].src[0] = src + (CUdeviceptr) i * PITCH * H;
+    cp[i].src[0] = (guint64) (guintptr) (in + i * PITCH * H);
+    gp[i].src_stride[0] = cp[i].src_stride[0] = PITCH;
+  }
+  for (guint b = 0; b < FRAMES; b++) {
+    guint n = 1 + b % 2;
+
+    for (gsize k = 0; k < PITCH * H * ITEMS; k++)
+      in[k] = (guint8) (k * 3 + b * 29);
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoDAsync, src, in,
+            PITCH * H * ITEMS, gcg__stream_get_cu (f->stream)));
+    g_assert_true (gcg_frame_batch_process (gpu, n, sources, gp, dst,
+            f->stream, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst, out_size));
+    g_assert_true (gcg_frame_batch_process (cpu, n, sources, cp,
+            (guint64) (guintptr) ref, NULL, NULL, &error));
+    for (guint i = 0; i < IN_BYTES / 4; i++) {
+      const gfloat *kept = (const gfloat *) out;
+      const gfloat *doubled = (const gfloat *) (out + offset);
+
+      bad += memcmp (&kept[i], &ref[i], 4) != 0;
+      bad += doubled[i] != ref[i] * 2.0f + 1.0f;
+    }
+  }
+  g_test_message ("batch %s: %u values differ over %d batches, %"
+      G_GUINT64_FORMAT " capture(s)", use_graph ? "graph" : "eager", bad,
+      FRAMES, gcg_frame_batch_get_capture_count (gpu));
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gcg_frame_batch_get_capture_count (gpu), ==,
+      use_graph ? 1 : 0);
+  g_clear_object (&gpu);
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, src));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
+static void
+test_batch (Fixture *f, gconstpointer data)
+{
+  if (f->ctx) {
+    run_batch (f, TRUE);
+    run_batch (f, FALSE);
+  }
+}
+
 /* What cannot work is refused with the reason, and nothing runs. */
 static void
 test_refused (Fixture *f, gconstpointer data)
@@ -324,6 +417,8 @@ main (int argc, char **argv)
   g_test_add ("/model-chain/graph", Fixture, NULL, fixture_setup, test_graph,
       fixture_teardown);
   g_test_add ("/model-chain/eager", Fixture, NULL, fixture_setup, test_eager,
+      fixture_teardown);
+  g_test_add ("/model-chain/batch", Fixture, NULL, fixture_setup, test_batch,
       fixture_teardown);
   g_test_add ("/model-chain/refused", Fixture, NULL, fixture_setup,
       test_refused, fixture_teardown);
