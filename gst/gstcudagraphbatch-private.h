@@ -25,6 +25,7 @@
 #include "gstcudagraphdevice.h"
 #include "gstcudagraphrunprops.h"
 #include "gstcudagraphtensorprops.h"
+#include "gstcudagraphmodel.h"
 #include "gstcudagraphuserkernel.h"
 
 G_BEGIN_DECLS
@@ -73,6 +74,8 @@ struct _GstCudaGraphBatch
   GstCudaGraphTensorProps props;
   /* A user kernel after the batch op, over the whole tensor. */
   GstCudaGraphUserKernel kernel;
+  /* The user's model after it, per batch (gstcudagraphmodel.h). */
+  GstCudaGraphModel model;
   guint batch_size;
 
   /* Counters, under the object lock: run.counts is the current engine's

@@ -96,7 +96,8 @@ GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
     GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (BATCH_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS));
+    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS "; "
+        GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
 G_DEFINE_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
@@ -109,6 +110,8 @@ static void gst_cuda_graph_batch_finalize (GObject * object);
 static void gst_cuda_graph_batch_set_context (GstElement * element,
     GstContext * context);
 static gboolean gst_cuda_graph_batch_start (GstAggregator * agg);
+static GstStateChangeReturn gst_cuda_graph_batch_change_state (GstElement *
+    element, GstStateChange transition);
 static gboolean gst_cuda_graph_batch_stop (GstAggregator * agg);
 static gboolean gst_cuda_graph_batch_sink_event (GstAggregator * agg,
     GstAggregatorPad * pad, GstEvent * event);
@@ -143,6 +146,8 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_change_state);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_flush);
@@ -185,6 +190,7 @@ gst_cuda_graph_batch_finalize (GObject * object)
 
   gst_cuda_graph_tensor_props_clear (&self->props);
   gst_cuda_graph_user_kernel_clear (&self->kernel);
+  gst_cuda_graph_model_clear (&self->model);
   gst_clear_object (&self->gst_context);
   g_queue_clear_full (&self->spare, g_free);
 
@@ -259,10 +265,31 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
           &self->run, &self->gst_context))
     return FALSE;
   if (gst_cuda_graph_user_kernel_start (&self->kernel, GST_ELEMENT (self),
-          self->dev.active, self->dev.context))
+          self->dev.active, self->dev.context)
+      && gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
+          self->dev.active))
     return TRUE;
   gst_cuda_graph_device_close (&self->dev);
   return FALSE;
+}
+
+/* With a model, the device's primary context goes to the pipeline before
+ * the decoders upstream open (see cudagraphpreprocess). */
+static GstStateChangeReturn
+gst_cuda_graph_batch_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
+  gint device_id;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    device_id = gst_cuda_graph_model_get_device (&self->model, element);
+    if (device_id >= 0)
+      gst_cuda_graph_device_offer_primary (element, device_id,
+          &self->gst_context);
+  }
+  return GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)->change_state
+      (element, transition);
 }
 
 static gboolean

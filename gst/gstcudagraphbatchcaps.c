@@ -79,15 +79,22 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
   guint n = wanted_sources (self);
   gboolean cuda;
   GcgBackend asked;
+  g_autoptr (GcgModelGraph) model = NULL;
+  gboolean keep_input;
 
   first_framerate (self, &fr);
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_get_desc (&self->props,
       n * self->props.max_rois, &desc);
   asked = self->run.backend;
+  if (self->model.model != NULL && self->model.error == NULL)
+    model = g_object_ref (self->model.model);
+  keep_input = self->model.keep_input;
   GST_OBJECT_UNLOCK (self);
-  ours = gst_caps_new_full (gst_cuda_graph_tensor_structure_new (&desc, &fr),
-      NULL);
+  /* With a model the buffer holds its outputs, for its batch. */
+  ours = gst_caps_new_full (model
+      ? gst_cuda_graph_model_structure_new (model, keep_input, &fr)
+      : gst_cuda_graph_tensor_structure_new (&desc, &fr), NULL);
   g_value_unset (&fr);
   ours = gst_cuda_graph_caps_add_memory_kinds (ours);
   cuda = self->dev.active == GCG_BACKEND_CUDA && self->dev.cuda_context;
@@ -122,6 +129,17 @@ config_from_caps (GstCudaGraphBatch * self, GstCaps * caps,
   config->resize = self->props.method;
   config->letterbox = self->props.letterbox;
   config->max_rois = self->props.max_rois;
+  if (self->model.model != NULL) {
+    /* The caps list the model's outputs; the tensor is its input, its
+     * batch streams × max-rois items. */
+    config->tensor_type = self->props.tensor_type;
+    config->out_width = self->props.width;
+    config->out_height = self->props.height;
+    batch = gst_cuda_graph_model_get_batch (self->model.model);
+    GST_OBJECT_UNLOCK (self);
+    config->max_sources = batch / config->max_rois;
+    return batch % config->max_rois == 0 && config->max_sources > 0;
+  }
   GST_OBJECT_UNLOCK (self);
   if (!gst_cuda_graph_tensor_caps_get_shape (caps, config->tensor_layout,
           &config->tensor_type, &config->out_width, &config->out_height,
@@ -150,6 +168,20 @@ gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch * self)
   g_clear_object (&self->engine);
 }
 
+/* The model, when one is set, after the batch's kernel (CUDA only: the
+ * start refused a model on the CPU backend). */
+static gboolean
+attach_model (GstCudaGraphBatch * self, GcgFrameBatch * engine,
+    GError ** error)
+{
+  gboolean keep_input;
+  g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
+      GST_ELEMENT (self), &keep_input);
+
+  return model == NULL
+      || gcg_frame_batch_attach_model (engine, model, keep_input, error);
+}
+
 /* A new engine for @config unless the current one has it (renegotiating
  * to the same caps keeps the capture). */
 static gboolean
@@ -163,8 +195,8 @@ ensure_engine (GstCudaGraphBatch * self, const GcgFrameBatchConfig * config)
   engine = gcg_frame_batch_new (config, self->dev.active, self->dev.context,
       &error);
   if (engine != NULL
-      && !gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
-          &error))
+      && (!gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
+              &error) || !attach_model (self, engine, &error)))
     g_clear_object (&engine);
   if (engine == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -174,7 +206,7 @@ ensure_engine (GstCudaGraphBatch * self, const GcgFrameBatchConfig * config)
   gst_cuda_graph_batch_retire_engine (self);
   self->engine = engine;
   self->config = *config;
-  self->out_size = gcg_frame_batch_config_get_output_size (config);
+  self->out_size = gcg_frame_batch_get_output_size (engine);
   GST_INFO_OBJECT (self, "%u streams x %u items of %ux%u, %" G_GSIZE_FORMAT
       " bytes (%s backend)", config->max_sources, config->max_rois,
       config->out_width, config->out_height, self->out_size,

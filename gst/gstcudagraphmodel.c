@@ -58,8 +58,8 @@ dtype_to_tensor_type (GcgModelDtype dtype, GcgTensorType * type)
 
 /* The tensor the model's input is: N×C×H×W or N×H×W×C with C 1 or 3. */
 static gboolean
-take_input (GcgModelGraph * model, GstCudaGraphTensorProps * props,
-    GError ** error)
+take_input (GcgModelGraph * model, gboolean sets_batch,
+    GstCudaGraphTensorProps * props, GError ** error)
 {
   GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
   GcgTensorType type;
@@ -101,7 +101,8 @@ take_input (GcgModelGraph * model, GstCudaGraphTensorProps * props,
   }
   props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
   props->layout = nchw ? GCG_TENSOR_LAYOUT_NCHW : GCG_TENSOR_LAYOUT_NHWC;
-  props->max_rois = (guint) shape[0];
+  if (sets_batch)
+    props->max_rois = (guint) shape[0];
   props->height = (guint) shape[nchw ? 2 : 1];
   props->width = (guint) shape[nchw ? 3 : 2];
   props->tensor_type = type;
@@ -152,7 +153,8 @@ gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
   g_clear_object (&m->model);
   g_clear_error (&m->error);
   m->model = g_value_dup_object (value);
-  if (m->model != NULL && !take_input (m->model, props, &m->error))
+  if (m->model != NULL && !take_input (m->model, m->sets_batch, props,
+          &m->error))
     gst_cuda_graph_refusal_note (refusal, "%s; the element will not start",
         m->error->message);
   return TRUE;
@@ -169,6 +171,70 @@ gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first, guint prop_id,
   else
     return FALSE;
   return TRUE;
+}
+
+gboolean
+gst_cuda_graph_model_check_start (GstCudaGraphModel * m, GstElement * element,
+    GcgBackend active)
+{
+  GError *error = NULL;
+  gboolean has_model;
+
+  GST_OBJECT_LOCK (element);
+  has_model = m->model != NULL;
+  if (m->error)
+    error = g_error_copy (m->error);
+  GST_OBJECT_UNLOCK (element);
+  if (error) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", error->message),
+        ("the model's input must be a fixed-size float32, float16 or "
+            "uint8 image tensor"));
+    g_error_free (error);
+    return FALSE;
+  }
+  if (!has_model || active == GCG_BACKEND_CUDA)
+    return TRUE;
+  GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+      ("A model needs the CUDA backend: this element runs the CPU backend"),
+      ("set backend=cuda (or auto on a machine with a usable GPU), or unset "
+          "model"));
+  return FALSE;
+}
+
+GcgModelGraph *
+gst_cuda_graph_model_ref (GstCudaGraphModel * m, GstElement * element,
+    gboolean * keep_input)
+{
+  GcgModelGraph *model;
+
+  GST_OBJECT_LOCK (element);
+  model = m->model ? g_object_ref (m->model) : NULL;
+  *keep_input = m->keep_input;
+  GST_OBJECT_UNLOCK (element);
+  return model;
+}
+
+gint
+gst_cuda_graph_model_get_device (GstCudaGraphModel * m, GstElement * element)
+{
+  gint device_id = -1;
+
+  GST_OBJECT_LOCK (element);
+  if (m->model != NULL && m->error == NULL)
+    device_id = gcg_context_get_device_id (gcg_model_graph_get_context
+        (m->model));
+  GST_OBJECT_UNLOCK (element);
+  return device_id;
+}
+
+/* The model's batch dimension (its input's first), 0 without a model. */
+guint
+gst_cuda_graph_model_get_batch (GcgModelGraph * model)
+{
+  guint n = 0;
+  const gint64 *shape = gcg_model_graph_get_input_shape (model, &n);
+
+  return shape != NULL && n > 0 ? (guint) shape[0] : 0;
 }
 
 void

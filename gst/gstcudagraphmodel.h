@@ -21,6 +21,9 @@ typedef struct
   /* Properties, under the element's object lock. */
   GcgModelGraph *model;
   gboolean keep_input;
+  /* The model's batch dimension sets max-rois (a per-frame element);
+   * FALSE for cudagraphbatch, whose batch is streams × max-rois. */
+  gboolean sets_batch;
   /* Why the model cannot be used, reported at start. */
   GError *error;
 } GstCudaGraphModel;
@@ -36,6 +39,23 @@ gboolean gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first,
 gboolean gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first,
     guint prop_id, GValue * value);
 void gst_cuda_graph_model_clear (GstCudaGraphModel * m);
+guint gst_cuda_graph_model_get_batch (GcgModelGraph * model);
+
+/* At start, after the backend is open: an element error and FALSE when
+ * the model cannot be used (why it was refused, or a backend other than
+ * CUDA). */
+gboolean gst_cuda_graph_model_check_start (GstCudaGraphModel * m,
+    GstElement * element, GcgBackend active);
+
+/* The model (a reference, or NULL) and model-keep-input, read under
+ * @element's object lock. */
+GcgModelGraph *gst_cuda_graph_model_ref (GstCudaGraphModel * m,
+    GstElement * element, gboolean * keep_input);
+
+/* At NULL->READY: the device whose primary context to offer the pipeline
+ * (the model's), -1 without a usable model. */
+gint gst_cuda_graph_model_get_device (GstCudaGraphModel * m,
+    GstElement * element);
 
 /* %TRUE when the chain of @config writes exactly the model's input
  * (bytes and element type); otherwise an error naming both. */

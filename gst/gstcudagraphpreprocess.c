@@ -265,6 +265,7 @@ static void
 gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess * self)
 {
   gst_cuda_graph_tensor_props_init (&self->props);
+  self->model.sets_batch = TRUE;
 }
 
 static gchar *
@@ -374,25 +375,6 @@ gst_cuda_graph_preprocess_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cuda_graph_preprocess_parent_class)->finalize (object);
 }
 
-/* A model runs only on the CUDA backend. */
-static gboolean
-check_model_backend (GstCudaGraphPreprocess * self)
-{
-  gboolean has_model;
-
-  GST_OBJECT_LOCK (self);
-  has_model = self->model.model != NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (!has_model || gst_cuda_graph_base_transform_get_active_backend
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (self)) == GCG_BACKEND_CUDA)
-    return TRUE;
-  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-      ("A model needs the CUDA backend: this element runs the CPU backend"),
-      ("set backend=cuda (or auto on a machine with a usable GPU), or unset "
-          "model"));
-  return FALSE;
-}
-
 /* With a model, the device's primary context (the model's) goes to the
  * pipeline before the elements upstream open: downstream elements change
  * state first, so a decoder opening next finds and shares it. */
@@ -401,14 +383,10 @@ gst_cuda_graph_preprocess_change_state (GstElement * element,
     GstStateChange transition)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (element);
-  gint device_id = -1;
+  gint device_id;
 
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    GST_OBJECT_LOCK (self);
-    if (self->model.model != NULL && self->model.error == NULL)
-      device_id = gcg_context_get_device_id (gcg_model_graph_get_context
-          (self->model.model));
-    GST_OBJECT_UNLOCK (self);
+    device_id = gst_cuda_graph_model_get_device (&self->model, element);
     if (device_id >= 0)
       gst_cuda_graph_base_transform_offer_primary_context
           (GST_CUDA_GRAPH_BASE_TRANSFORM (self), device_id);
@@ -428,13 +406,11 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   if (self->model_info_error)
     error = g_error_copy (self->model_info_error);
-  else if (self->model.error)
-    error = g_error_copy (self->model.error);
   GST_OBJECT_UNLOCK (self);
   if (error) {
     gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
         error->domain, error->code, g_strdup (error->message),
-        g_strdup ("model-info and model must describe a fixed-size "
+        g_strdup ("set model-info to a file describing a fixed-size "
             "float32, float16 or uint8 image tensor"), __FILE__,
         GST_FUNCTION, __LINE__);
     g_error_free (error);
@@ -443,7 +419,13 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
   if (!GST_BASE_TRANSFORM_CLASS
       (gst_cuda_graph_preprocess_parent_class)->start (trans))
     return FALSE;
-  return check_model_backend (self);
+  if (gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
+          gst_cuda_graph_base_transform_get_active_backend
+          (GST_CUDA_GRAPH_BASE_TRANSFORM (self))))
+    return TRUE;
+  GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)->stop
+      (trans);
+  return FALSE;
 }
 
 /* --- caps ---------------------------------------------------------------- */
@@ -777,10 +759,8 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   /* Items past the frame's ROIs were zeroed by the frame queue. */
   gst_cuda_graph_base_transform_get_output_location (base, &data, &device_id,
       &stream);
-  GST_OBJECT_LOCK (self);
-  model = self->model.model ? g_object_ref (self->model.model) : NULL;
-  keep_input = self->model.keep_input;
-  GST_OBJECT_UNLOCK (self);
+  model = gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self),
+      &keep_input);
   meta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
       model ? gcg_model_graph_get_packed_size (model, keep_input)
       : gcg_frame_chain_config_get_output_size (config), data, device_id,
@@ -804,13 +784,10 @@ gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform * base,
     GcgFrameChain * chain, GError ** error)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
-  g_autoptr (GcgModelGraph) model = NULL;
   gboolean keep_input;
+  g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
+      GST_ELEMENT (self), &keep_input);
 
-  GST_OBJECT_LOCK (self);
-  model = self->model.model ? g_object_ref (self->model.model) : NULL;
-  keep_input = self->model.keep_input;
-  GST_OBJECT_UNLOCK (self);
   return model == NULL
       || gcg_frame_chain_attach_model (chain, model, keep_input, error);
 }

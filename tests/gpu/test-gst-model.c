@@ -13,7 +13,8 @@
  * cudaupload, which opens its CUDA context after us (downstream elements
  * change state first) and would make a context of its own, the element's
  * offer of the primary context wins: every frame is read in place and
- * the model runs.  A model on backend=cpu fails the start.  Skipped (TAP)
+ * the model runs.  cudagraphbatch with a model of batch 2 over two
+ * streams: the same, per batch.  A model on backend=cpu fails the start.  Skipped (TAP)
  * without a driver.
  */
 #include <gcg.h>
@@ -40,6 +41,7 @@ typedef struct
   GcgAllocator *alloc;
   GcgGraph *graph;
   guint64 in, out0, out1;
+  gsize bytes;
   MemcpyDtoDAsync copy;
 } Model;
 
@@ -49,7 +51,7 @@ model_body (GcgStream *stream, gpointer data, GError **error)
   Model *m = data;
   gpointer cu = gcg_stream_get_handle (stream);
 
-  if (m->copy (m->out0, m->in, IN_BYTES, cu) == 0
+  if (m->copy (m->out0, m->in, m->bytes, cu) == 0
       && m->copy (m->out1, m->in, TAIL, cu) == 0)
     return TRUE;
   g_set_error_literal (error, GCG_ERROR, GCG_ERROR_FAILED, "copy failed");
@@ -71,13 +73,14 @@ model_free (gpointer data)
   g_free (m);
 }
 
-/* The model, in the primary context of device 0; it owns its memory. */
+/* The model, in the primary context of device 0, for @batch items; it
+ * owns its memory. */
 static GcgModelGraph *
-make_model (void)
+make_batch_model (guint batch)
 {
   g_autoptr (GError) error = NULL;
   Model *m = g_new0 (Model, 1);
-  const gint64 in_shape[] = { 1, 3, OH, OW };
+  const gint64 in_shape[] = { batch, 3, OH, OW };
   const gint64 tail_shape[] = { TAIL / 4 };
   gpointer libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   GcgModelGraph *model;
@@ -90,10 +93,11 @@ make_model (void)
   m->stream = gcg_stream_new (m->ctx, &error);
   m->alloc = gcg_allocator_new (m->ctx, &error);
   g_assert_no_error (error);
-  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES, NULL, &m->in,
-          &error));
-  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES, NULL, &m->out0,
-          &error));
+  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES * batch, NULL,
+          &m->in, &error));
+  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES * batch, NULL,
+          &m->out0, &error));
+  m->bytes = IN_BYTES * batch;
   g_assert_true (gcg_allocator_alloc (m->alloc, TAIL, NULL, &m->out1,
           &error));
   m->graph = gcg_capture_callable (m->stream, GCG_CAPTURE_MODE_DEFAULT,
@@ -114,6 +118,12 @@ make_model (void)
 
 /* The element, with @model set before it starts (model is a READY
  * property), in a harness. */
+static GcgModelGraph *
+make_model (void)
+{
+  return make_batch_model (1);
+}
+
 static GstHarness *
 harness (GcgModelGraph *model)
 {
@@ -128,6 +138,15 @@ harness (GcgModelGraph *model)
   gst_object_unref (e);
   gst_harness_set_src_caps_str (h, CAPS);
   return h;
+}
+
+static guint64
+element_u64 (GstElement *e, const gchar *prop)
+{
+  guint64 v = 0;
+
+  g_object_get (e, prop, &v, NULL);
+  return v;
 }
 
 static void
@@ -260,6 +279,77 @@ test_context_offer (void)
   g_assert_cmpuint (in_place, ==, 20);
 }
 
+/* Every buffer of a two-stream cudagraphbatch, as bytes, with @model. */
+static GPtrArray *
+run_batch (GcgModelGraph *model)
+{
+  static const gchar *launch = "cudagraphbatch name=b backend=cuda "
+      "width=32 height=24 ! appsink name=sink sync=false "
+      "videotestsrc num-buffers=8 pattern=ball ! " CAPS " ! b.sink_0 "
+      "videotestsrc num-buffers=8 pattern=smpte ! " CAPS " ! b.sink_1";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipeline = gst_parse_launch (launch, &error);
+  g_autoptr (GstElement) b = NULL;
+  g_autoptr (GstElement) sink = NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *sample;
+
+  g_assert_no_error (error);
+  b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (model)
+    g_object_set (b, "model", model, "model-keep-input", TRUE, NULL);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  while ((g_signal_emit_by_name (sink, "try-pull-sample", 20 * GST_SECOND,
+              &sample), sample != NULL)) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstMapInfo map;
+
+    if (model)
+      g_assert_cmpuint (gcg_buffer_get_tensor_meta (buf)->n_tensors, ==, 3);
+    g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
+    gst_buffer_unmap (buf, &map);
+    gst_sample_unref (sample);
+  }
+  if (model)
+    g_assert_cmpuint (element_u64 (b, "captures"), ==, 1);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  return out;
+}
+
+/* cudagraphbatch ends in a model of batch 2: the kept tensor is the
+ * plain batch's, the model's copy equals it. */
+static void
+test_batch (void)
+{
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autoptr (GPtrArray) plain = NULL;
+  g_autoptr (GPtrArray) with = NULL;
+  const gsize bytes = 2 * IN_BYTES;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  model = make_batch_model (2);
+  plain = run_batch (NULL);
+  with = run_batch (model);
+  g_assert_cmpuint (plain->len, ==, 8);
+  g_assert_cmpuint (with->len, ==, plain->len);
+  for (guint i = 0; i < plain->len; i++) {
+    gsize n = 0, m = 0;
+    const guint8 *p = g_bytes_get_data (plain->pdata[i], &n);
+    const guint8 *w = g_bytes_get_data (with->pdata[i], &m);
+
+    g_assert_cmpuint (n, ==, bytes);
+    g_assert_cmpuint (m, ==, 2 * bytes + TAIL);
+    g_assert_cmpmem (w, bytes, p, bytes);
+    g_assert_cmpmem (w + bytes, bytes, p, bytes);
+    g_assert_cmpmem (w + 2 * bytes, TAIL, p, TAIL);
+  }
+}
+
 /* A model on the CPU backend fails the start, saying why. */
 static void
 test_cpu_backend (void)
@@ -287,6 +377,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/model/outputs", test_outputs);
   g_test_add_func ("/gst/model/context-offer", test_context_offer);
+  g_test_add_func ("/gst/model/batch", test_batch);
   g_test_add_func ("/gst/model/cpu-backend", test_cpu_backend);
   return g_test_run ();
 }
