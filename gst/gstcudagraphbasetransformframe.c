@@ -252,6 +252,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   InFlightFrame *frame;
   GstFlowReturn ret;
   GstMapFlags in_dev;
+  GstMapFlags no_fence = 0;
   gboolean use_graph;
   GcgSyncMode sync_mode;
   g_autoptr (GError) error = NULL;
@@ -279,7 +280,12 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   gst_cuda_graph_user_kernel_set_frame (&priv->kernel, inbuf);
 
   in_dev = gst_cuda_graph_device_map_flags (&priv->dev, inbuf);
-  if (in_dev)
+  /* Another cudagraph element's output: our stream waits for its frame
+   * on the device, the host goes on (no wait per frame between two
+   * elements).  Anything else: the host waits as a map does. */
+  if (in_dev && gst_cuda_graph_fence_wait_on (inbuf, priv->dev.stream))
+    no_fence = GST_CUDA_GRAPH_MAP_NO_FENCE;
+  else if (in_dev)
     gst_cuda_graph_cuda_wait_ready (inbuf);
   if (!gst_cuda_graph_video_meta_fits (inbuf, &priv->in_info, &error))
     return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
@@ -292,7 +298,8 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
    * the buffer is mapped for writing first: a memory mapped for reading
    * only cannot be mapped for writing as well. */
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
-          GST_MAP_READ | in_dev | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
+          GST_MAP_READ | in_dev | no_fence
+          | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
     g_free (frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",

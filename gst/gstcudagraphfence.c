@@ -153,6 +153,47 @@ gst_cuda_graph_fence_wait (GstMemory * mem)
   g_mutex_unlock (&fence->lock);
 }
 
+/* The stream wait of one memory: FALSE when it is not our fenced CUDA
+ * memory or the wait could not be queued. */
+static gboolean
+memory_wait_on (GstMemory * mem, GcgStream * stream)
+{
+  GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
+  Fence *fence;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameQueue) queue = NULL;
+  guint64 seq;
+
+  if (!gst_cuda_graph_cuda_memory_is_fenced (mem))
+    return FALSE;
+  fence = gst_mini_object_get_qdata (obj, fence_quark ());
+  if (fence == NULL)
+    return TRUE;
+  /* A batch's marker is waited for on the host, as a map would. */
+  wait_marker (fence, mem);
+  g_mutex_lock (&fence->lock);
+  queue = fence->queue ? g_object_ref (fence->queue) : NULL;
+  seq = fence->seq;
+  g_mutex_unlock (&fence->lock);
+  if (queue == NULL || gcg_frame_queue_wait_ready_on (queue, seq, stream,
+          &error))
+    return TRUE;
+  GST_WARNING ("queueing the wait for frame %" G_GUINT64_FORMAT " of %p: "
+      "%s", seq, mem, error->message);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_graph_fence_wait_on (GstBuffer * buffer, GcgStream * stream)
+{
+  guint n = gst_buffer_n_memory (buffer);
+
+  for (guint i = 0; i < n; i++)
+    if (!memory_wait_on (gst_buffer_peek_memory (buffer, i), stream))
+      return FALSE;
+  return n > 0;
+}
+
 gboolean
 gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer)
 {

@@ -35,6 +35,15 @@ void gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker);
  * still writes it.  Any other output must be complete before it leaves. */
 gboolean gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer);
 
+/* For a reader on @stream of @buffer's CUDA memory, in stream order (the
+ * next element): when every memory of @buffer is our fenced CUDA memory,
+ * queues @stream's wait for the frames writing them on the device and
+ * returns TRUE; the buffer may then be mapped with
+ * GST_CUDA_GRAPH_MAP_NO_FENCE, without the host waiting.  FALSE
+ * otherwise (map it as usual). */
+gboolean gst_cuda_graph_fence_wait_on (GstBuffer * buffer,
+    GcgStream * stream);
+
 /* Waits for @mem's fence, if any, and clears it.  Never fails the map: a
  * failed frame was reported by the element already, so only a warning is
  * logged here. */

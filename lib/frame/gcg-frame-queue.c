@@ -664,6 +664,51 @@ gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
 }
 
 /**
+ * gcg_frame_queue_wait_ready_on:
+ * @self: a #GcgFrameQueue
+ * @seq: a frame's sequence number
+ * @waiter: the stream whose next work must come after that frame
+ * @error: return location for a #GError, or %NULL
+ *
+ * Like gcg_frame_queue_wait_ready(), but the wait is queued on @waiter,
+ * on the device (cuStreamWaitEvent on the frame's event), and the host
+ * goes on at once: for a consumer on another stream that reads an output
+ * buffer in stream order, such as the next element of a pipeline.  The
+ * CPU backend's frames are done already.  A failed frame is not reported
+ * here (its element reported it).
+ *
+ * Returns: %FALSE with @error set when the wait could not be queued
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
+    GcgStream *waiter, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  gboolean pending;
+  CUevent event;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+  g_return_val_if_fail (GCG_IS_STREAM (waiter), FALSE);
+
+  g_mutex_lock (&self->lock);
+  pending = seq > self->retired && seq <= self->submitted;
+  /* A slot reused meanwhile holds a later frame's event: waiting for it
+   * waits a little longer, never too little. */
+  event = self->slots[seq % self->depth].event;
+  g_mutex_unlock (&self->lock);
+  if (!pending)
+    return TRUE;
+  if (self->ops != &event_ops || event == NULL)
+    return self->ops->wait (self->ops_data, (guint) (seq % self->depth),
+        error);
+  return gcg__context_guard_enter (&guard, gcg_stream_get_context (waiter),
+      error) && GCG_CU_OK (error, cuStreamWaitEvent,
+      gcg__stream_get_cu (waiter), event, 0);
+}
+
+/**
  * gcg_frame_queue_get_in_flight:
  * @self: a #GcgFrameQueue
  *

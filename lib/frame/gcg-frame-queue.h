@@ -128,6 +128,10 @@ gboolean gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq,
     GError **error);
 
 GCG_API
+gboolean gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
+    GcgStream *waiter, GError **error);
+
+GCG_API
 guint gcg_frame_queue_get_in_flight (GcgFrameQueue *self);
 
 GCG_API
