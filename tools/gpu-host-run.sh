@@ -64,11 +64,12 @@ if [ "$what" = sanitize ]; then
     -- context param-block capture capture-pool graph-update dispatch-graph \
     allocator fence frame-chain frame-batch frame-queue gst-elements \
     gst-cuda-memory gst-inflight gst-batch gst-pageable model-graph \
-    gst-user-kernel gst-kernel
+    model-chain gst-model kernel-op gst-user-kernel gst-kernel
   # Every byte a kernel or copy reads was written first (tensor tails and
   # unused batch items included), over the tests that make tensors.
   run_tool initcheck --tool initcheck -- frame-chain frame-batch \
-    gst-elements gst-batch gst-pageable gst-user-kernel gst-kernel
+    gst-elements gst-batch gst-pageable gst-user-kernel gst-kernel \
+    model-chain gst-model
   run_tool racecheck --tool racecheck -- frame-chain frame-batch capture frame-queue
   run_tool synccheck --tool synccheck -- frame-chain frame-batch capture frame-queue
   exit $status
