@@ -41,7 +41,7 @@ gboolean
 gcg_frame_batch_attach_model (GcgFrameBatch *self, GcgModelGraph *model,
     gboolean keep_input, GError **error)
 {
-  g_autofree GcgFrameBatchView *view = NULL;
+  GcgModelStageTensor tensor;
   GcgFrameBatchConfig config;
   GcgContext *context;
   GcgFrameStage *stage;
@@ -61,10 +61,11 @@ gcg_frame_batch_attach_model (GcgFrameBatch *self, GcgModelGraph *model,
     return FALSE;
   }
   gcg_frame_batch_get_config (self, &config);
-  /* The batch tensor as one chain's output of every item. */
-  view = gcg__frame_batch_view_new (&config);
-  stage = gcg__model_stage_new (context, model, keep_input, &view->config,
-      error);
+  tensor = (GcgModelStageTensor) {
+  gcg_frame_batch_config_get_output_size (&config),
+        config.max_sources * config.max_rois, config.out_width,
+        config.out_height, config.tensor_type};
+  stage = gcg__model_stage_new (context, model, keep_input, &tensor, error);
   if (stage == NULL || !gcg__frame_batch_add_stage (self, stage, error))
     return FALSE;
   gcg__frame_batch_set_model (self, model, stage);

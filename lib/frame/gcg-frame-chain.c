@@ -455,6 +455,11 @@ gboolean
 gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
     gboolean keep_input, GError **error)
 {
+  GcgModelStageTensor tensor = {
+    gcg_frame_chain_config_get_output_size (&self->config),
+    self->config.max_rois, self->config.out_width, self->config.out_height,
+    self->config.tensor_type
+  };
   GcgFrameStage *stage;
 
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
@@ -471,7 +476,7 @@ gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
     return FALSE;
   }
   stage = gcg__model_stage_new (gcg__kernel_replay_get_context
-      (self->replay), model, keep_input, &self->config, error);
+      (self->replay), model, keep_input, &tensor, error);
   if (stage == NULL || !gcg__kernel_replay_add_stage (self->replay, stage,
           error))
     return FALSE;

@@ -20,15 +20,26 @@
 
 G_BEGIN_DECLS
 
+/* The tensor a chain's (or batch's) kernel writes: @n_items items of
+ * @width × @height, @n_bytes in all. */
+typedef struct
+{
+  gsize n_bytes;
+  guint n_items;
+  guint width;
+  guint height;
+  GcgTensorType type;
+} GcgModelStageTensor;
+
 /* A stage running @model after a chain (or batch) whose kernel writes
- * @tensor (a chain's output: max_rois items) into the model's input:
+ * @tensor into the model's input:
  * refused unless the model is in @context's CUDA context and its input is
  * exactly that tensor (bytes and element type).  The items a frame leaves
  * unused (past GcgFrameStageIo.n_items) are zeroed before the model reads
  * them. */
 GCG_PRIVATE_API GcgFrameStage *gcg__model_stage_new (GcgContext *context,
     GcgModelGraph *model, gboolean keep_input,
-    const GcgFrameChainConfig *tensor, GError **error);
+    const GcgModelStageTensor *tensor, GError **error);
 
 /* Bytes of the output buffer a frame writes, and where tensor @index of
  * it lies (0 is the input when kept, then the outputs in order).

@@ -165,10 +165,10 @@ tensor_dtype (GcgTensorType type)
  * GcgContexts may wrap one), same bytes, same element type. */
 static gboolean
 check_model (GcgContext *ours, GcgModelGraph *model,
-    const GcgFrameChainConfig *c, GError **error)
+    const GcgModelStageTensor *t, GError **error)
 {
   GcgContext *theirs = gcg_model_graph_get_context (model);
-  gsize need = gcg_frame_chain_config_get_output_size (c);
+  gsize need = t->n_bytes;
   gsize n_bytes = 0;
   GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
 
@@ -187,13 +187,13 @@ check_model (GcgContext *ours, GcgModelGraph *model,
         "Set the model graph's input and at least one output first");
     return FALSE;
   }
-  if (n_bytes != need || dtype != tensor_dtype (c->tensor_type)) {
+  if (n_bytes != need || dtype != tensor_dtype (t->type)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
         "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
         n_bytes, gcg_model_dtype_get_name (dtype), need,
-        gcg_model_dtype_get_name (tensor_dtype (c->tensor_type)),
-        c->out_width, c->out_height, c->max_rois);
+        gcg_model_dtype_get_name (tensor_dtype (t->type)), t->width,
+        t->height, t->n_items);
     return FALSE;
   }
   return TRUE;
@@ -201,8 +201,7 @@ check_model (GcgContext *ours, GcgModelGraph *model,
 
 GcgFrameStage *
 gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
-    gboolean keep_input, const GcgFrameChainConfig *tensor,
-    GError **error)
+    gboolean keep_input, const GcgModelStageTensor *tensor, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   g_autofree GcgModelStage *self = NULL;
@@ -227,7 +226,7 @@ gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
   self->parent.struct_size = PRE_SIZE + GCG_COPY_LIST_SIZE (self->n_tensors);
   self->parent.struct_align = 8;
   self->context = g_object_ref (context);
-  self->item_bytes = self->input_bytes / tensor->max_rois;
+  self->item_bytes = self->input_bytes / tensor->n_items;
   return (GcgFrameStage *) g_steal_pointer (&self);
 }
 
