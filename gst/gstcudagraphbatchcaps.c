@@ -80,7 +80,7 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
   gboolean cuda;
   GcgBackend asked;
   g_autoptr (GcgModelGraph) model = NULL;
-  gboolean keep_input;
+  gboolean keep_input = FALSE;
 
   first_framerate (self, &fr);
   GST_OBJECT_LOCK (self);
@@ -174,7 +174,7 @@ static gboolean
 attach_model (GstCudaGraphBatch * self, GcgFrameBatch * engine,
     GError ** error)
 {
-  gboolean keep_input;
+  gboolean keep_input = FALSE;
   g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
       GST_ELEMENT (self), &keep_input);
 

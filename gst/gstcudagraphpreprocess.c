@@ -440,7 +440,7 @@ make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
 {
   GstCudaGraphTensorDesc desc;
   g_autoptr (GcgModelGraph) model = NULL;
-  gboolean keep_input;
+  gboolean keep_input = FALSE;
   GstStructure *s;
   guint open;
 
@@ -753,7 +753,7 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   gint device_id = -1;
   GcgTensorMeta *meta;
   g_autoptr (GcgModelGraph) model = NULL;
-  gboolean keep_input;
+  gboolean keep_input = FALSE;
   guint i;
 
   /* Items past the frame's ROIs were zeroed by the frame queue. */
@@ -784,7 +784,7 @@ gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform * base,
     GcgFrameChain * chain, GError ** error)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
-  gboolean keep_input;
+  gboolean keep_input = FALSE;
   g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
       GST_ELEMENT (self), &keep_input);
 
