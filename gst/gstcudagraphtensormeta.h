@@ -82,8 +82,11 @@ typedef enum
  * @meta: the parent #GstMeta
  * @memory: a #GcgTensorMemory
  * @device_id: the CUDA device ordinal of CUDA memory, -1 for system memory
- * @data: device address of the tensor (CUDA memory), 0 for system memory
- * @size: bytes of the tensor (batch × item bytes)
+ * @data: device address of the buffer's memory (CUDA memory), 0 for
+ *   system memory: the tensor's, or with @n_tensors where the offsets
+ *   of @tensors count from
+ * @size: bytes of the buffer: the tensor's (batch × item bytes), or with
+ *   @n_tensors all of @tensors
  * @n_dims: number of @shape entries (4)
  * @shape: dimensions, outermost first: N, C, H, W (NCHW) or N, H, W, C
  *   (NHWC); the tensor is contiguous (C order)
@@ -110,10 +113,13 @@ typedef enum
  *   the frame), and @data and @size the whole buffer.
  * @tensors: the buffer's tensors, when @n_tensors is not 0
  *
- * Attached by `cudagraphpreprocess` to every tensor it outputs, so an
- * application can map detections back to the input frame.  The meta's API
- * type is registered by the plugin (name "GcgTensorMetaAPI"); this header
- * needs no library to link: use gcg_buffer_get_tensor_meta().
+ * Attached by `cudagraphpreprocess` and `cudagraphbatch` (next to its
+ * #GcgBatchMeta) to every tensor buffer they output, so an application
+ * can map detections back to the input frames.  The meta's API type is
+ * registered by the plugin (name "GcgTensorMetaAPI").  Applications use
+ * gcg_buffer_get_tensor_meta(), defined in this header, and link no
+ * library for it: the three functions declared at the end are the
+ * plugin's own, and the plugin exports none of them.
  */
 typedef struct
 {

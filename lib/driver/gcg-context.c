@@ -12,6 +12,8 @@
  * application's or an upstream element's context can be wrapped instead;
  * it is then used but never destroyed.  The context also owns the module
  * of embedded kernels, loaded once on first use.
+ *
+ * Since: 0.1
  */
 #include "gcg-context-private.h"
 #include "gcg-driver.h"
@@ -114,6 +116,8 @@ gcg_context_class_init (GcgContextClass *klass)
    * GcgContext:device-id:
    *
    * The ordinal of the context's device.
+   *
+   * Since: 0.1
    */
   properties[PROP_DEVICE_ID] = g_param_spec_int ("device-id", "Device ID",
       "CUDA device ordinal", 0, G_MAXINT, 0,
@@ -123,6 +127,8 @@ gcg_context_class_init (GcgContextClass *klass)
    *
    * The device's name as the driver reports it, e.g. "NVIDIA H100 80GB
    * HBM3".
+   *
+   * Since: 0.1
    */
   properties[PROP_NAME] = g_param_spec_string ("name", "Name",
       "Device name as the driver reports it", NULL,
@@ -131,6 +137,8 @@ gcg_context_class_init (GcgContextClass *klass)
    * GcgContext:sm-count:
    *
    * The device's number of streaming multiprocessors.
+   *
+   * Since: 0.1
    */
   properties[PROP_SM_COUNT] = g_param_spec_int ("sm-count", "SM count",
       "Number of streaming multiprocessors", 0, G_MAXINT, 0,
@@ -139,6 +147,8 @@ gcg_context_class_init (GcgContextClass *klass)
    * GcgContext:total-memory:
    *
    * The device's memory size in bytes.
+   *
+   * Since: 0.1
    */
   properties[PROP_TOTAL_MEMORY] = g_param_spec_uint64 ("total-memory",
       "Total memory", "Device memory in bytes", 0, G_MAXUINT64, 0,
@@ -148,6 +158,8 @@ gcg_context_class_init (GcgContextClass *klass)
    *
    * The device's PCI bus id (domain:bus:device.function), e.g.
    * "0000:17:00.0".
+   *
+   * Since: 0.1
    */
   properties[PROP_PCI_BUS_ID] = g_param_spec_string ("pci-bus-id",
       "PCI bus ID", "PCI bus ID of the device (domain:bus:device.function)",
@@ -202,6 +214,8 @@ query_device (GcgContext *self, GError **error)
  *
  * Returns: the number of CUDA devices, or -1 with @error set when the
  *   driver is unusable
+ *
+ * Since: 0.1
  */
 gint
 gcg_context_get_device_count (GError **error)
@@ -239,6 +253,8 @@ check_ordinal (gint device_id, GError **error)
  *
  * Returns: (transfer full) (nullable): a new #GcgContext, or %NULL with
  *   @error set (no driver, no such device, driver failure)
+ *
+ * Since: 0.1
  */
 GcgContext *
 gcg_context_new (gint device_id, GError **error)
@@ -275,6 +291,8 @@ gcg_context_new (gint device_id, GError **error)
  *
  * Returns: (transfer full) (nullable): a new #GcgContext, or %NULL with
  *   @error set
+ *
+ * Since: 0.1
  */
 GcgContext *
 gcg_context_new_wrapped (gpointer cu_context, GError **error)
@@ -312,6 +330,8 @@ gcg_context_new_wrapped (gpointer cu_context, GError **error)
  * their own driver calls on it.  Pair with gcg_context_pop().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_context_push (GcgContext *self, GError **error)
@@ -329,6 +349,8 @@ gcg_context_push (GcgContext *self, GError **error)
  * Undoes gcg_context_push().  Fails when @self is not the current context.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_context_pop (GcgContext *self, GError **error)
@@ -383,6 +405,8 @@ gcg__context_guard_leave (GcgContextGuard *guard)
  * Gets the ordinal of the context's device.
  *
  * Returns: the device ordinal
+ *
+ * Since: 0.1
  */
 gint
 gcg_context_get_device_id (GcgContext *self)
@@ -398,6 +422,8 @@ gcg_context_get_device_id (GcgContext *self)
  * Gets the device's name as the driver reports it.
  *
  * Returns: (transfer none): the device name, e.g. "NVIDIA H100 80GB HBM3"
+ *
+ * Since: 0.1
  */
 const gchar *
 gcg_context_get_name (GcgContext *self)
@@ -413,6 +439,8 @@ gcg_context_get_name (GcgContext *self)
  * @minor: (out) (optional): minor compute capability
  *
  * Gets the device's compute capability, e.g. 9.0 for an H100.
+ *
+ * Since: 0.1
  */
 void
 gcg_context_get_compute_capability (GcgContext *self, gint *major, gint *minor)
@@ -431,6 +459,8 @@ gcg_context_get_compute_capability (GcgContext *self, gint *major, gint *minor)
  * Gets the device's number of streaming multiprocessors.
  *
  * Returns: the number of streaming multiprocessors
+ *
+ * Since: 0.1
  */
 gint
 gcg_context_get_sm_count (GcgContext *self)
@@ -446,6 +476,8 @@ gcg_context_get_sm_count (GcgContext *self)
  * Gets the device's memory size.
  *
  * Returns: device memory in bytes
+ *
+ * Since: 0.1
  */
 guint64
 gcg_context_get_total_memory (GcgContext *self)
@@ -461,6 +493,8 @@ gcg_context_get_total_memory (GcgContext *self)
  * Gets the device's PCI bus id (domain:bus:device.function).
  *
  * Returns: (transfer none): the PCI bus id, e.g. "0000:17:00.0"
+ *
+ * Since: 0.1
  */
 const gchar *
 gcg_context_get_pci_bus_id (GcgContext *self)
@@ -476,6 +510,8 @@ gcg_context_get_pci_bus_id (GcgContext *self)
  * Gets the driver's context handle, to share it with other CUDA code.
  *
  * Returns: (transfer none): the CUcontext, for interoperation
+ *
+ * Since: 0.1
  */
 gpointer
 gcg_context_get_handle (GcgContext *self)
@@ -507,6 +543,8 @@ gcg__context_get_cu_device (GcgContext *self)
  * in all.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_context_get_memory_info (GcgContext *self, guint64 *free_bytes,
@@ -562,6 +600,8 @@ load_module_locked (GcgContext *self, GError **error)
  * code does not cover, before any work starts.
  *
  * Returns: %TRUE when the kernels are loaded
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_context_load_kernels (GcgContext *self, GError **error)
@@ -609,6 +649,8 @@ gcg__context_get_function (GcgContext *self, const gchar *name,
  * Returns: (transfer none): the architectures embedded in the kernel
  *   fatbin, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90", or "" when
  *   built without kernels
+ *
+ * Since: 0.1
  */
 const gchar *
 gcg_kernels_get_archs (void)

@@ -23,6 +23,8 @@
  * a driver gets the same error every time at no cost.
  *
  * Returns: %TRUE when the driver is loaded and initialised
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_driver_init (GError **error)
@@ -38,6 +40,8 @@ gcg_driver_init (GError **error)
  * Gets the CUDA version of the installed driver, loading it if needed.
  *
  * Returns: %TRUE on success; on failure @version is left unchanged
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_driver_get_version (gint *version, GError **error)

@@ -16,6 +16,8 @@
  * in it, with a #GcgError code.
  *
  * Returns: the domain's #GQuark
+ *
+ * Since: 0.1
  */
 G_DEFINE_QUARK (gcg-error-quark, gcg_error);
 

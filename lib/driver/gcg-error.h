@@ -18,6 +18,8 @@ G_BEGIN_DECLS
  *
  * Error domain of every failure reported by gst-cudagraph.  Errors in this
  * domain use the codes of #GcgError.
+ *
+ * Since: 0.1
  */
 #define GCG_ERROR (gcg_error_quark ())
 
@@ -45,6 +47,8 @@ G_BEGIN_DECLS
  *   cancelled its frames); nothing went wrong with it
  *
  * Error codes in the #GCG_ERROR domain.
+ *
+ * Since: 0.1
  */
 typedef enum
 {

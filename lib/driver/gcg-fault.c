@@ -165,6 +165,8 @@ arm (GArray *rules)
  *
  * Returns: %TRUE if @spec was valid and is now armed; on error the
  *   previous spec stays armed
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_fault_inject (const gchar *spec, GError **error)

@@ -24,6 +24,8 @@
  * A point in a #GcgStream's work (an event recorded after the work queued
  * when it was made), to query without waiting or to wait for.  Any thread
  * may query or wait; the fence keeps its context alive.
+ *
+ * Since: 0.1
  */
 struct _GcgFence
 {
@@ -75,6 +77,8 @@ gcg_fence_init (GcgFence *self)
  *
  * Returns: (transfer full) (nullable): a new #GcgFence, or %NULL with
  *   @error set
+ *
+ * Since: 0.1
  */
 GcgFence *
 gcg_fence_new (GcgStream *stream, GError **error)
@@ -112,6 +116,8 @@ gcg_fence_new (GcgStream *stream, GError **error)
  * Asks without waiting.
  *
  * Returns: %FALSE when that work failed (@error set)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_fence_query (GcgFence *self, gboolean *done, GError **error)
@@ -146,6 +152,8 @@ gcg_fence_query (GcgFence *self, gboolean *done, GError **error)
  * Waits until the work before the fence is complete.
  *
  * Returns: %FALSE when that work failed (@error set)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_fence_wait (GcgFence *self, GError **error)

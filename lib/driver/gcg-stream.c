@@ -12,6 +12,8 @@
  * A stream made by someone else can be wrapped; it is then never
  * destroyed.  #GcgStream:sync-mode chooses between spinning and sleeping
  * while gcg_stream_synchronize() waits.
+ *
+ * Since: 0.1
  */
 #include "gcg-stream-private.h"
 #include "gcg-enum-types.h"
@@ -105,6 +107,8 @@ gcg_stream_class_init (GcgStreamClass *klass)
    *
    * How gcg_stream_synchronize() waits: spinning (the driver's choice) or
    * sleeping on a blocking-sync event.
+   *
+   * Since: 0.1
    */
   properties[PROP_SYNC_MODE] = g_param_spec_enum ("sync-mode", "Sync mode",
       "How synchronize waits for the GPU", GCG_TYPE_SYNC_MODE,
@@ -128,6 +132,8 @@ gcg_stream_init (GcgStream *self)
  *
  * Returns: (transfer full) (nullable): a new non-blocking stream, or %NULL
  *   with @error set
+ *
+ * Since: 0.1
  */
 GcgStream *
 gcg_stream_new (GcgContext *context, GError **error)
@@ -157,6 +163,8 @@ gcg_stream_new (GcgContext *context, GError **error)
  * without taking it over.
  *
  * Returns: (transfer full): a #GcgStream using @cu_stream
+ *
+ * Since: 0.1
  */
 GcgStream *
 gcg_stream_new_wrapped (GcgContext *context, gpointer cu_stream)
@@ -178,6 +186,8 @@ gcg_stream_new_wrapped (GcgContext *context, gpointer cu_stream)
  * Gets the context the stream belongs to.
  *
  * Returns: (transfer none): the context of the stream
+ *
+ * Since: 0.1
  */
 GcgContext *
 gcg_stream_get_context (GcgStream *self)
@@ -193,6 +203,8 @@ gcg_stream_get_context (GcgStream *self)
  * Gets the driver's stream handle, to queue other CUDA work on it.
  *
  * Returns: (transfer none): the CUstream, for interoperation
+ *
+ * Since: 0.1
  */
 gpointer
 gcg_stream_get_handle (GcgStream *self)
@@ -214,6 +226,8 @@ gcg__stream_get_cu (GcgStream *self)
  * Gets how gcg_stream_synchronize() waits for the stream.
  *
  * Returns: how gcg_stream_synchronize() waits
+ *
+ * Since: 0.1
  */
 GcgSyncMode
 gcg_stream_get_sync_mode (GcgStream *self)
@@ -228,6 +242,8 @@ gcg_stream_get_sync_mode (GcgStream *self)
  * @mode: how gcg_stream_synchronize() is to wait
  *
  * Sets how gcg_stream_synchronize() waits for the stream.
+ *
+ * Since: 0.1
  */
 void
 gcg_stream_set_sync_mode (GcgStream *self, GcgSyncMode mode)
@@ -328,6 +344,8 @@ synchronize_event (GcgStream *self, GcgSyncMode mode, GError **error)
  * invalidates the capture.
  *
  * Returns: %TRUE on success; the error of a failed kernel otherwise
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_stream_synchronize (GcgStream *self, GError **error)
@@ -355,6 +373,8 @@ gcg_stream_synchronize (GcgStream *self, GError **error)
  * completed.
  *
  * Returns: %TRUE when the query worked (whatever @idle says)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_stream_query (GcgStream *self, gboolean *idle, GError **error)
@@ -388,6 +408,8 @@ gcg_stream_query (GcgStream *self, gboolean *idle, GError **error)
  * Asks the driver whether the stream is being captured.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_stream_get_capture_status (GcgStream *self, GcgCaptureStatus *status,
@@ -421,6 +443,8 @@ gcg_stream_get_capture_status (GcgStream *self, GcgCaptureStatus *status,
  * nothing.
  *
  * Returns: %TRUE when the copy was queued
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_stream_copy_to_device (GcgStream *self, guint64 dst, gconstpointer src,
@@ -451,6 +475,8 @@ gcg_stream_copy_to_device (GcgStream *self, guint64 dst, gconstpointer src,
  * @size queues nothing.
  *
  * Returns: %TRUE when the copy was queued
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src,

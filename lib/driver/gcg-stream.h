@@ -20,6 +20,8 @@ G_BEGIN_DECLS
  *   operation not allowed during capture; it must be ended and discarded
  *
  * Capture state of a #GcgStream (the driver's CUstreamCaptureStatus).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -44,6 +46,8 @@ typedef enum
  *   late
  *
  * How gcg_stream_synchronize() waits.
+ *
+ * Since: 0.1
  */
 typedef enum
 {

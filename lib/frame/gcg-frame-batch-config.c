@@ -22,6 +22,8 @@ G_DEFINE_BOXED_TYPE (GcgFrameBatchSource, gcg_frame_batch_source,
  *
  * Sets the defaults: 640×640 float32 NCHW RGB items, bilinear, symmetric
  * letterbox, one source of one item.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_batch_config_init (GcgFrameBatchConfig *config)
@@ -47,6 +49,8 @@ gcg_frame_batch_config_init (GcgFrameBatchConfig *config)
  *
  * Returns: (transfer full): a configuration with the defaults of
  *   gcg_frame_batch_config_init()
+ *
+ * Since: 0.1
  */
 GcgFrameBatchConfig *
 gcg_frame_batch_config_new (void)
@@ -64,6 +68,8 @@ gcg_frame_batch_config_new (void)
  * Copies a #GcgFrameBatchConfig.
  *
  * Returns: (transfer full): a newly allocated copy of @config
+ *
+ * Since: 0.1
  */
 GcgFrameBatchConfig *
 gcg_frame_batch_config_copy (const GcgFrameBatchConfig *config)
@@ -78,6 +84,8 @@ gcg_frame_batch_config_copy (const GcgFrameBatchConfig *config)
  *   gcg_frame_batch_config_new() or gcg_frame_batch_config_copy()
  *
  * Frees @config.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_batch_config_free (GcgFrameBatchConfig *config)
@@ -92,6 +100,8 @@ gcg_frame_batch_config_free (GcgFrameBatchConfig *config)
  * Copies a #GcgFrameBatchSource.
  *
  * Returns: (transfer full): a newly allocated copy of @source
+ *
+ * Since: 0.1
  */
 GcgFrameBatchSource *
 gcg_frame_batch_source_copy (const GcgFrameBatchSource *source)
@@ -106,6 +116,8 @@ gcg_frame_batch_source_copy (const GcgFrameBatchSource *source)
  *   gcg_frame_batch_source_copy()
  *
  * Frees @source.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_batch_source_free (GcgFrameBatchSource *source)
@@ -156,6 +168,8 @@ static const GcgFrameBatchSource probe_source = {
  *
  * Returns: %TRUE when @config is usable, otherwise %FALSE with @error set
  *   (%GCG_ERROR_INVALID_ARGUMENT)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_batch_config_validate (const GcgFrameBatchConfig *config,
@@ -222,6 +236,8 @@ gcg__frame_batch_params_stride (const GcgFrameBatchConfig *config)
  *
  * Returns: the bytes of one tensor item (C×H×W elements), 0 for an
  *   invalid @config
+ *
+ * Since: 0.1
  */
 gsize
 gcg_frame_batch_config_get_item_size (const GcgFrameBatchConfig *config)
@@ -244,6 +260,8 @@ gcg_frame_batch_config_get_item_size (const GcgFrameBatchConfig *config)
  *
  * Returns: the bytes of the largest batch's tensor: max_sources ×
  *   max_rois items; 0 for an invalid @config
+ *
+ * Since: 0.1
  */
 gsize
 gcg_frame_batch_config_get_output_size (const GcgFrameBatchConfig *config)
@@ -263,6 +281,8 @@ gcg_frame_batch_config_get_output_size (const GcgFrameBatchConfig *config)
  *
  * Returns: %TRUE when @source is usable, otherwise %FALSE with @error set
  *   (%GCG_ERROR_INVALID_ARGUMENT)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_batch_source_validate (const GcgFrameBatchSource *source,

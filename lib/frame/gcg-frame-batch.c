@@ -25,6 +25,8 @@
  *
  * A batch is driven from one thread at a time; like a chain it serves up
  * to 16 streams.
+ *
+ * Since: 0.1
  */
 #include "gcg-frame-batch-private.h"
 #include "gcg-model-stage-private.h"
@@ -132,6 +134,8 @@ pick_kernel (const GcgFrameBatchConfig *c, guint grid[3], gchar *name,
  *
  * Returns: (transfer full) (nullable): the batch, or %NULL with @error set
  *   (%GCG_ERROR_INVALID_ARGUMENT for a bad @config)
+ *
+ * Since: 0.1
  */
 GcgFrameBatch *
 gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
@@ -175,6 +179,8 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
  *
  * Returns: the backend in use: %GCG_BACKEND_CUDA or %GCG_BACKEND_CPU,
  *   never %GCG_BACKEND_AUTO
+ *
+ * Since: 0.1
  */
 GcgBackend
 gcg_frame_batch_get_backend (GcgFrameBatch *self)
@@ -189,6 +195,8 @@ gcg_frame_batch_get_backend (GcgFrameBatch *self)
  * @config: (out caller-allocates): where to copy the configuration
  *
  * Copies the batch's configuration into @config.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_batch_get_config (GcgFrameBatch *self, GcgFrameBatchConfig *config)
@@ -206,6 +214,8 @@ gcg_frame_batch_get_config (GcgFrameBatch *self, GcgFrameBatchConfig *config)
  *
  * Eager launches exist for comparison and debugging; the CPU backend
  * ignores this.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
@@ -222,6 +232,8 @@ gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
  * eagerly.
  *
  * Returns: whether the CUDA backend replays a graph
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_batch_get_use_graph (GcgFrameBatch *self)
@@ -334,6 +346,8 @@ clear_tail (GcgFrameBatch *self, guint64 dst, guint items, GcgStream *stream,
  * written the tensor when it returns.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
@@ -448,6 +462,8 @@ gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
  *
  * Returns: the number of graphs captured (one per stream, unless a capture
  *   failed and was tried again)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
@@ -463,6 +479,8 @@ gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
  * Counts the batches run by replaying a graph.
  *
  * Returns: the number of batches run by launching a graph
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
@@ -479,6 +497,8 @@ gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
  *
  * Returns: the number of batches run without a graph: eager kernel
  *   launches, and every batch of the CPU backend
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_batch_get_eager_count (GcgFrameBatch *self)

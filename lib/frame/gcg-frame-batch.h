@@ -17,6 +17,8 @@ G_BEGIN_DECLS
  * GCG_FRAME_BATCH_MAX_SOURCES:
  *
  * The most sources (streams) one batch can hold.
+ *
+ * Since: 0.1
  */
 #define GCG_FRAME_BATCH_MAX_SOURCES 64
 
@@ -38,6 +40,8 @@ G_BEGIN_DECLS
  * batch.  The graph is captured for the largest batch once; how many
  * sources and items a batch fills, and each source's format, size,
  * planes, crop and ROIs, are per-batch values.
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -62,6 +66,8 @@ typedef struct
  *
  * The video description of one source of a batch; any source may differ
  * from the others, and from its own previous frame, without a new capture.
+ *
+ * Since: 0.1
  */
 typedef struct
 {

@@ -28,6 +28,8 @@
  * gcg_frame_chain_process() takes no locks and, once a stream has been
  * seen, allocates nothing and never waits for the GPU (except when the
  * host runs a whole parameter ring, 18 frames, ahead).
+ *
+ * Since: 0.1
  */
 #include "gcg-frame-chain.h"
 #include "gcg-enum-types.h"
@@ -150,6 +152,8 @@ pick_kernel (const GcgFrameChainConfig *c, guint grid[3], gchar *name,
  *
  * Returns: (transfer full) (nullable): the chain, or %NULL with @error set
  *   (%GCG_ERROR_INVALID_ARGUMENT for a bad @config)
+ *
+ * Since: 0.1
  */
 GcgFrameChain *
 gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
@@ -187,6 +191,8 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
  *
  * Returns: the backend in use: %GCG_BACKEND_CUDA or %GCG_BACKEND_CPU,
  *   never %GCG_BACKEND_AUTO
+ *
+ * Since: 0.1
  */
 GcgBackend
 gcg_frame_chain_get_backend (GcgFrameChain *self)
@@ -201,6 +207,8 @@ gcg_frame_chain_get_backend (GcgFrameChain *self)
  * @config: (out caller-allocates): where to copy the configuration
  *
  * Copies the chain's configuration.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_chain_get_config (GcgFrameChain *self, GcgFrameChainConfig *config)
@@ -218,6 +226,8 @@ gcg_frame_chain_get_config (GcgFrameChain *self, GcgFrameChainConfig *config)
  *
  * Eager launches run the very same kernel on the same parameter block, for
  * comparison and benchmarks.  No effect on the CPU backend.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph)
@@ -234,6 +244,8 @@ gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph)
  * its kernels eagerly.
  *
  * Returns: whether the CUDA backend replays a graph
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_chain_get_use_graph (GcgFrameChain *self)
@@ -310,6 +322,8 @@ run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
  * output when it returns.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
@@ -558,6 +572,8 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
  *
  * Returns: the number of graphs captured (one per stream, unless a capture
  *   failed and was tried again)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_chain_get_capture_count (GcgFrameChain *self)
@@ -574,6 +590,8 @@ gcg_frame_chain_get_capture_count (GcgFrameChain *self)
  *
  * Returns: the number of frames run by launching a graph (the first frame
  *   of a stream included)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_chain_get_replay_count (GcgFrameChain *self)
@@ -590,6 +608,8 @@ gcg_frame_chain_get_replay_count (GcgFrameChain *self)
  *
  * Returns: the number of frames run without a graph: eager kernel
  *   launches, and every frame of the CPU backend
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_chain_get_eager_count (GcgFrameChain *self)

@@ -24,6 +24,8 @@ G_BEGIN_DECLS
  * @GCG_PIXEL_FORMAT_GRAY8: one 8-bit luma plane
  *
  * Pixel formats of video frames (names as in GStreamer's video/x-raw).
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -42,6 +44,8 @@ typedef enum
  * @GCG_COLOR_MATRIX_BT709: ITU-R BT.709 (Kr 0.2126, Kb 0.0722)
  *
  * YUV <-> RGB matrix.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -55,6 +59,8 @@ typedef enum
  * @GCG_RESIZE_BILINEAR: bilinear, pixel-centre aligned, no antialiasing
  *
  * Resampling used when the crop and output sizes differ.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -71,6 +77,8 @@ typedef enum
  *   pad right/bottom
  *
  * How the crop is fitted into the output.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -85,6 +93,8 @@ typedef enum
  * @GCG_OUTPUT_KIND_TENSOR: an N×C×H×W or N×H×W×C tensor, one item per ROI
  *
  * What a #GcgFrameChain writes.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -98,6 +108,8 @@ typedef enum
  * @GCG_TENSOR_LAYOUT_NHWC: interleaved channels
  *
  * Memory layout of a tensor output.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -112,6 +124,8 @@ typedef enum
  * @GCG_TENSOR_TYPE_UINT8: 8-bit, rounded half away from zero, saturated
  *
  * Element type of a tensor output.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -127,6 +141,8 @@ typedef enum
  * @GCG_TENSOR_CHANNELS_GRAY: 1 channel, luma
  *
  * Channel order of a tensor output.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -142,6 +158,8 @@ typedef enum
  * @GCG_BACKEND_CPU: the CPU reference (same arithmetic; the test oracle)
  *
  * Where a #GcgFrameChain runs.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -155,6 +173,8 @@ typedef enum
  *
  * Largest batch of a tensor output (#GcgFrameChainConfig.max_rois), and so
  * the size of #GcgFrameParams.rois.
+ *
+ * Since: 0.1
  */
 #define GCG_FRAME_CHAIN_MAX_ROIS 64
 
@@ -162,6 +182,8 @@ typedef enum
  * GCG_FRAME_CHAIN_MAX_SIZE:
  *
  * Largest width or height of an input or output frame.
+ *
+ * Since: 0.1
  */
 #define GCG_FRAME_CHAIN_MAX_SIZE 16384
 
@@ -176,6 +198,8 @@ typedef enum
  * them 192 GiB.  gcg_frame_chain_config_validate() refuses a larger
  * configuration, so it fails where it is set (caps negotiation in the
  * elements) instead of at allocation.
+ *
+ * Since: 0.1
  */
 #define GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES G_GUINT64_CONSTANT (0x80000000)
 
@@ -187,6 +211,8 @@ typedef enum
  * @height: height in pixels
  *
  * A rectangle in input pixels.
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -219,6 +245,8 @@ typedef struct
  * Everything that shapes the captured work.  Changing any of it means a
  * new #GcgFrameChain (a new capture); everything per-frame lives in
  * #GcgFrameParams instead.
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -264,6 +292,8 @@ typedef struct
  *
  * Everything that may change from one frame to the next.  None of it
  * causes a new capture: it is copied into the chain's parameter block.
+ *
+ * Since: 0.1
  */
 typedef struct
 {

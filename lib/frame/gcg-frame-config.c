@@ -80,6 +80,8 @@ gcg__pixel_format_plane_height (GcgPixelFormat format, guint plane,
  * Copies a #GcgRect.
  *
  * Returns: (transfer full): a newly allocated copy of @rect
+ *
+ * Since: 0.1
  */
 GcgRect *
 gcg_rect_copy (const GcgRect *rect)
@@ -93,6 +95,8 @@ gcg_rect_copy (const GcgRect *rect)
  * @rect: (nullable): a #GcgRect from gcg_rect_copy()
  *
  * Frees @rect.
+ *
+ * Since: 0.1
  */
 void
 gcg_rect_free (GcgRect *rect)
@@ -109,6 +113,8 @@ gcg_rect_free (GcgRect *rect)
  * Sets the defaults: RGBA 640×480 in, BT.601 limited range, video RGBA
  * out of the same size, bilinear, no letterbox, NCHW float32 RGB tensor
  * settings, one ROI.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_chain_config_init (GcgFrameChainConfig *config)
@@ -141,6 +147,8 @@ gcg_frame_chain_config_init (GcgFrameChainConfig *config)
  *
  * Returns: (transfer full): a new configuration with the defaults of
  *   gcg_frame_chain_config_init()
+ *
+ * Since: 0.1
  */
 GcgFrameChainConfig *
 gcg_frame_chain_config_new (void)
@@ -158,6 +166,8 @@ gcg_frame_chain_config_new (void)
  * Copies a #GcgFrameChainConfig.
  *
  * Returns: (transfer full): a newly allocated copy of @config
+ *
+ * Since: 0.1
  */
 GcgFrameChainConfig *
 gcg_frame_chain_config_copy (const GcgFrameChainConfig *config)
@@ -172,6 +182,8 @@ gcg_frame_chain_config_copy (const GcgFrameChainConfig *config)
  *   gcg_frame_chain_config_new() or gcg_frame_chain_config_copy()
  *
  * Frees @config.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_chain_config_free (GcgFrameChainConfig *config)
@@ -277,6 +289,8 @@ check_output_bytes (const GcgFrameChainConfig *config, GError **error)
  *
  * Returns: %TRUE when @config is valid; %FALSE with
  *   %GCG_ERROR_INVALID_ARGUMENT naming the first bad field otherwise
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
@@ -313,6 +327,8 @@ gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
  *
  * Returns: the output size in bytes (at most
  *   %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES), 0 for an invalid @config
+ *
+ * Since: 0.1
  */
 gsize
 gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config)
@@ -333,6 +349,8 @@ gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config)
  * Zeroes every field (no planes, no ROIs: the whole frame, pad 0), then
  * sets the identity adjustment (gain 1, contrast 1, brightness 0,
  * gamma 1) and the identity tensor mapping (scale 1, offset 0).
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_params_init (GcgFrameParams *params)
@@ -355,6 +373,8 @@ gcg_frame_params_init (GcgFrameParams *params)
  *
  * Returns: (transfer full): new values with the defaults of
  *   gcg_frame_params_init()
+ *
+ * Since: 0.1
  */
 GcgFrameParams *
 gcg_frame_params_new (void)
@@ -372,6 +392,8 @@ gcg_frame_params_new (void)
  * Copies a #GcgFrameParams.
  *
  * Returns: (transfer full): a newly allocated copy of @params
+ *
+ * Since: 0.1
  */
 GcgFrameParams *
 gcg_frame_params_copy (const GcgFrameParams *params)
@@ -386,6 +408,8 @@ gcg_frame_params_copy (const GcgFrameParams *params)
  *   gcg_frame_params_copy()
  *
  * Frees @params.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_params_free (GcgFrameParams *params)
@@ -404,6 +428,8 @@ gcg_frame_params_free (GcgFrameParams *params)
  * as the per-channel mapping the kernels apply:
  * scale = 1 / (255 · std), offset = −mean / std (float32).  Channels are
  * in tensor order; a GRAY tensor uses index 0.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_params_set_mean_std (GcgFrameParams *params, const gfloat *mean,
@@ -429,6 +455,8 @@ gcg_frame_params_set_mean_std (GcgFrameParams *params, const gfloat *mean,
  * Sets one input plane.  The same as writing #GcgFrameParams.src and
  * #GcgFrameParams.src_stride, for bindings that cannot write into
  * fixed-size arrays (PyGObject, for one).
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_params_set_src_plane (GcgFrameParams *params, guint plane,
@@ -451,6 +479,8 @@ gcg_frame_params_set_src_plane (GcgFrameParams *params, guint plane,
  *
  * Sets one output plane, as gcg_frame_params_set_src_plane() sets an
  * input one.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_params_set_dst_plane (GcgFrameParams *params, guint plane,
@@ -475,6 +505,8 @@ gcg_frame_params_set_dst_plane (GcgFrameParams *params, guint plane,
  *
  * Returns: %TRUE; %FALSE (nothing changed) when @n_rois is over
  *   %GCG_FRAME_CHAIN_MAX_ROIS
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_params_set_rois (GcgFrameParams *params, const GcgRect *rois,

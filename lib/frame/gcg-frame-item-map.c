@@ -23,6 +23,8 @@ G_DEFINE_BOXED_TYPE (GcgFrameItemMap, gcg_frame_item_map,
  *
  * Returns: %TRUE; %FALSE (and @map zeroed) when @roi or the item size is
  *   empty
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_item_map_init (GcgFrameItemMap *map, const GcgRect *roi,
@@ -56,6 +58,8 @@ gcg_frame_item_map_init (GcgFrameItemMap *map, const GcgRect *roi,
  * A new map, as gcg_frame_item_map_init() fills it.
  *
  * Returns: (transfer full): a new #GcgFrameItemMap
+ *
+ * Since: 0.1
  */
 GcgFrameItemMap *
 gcg_frame_item_map_new (const GcgRect *roi, guint out_width, guint out_height,
@@ -74,6 +78,8 @@ gcg_frame_item_map_new (const GcgRect *roi, guint out_width, guint out_height,
  * Copies a #GcgFrameItemMap.
  *
  * Returns: (transfer full): a newly allocated copy of @map
+ *
+ * Since: 0.1
  */
 GcgFrameItemMap *
 gcg_frame_item_map_copy (const GcgFrameItemMap *map)
@@ -88,6 +94,8 @@ gcg_frame_item_map_copy (const GcgFrameItemMap *map)
  * @map: (nullable): a #GcgFrameItemMap
  *
  * Frees @map.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_item_map_free (GcgFrameItemMap *map)
@@ -105,6 +113,8 @@ gcg_frame_item_map_free (GcgFrameItemMap *map)
  *
  * Maps a point of a tensor item (a box corner a model gave) back to the
  * source frame.  Points in the padding map outside @map's rectangle.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_item_map_to_source (const GcgFrameItemMap *map, gdouble u,
@@ -126,6 +136,8 @@ gcg_frame_item_map_to_source (const GcgFrameItemMap *map, gdouble u,
  *
  * The inverse of gcg_frame_item_map_to_source().  @map must have been
  * filled (its scales are not zero).
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_item_map_from_source (const GcgFrameItemMap *map, gdouble x,

@@ -33,6 +33,8 @@ G_BEGIN_DECLS
  * `x = u × scale_x + offset_x`, `y = v × scale_y + offset_y`.  The fit is
  * the frame chain's own (docs/frame-chain.md, step 2), letterbox
  * included, so boxes a model finds in the item map back exactly.
+ *
+ * Since: 0.1
  */
 typedef struct
 {

@@ -34,6 +34,8 @@
  *
  * The queue is driven from one thread (submit, poll, wait, drain, cancel);
  * only gcg_frame_queue_wait_ready() and the getters are thread-safe.
+ *
+ * Since: 0.1
  */
 #include "gcg-frame-queue-private.h"
 #include "gcg-error.h"
@@ -118,6 +120,8 @@ G_DEFINE_BOXED_TYPE (GcgFramePlanes, gcg_frame_planes, gcg_frame_planes_copy,
  * Copies a #GcgFramePlanes.
  *
  * Returns: (transfer full): a copy of @planes
+ *
+ * Since: 0.1
  */
 GcgFramePlanes *
 gcg_frame_planes_copy (const GcgFramePlanes *planes)
@@ -130,6 +134,8 @@ gcg_frame_planes_copy (const GcgFramePlanes *planes)
  * @planes: a #GcgFramePlanes
  *
  * Frees a copy made by gcg_frame_planes_copy().
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_planes_free (GcgFramePlanes *planes)
@@ -399,6 +405,8 @@ init_cuda (GcgFrameQueue *self, GcgStream *stream, GcgAllocator *allocator,
  * context.  Staging is allocated on first use, as frames need it.
  *
  * Returns: (transfer full) (nullable): the queue, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GcgFrameQueue *
 gcg_frame_queue_new (GcgStream *stream, GcgAllocator *allocator,
@@ -448,6 +456,8 @@ gcg__frame_queue_set_completion (GcgFrameQueue *self,
  * Gets the number of slots: the most frames the queue keeps in flight.
  *
  * Returns: the most frames the queue keeps in flight
+ *
+ * Since: 0.1
  */
 guint
 gcg_frame_queue_get_depth (GcgFrameQueue *self)
@@ -464,6 +474,8 @@ gcg_frame_queue_get_depth (GcgFrameQueue *self)
  *
  * Returns: (transfer none) (nullable): the stream the frames run on, %NULL
  *   for the CPU backend
+ *
+ * Since: 0.1
  */
 GcgStream *
 gcg_frame_queue_get_stream (GcgFrameQueue *self)
@@ -547,6 +559,8 @@ oldest_complete (GcgFrameQueue *self, gboolean block, GError **error)
  * #GcgFrameDoneFunc run now.
  *
  * Returns: the number of frames retired
+ *
+ * Since: 0.1
  */
 guint
 gcg_frame_queue_poll (GcgFrameQueue *self)
@@ -577,6 +591,8 @@ gcg_frame_queue_poll (GcgFrameQueue *self)
  * once.
  *
  * Returns: %FALSE with @error set when frame @seq itself failed
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_queue_wait (GcgFrameQueue *self, guint64 seq, GError **error)
@@ -606,6 +622,8 @@ gcg_frame_queue_wait (GcgFrameQueue *self, guint64 seq, GError **error)
  *
  * Waits for every frame in flight and retires them all: at EOS, before a
  * caps change, or before the memory they use goes away.
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_queue_drain (GcgFrameQueue *self)
@@ -623,6 +641,8 @@ gcg_frame_queue_drain (GcgFrameQueue *self)
  * its memory.  Work already queued on the GPU cannot be stopped, so this
  * still waits for it; what is saved is the use of its results (a pageable
  * output is not filled in).
+ *
+ * Since: 0.1
  */
 void
 gcg_frame_queue_cancel (GcgFrameQueue *self)
@@ -645,6 +665,8 @@ gcg_frame_queue_cancel (GcgFrameQueue *self)
  *
  * Returns: %FALSE with @error set when waiting failed (the frame, or a
  *   frame before it on the stream, failed)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
@@ -715,6 +737,8 @@ gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
  * Counts the frames submitted and not yet retired.
  *
  * Returns: frames submitted and not yet retired
+ *
+ * Since: 0.1
  */
 guint
 gcg_frame_queue_get_in_flight (GcgFrameQueue *self)
@@ -736,6 +760,8 @@ gcg_frame_queue_get_in_flight (GcgFrameQueue *self)
  *
  * Returns: the sequence number of the last frame submitted (0 before the
  *   first)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_queue_get_submitted (GcgFrameQueue *self)
@@ -757,6 +783,8 @@ gcg_frame_queue_get_submitted (GcgFrameQueue *self)
  *
  * Returns: how often a submit had to wait for a slot (the GPU was
  *   #GcgFrameQueue:depth frames behind)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_frame_queue_get_slot_waits (GcgFrameQueue *self)
@@ -1156,6 +1184,8 @@ next_free_slot (GcgFrameQueue *self)
  *
  * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
  *   nothing of the frame is still running and @done is never called.
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
  * GCG_FRAME_QUEUE_MAX_DEPTH:
  *
  * Most frames a #GcgFrameQueue keeps in flight.
+ *
+ * Since: 0.1
  */
 #define GCG_FRAME_QUEUE_MAX_DEPTH 16
 
@@ -32,6 +34,8 @@ G_BEGIN_DECLS
  *
  * Where the planes of a frame are, so a #GcgFrameQueue knows how to move
  * them.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -52,6 +56,8 @@ typedef enum
  *
  * One frame's input or output memory, as given to gcg_frame_queue_submit().
  * Tensors are one plane.
+ *
+ * Since: 0.1
  */
 typedef struct
 {
@@ -89,6 +95,8 @@ G_DECLARE_FINAL_TYPE (GcgFrameQueue, gcg_frame_queue, GCG, FRAME_QUEUE,
  * drives the queue (inside gcg_frame_queue_submit(), _poll(), _wait(),
  * _drain() or _cancel()), once the device no longer uses the frame's
  * memory: the caller may release it now.
+ *
+ * Since: 0.1
  */
 typedef void (*GcgFrameDoneFunc) (GcgFrameQueue *queue, guint64 seq,
     const GError *error, gpointer user_data);

@@ -57,6 +57,8 @@ capture_body (GcgStream *stream, GcgCaptureMode mode, GcgCapturePool *pool,
  * the capture is discarded and its error returned.
  *
  * Returns: (transfer full) (nullable): the graph, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GcgGraph *
 gcg_capture_callable (GcgStream *stream, GcgCaptureMode mode,
@@ -91,6 +93,8 @@ gcg_capture_callable (GcgStream *stream, GcgCaptureMode mode,
  * Returns: (transfer full) (nullable): the graph, or %NULL with @error set
  *   to the error of @prologue, of @body or of the capture; the capture is
  *   then discarded and the stream usable
+ *
+ * Since: 0.1
  */
 GcgGraph *
 gcg_capture_into_pool (GcgStream *stream, GcgCapturePool *pool,

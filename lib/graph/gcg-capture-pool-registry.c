@@ -29,6 +29,8 @@ registry_get_locked (void)
  * the registry, under a new handle.
  *
  * Returns: the handle, never 0 and never one given out before
+ *
+ * Since: 0.1
  */
 guint64
 gcg_capture_pool_handle_new (void)
@@ -52,6 +54,8 @@ gcg_capture_pool_handle_new (void)
  *
  * Returns: (transfer full) (nullable): the pool registered under
  *   @handle, or %NULL when the handle is unknown or released
+ *
+ * Since: 0.1
  */
 GcgCapturePool *
 gcg_capture_pool_handle_lookup (guint64 handle)
@@ -74,6 +78,8 @@ gcg_capture_pool_handle_lookup (guint64 handle)
  * Drops the registry's reference on the pool of @handle; the pool lives on
  * while graphs or callers hold it.  Releasing an unknown or already
  * released handle does nothing.
+ *
+ * Since: 0.1
  */
 void
 gcg_capture_pool_handle_release (guint64 handle)

@@ -49,6 +49,8 @@
  * gcg_capture_pool_handle_release().
  *
  * Every function here is thread-safe.
+ *
+ * Since: 0.1
  */
 #include "gcg-capture-pool-private.h"
 
@@ -169,6 +171,8 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
    *
    * Whether the pool refuses to begin captures (gcg_capture_pool_seal() and
    * gcg_capture_pool_unseal() set it).
+   *
+   * Since: 0.1
    */
   properties[PROP_SEALED] = g_param_spec_boolean ("sealed", "Sealed",
       "Whether the pool refuses to begin captures", FALSE,
@@ -177,6 +181,8 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
    * GcgCapturePool:kept-count:
    *
    * The number of buffers the pool keeps alive for its graphs.
+   *
+   * Since: 0.1
    */
   properties[PROP_KEPT_COUNT] = g_param_spec_uint ("kept-count",
       "Kept count", "Number of buffers kept alive by the pool", 0,
@@ -185,6 +191,8 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
    * GcgCapturePool:has-private-pool:
    *
    * Whether the pool owns a private CUDA memory pool.
+   *
+   * Since: 0.1
    */
   properties[PROP_HAS_PRIVATE_POOL] = g_param_spec_boolean
       ("has-private-pool", "Has private pool",
@@ -207,6 +215,8 @@ gcg_capture_pool_init (GcgCapturePool *self)
  * can be sealed.  Needs no driver.
  *
  * Returns: (transfer full): a new, unsealed, empty #GcgCapturePool
+ *
+ * Since: 0.1
  */
 GcgCapturePool *
 gcg_capture_pool_new (void)
@@ -262,6 +272,8 @@ create_mem_pool (GcgCapturePool *self, GError **error)
  *
  * Returns: (transfer full) (nullable): a new #GcgCapturePool, or %NULL
  *   with @error set (memory pools unsupported, driver failure)
+ *
+ * Since: 0.1
  */
 GcgCapturePool *
 gcg_capture_pool_new_private (GcgContext *context, GError **error)
@@ -287,6 +299,8 @@ gcg_capture_pool_new_private (GcgContext *context, GError **error)
  *
  * From now on the pool refuses to begin captures, until
  * gcg_capture_pool_unseal().  Graphs already made keep working.
+ *
+ * Since: 0.1
  */
 void
 gcg_capture_pool_seal (GcgCapturePool *self)
@@ -302,6 +316,8 @@ gcg_capture_pool_seal (GcgCapturePool *self)
  * @self: a #GcgCapturePool
  *
  * Lets the pool begin captures again.
+ *
+ * Since: 0.1
  */
 void
 gcg_capture_pool_unseal (GcgCapturePool *self)
@@ -319,6 +335,8 @@ gcg_capture_pool_unseal (GcgCapturePool *self)
  * Tells whether the pool is sealed, i.e. refuses to begin captures.
  *
  * Returns: %TRUE when the pool refuses to begin captures
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_pool_is_sealed (GcgCapturePool *self)
@@ -349,6 +367,8 @@ gcg__capture_pool_check_unsealed (GcgCapturePool *self, GError **error)
  * every graph holding it are gone; then @notify releases it.
  *
  * Returns: the index of @data among the kept buffers
+ *
+ * Since: 0.1
  */
 guint
 gcg_capture_pool_keep (GcgCapturePool *self, gpointer data,
@@ -377,6 +397,8 @@ gcg_capture_pool_keep (GcgCapturePool *self, gpointer data,
  * Like gcg_capture_pool_keep(), holding a reference on @object.
  *
  * Returns: the index of @object among the kept buffers
+ *
+ * Since: 0.1
  */
 guint
 gcg_capture_pool_keep_object (GcgCapturePool *self, GObject *object)
@@ -395,6 +417,8 @@ gcg_capture_pool_keep_object (GcgCapturePool *self, GObject *object)
  * Counts the buffers the pool keeps alive for its graphs.
  *
  * Returns: the number of buffers the pool keeps alive
+ *
+ * Since: 0.1
  */
 guint
 gcg_capture_pool_get_kept_count (GcgCapturePool *self)
@@ -415,6 +439,8 @@ gcg_capture_pool_get_kept_count (GcgCapturePool *self)
  *
  * Releases every kept buffer now (their destroy notifies run, outside the
  * pool's lock).  Only safe once no graph using them can run again.
+ *
+ * Since: 0.1
  */
 void
 gcg_capture_pool_clear (GcgCapturePool *self)
@@ -436,6 +462,8 @@ gcg_capture_pool_clear (GcgCapturePool *self)
  * Tells whether the pool owns a private CUDA memory pool.
  *
  * Returns: %TRUE when the pool owns a private CUmemoryPool
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_pool_has_private_pool (GcgCapturePool *self)
@@ -454,6 +482,8 @@ gcg_capture_pool_has_private_pool (GcgCapturePool *self)
  *
  * Returns: (transfer none) (nullable): the private CUmemoryPool, for
  *   interoperation, or %NULL when the pool has none
+ *
+ * Since: 0.1
  */
 gpointer
 gcg_capture_pool_get_mem_pool_handle (GcgCapturePool *self)
@@ -494,6 +524,8 @@ check_not_capturing (GcgStream *stream, GError **error)
  * gcg_capture_pool_keep().
  *
  * Returns: %TRUE on success; on error nothing is allocated
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_pool_alloc (GcgCapturePool *self, GcgStream *stream, gsize bytes,
@@ -528,6 +560,8 @@ gcg_capture_pool_alloc (GcgCapturePool *self, GcgStream *stream, gsize bytes,
  * so far is done (cuMemFreeAsync).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_pool_free (GcgCapturePool *self, GcgStream *stream,

@@ -29,6 +29,8 @@
  * %GCG_CAPTURE_STATUS_INVALIDATED and gcg_capture_finish() fails with
  * %GCG_ERROR_CAPTURE_INVALIDATED.  See #GcgCapturePool for what happens to
  * allocations made during a capture.
+ *
+ * Since: 0.1
  */
 #include "gcg-capture-private.h"
 #include "gcg-enum-types.h"
@@ -110,6 +112,8 @@ gcg_capture_class_init (GcgCaptureClass *klass)
    * GcgCapture:stream:
    *
    * The stream being captured.
+   *
+   * Since: 0.1
    */
   properties[PROP_STREAM] = g_param_spec_object ("stream", "Stream",
       "The capturing stream", GCG_TYPE_STREAM,
@@ -118,6 +122,8 @@ gcg_capture_class_init (GcgCaptureClass *klass)
    * GcgCapture:mode:
    *
    * The #GcgCaptureMode the capture was begun with.
+   *
+   * Since: 0.1
    */
   properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
       "The capture mode", GCG_TYPE_CAPTURE_MODE, GCG_CAPTURE_MODE_DEFAULT,
@@ -126,6 +132,8 @@ gcg_capture_class_init (GcgCaptureClass *klass)
    * GcgCapture:pool:
    *
    * The capture pool the resulting graph keeps alive, or %NULL.
+   *
+   * Since: 0.1
    */
   properties[PROP_POOL] = g_param_spec_object ("pool", "Pool",
       "The capture pool the graph will keep alive", GCG_TYPE_CAPTURE_POOL,
@@ -135,6 +143,8 @@ gcg_capture_class_init (GcgCaptureClass *klass)
    *
    * %TRUE until the capture is finished or aborted; notified when that
    * happens.
+   *
+   * Since: 0.1
    */
   properties[PROP_ACTIVE] = g_param_spec_boolean ("active", "Active",
       "Whether the capture is neither finished nor aborted", FALSE,
@@ -173,6 +183,8 @@ check_stream_idle (GcgStream *stream, GError **error)
  *
  * Returns: (transfer full) (nullable): the capture guard, or %NULL with
  *   @error set (%GCG_ERROR_CAPTURE_STATE when @stream already captures)
+ *
+ * Since: 0.1
  */
 GcgCapture *
 gcg_capture_begin (GcgStream *stream, GcgCaptureMode mode, GError **error)
@@ -195,6 +207,8 @@ gcg_capture_begin (GcgStream *stream, GcgCaptureMode mode, GError **error)
  * Returns: (transfer full) (nullable): the capture guard, or %NULL with
  *   @error set (%GCG_ERROR_POOL_SEALED, %GCG_ERROR_CAPTURE_STATE, driver
  *   failure); on error nothing is changed
+ *
+ * Since: 0.1
  */
 GcgCapture *
 gcg_capture_begin_with_pool (GcgStream *stream, GcgCaptureMode mode,
@@ -317,6 +331,8 @@ gcg__capture_end (GcgCapture *self, GError **error)
  *   set: %GCG_ERROR_CAPTURE_INVALIDATED when an operation not allowed
  *   during capture ran, %GCG_ERROR_CAPTURE_STATE when the capture is
  *   already over, a driver error when instantiation failed
+ *
+ * Since: 0.1
  */
 GcgGraph *
 gcg_capture_finish (GcgCapture *self, GError **error)
@@ -353,6 +369,8 @@ gcg_capture_finish (GcgCapture *self, GError **error)
  *
  * Returns: %TRUE on success; on error @self is unchanged and still
  *   replays the old work, and the capture is over
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
@@ -382,6 +400,8 @@ gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
  * over.
  *
  * Returns: %TRUE when the stream no longer captures
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_abort (GcgCapture *self, GError **error)
@@ -412,6 +432,8 @@ gcg_capture_abort (GcgCapture *self, GError **error)
  *
  * Returns: %TRUE until the capture is finished or aborted (an invalidated
  *   capture is still active: it must be ended)
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_is_active (GcgCapture *self)
@@ -431,6 +453,8 @@ gcg_capture_is_active (GcgCapture *self)
  * no longer be finished.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_capture_get_status (GcgCapture *self, GcgCaptureStatus *status,
@@ -448,6 +472,8 @@ gcg_capture_get_status (GcgCapture *self, GcgCaptureStatus *status,
  * Gets the stream being captured.
  *
  * Returns: (transfer none): the capturing stream
+ *
+ * Since: 0.1
  */
 GcgStream *
 gcg_capture_get_stream (GcgCapture *self)
@@ -464,6 +490,8 @@ gcg_capture_get_stream (GcgCapture *self)
  * Gets the mode the capture was begun with.
  *
  * Returns: the capture mode
+ *
+ * Since: 0.1
  */
 GcgCaptureMode
 gcg_capture_get_mode (GcgCapture *self)
@@ -481,6 +509,8 @@ gcg_capture_get_mode (GcgCapture *self)
  * graph keeps alive.
  *
  * Returns: (transfer none) (nullable): the capture pool, if any
+ *
+ * Since: 0.1
  */
 GcgCapturePool *
 gcg_capture_get_pool (GcgCapture *self)

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
  *
  * How a capture treats calls that may synchronise implicitly; the values
  * are those of the driver's CUstreamCaptureMode.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -37,6 +39,8 @@ typedef enum
  * GCG_CAPTURE_MODE_DEFAULT:
  *
  * The capture mode to use when nothing else is called for.
+ *
+ * Since: 0.1
  */
 #define GCG_CAPTURE_MODE_DEFAULT GCG_CAPTURE_MODE_THREAD_LOCAL
 
@@ -51,6 +55,8 @@ typedef enum
  * cuMemAlloc, invalidates the capture.
  *
  * Returns: %TRUE on success; %FALSE with @error set to abandon the capture
+ *
+ * Since: 0.1
  */
 typedef gboolean (*GcgCaptureFunc) (GcgStream *stream, gpointer user_data,
     GError **error);

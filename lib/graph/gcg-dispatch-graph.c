@@ -22,6 +22,8 @@
  * Recordings are serialised process-wide, cooperative launches are
  * refused (stream capture records plain launches only), and dispatch is
  * synchronous: outputs are readable when it returns.
+ *
+ * Since: 0.1
  */
 #include "gcg-dispatch-graph.h"
 #include "gcg-allocator.h"
@@ -181,6 +183,8 @@ wait_for_default_stream (GcgDispatchGraph *self, GError **error)
  *
  * Returns: (transfer full) (nullable): a new #GcgDispatchGraph, or %NULL
  *   with @error set; nothing stays allocated on error
+ *
+ * Since: 0.1
  */
 GcgDispatchGraph *
 gcg_dispatch_graph_new (GcgContext *context, const gsize *input_sizes,
@@ -217,6 +221,8 @@ gcg_dispatch_graph_new (GcgContext *context, const gsize *input_sizes,
  *
  * Returns: (transfer full) (nullable): a new #GcgDispatchGraph, or %NULL
  *   with @error set; nothing stays allocated on error
+ *
+ * Since: 0.1
  */
 GcgDispatchGraph *
 gcg_dispatch_graph_new_full (GcgAllocator *allocator, GcgHostPool *host_pool,
@@ -305,6 +311,8 @@ record_one (GcgDispatchGraph *self, GcgDispatchFunc func, gpointer user_data,
  * Recording again replaces both graphs.
  *
  * Returns: %TRUE on success; on error the previous graphs are kept
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_dispatch_graph_record (GcgDispatchGraph *self, GcgDispatchFlags flags,
@@ -391,6 +399,8 @@ stage_inputs (GcgDispatchGraph *self, GBytes **inputs)
  * gcg_dispatch_graph_get_output().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_dispatch_graph_dispatch (GcgDispatchGraph *self, GBytes **inputs,
@@ -440,6 +450,8 @@ gcg_dispatch_graph_dispatch (GcgDispatchGraph *self, GBytes **inputs,
  * Copies one output of the last dispatch out of its pinned host buffer.
  *
  * Returns: (transfer full): a copy of output @index from the last dispatch
+ *
+ * Since: 0.1
  */
 GBytes *
 gcg_dispatch_graph_get_output (GcgDispatchGraph *self, guint index)
@@ -461,6 +473,8 @@ gcg_dispatch_graph_get_output (GcgDispatchGraph *self, guint index)
  * Gets the device address of one input buffer, fixed for the graph's life.
  *
  * Returns: the device address of input @index (0 for an empty input)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_dispatch_graph_get_input_ptr (GcgDispatchGraph *self, guint index)
@@ -478,6 +492,8 @@ gcg_dispatch_graph_get_input_ptr (GcgDispatchGraph *self, guint index)
  * Gets the device address of one output buffer, fixed for the graph's life.
  *
  * Returns: the device address of output @index (0 for an empty output)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_dispatch_graph_get_output_ptr (GcgDispatchGraph *self, guint index)
@@ -494,6 +510,8 @@ gcg_dispatch_graph_get_output_ptr (GcgDispatchGraph *self, guint index)
  * Gets the dedicated non-blocking stream both graphs run on.
  *
  * Returns: (transfer none): the dedicated stream the graphs run on
+ *
+ * Since: 0.1
  */
 GcgStream *
 gcg_dispatch_graph_get_stream (GcgDispatchGraph *self)
@@ -509,6 +527,8 @@ gcg_dispatch_graph_get_stream (GcgDispatchGraph *self)
  * Counts the dispatches that ran the full graph, input uploads included.
  *
  * Returns: dispatches that ran the full graph (with uploads)
+ *
+ * Since: 0.1
  */
 guint64
 gcg_dispatch_graph_get_full_replays (GcgDispatchGraph *self)
@@ -525,6 +545,8 @@ gcg_dispatch_graph_get_full_replays (GcgDispatchGraph *self)
  * input uploads.
  *
  * Returns: dispatches that ran the resident-input graph
+ *
+ * Since: 0.1
  */
 guint64
 gcg_dispatch_graph_get_resident_replays (GcgDispatchGraph *self)

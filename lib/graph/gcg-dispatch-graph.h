@@ -23,6 +23,8 @@ G_BEGIN_DECLS
  *   the resident-input graph (which skips the uploads) is never used
  *
  * Options of gcg_dispatch_graph_record().
+ *
+ * Since: 0.1
  */
 typedef enum /*< flags >*/
 {
@@ -49,6 +51,8 @@ G_DECLARE_FINAL_TYPE (GcgDispatchGraph, gcg_dispatch_graph, GCG,
  * synchronised here.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 typedef gboolean (*GcgDispatchFunc) (GcgDispatchGraph *dispatch,
     GcgStream *stream, gpointer user_data, GError **error);

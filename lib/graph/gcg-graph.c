@@ -28,6 +28,8 @@
  *
  * Launches may come from several threads; gcg_graph_update_from_capture()
  * must not run concurrently with anything else on the same graph.
+ *
+ * Since: 0.1
  */
 #include "gcg-graph-private.h"
 #include "gcg-child-graph-private.h"
@@ -207,6 +209,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    * GcgGraph:context:
    *
    * The context the graph runs in.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context the graph runs in", GCG_TYPE_CONTEXT,
@@ -215,6 +219,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    * GcgGraph:pool:
    *
    * The capture pool whose buffers the graph keeps alive, or %NULL.
+   *
+   * Since: 0.1
    */
   properties[PROP_POOL] = g_param_spec_object ("pool", "Pool",
       "The capture pool the graph keeps alive", GCG_TYPE_CAPTURE_POOL,
@@ -224,6 +230,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    *
    * The number of nodes of the captured graph (kernels, copies, memsets,
    * allocations...).
+   *
+   * Since: 0.1
    */
   properties[PROP_NODE_COUNT] = g_param_spec_uint ("node-count",
       "Node count", "Number of nodes in the graph", 0, G_MAXUINT, 0,
@@ -233,6 +241,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    *
    * The number of memory-allocation nodes: allocations made during the
    * capture, which the graph owns.
+   *
+   * Since: 0.1
    */
   properties[PROP_ALLOC_NODE_COUNT] = g_param_spec_uint ("alloc-node-count",
       "Allocation node count",
@@ -329,6 +339,8 @@ gcg__graph_same_context (GcgGraph *self, GcgStream *stream)
  * Queues one replay of the graph on @stream and counts it.
  *
  * Returns: %TRUE when the replay was queued
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_launch (GcgGraph *self, GcgStream *stream, GError **error)
@@ -360,6 +372,8 @@ gcg_graph_launch (GcgGraph *self, GcgStream *stream, GError **error)
  * uploaded (and since the last gcg_graph_update_from_capture()).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_upload (GcgGraph *self, GcgStream *stream, GError **error)
@@ -387,6 +401,8 @@ gcg_graph_upload (GcgGraph *self, GcgStream *stream, GError **error)
  * Counts the graph's launches.
  *
  * Returns: the number of successful gcg_graph_launch() calls
+ *
+ * Since: 0.1
  */
 guint64
 gcg_graph_get_replay_count (GcgGraph *self)
@@ -404,6 +420,8 @@ gcg_graph_get_replay_count (GcgGraph *self)
  * launch.
  *
  * Returns: %TRUE after a successful gcg_graph_upload()
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_is_uploaded (GcgGraph *self)
@@ -420,6 +438,8 @@ gcg_graph_is_uploaded (GcgGraph *self)
  * Counts the nodes of the captured graph.
  *
  * Returns: the number of nodes (kernels, copies, memsets, allocations...)
+ *
+ * Since: 0.1
  */
 guint
 gcg_graph_get_node_count (GcgGraph *self)
@@ -438,6 +458,8 @@ gcg_graph_get_node_count (GcgGraph *self)
  * with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
  *
  * Returns: the number of memory-allocation nodes
+ *
+ * Since: 0.1
  */
 guint
 gcg_graph_get_alloc_node_count (GcgGraph *self)
@@ -455,6 +477,8 @@ gcg_graph_get_alloc_node_count (GcgGraph *self)
  *
  * Returns: (transfer none) (nullable): the capture pool the graph keeps
  *   alive, if its capture had one
+ *
+ * Since: 0.1
  */
 GcgCapturePool *
 gcg_graph_get_pool (GcgGraph *self)
@@ -471,6 +495,8 @@ gcg_graph_get_pool (GcgGraph *self)
  * Gets the context the graph runs in.
  *
  * Returns: (transfer none): the context the graph runs in
+ *
+ * Since: 0.1
  */
 GcgContext *
 gcg_graph_get_context (GcgGraph *self)
@@ -489,6 +515,8 @@ gcg_graph_get_context (GcgGraph *self)
  *
  * Returns: (transfer none): the CUgraphExec, for interoperation; it
  *   changes when gcg_graph_update_from_capture() instantiates anew
+ *
+ * Since: 0.1
  */
 gpointer
 gcg_graph_get_handle (GcgGraph *self)
@@ -529,6 +557,8 @@ gcg_graph_get_graph_handle (GcgGraph *self)
  * Writes the graph as Graphviz (cuGraphDebugDotPrint), for debugging.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_dump_dot (GcgGraph *self, const gchar *path, gboolean verbose,
@@ -639,6 +669,8 @@ gcg__graph_update_take (GcgGraph *self, CUgraph graph, GcgCapturePool *pool,
  * is 0 unless some graph allocated during its capture.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_graph_get_device_graph_memory (GcgGraph *self, guint64 *used,

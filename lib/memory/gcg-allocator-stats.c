@@ -14,6 +14,8 @@ G_DEFINE_BOXED_TYPE (GcgAllocatorStats, gcg_allocator_stats,
  * Copies a #GcgAllocatorStats.
  *
  * Returns: (transfer full): a copy of @stats
+ *
+ * Since: 0.1
  */
 GcgAllocatorStats *
 gcg_allocator_stats_copy (const GcgAllocatorStats *stats)
@@ -27,6 +29,8 @@ gcg_allocator_stats_copy (const GcgAllocatorStats *stats)
  * @stats: (transfer full): a #GcgAllocatorStats
  *
  * Frees a #GcgAllocatorStats.
+ *
+ * Since: 0.1
  */
 void
 gcg_allocator_stats_free (GcgAllocatorStats *stats)

@@ -38,6 +38,8 @@ G_BEGIN_DECLS
  * Counters of a #GcgAllocator, as gcg_allocator_get_stats() returns them.
  * Peaks restart from the current values with
  * gcg_allocator_reset_peak_stats().
+ *
+ * Since: 0.1
  */
 typedef struct
 {

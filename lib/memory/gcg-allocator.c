@@ -27,6 +27,8 @@
  * a new segment, cuMemFree in empty-cache, event record and query for
  * blocks used by other streams), as PyTorch does; the common allocation
  * and free make no driver call at all.
+ *
+ * Since: 0.1
  */
 #include "gcg-allocator-private.h"
 #include "gcg-device-segment-source-private.h"
@@ -147,6 +149,8 @@ gcg_allocator_class_init (GcgAllocatorClass *klass)
    *
    * The context whose device memory the allocator hands out; set at
    * construction, required.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context whose device memory is allocated (required)",
@@ -159,6 +163,8 @@ gcg_allocator_class_init (GcgAllocatorClass *klass)
    * to requests below this size, nor to requests 20 MiB or more smaller
    * than the block.  Lowering it limits fragmentation when large sizes
    * vary (reserved much above allocated).  The default never applies.
+   *
+   * Since: 0.1
    */
   properties[PROP_MAX_SPLIT_SIZE] = g_param_spec_uint64 ("max-split-size",
       "Max split size", "Blocks this large or larger are never split",
@@ -169,6 +175,8 @@ gcg_allocator_class_init (GcgAllocatorClass *klass)
    *
    * A snapshot of the allocator's counters, as gcg_allocator_get_stats()
    * gives it.
+   *
+   * Since: 0.1
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "A snapshot of the allocator's counters", GCG_TYPE_ALLOCATOR_STATS,
@@ -191,6 +199,8 @@ gcg_allocator_init (GcgAllocator *self)
  *
  * Returns: (transfer full) (nullable): a new #GcgAllocator, or %NULL with
  *   @error set
+ *
+ * Since: 0.1
  */
 GcgAllocator *
 gcg_allocator_new (GcgContext *context, GError **error)
@@ -218,6 +228,8 @@ gcg__allocator_new_for_source (const GcgSegmentSource *source,
  * Gets the context whose device memory @self allocates.
  *
  * Returns: (transfer none): the context the memory belongs to
+ *
+ * Since: 0.1
  */
 GcgContext *
 gcg_allocator_get_context (GcgAllocator *self)
@@ -258,6 +270,8 @@ stream_key (GcgStream *stream)
  * Returns: %TRUE on success; on failure @error is set, with
  *   %GCG_ERROR_OUT_OF_MEMORY when the device is out of memory even after
  *   the cache was emptied
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_allocator_alloc (GcgAllocator *self, gsize size, GcgStream *stream,
@@ -288,6 +302,8 @@ gcg_allocator_alloc (GcgAllocator *self, gsize size, GcgStream *stream,
  * stream may still use it: the next user of the block is on the same
  * stream, so it runs after that work.  Work on other streams must have
  * been declared with gcg_allocator_record_stream().
+ *
+ * Since: 0.1
  */
 void
 gcg_allocator_free (GcgAllocator *self, guint64 ptr)
@@ -320,6 +336,8 @@ gcg_allocator_free (GcgAllocator *self, guint64 ptr)
  *
  * Returns: %TRUE on success; %FALSE with %GCG_ERROR_INVALID_ARGUMENT when
  *   @ptr is not a live block of this allocator
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_allocator_record_stream (GcgAllocator *self, guint64 ptr,
@@ -345,6 +363,8 @@ gcg_allocator_record_stream (GcgAllocator *self, guint64 ptr,
  *
  * Gives every segment with no block in use back to the device.  Waits for
  * the work of streams recorded on freed blocks first, so this may block.
+ *
+ * Since: 0.1
  */
 void
 gcg_allocator_empty_cache (GcgAllocator *self)
@@ -364,6 +384,8 @@ gcg_allocator_empty_cache (GcgAllocator *self)
  * and active, their peaks, cache hits and misses, segments, driver calls).
  *
  * Returns: (transfer full): the allocator's counters now
+ *
+ * Since: 0.1
  */
 GcgAllocatorStats *
 gcg_allocator_get_stats (GcgAllocator *self)
@@ -384,6 +406,8 @@ gcg_allocator_get_stats (GcgAllocator *self)
  * @self: a #GcgAllocator
  *
  * Restarts every peak counter from its current value.
+ *
+ * Since: 0.1
  */
 void
 gcg_allocator_reset_peak_stats (GcgAllocator *self)
@@ -404,6 +428,8 @@ gcg_allocator_reset_peak_stats (GcgAllocator *self)
  *
  * Returns: (transfer full) (element-type GcgMemorySegment): the segments,
  *   in address order
+ *
+ * Since: 0.1
  */
 GPtrArray *
 gcg_allocator_snapshot (GcgAllocator *self)
@@ -425,6 +451,8 @@ gcg_allocator_snapshot (GcgAllocator *self)
  * Gets the size from which blocks are never split.
  *
  * Returns: the #GcgAllocator:max-split-size in bytes
+ *
+ * Since: 0.1
  */
 guint64
 gcg_allocator_get_max_split_size (GcgAllocator *self)
@@ -445,6 +473,8 @@ gcg_allocator_get_max_split_size (GcgAllocator *self)
  * @max_split_size: the new #GcgAllocator:max-split-size, at least 20 MiB
  *
  * Applies to blocks handed out from now on.
+ *
+ * Since: 0.1
  */
 void
 gcg_allocator_set_max_split_size (GcgAllocator *self, guint64 max_split_size)

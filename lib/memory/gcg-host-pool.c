@@ -19,6 +19,8 @@
  * checks this (and that the block is one of its own, in use) in every
  * build, and its byte counters report an error instead of wrapping.
  * Thread-safe; the driver is never called with the pool's lock held.
+ *
+ * Since: 0.1
  */
 #include "gcg-host-pool-private.h"
 #include "gcg-checked-private.h"
@@ -183,6 +185,8 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    *
    * The context pinned memory is allocated in; set at construction,
    * required.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
       "The context pinned memory is allocated in (required)",
@@ -194,6 +198,8 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    * The most bytes the pool keeps in released blocks for reuse; blocks
    * released beyond it go back to the driver, and lowering it unpins the
    * excess.
+   *
+   * Since: 0.1
    */
   properties[PROP_MAX_CACHED_BYTES] = g_param_spec_uint64
       ("max-cached-bytes", "Max cached bytes",
@@ -204,6 +210,8 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    * GcgHostPool:cached-bytes:
    *
    * Bytes in released blocks kept for reuse.
+   *
+   * Since: 0.1
    */
   properties[PROP_CACHED_BYTES] = g_param_spec_uint64 ("cached-bytes",
       "Cached bytes", "Bytes in released blocks kept for reuse", 0,
@@ -213,6 +221,8 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    *
    * Bytes in blocks handed out and not yet released, counted at their
    * bucket sizes.
+   *
+   * Since: 0.1
    */
   properties[PROP_IN_USE_BYTES] = g_param_spec_uint64 ("in-use-bytes",
       "In-use bytes", "Bytes in blocks handed out and not yet released "
@@ -236,6 +246,8 @@ gcg_host_pool_init (GcgHostPool *self)
  * Makes an empty pool of pinned (page-locked) host memory in @context.
  *
  * Returns: (transfer full): a new, empty #GcgHostPool
+ *
+ * Since: 0.1
  */
 GcgHostPool *
 gcg_host_pool_new (GcgContext *context)
@@ -271,6 +283,8 @@ is_usable (GcgHostPool *self)
  * Returns: the size of the block a request of @size bytes gets: the next
  *   power of two, at least 4096; 0 for 0, and for sizes above 2^63 that
  *   cannot be rounded
+ *
+ * Since: 0.1
  */
 gsize
 gcg_host_pool_bucket_size (gsize size)
@@ -354,6 +368,8 @@ alloc_new (GcgHostPool *self, gsize bucket, GError **error)
  *   gcg_host_pool_release(); %NULL without an error for @size 0; %NULL
  *   with @error set on failure (%GCG_ERROR_OUT_OF_MEMORY when memory cannot
  *   be pinned, %GCG_ERROR_INVALID_ARGUMENT for a size above 2^63)
+ *
+ * Since: 0.1
  */
 gpointer
 gcg_host_pool_alloc (GcgHostPool *self, gsize size, GError **error)
@@ -434,6 +450,8 @@ release_locked (GcgHostPool *self, gpointer ptr, gsize size,
  * Returns: %TRUE on success; %FALSE with %GCG_ERROR_INVALID_ARGUMENT when
  *   @ptr is not in use from this pool or @size does not match it, or
  *   %GCG_ERROR_FAILED when the pool's byte accounting would underflow
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_host_pool_release (GcgHostPool *self, gpointer ptr, gsize size,
@@ -489,6 +507,8 @@ trim (GcgHostPool *self, guint64 keep)
  * @self: a #GcgHostPool
  *
  * Unpins every cached block.  Blocks in use are not affected.
+ *
+ * Since: 0.1
  */
 void
 gcg_host_pool_clear (GcgHostPool *self)
@@ -504,6 +524,8 @@ gcg_host_pool_clear (GcgHostPool *self)
  * Gets the most bytes the pool keeps cached.
  *
  * Returns: the #GcgHostPool:max-cached-bytes
+ *
+ * Since: 0.1
  */
 guint64
 gcg_host_pool_get_max_cached_bytes (GcgHostPool *self)
@@ -524,6 +546,8 @@ gcg_host_pool_get_max_cached_bytes (GcgHostPool *self)
  * @max_cached_bytes: how many bytes of released blocks to keep at most
  *
  * Cached blocks beyond the new bound are unpinned at once.
+ *
+ * Since: 0.1
  */
 void
 gcg_host_pool_set_max_cached_bytes (GcgHostPool *self,
@@ -551,6 +575,8 @@ gcg_host_pool_set_max_cached_bytes (GcgHostPool *self,
  * Gets the bytes the pool keeps in released blocks for reuse.
  *
  * Returns: bytes in released blocks kept for reuse
+ *
+ * Since: 0.1
  */
 guint64
 gcg_host_pool_get_cached_bytes (GcgHostPool *self)
@@ -573,6 +599,8 @@ gcg_host_pool_get_cached_bytes (GcgHostPool *self)
  *
  * Returns: bytes in blocks handed out and not yet released, counted at
  *   their bucket sizes
+ *
+ * Since: 0.1
  */
 guint64
 gcg_host_pool_get_in_use_bytes (GcgHostPool *self)

@@ -14,6 +14,8 @@ G_DEFINE_BOXED_TYPE (GcgMemoryBlock, gcg_memory_block, gcg_memory_block_copy,
  * Copies a #GcgMemoryBlock.
  *
  * Returns: (transfer full): a copy of @block
+ *
+ * Since: 0.1
  */
 GcgMemoryBlock *
 gcg_memory_block_copy (const GcgMemoryBlock *block)
@@ -27,6 +29,8 @@ gcg_memory_block_copy (const GcgMemoryBlock *block)
  * @block: (transfer full): a #GcgMemoryBlock
  *
  * Frees a #GcgMemoryBlock.
+ *
+ * Since: 0.1
  */
 void
 gcg_memory_block_free (GcgMemoryBlock *block)

@@ -21,6 +21,8 @@ G_BEGIN_DECLS
  *   may still use it; it is reused once that work has completed
  *
  * State of a block in a #GcgAllocator snapshot.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -37,6 +39,8 @@ typedef enum
  * @state: whether the block is free, allocated or pending
  *
  * One block of a #GcgMemorySegment in a snapshot.
+ *
+ * Since: 0.1
  */
 typedef struct
 {

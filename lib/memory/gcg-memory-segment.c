@@ -20,6 +20,8 @@ copy_block (gconstpointer block, gpointer unused)
  * Copies a #GcgMemorySegment and its blocks.
  *
  * Returns: (transfer full): a deep copy of @segment, blocks included
+ *
+ * Since: 0.1
  */
 GcgMemorySegment *
 gcg_memory_segment_copy (const GcgMemorySegment *segment)
@@ -40,6 +42,8 @@ gcg_memory_segment_copy (const GcgMemorySegment *segment)
  * @segment: (transfer full): a #GcgMemorySegment
  *
  * Frees a #GcgMemorySegment and its blocks.
+ *
+ * Since: 0.1
  */
 void
 gcg_memory_segment_free (GcgMemorySegment *segment)
@@ -58,6 +62,8 @@ gcg_memory_segment_free (GcgMemorySegment *segment)
  *
  * Returns: (transfer none) (element-type GcgMemoryBlock): the blocks
  *   tiling the segment, in address order
+ *
+ * Since: 0.1
  */
 GPtrArray *
 gcg_memory_segment_get_blocks (GcgMemorySegment *segment)

@@ -24,6 +24,8 @@ G_BEGIN_DECLS
  *
  * One segment of a #GcgAllocator snapshot: a device allocation the
  * allocator holds and the blocks it is cut into.
+ *
+ * Since: 0.1
  */
 typedef struct
 {

@@ -15,6 +15,8 @@
  * pinned slot a pending copy reads from is never rewritten.  For several
  * per-frame values use one #GcgParamBlock (one copy per frame instead of
  * one per value).
+ *
+ * Since: 0.1
  */
 #include "gcg-device-scalar.h"
 
@@ -60,6 +62,8 @@ gcg_device_scalar_init (GcgDeviceScalar *self)
  *
  * Returns: (transfer full) (nullable): a new #GcgDeviceScalar, or %NULL
  *   with @error set
+ *
+ * Since: 0.1
  */
 GcgDeviceScalar *
 gcg_device_scalar_new (GcgContext *context, GcgScalarType type,
@@ -87,6 +91,8 @@ gcg_device_scalar_new (GcgContext *context, GcgScalarType type,
  * Gets the type the scalar was made with.
  *
  * Returns: the value's type
+ *
+ * Since: 0.1
  */
 GcgScalarType
 gcg_device_scalar_get_scalar_type (GcgDeviceScalar *self)
@@ -104,6 +110,8 @@ gcg_device_scalar_get_scalar_type (GcgDeviceScalar *self)
  *
  * Returns: the value's device address (a CUdeviceptr), fixed for the
  *   scalar's life
+ *
+ * Since: 0.1
  */
 guint64
 gcg_device_scalar_get_device_ptr (GcgDeviceScalar *self)
@@ -121,6 +129,8 @@ gcg_device_scalar_get_device_ptr (GcgDeviceScalar *self)
  * Stages a value for the next update; see gcg_param_block_set_int().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_device_scalar_set_int (GcgDeviceScalar *self, gint64 value,
@@ -139,6 +149,8 @@ gcg_device_scalar_set_int (GcgDeviceScalar *self, gint64 value,
  * Stages a value for the next update; see gcg_param_block_set_uint().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_device_scalar_set_uint (GcgDeviceScalar *self, guint64 value,
@@ -157,6 +169,8 @@ gcg_device_scalar_set_uint (GcgDeviceScalar *self, guint64 value,
  * Stages a value for the next update; see gcg_param_block_set_double().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_device_scalar_set_double (GcgDeviceScalar *self, gdouble value,
@@ -174,6 +188,8 @@ gcg_device_scalar_set_double (GcgDeviceScalar *self, gdouble value,
  * update copied it to the device yet).
  *
  * Returns: the staged value, converted to double
+ *
+ * Since: 0.1
  */
 gdouble
 gcg_device_scalar_get_double (GcgDeviceScalar *self)
@@ -192,6 +208,8 @@ gcg_device_scalar_get_double (GcgDeviceScalar *self)
  * the replay that reads it.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_device_scalar_update (GcgDeviceScalar *self, GcgStream *stream,

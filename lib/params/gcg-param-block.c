@@ -27,6 +27,8 @@
  * cheap; a block is meant to be driven from one thread (the streaming
  * thread), and takes no locks.  Keep the block alive as long as any graph
  * that recorded its addresses.
+ *
+ * Since: 0.1
  */
 #include "gcg-param-block.h"
 #include "gcg-enum-types.h"
@@ -179,6 +181,8 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    *
    * The size of the device struct in bytes, a multiple of 16; it grows as
    * fields are added.
+   *
+   * Since: 0.1
    */
   properties[PROP_SIZE] = g_param_spec_uint64 ("size", "Size",
       "Size of the device struct in bytes", 0, G_MAXUINT64, 0,
@@ -188,6 +192,8 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    *
    * The number of pinned staging slots an update is copied from (0 until
    * allocated).
+   *
+   * Since: 0.1
    */
   properties[PROP_RING_DEPTH] = g_param_spec_uint ("ring-depth",
       "Ring depth", "Number of pinned staging slots (0 until allocated)",
@@ -196,6 +202,8 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    * GcgParamBlock:update-count:
    *
    * The number of host-to-device refreshes issued.
+   *
+   * Since: 0.1
    */
   properties[PROP_UPDATE_COUNT] = g_param_spec_uint64 ("update-count",
       "Update count", "Number of host-to-device refreshes issued", 0,
@@ -205,6 +213,8 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    *
    * The number of updates that waited for a staging slot still being copied
    * from: the host ran a whole ring ahead of the GPU.
+   *
+   * Since: 0.1
    */
   properties[PROP_SLOT_WAIT_COUNT] = g_param_spec_uint64 ("slot-wait-count",
       "Slot wait count", "Updates that waited for a slot still being "
@@ -226,6 +236,8 @@ gcg_param_block_init (GcgParamBlock *self)
  * Makes an empty parameter block; add its fields, then allocate it.
  *
  * Returns: (transfer full): a new, empty parameter block
+ *
+ * Since: 0.1
  */
 GcgParamBlock *
 gcg_param_block_new (void)
@@ -296,6 +308,8 @@ append_field (GcgParamBlock *self, const gchar *name, GcgScalarType type,
  * gcg_param_block_allocate().
  *
  * Returns: the index of the new field, or -1 with @error set
+ *
+ * Since: 0.1
  */
 gint
 gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
@@ -325,6 +339,8 @@ gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
  * Fields can only be added before gcg_param_block_allocate().
  *
  * Returns: the index of the new field, or -1 with @error set
+ *
+ * Since: 0.1
  */
 gint
 gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
@@ -357,6 +373,8 @@ gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
  * Finds a field by name.
  *
  * Returns: the index of the field named @name, or -1
+ *
+ * Since: 0.1
  */
 gint
 gcg_param_block_lookup (GcgParamBlock *self, const gchar *name)
@@ -378,6 +396,8 @@ gcg_param_block_lookup (GcgParamBlock *self, const gchar *name)
  * Counts the block's fields.
  *
  * Returns: the number of fields
+ *
+ * Since: 0.1
  */
 guint
 gcg_param_block_get_n_fields (GcgParamBlock *self)
@@ -393,6 +413,8 @@ gcg_param_block_get_n_fields (GcgParamBlock *self)
  * Gets the size of the device struct.
  *
  * Returns: the size of the device struct in bytes, a multiple of 16
+ *
+ * Since: 0.1
  */
 gsize
 gcg_param_block_get_size (GcgParamBlock *self)
@@ -409,6 +431,8 @@ gcg_param_block_get_size (GcgParamBlock *self)
  * Gets where a field lies in the device struct.
  *
  * Returns: the byte offset of the field in the device struct
+ *
+ * Since: 0.1
  */
 gsize
 gcg_param_block_get_field_offset (GcgParamBlock *self, guint index)
@@ -488,6 +512,8 @@ store_int (GcgParamBlock *self, const Field *field, gint64 value)
  * refuse values outside their range; float fields take the nearest value.
  *
  * Returns: %TRUE on success; on error the field keeps its value
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_set_int (GcgParamBlock *self, guint index, gint64 value,
@@ -523,6 +549,8 @@ gcg_param_block_set_int (GcgParamBlock *self, guint index, gint64 value,
  * Like gcg_param_block_set_int() for unsigned values.
  *
  * Returns: %TRUE on success; on error the field keeps its value
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_set_uint (GcgParamBlock *self, guint index, guint64 value,
@@ -564,6 +592,8 @@ gcg_param_block_set_uint (GcgParamBlock *self, guint index, guint64 value,
  * FLT_MAX.
  *
  * Returns: %TRUE on success; on error the field keeps its value
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_set_double (GcgParamBlock *self, guint index, gdouble value,
@@ -615,6 +645,8 @@ gcg_param_block_set_double (GcgParamBlock *self, guint index, gdouble value,
  * from metadata.  Same checks as the typed setters.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_set_value (GcgParamBlock *self, const gchar *name,
@@ -659,6 +691,8 @@ gcg_param_block_set_value (GcgParamBlock *self, const gchar *name,
  * Reads back a field's value as last set on the host.
  *
  * Returns: the staged value of a field, converted to double
+ *
+ * Since: 0.1
  */
 gdouble
 gcg_param_block_get_double (GcgParamBlock *self, guint index)
@@ -698,6 +732,8 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
  *
  * Returns: %TRUE on success; on error (not a bytes field, wrong size) the
  *   field keeps its contents
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
@@ -733,6 +769,8 @@ gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
  * Gets the size of a field in the device struct.
  *
  * Returns: the size of the field in the device struct, in bytes
+ *
+ * Since: 0.1
  */
 gsize
 gcg_param_block_get_field_size (GcgParamBlock *self, guint index)
@@ -777,6 +815,8 @@ allocate_device (GcgParamBlock *self, GError **error)
  * now on, so this must happen before any capture that records them.
  *
  * Returns: %TRUE on success; on error nothing stays allocated
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
@@ -818,6 +858,8 @@ gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
  * Tells whether the block's device and pinned memory are allocated.
  *
  * Returns: %TRUE once gcg_param_block_allocate() succeeded
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_is_allocated (GcgParamBlock *self)
@@ -835,6 +877,8 @@ gcg_param_block_is_allocated (GcgParamBlock *self)
  *
  * Returns: the device address of the struct (a CUdeviceptr), 0 before
  *   allocation
+ *
+ * Since: 0.1
  */
 guint64
 gcg_param_block_get_device_ptr (GcgParamBlock *self)
@@ -852,6 +896,8 @@ gcg_param_block_get_device_ptr (GcgParamBlock *self)
  *
  * Returns: the device address of one field, for kernels that take a
  *   pointer to a single value; 0 before allocation
+ *
+ * Since: 0.1
  */
 guint64
 gcg_param_block_get_field_device_ptr (GcgParamBlock *self, guint index)
@@ -895,6 +941,8 @@ claim_slot (GcgParamBlock *self, guint slot, GError **error)
  * would be recorded with one slot's address.
  *
  * Returns: %TRUE on success; on error the device struct keeps its values
+ *
+ * Since: 0.1
  */
 gboolean
 gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
@@ -938,6 +986,8 @@ gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
  * Counts the host-to-device refreshes issued.
  *
  * Returns: the number of refreshes issued
+ *
+ * Since: 0.1
  */
 guint64
 gcg_param_block_get_update_count (GcgParamBlock *self)
@@ -953,6 +1003,8 @@ gcg_param_block_get_update_count (GcgParamBlock *self)
  * Counts the updates that waited for a staging slot still being copied from.
  *
  * Returns: the number of updates that had to wait for a slot
+ *
+ * Since: 0.1
  */
 guint64
 gcg_param_block_get_slot_wait_count (GcgParamBlock *self)

@@ -23,6 +23,8 @@ G_BEGIN_DECLS
  * @GCG_SCALAR_TYPE_DOUBLE: 64-bit IEEE float
  *
  * Type of a device-resident scalar or parameter-block field.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
