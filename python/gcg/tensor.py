@@ -987,7 +987,9 @@ def batch_items(sample_or_buffer):
     """The items of a `cudagraphbatch` buffer, in tensor order, as
     BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
     or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta."""
+    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
+    or when the meta lists more items than it holds, or an item of a
+    source it does not list."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
