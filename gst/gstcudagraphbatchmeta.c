@@ -36,8 +36,16 @@ batch_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   if (n_items > MAX_ITEMS)
     return FALSE;
   bmeta->n_items = n_items;
+  bmeta->n_allocated = n_items;
   bmeta->items = g_new0 (GcgBatchMetaItem, MAX (n_items, 1));
   return TRUE;
+}
+
+/* The sources the array can hold, whatever n_sources says. */
+static guint
+n_sources (const GcgBatchMeta * bmeta)
+{
+  return MIN (bmeta->n_sources, GCG_BATCH_META_MAX_SOURCES);
 }
 
 static void
@@ -45,7 +53,8 @@ batch_meta_free (GstMeta * meta, GstBuffer * buffer)
 {
   GcgBatchMeta *bmeta = (GcgBatchMeta *) meta;
 
-  for (guint i = 0; i < bmeta->n_sources; i++) {
+  /* n_sources is public and may lie: only the array's strings are ours. */
+  for (guint i = 0; i < n_sources (bmeta); i++) {
     g_free (bmeta->sources[i].pad_name);
     g_free (bmeta->sources[i].stream_id);
   }
@@ -62,12 +71,15 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   /* Only copies of the whole buffer keep the items where they were. */
   if (!gst_cuda_graph_meta_copies_whole (buffer, type, data))
     return FALSE;
+  /* A count past the items allocated cannot be copied truthfully. */
+  if (src->n_items > src->n_allocated)
+    return FALSE;
   dst = gcg_buffer_add_batch_meta (dest, src->n_items);
   if (dst == NULL)
     return FALSE;
   memcpy (dst->items, src->items, src->n_items * sizeof (GcgBatchMetaItem));
-  dst->n_sources = src->n_sources;
-  for (guint i = 0; i < src->n_sources; i++) {
+  dst->n_sources = n_sources (src);
+  for (guint i = 0; i < dst->n_sources; i++) {
     dst->sources[i] = src->sources[i];
     dst->sources[i].pad_name = g_strdup (src->sources[i].pad_name);
     dst->sources[i].stream_id = g_strdup (src->sources[i].stream_id);

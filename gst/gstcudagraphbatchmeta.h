@@ -81,6 +81,9 @@ typedef struct
  * @sources: the sources, in sink pad order
  * @n_items: items holding data; the tensor's other items are untouched
  * @items: (array length=n_items): the items, in tensor order
+ * @n_allocated: how many items @items holds (Since: 0.2): written once
+ *   by gcg_buffer_add_batch_meta(); a meta whose @n_items exceeds it is
+ *   not copied, and readers check @n_items against it
  *
  * Attached by `cudagraphbatch` to every batch: which stream, frame and
  * rectangle each tensor item holds, and how to map it back.  The API type
@@ -95,6 +98,9 @@ typedef struct
   GcgBatchMetaSource sources[GCG_BATCH_META_MAX_SOURCES];
   guint n_items;
   GcgBatchMetaItem *items;
+
+  /* Since 0.2: appended, so readers of the fields above are unchanged. */
+  guint n_allocated;
 } GcgBatchMeta;
 
 #define GCG_BATCH_META_API_NAME "GcgBatchMetaAPI"

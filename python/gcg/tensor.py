@@ -95,6 +95,9 @@ __all__ = ["Tensor", "from_sample", "from_buffer", "tensors", "BatchItem", "batc
 GST_MAP_READ = _ctgst.GST_MAP_READ
 # GST_MAP_FLAG_LAST << 1: GStreamer's CUDA map flag, gives the device pointer.
 GST_MAP_CUDA = 1 << 17
+# GST_CUDA_MEMORY_TYPE_NAME: GstCudaMemory and its subclasses (the
+# element's fenced allocator keeps it).
+_CUDA_MEMORY_TYPE = b"gst.cuda.memory"
 
 _DTYPES = {  # GcgTensorType -> (name, array-interface typestr, DLPack code, bits)
     0: ("float32", "<f4", 2, 32),
@@ -187,6 +190,7 @@ class _GcgTensorMetaV1(ctypes.Structure):
 
 
 _BATCH_MAX_SOURCES = 64
+_BATCH_MAX_ITEMS = _BATCH_MAX_SOURCES * 64
 
 
 class _GcgBatchMetaSource(ctypes.Structure):
@@ -219,16 +223,24 @@ class _GcgBatchMetaItem(ctypes.Structure):
     ]
 
 
+_BATCH_HEAD = [
+    ("meta_flags", ctypes.c_int),
+    ("meta_info", ctypes.c_void_p),
+    ("n_sources", ctypes.c_uint),
+    ("sources", _GcgBatchMetaSource * _BATCH_MAX_SOURCES),
+    ("n_items", ctypes.c_uint),
+    ("items", ctypes.POINTER(_GcgBatchMetaItem)),
+]
+
+
 class _GcgBatchMeta(ctypes.Structure):
     # Mirrors GcgBatchMeta (gst/gstcudagraphbatchmeta.h).
-    _fields_ = [
-        ("meta_flags", ctypes.c_int),
-        ("meta_info", ctypes.c_void_p),
-        ("n_sources", ctypes.c_uint),
-        ("sources", _GcgBatchMetaSource * _BATCH_MAX_SOURCES),
-        ("n_items", ctypes.c_uint),
-        ("items", ctypes.POINTER(_GcgBatchMetaItem)),
-    ]
+    _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
+
+
+class _GcgBatchMetaV1(ctypes.Structure):
+    # GcgBatchMeta before it recorded how many items it holds (0.1).
+    _fields_ = _BATCH_HEAD
 
 
 class _DLDevice(ctypes.Structure):
@@ -323,7 +335,8 @@ class _Gst:
 
     def batch_meta(self, ptr):
         """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
-        return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta)
+        return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta,
+                          _GcgBatchMetaV1)
 
 
 _gst = _ctgst.once(_Gst)
@@ -673,6 +686,16 @@ def _listed_tensor(desc, index):
     return shape, dtype, int(desc.offset)
 
 
+def _all_cuda_memory(gst, ptr):
+    """Whether every memory of the GstBuffer* is GStreamer's CUDA memory
+    (what a CUDA export's address must point into)."""
+    n = gst.lib.gst_buffer_n_memory(ptr)
+    return n > 0 and all(
+        gst.lib.gst_memory_is_type(gst.lib.gst_buffer_peek_memory(ptr, i),
+                                   _CUDA_MEMORY_TYPE)
+        for i in range(n))
+
+
 def _count(shape):
     count = 1
     for n in shape:
@@ -753,6 +776,9 @@ class Tensor:
             raise ValueError("the tensor meta describes %d bytes at offset "
                              "%d but the buffer holds %d"
                              % (self.nbytes, self._offset, size))
+        if self.device == "cuda" and not _all_cuda_memory(gst, ptr):
+            raise ValueError("the tensor meta says CUDA memory but the "
+                             "buffer holds memory of another kind")
         self.width = int(meta.width)
         self.height = int(meta.height)
         self.batch = int(meta.batch)
@@ -823,13 +849,20 @@ class Tensor:
         import numpy as np
 
         typestr = self._typestr("NumPy")
-        hold = _Hold(self._ptr, GST_MAP_READ)
+        hold = self._mapped(GST_MAP_READ)
+        return np.asarray(_HostView(hold, self.shape, typestr, self._offset))
+
+    def _mapped(self, flags):
+        """A mapping (a _Hold) of the buffer holding the whole tensor, or
+        BufferError: every export reads nbytes from offset of what the map
+        gives, whatever the meta said."""
+        hold = _Hold(self._ptr, flags)
         if hold.info.size < self._offset + self.nbytes:
             hold.release()
             raise BufferError("buffer holds %d bytes, the tensor %d at "
                               "offset %d" % (hold.info.size, self.nbytes,
                                              self._offset))
-        return np.asarray(_HostView(hold, self.shape, typestr, self._offset))
+        return hold
 
     def _typestr(self, consumer):
         """The array-interface typestr, or TypeError for a dtype that
@@ -850,7 +883,7 @@ class Tensor:
             raise AttributeError("tensor is in system memory: use numpy()")
         typestr = self._typestr("The CUDA array interface")
         if self._cuda_hold is None:
-            hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
+            hold = self._mapped(GST_MAP_READ | GST_MAP_CUDA)
             self._holds.append(hold)
             self._cuda_hold = hold
         self.last_sync = "map"
@@ -886,7 +919,7 @@ class Tensor:
         if self.device == "cpu":
             if stream is not None and stream != -1:
                 raise BufferError("a host tensor takes no stream")
-            hold = _Hold(self._ptr, GST_MAP_READ)
+            hold = self._mapped(GST_MAP_READ)
             return self._export(hold.info.data + self._offset, hold, None,
                                 versioned, True)
         if stream == 0:
@@ -899,7 +932,7 @@ class Tensor:
             handshake = _Handshake.make(self.stream, self.device_id, consumer)
             self.last_sync = "event" if handshake else "map"
         if handshake is None and consumer != -1:
-            hold = _Hold(self._ptr, GST_MAP_READ | GST_MAP_CUDA)
+            hold = self._mapped(GST_MAP_READ | GST_MAP_CUDA)
             data = hold.info.data + self._offset
         else:
             hold = _Hold(self._ptr)
@@ -954,7 +987,9 @@ def batch_items(sample_or_buffer):
     """The items of a `cudagraphbatch` buffer, in tensor order, as
     BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
     or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta."""
+    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
+    or when the meta lists more items than it holds, or an item of a
+    source it does not list."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
@@ -962,6 +997,12 @@ def batch_items(sample_or_buffer):
     if meta is None:
         raise ValueError("the buffer has no GcgBatchMeta "
                          "(not from cudagraphbatch?)")
+    # items[] holds n_allocated items (a plugin of 0.1: at most the bound);
+    # a count past that would read past the allocation.
+    allocated = getattr(meta, "n_allocated", _BATCH_MAX_ITEMS)
+    if meta.n_items > min(allocated, _BATCH_MAX_ITEMS):
+        raise ValueError("the batch meta lists %d items but holds %d"
+                         % (meta.n_items, min(allocated, _BATCH_MAX_ITEMS)))
     items = []
     for i in range(meta.n_items):
         item = meta.items[i]

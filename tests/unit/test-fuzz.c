@@ -37,6 +37,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-fuzz.h"
 
 #define DEFAULT_SEED 20261123u
 /* Wide enough to reach the batch cases that once hung (1845, 2019: three
@@ -77,14 +78,6 @@ property_warning (const gchar * domain, GLogLevelFlags level,
       "GCG_FUZZ_CASES=1): %s\n  unexpected: %s\n", case_no, fuzz_seed,
       case_no, case_desc->str, message);
   g_error ("unexpected %s warning", domain);
-}
-
-static guint
-env_uint (const gchar * name, guint dflt)
-{
-  const gchar *v = g_getenv (name);
-
-  return v && *v ? (guint) g_ascii_strtoull (v, NULL, 0) : dflt;
 }
 
 static gboolean
@@ -1056,12 +1049,12 @@ test_regressions (void)
 static void
 test_fuzz (void)
 {
-  guint n_cases = env_uint ("GCG_FUZZ_CASES", DEFAULT_CASES);
-  guint first = env_uint ("GCG_FUZZ_FIRST", 0);
+  guint n_cases = gcg_test_fuzz_env_uint ("GCG_FUZZ_CASES", DEFAULT_CASES);
+  guint first = gcg_test_fuzz_env_uint ("GCG_FUZZ_FIRST", 0);
   gint64 start = g_get_monotonic_time ();
   guint ran = 0, outputs = 0;
 
-  fuzz_seed = env_uint ("GCG_FUZZ_SEED", DEFAULT_SEED);
+  fuzz_seed = gcg_test_fuzz_env_uint ("GCG_FUZZ_SEED", DEFAULT_SEED);
   g_test_message ("GCG_FUZZ_SEED=%u, cases %u..%u", fuzz_seed,
       first, first + n_cases - 1);
   case_desc = g_string_new (NULL);
