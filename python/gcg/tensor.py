@@ -95,9 +95,11 @@ __all__ = ["Tensor", "from_sample", "from_buffer", "tensors", "BatchItem", "batc
 GST_MAP_READ = _ctgst.GST_MAP_READ
 # GST_MAP_FLAG_LAST << 1: GStreamer's CUDA map flag, gives the device pointer.
 GST_MAP_CUDA = 1 << 17
-# GST_CUDA_MEMORY_TYPE_NAME: GstCudaMemory and its subclasses (the
-# element's fenced allocator keeps it).
-_CUDA_MEMORY_TYPE = b"gst.cuda.memory"
+# Host memory kinds (GST_ALLOCATOR_SYSMEM, the plugin's pinned memory): a
+# meta claiming CUDA memory on them lies.  Only known host kinds are
+# refused, so CUDA memory of any allocator (GstCudaMemory, the element's
+# fenced subclass, another CUDA library's) still exports.
+_HOST_MEMORY_TYPES = (b"SystemMemory", b"CudaGraphPinnedMemory")
 
 _DTYPES = {  # GcgTensorType -> (name, array-interface typestr, DLPack code, bits)
     0: ("float32", "<f4", 2, 32),
@@ -686,14 +688,14 @@ def _listed_tensor(desc, index):
     return shape, dtype, int(desc.offset)
 
 
-def _all_cuda_memory(gst, ptr):
-    """Whether every memory of the GstBuffer* is GStreamer's CUDA memory
-    (what a CUDA export's address must point into)."""
+def _any_host_memory(gst, ptr):
+    """Whether a memory of the GstBuffer* is host memory (a CUDA export's
+    address cannot point there)."""
     n = gst.lib.gst_buffer_n_memory(ptr)
-    return n > 0 and all(
+    return n == 0 or any(
         gst.lib.gst_memory_is_type(gst.lib.gst_buffer_peek_memory(ptr, i),
-                                   _CUDA_MEMORY_TYPE)
-        for i in range(n))
+                                   t)
+        for i in range(n) for t in _HOST_MEMORY_TYPES)
 
 
 def _count(shape):
@@ -776,7 +778,7 @@ class Tensor:
             raise ValueError("the tensor meta describes %d bytes at offset "
                              "%d but the buffer holds %d"
                              % (self.nbytes, self._offset, size))
-        if self.device == "cuda" and not _all_cuda_memory(gst, ptr):
+        if self.device == "cuda" and _any_host_memory(gst, ptr):
             raise ValueError("the tensor meta says CUDA memory but the "
                              "buffer holds memory of another kind")
         self.width = int(meta.width)
