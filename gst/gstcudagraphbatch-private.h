@@ -91,6 +91,7 @@ struct _GstCudaGraphBatch
   GcgFrameBatch *engine;
   GcgFrameBatchConfig config;
   gsize out_size;
+  GstCudaGraphModelLayout layout;       /* the engine's model outputs */
   guint64 frames;
   gboolean stats_posted;
   GQueue pending;               /* Batch*, oldest first */

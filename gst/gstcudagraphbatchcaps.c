@@ -178,6 +178,7 @@ attach_model (GstCudaGraphBatch * self, GcgFrameBatch * engine,
   g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
       GST_ELEMENT (self), &keep_input);
 
+  gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
   return model == NULL
       || gcg_frame_batch_attach_model (engine, model, keep_input, error);
 }

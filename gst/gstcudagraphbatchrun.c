@@ -231,11 +231,10 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
       self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
       t->device ? gcg_context_get_device_id (self->dev.context) : -1,
       t->device ? self->dev.stream : NULL);
-  GcgModelGraph *model = gcg_frame_batch_get_model (self->engine);
   guint k = 0;
 
-  if (model != NULL)
-    gst_cuda_graph_model_describe (model, self->model.keep_input, tmeta);
+  if (self->layout.n_tensors > 0)
+    gst_cuda_graph_model_layout_apply (&self->layout, tmeta);
   tmeta->n_items = n_items;
   if (bmeta == NULL)
     return;

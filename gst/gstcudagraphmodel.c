@@ -13,6 +13,8 @@
 #include "gstcudagraphmodel.h"
 #include "gstcudagraphrefuse.h"
 
+#include <string.h>
+
 enum
 {
   PROP_MODEL,
@@ -305,14 +307,18 @@ gst_cuda_graph_model_structure_new (GcgModelGraph * model,
 }
 
 void
-gst_cuda_graph_model_describe (GcgModelGraph * model, gboolean keep_input,
-    GcgTensorMeta * meta)
+gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
+    GcgModelGraph * model, gboolean keep_input)
 {
-  guint n = MIN (n_packed (model, keep_input), GCG_TENSOR_META_MAX_TENSORS);
+  guint n = model ? MIN (n_packed (model, keep_input),
+      GCG_TENSOR_META_MAX_TENSORS) : 0;
 
-  meta->n_tensors = n;
+  memset (layout, 0, sizeof (*layout));
+  layout->n_tensors = n;
+  layout->size = model ? gcg_model_graph_get_packed_size (model, keep_input)
+      : 0;
   for (guint t = 0; t < n; t++) {
-    GcgTensorMetaTensor *mt = &meta->tensors[t];
+    GcgTensorMetaTensor *mt = &layout->tensors[t];
     GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
     guint n_dims = 0;
     const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
@@ -328,4 +334,14 @@ gst_cuda_graph_model_describe (GcgModelGraph * model, gboolean keep_input,
     for (guint d = 0; d < mt->n_dims; d++)
       mt->shape[d] = shape[d];
   }
+}
+
+void
+gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout * layout,
+    GcgTensorMeta * meta)
+{
+  meta->size = layout->size;
+  meta->n_tensors = layout->n_tensors;
+  memcpy (meta->tensors, layout->tensors,
+      layout->n_tensors * sizeof (layout->tensors[0]));
 }

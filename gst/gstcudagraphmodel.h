@@ -67,8 +67,22 @@ gboolean gst_cuda_graph_model_check_input (GcgModelGraph * model,
 GstStructure *gst_cuda_graph_model_structure_new (GcgModelGraph * model,
     gboolean keep_input, const GValue * framerate);
 
-/* Lists the packed tensors in @meta (n_tensors, tensors[]). */
-void gst_cuda_graph_model_describe (GcgModelGraph * model,
-    gboolean keep_input, GcgTensorMeta * meta);
+/* The packed tensors of a model's output buffer as the GcgTensorMeta
+ * lists them, worked out once per chain (or batch engine) on the
+ * streaming thread, so each frame copies them instead of taking the
+ * object lock and walking the model. */
+typedef struct
+{
+  gsize size;
+  guint n_tensors;              /* 0: no model */
+  GcgTensorMetaTensor tensors[GCG_TENSOR_META_MAX_TENSORS];
+} GstCudaGraphModelLayout;
+
+/* @model may be NULL (an empty layout). */
+void gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
+    GcgModelGraph * model, gboolean keep_input);
+/* Sets @meta's size (the whole buffer), n_tensors and tensors[]. */
+void gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout *
+    layout, GcgTensorMeta * meta);
 
 G_END_DECLS

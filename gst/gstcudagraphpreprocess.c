@@ -166,6 +166,8 @@ struct _GstCudaGraphPreprocess
    * from, for the tensor meta. */
   guint n_items;
   gint item_ids[GCG_FRAME_CHAIN_MAX_ROIS];
+  /* The model's outputs of the current chain (set when it is made). */
+  GstCudaGraphModelLayout layout;
 };
 
 G_DECLARE_FINAL_TYPE (GstCudaGraphPreprocess, gst_cuda_graph_preprocess,
@@ -403,6 +405,8 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
   GError *error = NULL;
 
+  /* Set again when the first chain is made (CUDA backend only). */
+  gst_cuda_graph_model_layout_init (&self->layout, NULL, FALSE);
   GST_OBJECT_LOCK (self);
   if (self->model_info_error)
     error = g_error_copy (self->model_info_error);
@@ -752,21 +756,16 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   guint64 data = 0;
   gint device_id = -1;
   GcgTensorMeta *meta;
-  g_autoptr (GcgModelGraph) model = NULL;
-  gboolean keep_input = FALSE;
   guint i;
 
   /* Items past the frame's ROIs were zeroed by the frame queue. */
   gst_cuda_graph_base_transform_get_output_location (base, &data, &device_id,
       &stream);
-  model = gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self),
-      &keep_input);
   meta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
-      model ? gcg_model_graph_get_packed_size (model, keep_input)
-      : gcg_frame_chain_config_get_output_size (config), data, device_id,
+      gcg_frame_chain_config_get_output_size (config), data, device_id,
       stream);
-  if (model)
-    gst_cuda_graph_model_describe (model, keep_input, meta);
+  if (self->layout.n_tensors > 0)
+    gst_cuda_graph_model_layout_apply (&self->layout, meta);
   meta->n_items = self->n_items;
   for (i = 0; i < self->n_items; i++) {
     GcgFrameItemMap map;
@@ -788,6 +787,7 @@ gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform * base,
   g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
       GST_ELEMENT (self), &keep_input);
 
+  gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
   return model == NULL
       || gcg_frame_chain_attach_model (chain, model, keep_input, error);
 }
