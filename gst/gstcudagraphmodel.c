@@ -142,6 +142,35 @@ gst_cuda_graph_model_check_input (GcgModelGraph * model,
   return FALSE;
 }
 
+/* One element at a time may hold a model: two elements replaying it would
+ * write its static input and read its outputs on two streams at once.
+ * The claim is the holder's GstCudaGraphModel, in the model's qdata,
+ * taken and given back atomically. */
+static GQuark
+claim_quark (void)
+{
+  return g_quark_from_static_string ("gst-cuda-graph-model-holder");
+}
+
+static gboolean
+claim (GstCudaGraphModel * m, GcgModelGraph * model)
+{
+  return g_object_get_qdata (G_OBJECT (model), claim_quark ()) == m
+      || g_object_replace_qdata (G_OBJECT (model), claim_quark (), NULL, m,
+      NULL, NULL);
+}
+
+/* Gives the model back (unclaimed when @m held it) and drops it. */
+static void
+release (GstCudaGraphModel * m)
+{
+  if (m->model != NULL)
+    g_object_replace_qdata (G_OBJECT (m->model), claim_quark (), m, NULL,
+        NULL, NULL);
+  g_clear_object (&m->model);
+  g_clear_error (&m->error);
+}
+
 gboolean
 gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
     const GValue * value, GstCudaGraphTensorProps * props, gchar ** refusal)
@@ -152,11 +181,19 @@ gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
   }
   if (prop_id != first + PROP_MODEL)
     return FALSE;
-  g_clear_object (&m->model);
-  g_clear_error (&m->error);
+  release (m);
   m->model = g_value_dup_object (value);
-  if (m->model != NULL && !take_input (m->model, m->sets_batch, props,
-          &m->error))
+  if (m->model == NULL)
+    return TRUE;
+  if (!claim (m, m->model))
+    g_set_error_literal (&m->error, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_BUSY, "The model is attached to another element "
+        "already: its static input and outputs can serve one element at a "
+        "time (capture the model once per element, as gcg.torch.attach "
+        "does)");
+  else
+    take_input (m->model, m->sets_batch, props, &m->error);
+  if (m->error != NULL)
     gst_cuda_graph_refusal_note (refusal, "%s; the element will not start",
         m->error->message);
   return TRUE;
@@ -189,8 +226,9 @@ gst_cuda_graph_model_check_start (GstCudaGraphModel * m, GstElement * element,
   GST_OBJECT_UNLOCK (element);
   if (error) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", error->message),
-        ("the model's input must be a fixed-size float32, float16 or "
-            "uint8 image tensor"));
+        ("%s", error->code == GST_RESOURCE_ERROR_BUSY
+            ? "one model, one element" : "the model's input must be a "
+            "fixed-size float32, float16 or uint8 image tensor"));
     g_error_free (error);
     return FALSE;
   }
@@ -242,8 +280,7 @@ gst_cuda_graph_model_get_batch (GcgModelGraph * model)
 void
 gst_cuda_graph_model_clear (GstCudaGraphModel * m)
 {
-  g_clear_object (&m->model);
-  g_clear_error (&m->error);
+  release (m);
 }
 
 /* Packed tensor @index's shape and type. */

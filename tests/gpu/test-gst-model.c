@@ -14,7 +14,8 @@
  * change state first) and would make a context of its own, the element's
  * offer of the primary context wins: every frame is read in place and
  * the model runs.  cudagraphbatch with a model of batch 2 over two
- * streams: the same, per batch.  A model on backend=cpu fails the start.  Skipped (TAP)
+ * streams: the same, per batch.  A model on backend=cpu fails the start.  One model serves one element
+ * at a time: a second element refuses it.  Skipped (TAP)
  * without a driver.
  */
 #include <gcg.h>
@@ -350,6 +351,46 @@ test_batch (void)
   }
 }
 
+/* One model, one element: a second element given the model a first one
+ * holds refuses it (a warning) and fails at start, saying why; once the
+ * first lets go, the second may take it. */
+static void
+test_one_element (void)
+{
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autoptr (GstElement) first = NULL;
+  g_autoptr (GstElement) second = NULL;
+  g_autofree gchar *text = NULL;
+  g_autofree gchar *again = NULL;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  model = make_model ();
+  first = gst_element_factory_make ("cudagraphpreprocess", "first");
+  second = gst_element_factory_make ("cudagraphbatch", "second");
+  g_object_set (first, "model", model, NULL);
+  g_test_expect_message ("GstCudaGraph", G_LOG_LEVEL_WARNING,
+      "*refusing property 'model': The model is attached to another "
+      "element already*");
+  g_object_set (second, "model", model, NULL);
+  g_test_assert_expected_messages ();
+  text = gcg_test_start_error (second);
+  g_assert_nonnull (text);
+  if (strstr (text, "attached to another element") == NULL)
+    g_error ("unexpected error: %s", text);
+  /* The first element setting it again keeps its claim. */
+  g_object_set (first, "model", model, NULL);
+  g_object_set (first, "model", NULL, NULL);
+  g_object_set (second, "model", model, NULL);
+  again = gcg_test_start_error (second);
+  if (again != NULL && strstr (again, "attached to another") != NULL)
+    g_error ("still refused: %s", again);
+  /* Freed with its claim held: the model is free again. */
+  g_clear_object (&second);
+  g_object_set (first, "model", model, NULL);
+  g_object_set (first, "model", NULL, NULL);
+}
+
 /* A model on the CPU backend fails the start, saying why. */
 static void
 test_cpu_backend (void)
@@ -379,5 +420,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/model/context-offer", test_context_offer);
   g_test_add_func ("/gst/model/batch", test_batch);
   g_test_add_func ("/gst/model/cpu-backend", test_cpu_backend);
+  g_test_add_func ("/gst/model/one-element", test_one_element);
   return g_test_run ();
 }
