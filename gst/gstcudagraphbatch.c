@@ -54,7 +54,8 @@
  * written in `items`; its `meta:` values come from the first input of the
  * batch carrying a GcgParamsMeta.  pipelines/kernel.sh runs one.
  *
- * At EOS it posts a `cudagraph-stats` element message (`backend`,
+ * At EOS, and when a `cudagraph-stats-request` custom downstream event
+ * reaches it on a sink pad, it posts a `cudagraph-stats` element message (`backend`,
  * `captures`, `replays`, `eager-frames`, `batches`, `frames` and, with the
  * CUDA backend, the device and pinned bytes held).  Built against
  * GStreamer 1.28, each batch also carries a `GstAnalyticsBatchMeta`
@@ -314,12 +315,19 @@ gst_cuda_graph_batch_flush (GstAggregator * agg)
   return GST_FLOW_OK;
 }
 
+static void post_stats_now (GstCudaGraphBatch * self);
+
 /* Caps come in order with the buffers: a stream's new size or format is
- * a new description for its next frames, never a new capture. */
+ * a new description for its next frames, never a new capture.  A
+ * cudagraph-stats-request posts the figures at once, as the single-frame
+ * elements do. */
 static gboolean
 gst_cuda_graph_batch_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
 {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+      && gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
+    post_stats_now (GST_CUDA_GRAPH_BATCH (agg));
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
 
@@ -373,11 +381,17 @@ check_growth (GstCudaGraphBatch * self)
 static void
 post_stats (GstCudaGraphBatch * self)
 {
-  GstStructure *s;
-
   if (self->stats_posted)
     return;
   self->stats_posted = TRUE;
+  post_stats_now (self);
+}
+
+static void
+post_stats_now (GstCudaGraphBatch * self)
+{
+  GstStructure *s;
+
   gst_cuda_graph_batch_retire_all (self);
   GST_OBJECT_LOCK (self);
   s = gst_cuda_graph_run_stats_new (self->dev.active, &self->run.counts);

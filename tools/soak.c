@@ -2,8 +2,8 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * soak: a long run of each element (cudagraphconvert, then
- * cudagraphpreprocess) that fails if memory grows.  Every frame carries
+ * soak: a long run of each element (cudagraphconvert, cudagraphpreprocess,
+ * then cudagraphbatch on one request pad) that fails if memory grows.  Every frame carries
  * other values (a GcgParamsMeta; crop metas for the converter, 0 to 4
  * ROI metas for the preprocessor); the input caps change every
  * --caps-every frames, going back to one set of caps every other time
@@ -18,9 +18,7 @@
  * of the warm-up by more than the tolerances; every frame must come out.
  *
  *   GST_PLUGIN_PATH=build/gst soak [--frames=N] [--backend=cpu|cuda|auto]
- *       [--element=convert|preprocess|both]
- *
- * (cudagraphbatch is not soaked here.)
+ *       [--element=convert|preprocess|batch|all]
  *
  * Exit status: 0 flat, 1 growth or lost frames, 2 bad options, 77 no GPU
  * for --backend=cuda.  The unit suite runs a short CPU soak; the GPU host
@@ -87,21 +85,27 @@ typedef struct
   const gchar *props;
   const gchar *out_caps;
   gboolean rois;
+  /* An aggregator: fed through a request pad, its output made on its own
+   * thread (pulled one per frame, waiting). */
+  const gchar *request_pad;
 } ElementCase;
 
 static const ElementCase elements[] = {
-  {"cudagraphconvert", "", "video/x-raw,format=RGBA,width=64,height=40",
-      FALSE},
-  {"cudagraphpreprocess", "width=32 height=32 max-rois=4", NULL, TRUE},
+  {"cudagraphconvert", "graph-cache-size=2", "video/x-raw,format=RGBA,width=64,height=40,framerate=1000/1",
+      FALSE, NULL},
+  {"cudagraphpreprocess", "graph-cache-size=2 width=32 height=32 max-rois=4",
+      NULL, TRUE, NULL},
+  {"cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
+      "sink_%u"},
 };
 
 /* Caps 0 every other change, 1 to 3 in turn in between.  Small frames:
  * what is measured is the memory the elements keep, not their speed. */
 static const gchar *input_caps[] = {
-  "video/x-raw,format=NV12,width=96,height=72",
-  "video/x-raw,format=I420,width=80,height=48",
-  "video/x-raw,format=RGBA,width=64,height=48",
-  "video/x-raw,format=BGR,width=72,height=40",
+  "video/x-raw,format=NV12,width=96,height=72,framerate=1000/1",
+  "video/x-raw,format=I420,width=80,height=48,framerate=1000/1",
+  "video/x-raw,format=RGBA,width=64,height=48,framerate=1000/1",
+  "video/x-raw,format=BGR,width=72,height=40,framerate=1000/1",
 };
 
 static const gchar *
@@ -241,7 +245,7 @@ read_stats (const GstStructure * s, Sample * sample, guint64 * dropped,
 /* Asks the element for its cudagraph-stats and reads them into @sample,
  * emptying the bus on the way (messages left there would grow the
  * process); warnings are printed, an error fails.  FALSE when no stats
- * came or an error did. */
+ * came within 10 s or an error did. */
 static gboolean
 element_stats (GstHarness * h, GstBus * bus, Sample * sample,
     guint64 * dropped, guint64 * failed)
@@ -252,7 +256,9 @@ element_stats (GstHarness * h, GstBus * bus, Sample * sample,
   gst_harness_push_event (h, gst_event_new_custom
       (GST_EVENT_CUSTOM_DOWNSTREAM,
           gst_structure_new_empty ("cudagraph-stats-request")));
-  while ((msg = gst_bus_pop (bus))) {
+  /* An aggregator answers from its own thread: wait for the figures. */
+  while ((msg = gst_bus_timed_pop (bus, have_stats || error ? 0
+              : 10 * GST_SECOND))) {
     const GstStructure *s = gst_message_get_structure (msg);
     g_autoptr (GError) err = NULL;
 
@@ -374,6 +380,7 @@ typedef struct
   GArray *samples;
   GstMemory *mem;
   GstVideoInfo info;
+  guint64 pushed;
   guint64 pulled;
 } Run;
 
@@ -394,6 +401,13 @@ run_pull_all (Run *r)
 {
   GstBuffer *out;
 
+  /* An aggregator's output of the frame just pushed (the harness waits up
+   * to a minute for it). */
+  if (r->e->request_pad != NULL && r->pulled < r->pushed
+      && (out = gst_harness_pull (r->h)) != NULL) {
+    r->pulled++;
+    gst_buffer_unref (out);
+  }
   while ((out = gst_harness_try_pull (r->h))) {
     r->pulled++;
     gst_buffer_unref (out);
@@ -427,18 +441,32 @@ run_sample (Run *r, guint64 frames)
   return TRUE;
 }
 
+/* A harness around the element of @launch whose request pad from
+ * @template it feeds. */
+static GstHarness *
+new_request_pad_harness (const gchar * launch, const gchar * template)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) element = gst_parse_launch (launch, &error);
+
+  if (element == NULL)
+    g_error ("soak: %s: %s", launch, error->message);
+  return gst_harness_new_with_element (element, template, "src");
+}
+
 /* Runs every frame through one element; returns the problems found. */
 static guint
 soak_element (const Options * o, const ElementCase * e, GcgContext * context)
 {
-  g_autofree gchar *launch = g_strdup_printf ("%s backend=%s "
-      "graph-cache-size=2 %s", e->name, o->backend, e->props);
+  g_autofree gchar *launch = g_strdup_printf ("%s backend=%s %s", e->name,
+      o->backend, e->props);
   g_autoptr (GstBus) bus = gst_bus_new ();
   Run r = { o, e, NULL, bus, context, NULL, NULL };
   guint problems = 0;
 
   r.samples = g_array_new (FALSE, TRUE, sizeof (Sample));
-  r.h = gst_harness_new_parse (launch);
+  r.h = e->request_pad ? new_request_pad_harness (launch, e->request_pad)
+      : gst_harness_new_parse (launch);
   gst_element_set_bus (r.h->element, bus);
   if (e->out_caps)
     gst_harness_set_sink_caps_str (r.h, e->out_caps);
@@ -447,6 +475,7 @@ soak_element (const Options * o, const ElementCase * e, GcgContext * context)
       run_set_caps (&r, i / (guint64) o->caps_every);
     if (i > 0 && i % (guint64) o->flush_every == 0)
       flush (r.h);
+    r.pushed++;
     if (gst_harness_push (r.h, input_buffer (r.mem, &r.info, i, e->rois))
         != GST_FLOW_OK) {
       g_print ("FAIL %s: frame %" G_GUINT64_FORMAT " was refused\n", e->name,
@@ -490,11 +519,13 @@ parse_options (int argc, char **argv, Options * o)
     {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
         "cpu, cuda or auto (auto)", "NAME"},
     {"element", 'e', 0, G_OPTION_ARG_STRING, &element,
-        "convert, preprocess or both (both)", "NAME"},
+        "convert, preprocess, batch or all (all; both: convert and "
+        "preprocess)", "NAME"},
     {NULL}
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- memory soak of "
-      "cudagraphconvert and cudagraphpreprocess (GST_PLUGIN_PATH must hold "
+      "cudagraphconvert, cudagraphpreprocess and cudagraphbatch "
+      "(GST_PLUGIN_PATH must hold "
       "the plugin: build/gst in a build tree)");
   g_autoptr (GError) error = NULL;
 
@@ -505,7 +536,7 @@ parse_options (int argc, char **argv, Options * o)
     return FALSE;
   }
   o->backend = backend ? backend : g_strdup ("auto");
-  o->element = element ? element : g_strdup ("both");
+  o->element = element ? element : g_strdup ("all");
   if (o->sample_every <= 0)
     o->sample_every = o->caps_every;
   if (o->warmup < 0)
@@ -515,10 +546,10 @@ parse_options (int argc, char **argv, Options * o)
       || o->device_tolerance_kib < 0
       || !g_strv_contains ((const gchar *[]) {"cpu", "cuda", "auto", NULL},
           o->backend)
-      || !g_strv_contains ((const gchar *[]) {"convert", "preprocess", "both",
-              NULL}, o->element)) {
+      || !g_strv_contains ((const gchar *[]) {"convert", "preprocess",
+              "batch", "both", "all", NULL}, o->element)) {
     g_printerr ("soak: counts must be positive, --backend cpu, cuda or "
-        "auto, --element convert, preprocess or both\n");
+        "auto, --element convert, preprocess, batch, both or all\n");
     return FALSE;
   }
   if (o->frames <= o->warmup)
@@ -563,6 +594,17 @@ open_device (const Options * o, gboolean * no_gpu)
   return context;
 }
 
+/* Whether --element=@choice runs element @name. */
+static gboolean
+selected (const gchar * choice, const gchar * name)
+{
+  if (g_str_equal (choice, "all"))
+    return TRUE;
+  if (g_str_equal (choice, "both"))
+    return !g_str_equal (name, "cudagraphbatch");
+  return g_str_has_suffix (name, choice);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -588,8 +630,7 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
     g_autoptr (GstElementFactory) factory = NULL;
 
-    if (!g_str_equal (o.element, "both")
-        && !g_str_has_suffix (elements[i].name, o.element))
+    if (!selected (o.element, elements[i].name))
       continue;
     factory = gst_element_factory_find (elements[i].name);
     if (factory == NULL) {
