@@ -3,7 +3,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* GcgBatchMeta: where each item of a batch tensor came from. */
+/**
+ * SECTION:gstcudagraphbatchmeta
+ * @title: GcgBatchMeta
+ * @short_description: where each item of a batch tensor came from
+ *
+ * See #GcgBatchMeta.  Copied with the whole buffer (not with a region of
+ * it); dropped by transforms that change the tensor (it carries the
+ * "tensor" tag).
+ *
+ * Since: 0.2
+ */
 #include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphmetacopy.h"
 
@@ -12,6 +22,13 @@
 #define MAX_ITEMS \
   (GCG_BATCH_META_MAX_SOURCES * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE)
 
+/**
+ * gcg_batch_meta_api_get_type:
+ *
+ * Returns: the #GcgBatchMeta API type, registered on first use
+ *
+ * Since: 0.2
+ */
 GType
 gcg_batch_meta_api_get_type (void)
 {
@@ -87,6 +104,14 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   return TRUE;
 }
 
+/**
+ * gcg_batch_meta_get_info:
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GcgBatchMeta,
+ *   registered on first use
+ *
+ * Since: 0.2
+ */
 const GstMetaInfo *
 gcg_batch_meta_get_info (void)
 {
@@ -101,11 +126,97 @@ gcg_batch_meta_get_info (void)
   return info;
 }
 
+/**
+ * gcg_buffer_add_batch_meta:
+ * @buffer: a writable #GstBuffer
+ * @n_items: items the meta holds, at most %GCG_BATCH_META_MAX_SOURCES ×
+ *   %GCG_BATCH_META_MAX_ITEMS_PER_SOURCE
+ *
+ * Attaches a batch meta with room for @n_items items: every field zero
+ * but #GcgBatchMeta.n_items and #GcgBatchMeta.n_allocated, both @n_items.
+ * Fill #GcgBatchMeta.sources (its strings are the meta's: g_strdup()
+ * them) and the items.
+ *
+ * Returns: (transfer none) (nullable): the meta, or %NULL when @n_items
+ *   is out of range
+ *
+ * Since: 0.2
+ */
 GcgBatchMeta *
 gcg_buffer_add_batch_meta (GstBuffer * buffer, guint n_items)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
   if (n_items > MAX_ITEMS)
     return NULL;
   return (GcgBatchMeta *) gst_buffer_add_meta (buffer,
       gcg_batch_meta_get_info (), GUINT_TO_POINTER (n_items));
+}
+
+/**
+ * gcg_buffer_get_batch_meta:
+ * @buffer: a batch, e.g. from `cudagraphbatch`
+ *
+ * The fields come from whoever attached the meta: check
+ * #GcgBatchMeta.n_items against #GcgBatchMeta.n_allocated and
+ * #GcgBatchMeta.n_sources against %GCG_BATCH_META_MAX_SOURCES before
+ * indexing.
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GcgBatchMeta, or
+ *   %NULL when it has none
+ *
+ * Since: 0.2
+ */
+GcgBatchMeta *
+gcg_buffer_get_batch_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GcgBatchMeta *) gst_buffer_get_meta (buffer,
+      gcg_batch_meta_api_get_type ());
+}
+
+/**
+ * gcg_batch_meta_get_item:
+ * @meta: a #GcgBatchMeta
+ * @index: which item, from 0
+ *
+ * The item at @index, checked against #GcgBatchMeta.n_items and
+ * #GcgBatchMeta.n_allocated (the meta's counts may lie); for bindings,
+ * which cannot index #GcgBatchMeta.items.
+ *
+ * Returns: (transfer none) (nullable): the item, or %NULL past the last
+ *
+ * Since: 0.2
+ */
+GcgBatchMetaItem *
+gcg_batch_meta_get_item (GcgBatchMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (meta->items == NULL || index >= MIN (meta->n_items, meta->n_allocated))
+    return NULL;
+  return &meta->items[index];
+}
+
+/**
+ * gcg_batch_meta_get_source:
+ * @meta: a #GcgBatchMeta
+ * @index: which source, from 0
+ *
+ * The source at @index, checked against #GcgBatchMeta.n_sources and the
+ * array's size; for bindings, which cannot index #GcgBatchMeta.sources.
+ *
+ * Returns: (transfer none) (nullable): the source, or %NULL past the last
+ *
+ * Since: 0.2
+ */
+GcgBatchMetaSource *
+gcg_batch_meta_get_source (GcgBatchMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (index >= n_sources (meta))
+    return NULL;
+  return &meta->sources[index];
 }

@@ -11,7 +11,7 @@
  * See #GcgTensorMeta.  Copied with the buffer; dropped by transforms that
  * change the tensor (it carries the "tensor" tag).
  *
- * Since: 0.1
+ * Since: 0.2
  */
 
 #include "gstcudagraphtensormeta.h"
@@ -19,6 +19,13 @@
 
 #include <string.h>
 
+/**
+ * gcg_tensor_meta_api_get_type:
+ *
+ * Returns: the #GcgTensorMeta API type, registered on first use
+ *
+ * Since: 0.2
+ */
 GType
 gcg_tensor_meta_api_get_type (void)
 {
@@ -69,6 +76,14 @@ tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   return TRUE;
 }
 
+/**
+ * gcg_tensor_meta_get_info:
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GcgTensorMeta,
+ *   registered on first use
+ *
+ * Since: 0.2
+ */
 const GstMetaInfo *
 gcg_tensor_meta_get_info (void)
 {
@@ -88,11 +103,84 @@ gcg_tensor_meta_get_info (void)
  * gcg_buffer_add_tensor_meta:
  * @buffer: a writable #GstBuffer
  *
- * Returns: (transfer none): a zeroed #GcgTensorMeta attached to @buffer
+ * Attaches a tensor meta, as the tensor elements do: all fields zero
+ * except #GcgTensorMeta.device_id, -1 (system memory).
+ *
+ * Returns: (transfer none): the #GcgTensorMeta attached to @buffer
+ *
+ * Since: 0.2
  */
 GcgTensorMeta *
 gcg_buffer_add_tensor_meta (GstBuffer * buffer)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
   return (GcgTensorMeta *) gst_buffer_add_meta (buffer,
       gcg_tensor_meta_get_info (), NULL);
+}
+
+/**
+ * gcg_buffer_get_tensor_meta:
+ * @buffer: a tensor buffer, e.g. from `cudagraphpreprocess`
+ *
+ * The fields come from whoever attached the meta: check counts against
+ * the arrays' sizes (%GCG_TENSOR_META_MAX_ITEMS, ...) before indexing.
+ *
+ * Returns: (transfer none) (nullable): the buffer's #GcgTensorMeta, or
+ *   %NULL when it has none
+ *
+ * Since: 0.2
+ */
+GcgTensorMeta *
+gcg_buffer_get_tensor_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GcgTensorMeta *) gst_buffer_get_meta (buffer,
+      gcg_tensor_meta_api_get_type ());
+}
+
+/**
+ * gcg_tensor_meta_get_item:
+ * @meta: a #GcgTensorMeta
+ * @index: which item, from 0
+ *
+ * The item at @index, checked against #GcgTensorMeta.n_items and the
+ * array's size (the meta's counts may lie); for bindings, which cannot
+ * index #GcgTensorMeta.items.
+ *
+ * Returns: (transfer none) (nullable): the item, or %NULL past the last
+ *
+ * Since: 0.2
+ */
+GcgTensorMetaItem *
+gcg_tensor_meta_get_item (GcgTensorMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (index >= MIN (meta->n_items, GCG_TENSOR_META_MAX_ITEMS))
+    return NULL;
+  return &meta->items[index];
+}
+
+/**
+ * gcg_tensor_meta_get_tensor:
+ * @meta: a #GcgTensorMeta
+ * @index: which tensor, from 0
+ *
+ * The tensor at @index, checked against #GcgTensorMeta.n_tensors and the
+ * array's size; for bindings, which cannot index #GcgTensorMeta.tensors.
+ *
+ * Returns: (transfer none) (nullable): the tensor, or %NULL past the last
+ *
+ * Since: 0.2
+ */
+GcgTensorMetaTensor *
+gcg_tensor_meta_get_tensor (GcgTensorMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (index >= MIN (meta->n_tensors, GCG_TENSOR_META_MAX_TENSORS))
+    return NULL;
+  return &meta->tensors[index];
 }
