@@ -25,6 +25,9 @@
 /**
  * gcg_batch_meta_api_get_type:
  *
+ * The API type of #GcgBatchMeta, for gst_buffer_get_meta() and
+ * gst_meta_api_type_has_tag().
+ *
  * Returns: the #GcgBatchMeta API type, registered on first use
  *
  * Since: 0.2
@@ -106,6 +109,9 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
 
 /**
  * gcg_batch_meta_get_info:
+ *
+ * The meta's implementation, for gst_buffer_add_meta(); most callers
+ * want gcg_buffer_add_batch_meta().
  *
  * Returns: (transfer none): the #GstMetaInfo of #GcgBatchMeta,
  *   registered on first use

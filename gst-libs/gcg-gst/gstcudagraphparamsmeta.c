@@ -48,6 +48,9 @@ ensure_debug_category (void)
  * @values: (array length=n): the values
  * @n: how many
  *
+ * Checks values before they reach the device: the elements refuse
+ * property values and params metas that are not finite.
+ *
  * Returns: %TRUE when every value is finite (NaN and infinities are not)
  *
  * Since: 0.2

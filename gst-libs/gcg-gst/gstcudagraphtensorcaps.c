@@ -19,6 +19,8 @@
  * gst_cuda_graph_tensor_type_name:
  * @type: a tensor element type
  *
+ * Names @type as the caps' `types` field does.
+ *
  * Returns: the name NNStreamer's caps give @type ("float32", "float16",
  *   "uint8"); "float32" for a value out of range
  *
@@ -69,6 +71,9 @@ dimensions_string (GcgTensorLayout layout, guint c, guint w, guint h, guint n)
  * gst_cuda_graph_tensor_structure_new:
  * @desc: the tensor
  * @framerate: (nullable): a fraction, or %NULL for any frame rate
+ *
+ * Writes @desc as tensor caps (#GST_CUDA_GRAPH_TENSOR_CAPS), its
+ * dimensions innermost first in @desc's layout.
  *
  * Returns: (transfer full): the caps structure of @desc with @framerate
  *
@@ -178,6 +183,8 @@ gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
  * gst_cuda_graph_tensor_caps_get_size:
  * @caps: caps, from anywhere
  * @size: (out): bytes of one buffer of @caps
+ *
+ * Works out the size of one tensor buffer of @caps.
  *
  * Returns: %FALSE when the caps do not say or the product overflows a
  *   #gsize (caps from downstream may say anything)

@@ -22,6 +22,9 @@
 /**
  * gcg_tensor_meta_api_get_type:
  *
+ * The API type of #GcgTensorMeta, for gst_buffer_get_meta() and
+ * gst_meta_api_type_has_tag().
+ *
  * Returns: the #GcgTensorMeta API type, registered on first use
  *
  * Since: 0.2
@@ -78,6 +81,9 @@ tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
 
 /**
  * gcg_tensor_meta_get_info:
+ *
+ * The meta's implementation, for gst_buffer_add_meta(); most callers
+ * want gcg_buffer_add_tensor_meta().
  *
  * Returns: (transfer none): the #GstMetaInfo of #GcgTensorMeta,
  *   registered on first use

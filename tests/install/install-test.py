@@ -24,7 +24,11 @@ against the installed copy only:
     tests/install/check_gst_typelib.py, the metas through GcgGst-1.0;
  4. GStreamer: gst-inspect-1.0 finds cudagraphpreprocess in the installed
     plugin (GST_PLUGIN_PATH_1_0, a registry of its own), and a short
-    pipeline runs it on the CPU backend.
+    pipeline runs it on the CPU backend;
+ 5. the boundary: tests/install/check_exports.py on the installed
+    libgcg-1.0.so and libgcg-gst-1.0.so with their installed GIRs (no
+    testing hook exported; every other exported symbol documented in the
+    GIR with Since:).
 
 `subproject` makes a throwaway project (tests/install/consumer) that
 gets gcg-1.0 through dependency()'s fallback to this source tree (linked
@@ -325,8 +329,19 @@ def check_gst(args, layout, tmp):
     print("# gst-launch-1.0 ... ! cudagraphpreprocess backend=cpu ! ...: ok")
 
 
+def check_exports(args, layout):
+    libs = [("lib", "libgcg-1.0.so", "gir", "Gcg-1.0.gir")]
+    if args.plugin:
+        libs.append(("gst-lib", "libgcg-gst-1.0.so", "gir", "GcgGst-1.0.gir"))
+    cmd = [sys.executable, os.path.join(HERE, "check_exports.py"), "nm"]
+    for lib_dir, lib, _, gir in libs:
+        cmd += [os.path.join(layout.dirs[lib_dir], lib), layout.find(gir)]
+    out = run(cmd)
+    print("".join("# %s\n" % line for line in out.splitlines()), end="")
+
+
 def install(args):
-    tap = Tap(5)
+    tap = Tap(6)
     with tempfile.TemporaryDirectory(prefix="gcg-install-") as tmp:
         destdir = os.path.join(tmp, "destdir")
 
@@ -358,6 +373,11 @@ def install(args):
                   lambda: check_gst(args, layout, tmp),
                   skip=missing or (None if args.plugin else
                                    "no plugin in this build"))
+        tap.check("installed libraries export no testing hook, and every "
+                  "exported symbol is in their GIR with Since:",
+                  lambda: check_exports(args, layout),
+                  skip=missing or (None if args.gi_python else
+                                   "no introspection in this build"))
     return 1 if tap.failed else 0
 
 
