@@ -10,7 +10,8 @@ libgcg-1.0.so and libgcg-gst-1.0.so with their installed GIRs):
  - no testing hook is exported or named in the GIR (fault injection, the
    CPU completion delay, the test kernels: lib/testing/README.md), and the
    library does not even hold the names of the testing environment
-   variables, so it cannot read them;
+   variables (so it cannot read them) nor a test kernel's name (its
+   fatbin has none);
  - every exported symbol is API: in the GIR, documented, with a version
    (`Since:`); the only exceptions are the library's internal `gcg__`
    functions (GCG_PRIVATE_API, declared in no installed header).
@@ -29,8 +30,10 @@ GLIB_GET_TYPE = "{http://www.gtk.org/introspection/glib/1.0}get-type"
 # Names of the testing hooks, in symbols and in GIR entries.
 TESTING = re.compile(r"fault_inject|gcg_?_fault_(parse|arm)|testing"
                      r"|cpu_completion_delay|(^|_)test_")
-# The environment variables only lib/testing reads.
-TESTING_ENV = (b"GCG_FAULT_INJECT", b"GCG_CPU_COMPLETION_DELAY")
+# The environment variables only lib/testing reads, and the prefix of its
+# test kernels' names (a fatbin holds each kernel's name).
+TESTING_BYTES = (b"GCG_FAULT_INJECT", b"GCG_CPU_COMPLETION_DELAY",
+                 b"gcg_test_")
 
 
 def exported(nm, lib):
@@ -71,8 +74,8 @@ def check(nm, lib, gir):
                  for name in entries if TESTING.search(name)]
     with open(lib, "rb") as f:
         data = f.read()
-    problems += ["%s holds %s" % (lib, env.decode())
-                 for env in TESTING_ENV if env in data]
+    problems += ["%s holds %s" % (lib, text.decode())
+                 for text in TESTING_BYTES if text in data]
     public = [s for s in symbols if not s.startswith("gcg__")]
     print("%s: %d symbols exported, %d of them API, each in %s"
           % (lib, len(symbols), len(public), gir))
