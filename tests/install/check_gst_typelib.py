@@ -3,13 +3,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The installed GcgGst-1.0 typelib, as a Python application uses it.
 
-check_gst_typelib.py PREFIX
+check_gst_typelib.py PREFIX [--plugin]
 
 Run with GI_TYPELIB_PATH and LD_LIBRARY_PATH pointing into the installed
 tree under PREFIX (tests/install/install-test.py sets them).  Through
 PyGObject only (no ctypes): attaches a tensor meta, a batch meta and a
 params meta to a buffer, reads each back through GcgGst, and checks that
-the typelib and libgcg-gst-1.0 came from PREFIX.
+the typelib and libgcg-gst-1.0 came from PREFIX.  With --plugin (and
+GST_PLUGIN_PATH_1_0 set to the installed plugin and the system's), also
+reads the tensor meta cudagraphpreprocess attached to its output: the
+plugin and GcgGst share one meta type.
 Exit status 0 on success, 77 when PyGObject or a typelib this needs is
 missing, 1 with a message otherwise.
 """
@@ -97,6 +100,32 @@ def params_meta(buf):
     print("GcgParamsMeta: gamma %.1f applied" % params.gamma)
 
 
+def plugin_tensor_meta():
+    """The meta of a real output: the plugin registered the type through
+    the same libgcg-gst-1.0, so GcgGst finds it."""
+    pipeline = Gst.parse_launch(
+        "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,"
+        "height=48 ! cudagraphpreprocess backend=cpu width=32 height=16 "
+        "! appsink name=sink sync=false")
+    pipeline.set_state(Gst.State.PLAYING)
+    sample = pipeline.get_by_name("sink").emit("try-pull-sample",
+                                               10 * Gst.SECOND)
+    pipeline.set_state(Gst.State.NULL)
+    check(sample is not None, "cudagraphpreprocess gave a buffer")
+    meta = GcgGst.buffer_get_tensor_meta(sample.get_buffer())
+    check(meta is not None, "the output carries a GcgTensorMeta")
+    check((meta.width, meta.height, meta.n_items) == (32, 16, 1),
+          "output tensor meta: %r"
+          % ((meta.width, meta.height, meta.batch, meta.n_items),))
+    item = meta.get_item(0)
+    check((item.roi_width, item.roi_height) == (64, 48),
+          "the item was cut from the whole frame: %dx%d"
+          % (item.roi_width, item.roi_height))
+    print("cudagraphpreprocess output: GcgGst.TensorMeta %dx%d, item 0 "
+          "from a %dx%d region" % (meta.width, meta.height, item.roi_width,
+                                   item.roi_height))
+
+
 def loaded_from(prefix):
     with open("/proc/self/maps") as maps:
         libs = {line.split()[-1] for line in maps
@@ -117,6 +146,8 @@ def main():
     tensor_meta(buf)
     batch_meta(buf)
     params_meta(buf)
+    if "--plugin" in sys.argv[2:]:
+        plugin_tensor_meta()
     loaded_from(prefix)
     return 0
 

@@ -21,7 +21,8 @@ against the installed copy only:
     attaches and reads back the tensor, batch and params metas;
  3. Python: tests/install/check_typelib.py through the installed typelib
     (GI_TYPELIB_PATH) and `gcg` package (PYTHONPATH), and
-    tests/install/check_gst_typelib.py, the metas through GcgGst-1.0;
+    tests/install/check_gst_typelib.py, the metas through GcgGst-1.0
+    (also on the installed cudagraphpreprocess's output);
  4. GStreamer: gst-inspect-1.0 finds cudagraphpreprocess in the installed
     plugin (GST_PLUGIN_PATH_1_0, a registry of its own), and a short
     pipeline runs it on the CPU backend;
@@ -279,18 +280,21 @@ class Skip(Exception):
     pass
 
 
-def check_python_gst(args, layout):
-    """The metas through GcgGst-1.0 (check_gst_typelib.py): exit status
-    77 (no PyGObject or Gst typelib) is a skip."""
-    env = {"GI_TYPELIB_PATH": layout.dirs["typelib"] + ":"
-           + layout.dirs["gst-typelib"],
-           "LD_LIBRARY_PATH": layout.dirs["lib"] + ":"
-           + layout.dirs["gst-lib"]}
+def check_python_gst(args, layout, tmp):
+    """The metas through GcgGst-1.0 (check_gst_typelib.py), also on the
+    installed plugin's output: exit status 77 (no PyGObject or Gst
+    typelib) is a skip."""
+    env = gst_env(layout, tmp, layout.dirs["plugin"] + ":"
+                  + args.gst_pluginsdir, "registry-python.bin")
+    env.update({"GI_TYPELIB_PATH": layout.dirs["typelib"] + ":"
+                + layout.dirs["gst-typelib"],
+                "LD_LIBRARY_PATH": layout.dirs["lib"] + ":"
+                + layout.dirs["gst-lib"]})
     full_env = {k: v for k, v in os.environ.items() if k not in LEAKY}
     full_env.update(env)
     p = subprocess.run([args.gi_python,
                         os.path.join(HERE, "check_gst_typelib.py"),
-                        layout.root], env=full_env, timeout=120,
+                        layout.root, "--plugin"], env=full_env, timeout=120,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     if p.returncode == 77:
@@ -365,7 +369,7 @@ def install(args):
         no_gst = (None if args.plugin else "no plugin in this build")
         tap.check("Python: the tensor, batch and params metas through the "
                   "installed GcgGst-1.0 typelib",
-                  lambda: check_python_gst(args, layout),
+                  lambda: check_python_gst(args, layout, tmp),
                   skip=missing or no_gst or (
                       None if args.gi_python else
                       "no introspection or no PyGObject in this build"))
