@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gcg.h>
+#include "gcg-testing.h"
 
 /* Whether a test that cannot run must fail instead of skipping:
  * GCG_TEST_REQUIRE_GPU set to anything but "" or "0".  The GPU host's

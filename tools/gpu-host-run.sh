@@ -26,9 +26,11 @@ out=${OUT:-gpu-out}
 mkdir -p "$out"
 host_ld=${LD_LIBRARY_PATH:-}
 . .gpu-bundle/env.sh
-# The freshly built library wins over any copy in the bundle, and a fresh
-# registry forgets plugins an earlier run failed to load.
-export LD_LIBRARY_PATH="$PWD/$build/lib:$LD_LIBRARY_PATH"
+# The freshly built libraries (libgcg-1.0, libgcg-gst-1.0) win over any
+# copy in the bundle, and a fresh registry forgets plugins an earlier run
+# failed to load.
+export LD_LIBRARY_PATH="$PWD/$build/lib:$PWD/$build/gst-libs/gcg-gst:\
+$LD_LIBRARY_PATH"
 export GST_REGISTRY="${TMPDIR:-/tmp}/gcg-registry-$$.bin"
 # Every GPU test must run here: a missing driver, device, nvcodec element
 # or PyTorch fails its test instead of skipping it (tests/gcg-test-util.h,

@@ -33,4 +33,11 @@ GCG_PRIVATE_API CUdevice gcg__context_get_cu_device (GcgContext *self);
 GCG_PRIVATE_API CUfunction gcg__context_get_function (GcgContext *self, const gchar *name,
     GError **error);
 
+/* A second kernel image for every context, whose functions
+ * gcg__context_get_function() finds when the library's own module lacks
+ * the name: none in the library; lib/testing (linked by tests only) sets
+ * the test kernels' fatbin, kept out of the library's.  Set it before the
+ * first lookup. */
+GCG_PRIVATE_API void gcg__context_set_extra_kernels (gconstpointer image);
+
 G_END_DECLS

@@ -37,8 +37,19 @@ struct _GcgContext
 
   GMutex module_lock;
   CUmodule module;
+  /* Loaded from extra_image on the first name module lacks. */
+  CUmodule extra_module;
   GHashTable *functions;
 };
+
+/* gcg__context_set_extra_kernels()'s image, or NULL (atomic). */
+static gpointer extra_image;
+
+void
+gcg__context_set_extra_kernels (gconstpointer image)
+{
+  g_atomic_pointer_set (&extra_image, (gpointer) image);
+}
 
 enum
 {
@@ -88,11 +99,15 @@ gcg_context_finalize (GObject *object)
 {
   GcgContext *self = GCG_CONTEXT (object);
 
-  if (self->module) {
+  if (self->module || self->extra_module) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
-    if (gcg__context_guard_enter (&guard, self, NULL))
-      GCG_CU_WARN (cuModuleUnload, self->module);
+    if (gcg__context_guard_enter (&guard, self, NULL)) {
+      if (self->extra_module)
+        GCG_CU_WARN (cuModuleUnload, self->extra_module);
+      if (self->module)
+        GCG_CU_WARN (cuModuleUnload, self->module);
+    }
   }
   if (self->owns_primary)
     GCG_CU_WARN (cuDevicePrimaryCtxRelease, self->cu_device);
@@ -616,6 +631,31 @@ gcg_context_load_kernels (GcgContext *self, GError **error)
   return ok;
 }
 
+/* @name in the library's module, or where that lacks it and a test
+ * program set an extra image (gcg__context_set_extra_kernels()), in that
+ * one, loaded on first use.  The context is current and module_lock
+ * held. */
+static CUfunction
+find_function_locked (GcgContext *self, const gchar *name, GError **error)
+{
+  CUfunction fn = NULL;
+  CUresult res = GCG_CU (cuModuleGetFunction, &fn, self->module, name);
+  gconstpointer image = g_atomic_pointer_get (&extra_image);
+
+  if (res == CUDA_ERROR_NOT_FOUND && image != NULL) {
+    if (self->extra_module == NULL
+        && !GCG_CU_OK (error, cuModuleLoadData, &self->extra_module, image)) {
+      self->extra_module = NULL;
+      return NULL;
+    }
+    res = GCG_CU (cuModuleGetFunction, &fn, self->extra_module, name);
+  }
+  if (!gcg__cuda_result (res, "cuModuleGetFunction", error, __FILE__,
+          __LINE__, G_STRFUNC))
+    return NULL;
+  return fn;
+}
+
 /* Looks up a kernel by its extern "C" name; callers cache the result, the
  * lookup takes a lock. */
 CUfunction
@@ -631,8 +671,7 @@ gcg__context_get_function (GcgContext *self, const gchar *name,
   g_mutex_lock (&self->module_lock);
   if (load_module_locked (self, error)) {
     fn = g_hash_table_lookup (self->functions, name);
-    if (fn == NULL
-        && GCG_CU_OK (error, cuModuleGetFunction, &fn, self->module, name))
+    if (fn == NULL && (fn = find_function_locked (self, name, error)))
       g_hash_table_insert (self->functions, g_strdup (name), fn);
     else if (fn == NULL)
       g_prefix_error (error, "Kernel %s: ", name);

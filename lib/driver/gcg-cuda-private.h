@@ -330,8 +330,8 @@ typedef struct
 /* Filled once by gcg__cuda_load(); read-only afterwards. */
 GCG_PRIVATE_API GcgCudaTable gcg__cuda;
 
-/* Hooks through which the loader asks the layer above it (fault
- * injection, gcg-fault.c) without knowing it.  The init hook runs once,
+/* Hooks through which the loader asks fault injection (lib/testing,
+ * linked by tests only) without knowing it.  The init hook runs once,
  * inside the load, right before cuInit; its error fails the load.  The
  * call hook, while one is set, decides before every driver call whether
  * the call fails and with what. */
@@ -344,11 +344,11 @@ typedef CUresult (*GcgCudaCallHook) (GcgCudaId id);
 gboolean gcg__cuda_load (GcgCudaInitHook init_hook, GError **error);
 gint gcg__cuda_get_driver_version (void);
 GCG_PRIVATE_API const gchar *gcg__cuda_func_name (GcgCudaId id);
-gint gcg__cuda_lookup_func (const gchar *name);
+GCG_PRIVATE_API gint gcg__cuda_lookup_func (const gchar *name);
 
 /* The call hook, a GcgCudaCallHook (atomic; NULL when none). */
 GCG_PRIVATE_API gpointer gcg__cuda_call_hook;
-void gcg__cuda_set_call_hook (GcgCudaCallHook hook);
+GCG_PRIVATE_API void gcg__cuda_set_call_hook (GcgCudaCallHook hook);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_slow (GcgCudaId id);
 GCG_PRIVATE_API CUresult gcg__cuda_fault_last (void);
 

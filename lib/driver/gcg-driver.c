@@ -2,16 +2,25 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The driver's public entry points.  They sit above the loader and fault
- * injection and tie the two together: the first load arms the spec of
- * GCG_FAULT_INJECT before cuInit, so that even cuInit can be made to
- * fail.  Everything in the library that needs the driver comes through
- * gcg_driver_init(), never to the loader directly, so that the first
- * load runs that hook whoever asks for it.
+ * The driver's public entry points, above the loader.  The first load
+ * runs the init hook a test program set (lib/testing's fault injection
+ * arms GCG_FAULT_INJECT there, before cuInit, so that even cuInit can be
+ * made to fail).  Everything in the library that needs the driver comes
+ * through gcg_driver_init(), never to the loader directly, so that the
+ * first load runs that hook whoever asks for it.
  */
 #include "gcg-driver.h"
 #include "gcg-cuda-private.h"
-#include "gcg-fault-private.h"
+#include "gcg-driver-private.h"
+
+/* A GcgCudaInitHook, or NULL (atomic). */
+static gpointer init_hook;
+
+void
+gcg__driver_set_init_hook (GcgCudaInitHook hook)
+{
+  g_atomic_pointer_set (&init_hook, (gpointer) hook);
+}
 
 /**
  * gcg_driver_init:
@@ -29,7 +38,8 @@
 gboolean
 gcg_driver_init (GError **error)
 {
-  return gcg__cuda_load (gcg__fault_arm_from_env, error);
+  return gcg__cuda_load ((GcgCudaInitHook) g_atomic_pointer_get (&init_hook),
+      error);
 }
 
 /**

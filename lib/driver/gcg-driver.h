@@ -18,7 +18,4 @@ gboolean gcg_driver_init (GError **error);
 GCG_API
 gboolean gcg_driver_get_version (gint *version, GError **error);
 
-GCG_API
-gboolean gcg_fault_inject (const gchar *spec, GError **error);
-
 G_END_DECLS

@@ -10,6 +10,6 @@
 G_BEGIN_DECLS
 
 GcgError gcg__cuda_result_to_code (CUresult res);
-const gchar *gcg__cuda_result_name (CUresult res);
+GCG_PRIVATE_API const gchar *gcg__cuda_result_name (CUresult res);
 
 G_END_DECLS

@@ -33,4 +33,12 @@ typedef struct
 GCG_PRIVATE_API void gcg__frame_queue_set_completion (GcgFrameQueue *self,
     const GcgCompletionOps *ops, gpointer data);
 
+/* How many later frames a CPU-backend frame of a new queue reads as
+ * pending.  None in the library (0: done at once); lib/testing, linked by
+ * tests only, sets one that reads GCG_CPU_COMPLETION_DELAY, so that the
+ * in-flight depth is tested without a GPU. */
+typedef guint64 (*GcgCpuDelayHook) (void);
+
+GCG_PRIVATE_API void gcg__frame_queue_set_cpu_delay_hook (GcgCpuDelayHook hook);
+
 G_END_DECLS

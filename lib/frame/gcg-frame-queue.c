@@ -103,7 +103,7 @@ struct _GcgFrameQueue
   guint64 submitted;
   guint64 retired;
   guint64 slot_waits;
-  /* GCG_CPU_COMPLETION_DELAY: see cpu_query(). */
+  /* Frames a CPU frame lags by: see cpu_query(). */
   guint64 cpu_delay;
   gboolean cancelling;
 };
@@ -211,11 +211,11 @@ cpu_record (gpointer data, guint slot, GError **error)
   return TRUE;
 }
 
-/* A CPU frame is done when submit returns; under
- * GCG_CPU_COMPLETION_DELAY=N (tests) it reads as pending until N later
- * frames were submitted or it is waited for, as on a GPU N frames
- * behind, so that the queue's depth, order and slot reuse are exercised
- * without one.  Called from the driving thread only. */
+/* A CPU frame is done when submit returns; in a test program that sets
+ * a delay hook (lib/testing: GCG_CPU_COMPLETION_DELAY=N) it reads as
+ * pending until N later frames were submitted or it is waited for, as on
+ * a GPU N frames behind, so that the queue's depth, order and slot reuse
+ * are exercised without one.  Called from the driving thread only. */
 static GcgCompletion
 cpu_query (gpointer data, guint slot, GError **error)
 {
@@ -233,17 +233,24 @@ cpu_wait (gpointer data, guint slot, GError **error)
 
 static const GcgCompletionOps cpu_ops = { cpu_record, cpu_query, cpu_wait };
 
-/* GCG_CPU_COMPLETION_DELAY as a number of frames: unset, empty or not a
- * number in 0..1000 is 0 (done at once). */
+/* A GcgCpuDelayHook, or NULL (atomic). */
+static gpointer cpu_delay_hook;
+
+void
+gcg__frame_queue_set_cpu_delay_hook (GcgCpuDelayHook hook)
+{
+  g_atomic_pointer_set (&cpu_delay_hook, (gpointer) hook);
+}
+
+/* The delay a new queue's CPU frames lag by: 0 (done at once) without a
+ * hook, and at most 1000 frames whatever the hook says. */
 static guint64
 cpu_completion_delay (void)
 {
-  const gchar *v = g_getenv ("GCG_CPU_COMPLETION_DELAY");
-  guint64 n = 0;
+  GcgCpuDelayHook hook = (GcgCpuDelayHook) g_atomic_pointer_get
+      (&cpu_delay_hook);
 
-  if (v == NULL || !g_ascii_string_to_unsigned (v, 10, 0, 1000, &n, NULL))
-    return 0;
-  return n;
+  return hook ? MIN (hook (), 1000) : 0;
 }
 
 /* --- life cycle ----------------------------------------------------------- */

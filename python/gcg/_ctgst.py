@@ -611,8 +611,8 @@ class AppSink(_Element):
 
 _GUINT_MAX = (1 << 32) - 1
 
-# The GcgParamsMeta custom meta (gst/gstcudagraphparamsmeta.h): the fields
-# the elements read, each a double; gamma must be above 0.
+# The GcgParamsMeta custom meta (gst-libs/gcg-gst/gstcudagraphparamsmeta.h):
+# the fields the elements read, each a double; gamma must be above 0.
 PARAMS_META_NAME = b"GcgParamsMeta"
 PARAMS_FIELDS = ("brightness", "contrast", "gamma", "gain")
 _G_TYPE_DOUBLE = 15 << 2  # G_TYPE_MAKE_FUNDAMENTAL (15)

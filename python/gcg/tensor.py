@@ -3,11 +3,11 @@
 """Zero-copy tensors from `cudagraphpreprocess`, for PyTorch, CuPy and NumPy.
 
 `cudagraphpreprocess` pushes `other/tensors` buffers that carry a
-`GcgTensorMeta` (gst/gstcudagraphtensormeta.h): where the tensor is (host
-memory, or a device pointer into GStreamer's CUDA memory), its shape,
-element type and layout, the CUDA stream it is written on, and how each
-batch item was cut from the frame.  This module reads that meta through
-ctypes and hands the memory out in place::
+`GcgTensorMeta` (gst-libs/gcg-gst/gstcudagraphtensormeta.h): where the
+tensor is (host memory, or a device pointer into GStreamer's CUDA
+memory), its shape, element type and layout, the CUDA stream it is
+written on, and how each batch item was cut from the frame.  This module
+reads that meta through ctypes and hands the memory out in place::
 
     sample = appsink.emit("pull-sample")
     t = gcg.tensor.from_sample(sample)
@@ -236,7 +236,7 @@ _BATCH_HEAD = [
 
 
 class _GcgBatchMeta(ctypes.Structure):
-    # Mirrors GcgBatchMeta (gst/gstcudagraphbatchmeta.h).
+    # Mirrors GcgBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
     _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
 
 

@@ -4,8 +4,8 @@
  */
 #include "gcg-test-gst-batch.h"
 #include "gcg-gst-test-util.h"
-#include "../gst/gstcudagraphbatchmeta.h"
-#include "../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphbatchmeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #include <gcg.h>
 

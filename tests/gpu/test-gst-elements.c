@@ -10,6 +10,7 @@
 #include <gcg.h>
 #include "gcg-gst-test-util.h"
 #include "gcg-cuda-private.h"
+#include "gcg-testing.h"
 #include "common/gcg-test-gst-gpu.h"
 
 #define N_FRAMES 10

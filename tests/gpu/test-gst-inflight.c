@@ -23,7 +23,7 @@
 #include "common/gcg-test-gst-gpu.h"
 #include "gcg-test-util.h"
 
-#include "../../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #define LONG_FRAMES 10000
 #define CPU_FRAMES 300

@@ -24,7 +24,7 @@
 #include "gcg-gst-test-util.h"
 #include "gcg-test-util.h"
 #include "common/gcg-test-gst-gpu.h"
-#include "../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #define CAPS "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
 #define OW 32

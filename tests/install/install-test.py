@@ -16,12 +16,20 @@ against the installed copy only:
     Python package are where pkg-config, GI and GStreamer look under the
     prefix (the same paths relative to it as the system's own);
  2. C: tests/install/gcg-install-check.c built with the installed
-    gcg-1.0.pc (PKG_CONFIG_PATH) runs a frame on the CPU backend;
+    gcg-1.0.pc (PKG_CONFIG_PATH) runs a frame on the CPU backend, and
+    tests/install/gcg-gst-install-check.c built with gcg-gst-1.0.pc
+    attaches and reads back the tensor, batch and params metas;
  3. Python: tests/install/check_typelib.py through the installed typelib
-    (GI_TYPELIB_PATH) and `gcg` package (PYTHONPATH);
+    (GI_TYPELIB_PATH) and `gcg` package (PYTHONPATH), and
+    tests/install/check_gst_typelib.py, the metas through GcgGst-1.0
+    (also on the installed cudagraphpreprocess's output);
  4. GStreamer: gst-inspect-1.0 finds cudagraphpreprocess in the installed
     plugin (GST_PLUGIN_PATH_1_0, a registry of its own), and a short
-    pipeline runs it on the CPU backend.
+    pipeline runs it on the CPU backend;
+ 5. the boundary: tests/install/check_exports.py on the installed
+    libgcg-1.0.so and libgcg-gst-1.0.so with their installed GIRs (no
+    testing hook exported; every other exported symbol documented in the
+    GIR with Since:).
 
 `subproject` makes a throwaway project (tests/install/consumer) that
 gets gcg-1.0 through dependency()'s fallback to this source tree (linked
@@ -89,6 +97,9 @@ class Tap:
             return None
         try:
             result = fn()
+        except Skip as e:
+            print("ok %d - %s # SKIP %s" % (self.n, name, e), flush=True)
+            return None
         except (Failure, subprocess.TimeoutExpired, OSError) as e:
             self.failed += 1
             print("not ok %d - %s" % (self.n, name))
@@ -186,6 +197,11 @@ def check_layout(args, layout):
         layout.expect("gir", "Gcg-1.0.gir", "datadir",
                       system_subdir(args, gi, "girdir", "datadir"))
     if args.plugin:
+        layout.expect("gst-lib", "libgcg-gst-1.0.so.0", "libdir")
+        layout.expect("gst-pc", "gcg-gst-1.0.pc", "libdir", "pkgconfig")
+        if args.gi_python:
+            layout.expect("gst-typelib", "GcgGst-1.0.typelib", "libdir",
+                          system_subdir(args, gi, "typelibdir", "libdir"))
         layout.expect("plugin", "libgstcudagraph.so", "libdir",
                       system_subdir(args, "gstreamer-1.0", "pluginsdir",
                                     "libdir"))
@@ -193,28 +209,28 @@ def check_layout(args, layout):
         print("# %s: PREFIX/%s" % (what, os.path.relpath(d, layout.root)))
 
 
-TENSOR_META_SRC = """#include <gcg/gstcudagraphtensormeta.h>
-GcgTensorMeta *get (GstBuffer *b);
-GcgTensorMeta *get (GstBuffer *b) { return gcg_buffer_get_tensor_meta (b); }
-"""
-
-
 def pc_dir(layout, tmp):
-    """The folder of the installed gcg-1.0.pc, which is relocatable
-    (prefix=${pcfiledir}/..., meson.build's pkgconfig.relocatable), so
-    PKG_CONFIG_PATH alone finds the copy below the destdir.  A build
-    configured before that option was the default has prefix=PREFIX: then
-    a copy whose prefix line is the destdir's is used instead."""
-    with open(os.path.join(layout.dirs["pc"], "gcg-1.0.pc")) as f:
-        lines = f.read().splitlines()
-    if lines[0].startswith("prefix=${pcfiledir}"):
+    """The folder of the installed gcg-1.0.pc and gcg-gst-1.0.pc, which
+    are relocatable (prefix=${pcfiledir}/..., meson.build's
+    pkgconfig.relocatable), so PKG_CONFIG_PATH alone finds the copy below
+    the destdir.  A build configured before that option was the default
+    has prefix=PREFIX: then copies whose prefix line is the destdir's are
+    used instead."""
+    names = [n for n in ("gcg-1.0.pc", "gcg-gst-1.0.pc")
+             if os.path.isfile(os.path.join(layout.dirs["pc"], n))]
+    with open(os.path.join(layout.dirs["pc"], names[0])) as f:
+        relocatable = f.readline().startswith("prefix=${pcfiledir}")
+    if relocatable:
         return layout.dirs["pc"]
     print("# gcg-1.0.pc not relocatable (reconfigure with "
-          "-Dpkgconfig.relocatable=true): using a copy with its prefix moved")
+          "-Dpkgconfig.relocatable=true): using copies with the prefix moved")
     moved = os.path.join(tmp, "pkgconfig")
     os.makedirs(moved)
-    with open(os.path.join(moved, "gcg-1.0.pc"), "w") as f:
-        f.write("\n".join(["prefix=" + layout.root] + lines[1:]) + "\n")
+    for name in names:
+        with open(os.path.join(layout.dirs["pc"], name)) as f:
+            lines = f.read().splitlines()
+        with open(os.path.join(moved, name), "w") as f:
+            f.write("\n".join(["prefix=" + layout.root] + lines[1:]) + "\n")
     return moved
 
 
@@ -231,14 +247,24 @@ def check_c(args, layout, tmp):
                             exe] + libs)
     run_check_program(exe, layout.root, {"LD_LIBRARY_PATH": layout.dirs["lib"]})
     if args.plugin:
-        # The tensor meta's header, as an application of the plugin uses it.
-        src = os.path.join(tmp, "tensor-meta.c")
-        with open(src, "w") as f:
-            f.write(TENSOR_META_SRC)
-        gst_cflags = run(pc + ["--cflags", "gcg-1.0", "gstreamer-1.0"],
-                         env=env).split()
-        run(args.cc + gst_cflags + ["-Wall", "-Werror", "-fsyntax-only", src])
-        print("# <gcg/gstcudagraphtensormeta.h> compiles")
+        check_c_gst(args, layout, env, tmp)
+
+
+def check_c_gst(args, layout, env, tmp):
+    """The metas' API, as an application of the plugin uses it: only
+    gcg-gst-1.0.pc, which brings gcg-1.0 and gstreamer-1.0."""
+    pc = [args.pkg_config]
+    cflags = run(pc + ["--cflags", "gcg-gst-1.0"], env=env).split()
+    libs = run(pc + ["--libs", "gcg-gst-1.0"], env=env).split()
+    if not any(f == "-L" + layout.dirs["gst-lib"]
+               or f.startswith("-L" + layout.root + "/") for f in libs):
+        raise Failure("no -L into the installed tree: %s" % " ".join(libs))
+    exe = os.path.join(tmp, "gcg-gst-install-check")
+    run(args.cc + cflags + ["-Wall", "-Werror",
+                            os.path.join(HERE, "gcg-gst-install-check.c"),
+                            "-o", exe] + libs)
+    lib_path = layout.dirs["lib"] + ":" + layout.dirs["gst-lib"]
+    run_check_program(exe, layout.root, {"LD_LIBRARY_PATH": lib_path})
 
 
 def check_python(args, layout):
@@ -248,6 +274,35 @@ def check_python(args, layout):
                    "LD_LIBRARY_PATH": layout.dirs["lib"],
                    "PYTHONPATH": layout.dirs["python"]})
     print("".join("# %s\n" % line for line in out.splitlines()), end="")
+
+
+class Skip(Exception):
+    pass
+
+
+def check_python_gst(args, layout, tmp):
+    """The metas through GcgGst-1.0 (check_gst_typelib.py), also on the
+    installed plugin's output: exit status 77 (no PyGObject or Gst
+    typelib) is a skip."""
+    env = gst_env(layout, tmp, layout.dirs["plugin"] + ":"
+                  + args.gst_pluginsdir, "registry-python.bin")
+    env.update({"GI_TYPELIB_PATH": layout.dirs["typelib"] + ":"
+                + layout.dirs["gst-typelib"],
+                "LD_LIBRARY_PATH": layout.dirs["lib"] + ":"
+                + layout.dirs["gst-lib"]})
+    full_env = {k: v for k, v in os.environ.items() if k not in LEAKY}
+    full_env.update(env)
+    p = subprocess.run([args.gi_python,
+                        os.path.join(HERE, "check_gst_typelib.py"),
+                        layout.root, "--plugin"], env=full_env, timeout=120,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if p.returncode == 77:
+        raise Skip(p.stdout.strip() or "exit status 77")
+    if p.returncode != 0:
+        raise Failure("check_gst_typelib.py: exit status %d\n%s"
+                      % (p.returncode, p.stdout))
+    print("".join("# %s\n" % line for line in p.stdout.splitlines()), end="")
 
 
 def gst_env(layout, tmp, plugin_path, registry):
@@ -278,8 +333,19 @@ def check_gst(args, layout, tmp):
     print("# gst-launch-1.0 ... ! cudagraphpreprocess backend=cpu ! ...: ok")
 
 
+def check_exports(args, layout):
+    libs = [("lib", "libgcg-1.0.so", "gir", "Gcg-1.0.gir")]
+    if args.plugin:
+        libs.append(("gst-lib", "libgcg-gst-1.0.so", "gir", "GcgGst-1.0.gir"))
+    cmd = [sys.executable, os.path.join(HERE, "check_exports.py"), "nm"]
+    for lib_dir, lib, _, gir in libs:
+        cmd += [os.path.join(layout.dirs[lib_dir], lib), layout.find(gir)]
+    out = run(cmd)
+    print("".join("# %s\n" % line for line in out.splitlines()), end="")
+
+
 def install(args):
-    tap = Tap(4)
+    tap = Tap(6)
     with tempfile.TemporaryDirectory(prefix="gcg-install-") as tmp:
         destdir = os.path.join(tmp, "destdir")
 
@@ -293,16 +359,29 @@ def install(args):
         layout = tap.check("meson install --destdir: files where the "
                            "system looks under the prefix", do_install)
         missing = "meson install failed" if layout is None else None
-        tap.check("C program against the installed gcg-1.0.pc",
+        tap.check("C programs against the installed gcg-1.0.pc and "
+                  "gcg-gst-1.0.pc",
                   lambda: check_c(args, layout, tmp), skip=missing)
         tap.check("Python through the installed typelib and gcg package",
                   lambda: check_python(args, layout),
                   skip=missing or (None if args.gi_python else
                                    "no introspection in this build"))
+        no_gst = (None if args.plugin else "no plugin in this build")
+        tap.check("Python: the tensor, batch and params metas through the "
+                  "installed GcgGst-1.0 typelib",
+                  lambda: check_python_gst(args, layout, tmp),
+                  skip=missing or no_gst or (
+                      None if args.gi_python else
+                      "no introspection or no PyGObject in this build"))
         tap.check("gst-inspect-1.0 and gst-launch-1.0 on the installed plugin",
                   lambda: check_gst(args, layout, tmp),
                   skip=missing or (None if args.plugin else
                                    "no plugin in this build"))
+        tap.check("installed libraries export no testing hook, and every "
+                  "exported symbol is in their GIR with Since:",
+                  lambda: check_exports(args, layout),
+                  skip=missing or (None if args.gi_python else
+                                   "no introspection in this build"))
     return 1 if tap.failed else 0
 
 

@@ -7,6 +7,7 @@
  */
 #include <gcg.h>
 #include "gcg-fault-private.h"
+#include "gcg-testing.h"
 
 static GcgFaultRule *
 rule (GArray *rules, guint i)

@@ -29,7 +29,7 @@
 
 #include <gcg.h>
 
-#include "../../gst/gstcudagraphbatchmeta.h"
+#include "gstcudagraphbatchmeta.h"
 
 #define DEFAULT_SEED 20261125u
 #define DEFAULT_CASES 1500

@@ -25,8 +25,8 @@
 #include "common/gcg-test-fuzz.h"
 #include "common/gcg-test-gst-batch.h"
 
-#include "../../gst/gstcudagraphbatchmeta.h"
-#include "../../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphbatchmeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #define DEFAULT_SEED 20261125u
 #define DEFAULT_CASES 600

@@ -12,7 +12,7 @@
  */
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst-batch.h"
-#include "../gst/gstcudagraphbatchmeta.h"
+#include "gstcudagraphbatchmeta.h"
 
 #include <gcg.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include "gcg-test-util.h"
 
 #include <gst/controller/controller.h>
-#include "../../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphtensormeta.h"
 
 /* GCC says __SANITIZE_ADDRESS__, clang __has_feature. */
 #if defined(__has_feature)

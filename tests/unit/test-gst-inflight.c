@@ -17,7 +17,7 @@
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst.h"
 
-#include "../../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #define N_FRAMES 50
 #define FRAME_DURATION (GST_SECOND / 30)

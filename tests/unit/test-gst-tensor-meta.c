@@ -14,7 +14,7 @@
  */
 #include "gcg-gst-test-util.h"
 
-#include "../../gst/gstcudagraphtensormeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>

@@ -13,6 +13,7 @@
 #include <gcg.h>
 #include "gcg-context-private.h"
 #include "gcg-fault-private.h"
+#include "gcg-testing.h"
 #include "gcg-child-graph-private.h"
 
 #define FAKE_CTX ((CUcontext) (guintptr) 0xc0)

@@ -6,10 +6,26 @@
 
 #include <gst/gst.h>
 
+#include "gcg-gst-api.h"
+
 G_BEGIN_DECLS
 
-/* The most sources (sink pads) of one batch, and items of one source. */
+/**
+ * GCG_BATCH_META_MAX_SOURCES:
+ *
+ * The most sources (sink pads) of one batch: the size of
+ * #GcgBatchMeta.sources.
+ *
+ * Since: 0.2
+ */
 #define GCG_BATCH_META_MAX_SOURCES 64
+/**
+ * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE:
+ *
+ * The most items of one source in a batch.
+ *
+ * Since: 0.2
+ */
 #define GCG_BATCH_META_MAX_ITEMS_PER_SOURCE 64
 
 /**
@@ -25,6 +41,8 @@ G_BEGIN_DECLS
  *   crop)
  *
  * One stream's frame in a batch.
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -57,6 +75,8 @@ typedef struct
  * One item of the batch tensor: a point (u, v) of the item maps back to
  * `x = u × scale_x + offset_x`, `y = v × scale_y + offset_y` in the
  * source's frame (as gcg_frame_item_map_to_source() does).
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -86,9 +106,12 @@ typedef struct
  *   not copied, and readers check @n_items against it
  *
  * Attached by `cudagraphbatch` to every batch: which stream, frame and
- * rectangle each tensor item holds, and how to map it back.  The API type
- * is registered by the plugin (name "GcgBatchMetaAPI"); this header needs
- * no library to link: use gcg_buffer_get_batch_meta().
+ * rectangle each tensor item holds, and how to map it back.  Its API type
+ * is registered by libgcg-gst-1.0 (name "GcgBatchMetaAPI"), which the
+ * plugin and applications link (pkg-config gcg-gst-1.0): read it with
+ * gcg_buffer_get_batch_meta().
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -103,32 +126,28 @@ typedef struct
   guint n_allocated;
 } GcgBatchMeta;
 
+/**
+ * GCG_BATCH_META_API_NAME:
+ *
+ * The name the #GcgBatchMeta API type is registered under.
+ *
+ * Since: 0.2
+ */
 #define GCG_BATCH_META_API_NAME "GcgBatchMetaAPI"
 
-/**
- * gcg_buffer_get_batch_meta:
- * @buffer: a batch from `cudagraphbatch`
- *
- * Header-only, so applications need not link the plugin.
- *
- * Returns: (transfer none) (nullable): the buffer's #GcgBatchMeta
- */
-static inline GcgBatchMeta *
-gcg_buffer_get_batch_meta (GstBuffer * buffer)
-{
-  GType api = g_type_from_name (GCG_BATCH_META_API_NAME);
-
-  if (api == 0)
-    return NULL;
-  return (GcgBatchMeta *) gst_buffer_get_meta (buffer, api);
-}
-
+GCG_GST_API
 GType gcg_batch_meta_api_get_type (void);
+GCG_GST_API
 const GstMetaInfo *gcg_batch_meta_get_info (void);
-
-/* A meta for @n_items items (at most GCG_BATCH_META_MAX_SOURCES ×
- * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE), zeroed, n_sources 0; NULL when
- * @n_items is out of that range. */
+GCG_GST_API
 GcgBatchMeta *gcg_buffer_add_batch_meta (GstBuffer * buffer, guint n_items);
+GCG_GST_API
+GcgBatchMeta *gcg_buffer_get_batch_meta (GstBuffer * buffer);
+GCG_GST_API
+GcgBatchMetaItem *gcg_batch_meta_get_item (GcgBatchMeta * meta,
+    guint index);
+GCG_GST_API
+GcgBatchMetaSource *gcg_batch_meta_get_source (GcgBatchMeta * meta,
+    guint index);
 
 G_END_DECLS

@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Small kernels used by the gpu test suite and the benchmarks to check the
- * loader, capture and replay.  Per-replay values are read through device
+ * loader, capture and replay.  Built into a fatbin of their own, embedded
+ * in libgcg-testing.a only (lib/testing/meson.build), and found through
+ * gcg__context_get_function() like the library's own kernels.  Per-replay values are read through device
  * pointers (device scalars), never passed by value, so one captured graph
  * serves every replay.
  */

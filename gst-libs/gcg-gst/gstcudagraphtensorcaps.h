@@ -5,23 +5,44 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
+
+#include "gcg-gst-api.h"
 
 G_BEGIN_DECLS
 
-/* NNStreamer's tensor caps as the tensor elements (cudagraphpreprocess,
- * cudagraphbatch) write and read them: `other/tensors, format=static,
- * num_tensors=1, dimensions=d0:d1:d2:d3, types=…`, innermost dimension
- * first (NCHW is W:H:C:N, NHWC C:W:H:N). */
-
+/**
+ * GST_CUDA_GRAPH_TENSOR_CAPS_BODY:
+ *
+ * The fields of NNStreamer's tensor caps as the tensor elements
+ * (cudagraphpreprocess, cudagraphbatch) write and read them:
+ * `other/tensors, format=static, num_tensors=1, dimensions=d0:d1:d2:d3,
+ * types=…`, innermost dimension first (NCHW is W:H:C:N, NHWC C:W:H:N).
+ *
+ * Since: 0.2
+ */
 #define GST_CUDA_GRAPH_TENSOR_CAPS_BODY "format = (string) static, " \
   "num_tensors = (int) 1, types = (string) { float32, float16, uint8 }, " \
   "framerate = (fraction) [ 0/1, MAX ]"
+/**
+ * GST_CUDA_GRAPH_TENSOR_CAPS:
+ *
+ * The tensor caps of the tensor elements, in system memory.
+ *
+ * Since: 0.2
+ */
 #define GST_CUDA_GRAPH_TENSOR_CAPS "other/tensors, " \
   GST_CUDA_GRAPH_TENSOR_CAPS_BODY
 
-/* The tensor caps a src pad template offers: system memory and, built with
- * gstreamer-cuda, CUDA memory. */
+/**
+ * GST_CUDA_GRAPH_TENSOR_SRC_CAPS:
+ *
+ * The tensor caps a src pad template offers: system memory and, where the
+ * includer defines HAVE_GST_CUDA (the plugin built with gstreamer-cuda),
+ * CUDA memory.
+ *
+ * Since: 0.2
+ */
 #ifdef HAVE_GST_CUDA
 #define GST_CUDA_GRAPH_TENSOR_SRC_CAPS GST_CUDA_GRAPH_TENSOR_CAPS \
   "; other/tensors(memory:CUDAMemory), " GST_CUDA_GRAPH_TENSOR_CAPS_BODY
@@ -29,10 +50,25 @@ G_BEGIN_DECLS
 #define GST_CUDA_GRAPH_TENSOR_SRC_CAPS GST_CUDA_GRAPH_TENSOR_CAPS
 #endif
 
-/* What an element with a model attached (gstcudagraphmodel.h) outputs:
- * the model's outputs, any number, rank and type NNStreamer can say. */
+/**
+ * GST_CUDA_GRAPH_MODEL_CAPS_BODY:
+ *
+ * What an element with a model attached outputs: the model's outputs,
+ * any number, rank and type NNStreamer can say.
+ *
+ * Since: 0.2
+ */
 #define GST_CUDA_GRAPH_MODEL_CAPS_BODY "format = (string) static, " \
   "num_tensors = (int) [ 1, 17 ], framerate = (fraction) [ 0/1, MAX ]"
+/**
+ * GST_CUDA_GRAPH_MODEL_SRC_CAPS:
+ *
+ * The src pad template caps of an element with a model attached, in
+ * system memory and (with HAVE_GST_CUDA, as #GST_CUDA_GRAPH_TENSOR_SRC_CAPS)
+ * CUDA memory.
+ *
+ * Since: 0.2
+ */
 #ifdef HAVE_GST_CUDA
 #define GST_CUDA_GRAPH_MODEL_SRC_CAPS "other/tensors, " \
   GST_CUDA_GRAPH_MODEL_CAPS_BODY "; other/tensors(memory:CUDAMemory), " \
@@ -42,7 +78,19 @@ G_BEGIN_DECLS
   GST_CUDA_GRAPH_MODEL_CAPS_BODY
 #endif
 
-/* One tensor description, as caps say it. */
+/**
+ * GstCudaGraphTensorDesc:
+ * @layout: NCHW or NHWC
+ * @type: the element type
+ * @channels: RGB, BGR or GRAY (one channel)
+ * @width: width of each item
+ * @height: height of each item
+ * @batch: items in the tensor (N)
+ *
+ * One tensor description, as caps say it.
+ *
+ * Since: 0.2
+ */
 typedef struct
 {
   GcgTensorLayout layout;
@@ -53,26 +101,23 @@ typedef struct
   guint batch;
 } GstCudaGraphTensorDesc;
 
+GCG_GST_API
 const gchar *gst_cuda_graph_tensor_type_name (GcgTensorType type);
 
-/* The caps structure of @desc with @framerate (NULL: any). */
+GCG_GST_API
 GstStructure *gst_cuda_graph_tensor_structure_new
     (const GstCudaGraphTensorDesc * desc, const GValue * framerate);
 
-/* Reads the first structure of @caps: dims[] innermost first, the type and
- * its size in bytes.  FALSE for anything that is not fixed tensor caps
- * with four dimensions of 1 to G_MAXINT. */
+GCG_GST_API
 gboolean gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
     GcgTensorType * type, gsize * type_size);
 
-/* Width, height and batch of @caps read in @layout's order; FALSE as
- * above. */
+GCG_GST_API
 gboolean gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps,
     GcgTensorLayout layout, GcgTensorType * type, guint * width,
     guint * height, guint * batch);
 
-/* Bytes of one buffer of @caps; FALSE when the caps do not say or the
- * product overflows a gsize (caps from downstream may say anything). */
+GCG_GST_API
 gboolean gst_cuda_graph_tensor_caps_get_size (GstCaps * caps, gsize * size);
 
 G_END_DECLS

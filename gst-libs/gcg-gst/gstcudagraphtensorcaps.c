@@ -3,9 +3,29 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-/* Tensor caps, written and read the same way by every tensor element. */
+/**
+ * SECTION:gstcudagraphtensorcaps
+ * @title: Tensor caps
+ * @short_description: NNStreamer tensor caps, as the tensor elements say them
+ *
+ * Tensor caps, written and read the same way by every tensor element and
+ * by applications that build or read them.
+ *
+ * Since: 0.2
+ */
 #include "gstcudagraphtensorcaps.h"
 
+/**
+ * gst_cuda_graph_tensor_type_name:
+ * @type: a tensor element type
+ *
+ * Names @type as the caps' `types` field does.
+ *
+ * Returns: the name NNStreamer's caps give @type ("float32", "float16",
+ *   "uint8"); "float32" for a value out of range
+ *
+ * Since: 0.2
+ */
 const gchar *
 gst_cuda_graph_tensor_type_name (GcgTensorType type)
 {
@@ -47,6 +67,18 @@ dimensions_string (GcgTensorLayout layout, guint c, guint w, guint h, guint n)
   return g_strdup_printf ("%u:%u:%u:%u", w, h, c, n);
 }
 
+/**
+ * gst_cuda_graph_tensor_structure_new:
+ * @desc: the tensor
+ * @framerate: (nullable): a fraction, or %NULL for any frame rate
+ *
+ * Writes @desc as tensor caps (#GST_CUDA_GRAPH_TENSOR_CAPS), its
+ * dimensions innermost first in @desc's layout.
+ *
+ * Returns: (transfer full): the caps structure of @desc with @framerate
+ *
+ * Since: 0.2
+ */
 GstStructure *
 gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
     const GValue * framerate)
@@ -71,6 +103,21 @@ gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
   return s;
 }
 
+/**
+ * gst_cuda_graph_tensor_caps_parse:
+ * @caps: caps, from anywhere
+ * @dims: (out caller-allocates) (array fixed-size=4): the dimensions,
+ *   innermost first
+ * @type: (out): the element type
+ * @type_size: (out): its size in bytes
+ *
+ * Reads the first structure of @caps.
+ *
+ * Returns: %FALSE for anything that is not fixed tensor caps with four
+ *   dimensions of 1 to G_MAXINT and a type of the elements'
+ *
+ * Since: 0.2
+ */
 gboolean
 gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
     GcgTensorType * type, gsize * type_size)
@@ -101,6 +148,21 @@ gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
   return TRUE;
 }
 
+/**
+ * gst_cuda_graph_tensor_caps_get_shape:
+ * @caps: caps, from anywhere
+ * @layout: the order to read the dimensions in
+ * @type: (out): the element type
+ * @width: (out): width of each item
+ * @height: (out): height of each item
+ * @batch: (out): items in the tensor
+ *
+ * Reads width, height and batch of @caps in @layout's order.
+ *
+ * Returns: %FALSE as gst_cuda_graph_tensor_caps_parse() does
+ *
+ * Since: 0.2
+ */
 gboolean
 gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
     GcgTensorType * type, guint * width, guint * height, guint * batch)
@@ -117,6 +179,18 @@ gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
   return TRUE;
 }
 
+/**
+ * gst_cuda_graph_tensor_caps_get_size:
+ * @caps: caps, from anywhere
+ * @size: (out): bytes of one buffer of @caps
+ *
+ * Works out the size of one tensor buffer of @caps.
+ *
+ * Returns: %FALSE when the caps do not say or the product overflows a
+ *   #gsize (caps from downstream may say anything)
+ *
+ * Since: 0.2
+ */
 gboolean
 gst_cuda_graph_tensor_caps_get_size (GstCaps * caps, gsize * size)
 {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
+
+#include "gcg-gst-api.h"
 
 G_BEGIN_DECLS
 
@@ -16,19 +18,26 @@ G_BEGIN_DECLS
  * attaches to a buffer to override the elements' colour adjustment for that
  * buffer only: its structure's double fields `brightness`, `contrast`,
  * `gamma` and `gain` replace the properties' values.  Registered when the
- * plugin loads; add it with
- * `gst_buffer_add_custom_meta (buf, "GcgParamsMeta")`.
+ * plugin loads, or by gst_cuda_graph_params_meta_register(); add it with
+ * `gst_buffer_add_custom_meta (buf, "GcgParamsMeta")` and set the fields
+ * on gst_custom_meta_get_structure().
+ *
+ * Since: 0.2
  */
 #define GST_CUDA_GRAPH_PARAMS_META_NAME "GcgParamsMeta"
 
+GCG_GST_API
 void gst_cuda_graph_params_meta_register (void);
 
-/* Overrides @params' colour adjustment with the fields of a "GcgParamsMeta"
- * custom meta on @buffer, if there is one. */
+GCG_GST_API
+GstCustomMeta *gst_cuda_graph_buffer_add_params_meta (GstBuffer *buffer,
+    const GstStructure *values);
+
+GCG_GST_API
 void gst_cuda_graph_apply_params_meta (GstObject *self,
     GstBuffer *buffer, GcgFrameParams *params);
 
-/* TRUE when every value is finite (NaN and infinities are refused). */
+GCG_GST_API
 gboolean gst_cuda_graph_values_finite (const gfloat *values, guint n);
 
 G_END_DECLS

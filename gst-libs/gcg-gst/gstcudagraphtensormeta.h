@@ -6,10 +6,33 @@
 
 #include <gst/gst.h>
 
+#include "gcg-gst-api.h"
+
 G_BEGIN_DECLS
 
+/**
+ * GCG_TENSOR_META_MAX_ITEMS:
+ *
+ * How many items #GcgTensorMeta.items holds.
+ *
+ * Since: 0.2
+ */
 #define GCG_TENSOR_META_MAX_ITEMS 64
+/**
+ * GCG_TENSOR_META_MAX_TENSORS:
+ *
+ * How many tensors #GcgTensorMeta.tensors holds.
+ *
+ * Since: 0.2
+ */
 #define GCG_TENSOR_META_MAX_TENSORS 24
+/**
+ * GCG_TENSOR_META_MAX_DIMS:
+ *
+ * How many dimensions #GcgTensorMetaTensor.shape holds.
+ *
+ * Since: 0.2
+ */
 #define GCG_TENSOR_META_MAX_DIMS 8
 
 /**
@@ -28,6 +51,8 @@ G_BEGIN_DECLS
  * How one batch item was made.  A point (u, v) of the item's output maps
  * back to the input frame at
  * `x = roi_x + (u − pad_x) / scale_x`, `y = roi_y + (v − pad_y) / scale_y`.
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -53,6 +78,8 @@ typedef struct
  * @shape: dimensions, outermost first; the tensor is contiguous (C order)
  *
  * One tensor of a buffer that holds several: a model's outputs.
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -70,6 +97,8 @@ typedef struct
  *   #GcgTensorMeta.data
  *
  * Where a tensor lives.
+ *
+ * Since: 0.2
  */
 typedef enum
 {
@@ -115,11 +144,12 @@ typedef enum
  *
  * Attached by `cudagraphpreprocess` and `cudagraphbatch` (next to its
  * #GcgBatchMeta) to every tensor buffer they output, so an application
- * can map detections back to the input frames.  The meta's API type is
- * registered by the plugin (name "GcgTensorMetaAPI").  Applications use
- * gcg_buffer_get_tensor_meta(), defined in this header, and link no
- * library for it: the three functions declared at the end are the
- * plugin's own, and the plugin exports none of them.
+ * can map detections back to the input frames.  Its API type is
+ * registered by libgcg-gst-1.0 (name "GcgTensorMetaAPI"), which the plugin
+ * and applications link (pkg-config gcg-gst-1.0): read it with
+ * gcg_buffer_get_tensor_meta().
+ *
+ * Since: 0.2
  */
 typedef struct
 {
@@ -148,28 +178,28 @@ typedef struct
   GcgTensorMetaTensor tensors[GCG_TENSOR_META_MAX_TENSORS];
 } GcgTensorMeta;
 
+/**
+ * GCG_TENSOR_META_API_NAME:
+ *
+ * The name the #GcgTensorMeta API type is registered under.
+ *
+ * Since: 0.2
+ */
 #define GCG_TENSOR_META_API_NAME "GcgTensorMetaAPI"
 
-/**
- * gcg_buffer_get_tensor_meta:
- * @buffer: a tensor buffer from `cudagraphpreprocess`
- *
- * Header-only, so applications need not link the plugin.
- *
- * Returns: (transfer none) (nullable): the buffer's #GcgTensorMeta
- */
-static inline GcgTensorMeta *
-gcg_buffer_get_tensor_meta (GstBuffer * buffer)
-{
-  GType api = g_type_from_name (GCG_TENSOR_META_API_NAME);
-
-  if (api == 0)
-    return NULL;
-  return (GcgTensorMeta *) gst_buffer_get_meta (buffer, api);
-}
-
+GCG_GST_API
 GType gcg_tensor_meta_api_get_type (void);
+GCG_GST_API
 const GstMetaInfo *gcg_tensor_meta_get_info (void);
+GCG_GST_API
 GcgTensorMeta *gcg_buffer_add_tensor_meta (GstBuffer * buffer);
+GCG_GST_API
+GcgTensorMeta *gcg_buffer_get_tensor_meta (GstBuffer * buffer);
+GCG_GST_API
+GcgTensorMetaItem *gcg_tensor_meta_get_item (GcgTensorMeta * meta,
+    guint index);
+GCG_GST_API
+GcgTensorMetaTensor *gcg_tensor_meta_get_tensor (GcgTensorMeta * meta,
+    guint index);
 
 G_END_DECLS

@@ -12,11 +12,13 @@
  * A release (cuMemFree, cuEventDestroy, ...: gcg__cuda_is_release()) made
  * to fail still releases, then reports the failure: nothing leaks.
  *
- * The loader below knows nothing of this: arming registers a call hook
- * with it (gcg__cuda_set_call_hook()), and gcg_driver_init() hands it
- * gcg__fault_arm_from_env() as the hook to run before cuInit.
+ * Testing only: this file is in libgcg-testing.a, which tests link and
+ * the installed library does not contain.  The loader knows nothing of
+ * it: arming registers a call hook with it (gcg__cuda_set_call_hook()),
+ * and gcg-testing.c gives gcg_driver_init() gcg__fault_arm_from_env() as
+ * the hook to run before cuInit.
  */
-#include "gcg-driver.h"
+#include "gcg-testing.h"
 #include "gcg-error-private.h"
 #include "gcg-fault-private.h"
 
@@ -152,7 +154,7 @@ arm (GArray *rules)
  *   or %NULL to disarm
  * @error: return location for a #GError, or %NULL
  *
- * A testing hook: from now on, the chosen CUDA driver calls made by
+ * A testing hook (libgcg-testing.a, not the installed library): from now on, the chosen CUDA driver calls made by
  * gst-cudagraph fail with the given result, so that error paths can be
  * exercised on a real GPU.  Call counts start from zero at every call of
  * this function.  The environment variable GCG_FAULT_INJECT arms a spec
@@ -165,8 +167,6 @@ arm (GArray *rules)
  *
  * Returns: %TRUE if @spec was valid and is now armed; on error the
  *   previous spec stays armed
- *
- * Since: 0.1
  */
 gboolean
 gcg_fault_inject (const gchar *spec, GError **error)
