@@ -30,7 +30,7 @@
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-fuzz.h"
 
-#include "../../gst/gstcudagraphmodelinfo.h"
+#include "../../gst/elements/gstcudagraphmodelinfo.h"
 
 #define DEFAULT_SEED 20261125u
 #define DEFAULT_CASES 3000

@@ -11,7 +11,7 @@
 
 #include "gcg-gst-test-util.h"
 
-#include "../../gst/gstcudagraphmodelinfo.h"
+#include "../../gst/elements/gstcudagraphmodelinfo.h"
 
 #define PREPROCESS "cudagraphpreprocess backend=cpu"
 #define RGBA_64x48 "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
