@@ -79,6 +79,12 @@ GstCaps *gst_cuda_graph_base_transform_restrict_caps
     (GstCudaGraphBaseTransform * self, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter);
 
+/* Bytes of one buffer of video @caps: a video element's
+ * GstCudaGraphBaseTransformClass.get_caps_size; FALSE when @caps do not
+ * say. */
+gboolean gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
+    GstCaps * caps, gsize * size);
+
 GcgBackend gst_cuda_graph_base_transform_get_active_backend
     (GstCudaGraphBaseTransform *self);
 

@@ -290,3 +290,15 @@ gst_cuda_graph_base_transform_restrict_caps (GstCudaGraphBaseTransform *
   gst_caps_unref (caps);
   return result;
 }
+
+gboolean
+gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
+    GstCaps * caps, gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}

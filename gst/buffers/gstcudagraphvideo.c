@@ -151,15 +151,3 @@ gst_cuda_graph_clip_rect (GcgRect * r, gint frame_w, gint frame_h)
   x1, y1, x2 - x1, y2 - y1};
   return r->width > 0 && r->height > 0;
 }
-
-gboolean
-gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size)
-{
-  GstVideoInfo info;
-
-  if (!gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  *size = GST_VIDEO_INFO_SIZE (&info);
-  return TRUE;
-}

@@ -8,8 +8,6 @@
 #include <gst/video/video.h>
 #include <gcg.h>
 
-#include "gstcudagraphbasetransform.h"
-
 G_BEGIN_DECLS
 
 /* Video frames as the frame chain sees them: formats and colorimetry,
@@ -27,12 +25,6 @@ gboolean gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
 gboolean gst_cuda_graph_describe_video (GstObject * object,
     const GstVideoInfo * info, GcgPixelFormat * format,
     GcgColorMatrix * matrix, gboolean * full_range);
-
-/* Bytes of one buffer of video @caps: a video element's
- * GstCudaGraphBaseTransformClass.get_caps_size; FALSE when @caps do not
- * say. */
-gboolean gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size);
 
 /* Intersects @rect with a frame_w x frame_h frame; FALSE when nothing is
  * left. */
