@@ -6,10 +6,12 @@
 /* Video frames as the frame chain sees them, the same way for every
  * element. */
 #include "gstcudagraphvideo.h"
+#include "gstcudagraphdebug.h"
 #include "gstcudagraphpinnedallocator.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+static GstDebugCategory *video_debug;
+#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&video_debug, \
+    "cudagraphvideo", "cudagraph video frames")
 
 gboolean
 gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,

@@ -10,6 +10,7 @@
  * API. */
 
 #include "gstcudagraphcudainterop.h"
+#include "gstcudagraphdebug.h"
 
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
@@ -19,8 +20,9 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+static GstDebugCategory *interop_debug;
+#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&interop_debug, \
+    "cudagraphcudainterop", "cudagraph interop with GStreamer CUDA memory")
 
 gboolean
 gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps)

@@ -16,11 +16,13 @@
  * on the memory, the frame is copied as before.
  */
 #include "gstcudagraphhostregister.h"
+#include "gstcudagraphdebug.h"
 
 #include "gcg-host-registration-private.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+static GstDebugCategory *host_register_debug;
+#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&host_register_debug, \
+    "cudagraphhostregister", "cudagraph host memory registration")
 
 /* The qdata of a memory we tried: a registration, or REFUSED. */
 #define REFUSED ((gpointer) 1)

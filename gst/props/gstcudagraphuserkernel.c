@@ -19,6 +19,7 @@
  * KEY of its structure, for that frame only.
  */
 #include "gstcudagraphuserkernel.h"
+#include "gstcudagraphdebug.h"
 #include "gstcudagraphparamsmeta.h"
 
 #include "gcg-frame-batch-private.h"
@@ -26,8 +27,9 @@
 #include "gcg-kernel-op-private.h"
 #include "gcg-kernel-stage-private.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
+static GstDebugCategory *user_kernel_debug;
+#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&user_kernel_debug, \
+    "cudagraphuserkernel", "cudagraph user kernels")
 
 enum
 {
