@@ -95,20 +95,9 @@ gboolean gst_cuda_graph_base_transform_get_output_location
     (GstCudaGraphBaseTransform *self, guint64 *device_ptr, gint *device_id,
     GcgStream **stream);
 
-/**
- * GST_CUDA_GRAPH_STATS_REQUEST_NAME:
- *
- * Name of a custom downstream event (GST_EVENT_CUSTOM_DOWNSTREAM, an empty
- * structure of this name) that makes the element post its
- * `cudagraph-stats` element message now, in stream order, as it does at
- * EOS: counters, frames in flight and the memory it holds.
- */
-#define GST_CUDA_GRAPH_STATS_REQUEST_NAME "cudagraph-stats-request"
-
-/* The debug category of the base transform, which the shared helpers
- * (video, params meta, CUDA interop, chain cache) log to as well: set up
- * by every element class, cudagraphbatch included, so those helpers never
- * log to a category nobody made. */
+/* The debug category of the base transform (and of its graph cache), set
+ * up by its class_init.  The helpers every element shares log under
+ * categories of their own (gstcudagraphdebug.h). */
 void gst_cuda_graph_base_transform_debug_init (void);
 
 /* Whether a user kernel is set (kernel-source or kernel-location); call

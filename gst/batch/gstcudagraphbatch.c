@@ -79,7 +79,6 @@
  */
 
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphbasetransform.h"
 #include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
@@ -168,7 +167,6 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_debug, "cudagraphbatch", 0,
       "cudagraphbatch");
-  gst_cuda_graph_base_transform_debug_init ();
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BATCH_PAD, 0);
 }
 

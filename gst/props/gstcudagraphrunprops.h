@@ -81,6 +81,16 @@ gboolean gst_cuda_graph_run_props_get (const GstCudaGraphRunProps * props,
 void gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts * counts,
     guint64 captures, guint64 launches, guint64 eager);
 
+/**
+ * GST_CUDA_GRAPH_STATS_REQUEST_NAME:
+ *
+ * Name of a custom downstream event (GST_EVENT_CUSTOM_DOWNSTREAM, an empty
+ * structure of this name) that makes the element post its
+ * `cudagraph-stats` element message now, in stream order, as it does at
+ * EOS: counters, frames in flight and the memory it holds.
+ */
+#define GST_CUDA_GRAPH_STATS_REQUEST_NAME "cudagraph-stats-request"
+
 /* A new `cudagraph-stats` structure with the fields every element posts
  * first: `backend` (@active's name), `captures`, `replays` and
  * `eager-frames`. */
