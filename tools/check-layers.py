@@ -13,11 +13,16 @@ include: one of its own layer, of a layer it may call, or a base file.  An
 include is looked up as the compiler does with lib/meson.build's include
 path: next to the including file first, then in ROOT and in every layer
 folder; a name found in two layer folders is refused (which one the
-compiler picks would depend on the order of the path).
+compiler picks would depend on the order of the path).  A name found
+nowhere in ROOT may be a header of another library: layers.txt's
+`outside:` line names the folders (relative to ROOT, shell patterns
+allowed) where the build finds those (gst/layers.txt: lib/ and
+gst-libs/), and any layer may include them.
 
 Prints one line per violation, FILE:LINE: what is wrong, and exits 1 if
 there is any, 0 otherwise.  Standard library only.
 """
+import glob
 import os
 import re
 import sys
@@ -32,6 +37,7 @@ class Rules:
         self.top = set()       # paths relative to the root
         self.base = set()      # names (or relative paths) any layer may include
         self.forbid = []       # include prefixes refused everywhere
+        self.outside = []      # folders of other libraries' headers
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 self._parse(path, number, line.split("#", 1)[0].strip())
@@ -50,6 +56,8 @@ class Rules:
             self.base.update(words)
         elif key == "forbid":
             self.forbid.extend(words)
+        elif key == "outside":
+            self.outside.extend(words)
         else:
             unknown = [w for w in words if w not in self.calls]
             if unknown:
@@ -94,14 +102,27 @@ def resolve(root, rules, rel, target):
     return found
 
 
+def outside(root, rules, target):
+    """TRUE when @target is a header of another library: in a folder of
+    layers.txt's `outside:` line."""
+    for pattern in rules.outside:
+        for folder in sorted(glob.glob(os.path.join(root, pattern))):
+            if os.path.isfile(os.path.join(folder, target)):
+                return True
+    return False
+
+
 def check_include(root, rules, rel, layer, target):
     """One include line: None when allowed, else what is wrong."""
     for prefix in rules.forbid:
         if target.startswith(prefix):
             return f"includes {target}: nothing here may include {prefix}"
     found = resolve(root, rules, rel, target)
+    if not found and outside(root, rules, target):
+        return None
     if not found:
-        return f"includes {target}, which is neither in the tree nor a base file"
+        return (f"includes {target}, which is neither in the tree, nor a "
+                f"base file, nor in a folder of `outside:`")
     if len(found) > 1:
         return f"includes {target}, which names {' and '.join(found)}"
     other = layer_of(rules, found[0])

@@ -1,9 +1,12 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/check-layers.py: lib/ passes (every include goes down, every file
-lies in a layer), and the fake tree in tests/data/layers-upward fails with
-exactly its two faults, an upward include and a file outside the layers,
-so the check would catch either in lib/.  Standard library only."""
+"""tools/check-layers.py: lib/ and gst/ pass (every include goes down,
+every file lies in a layer), the fake tree in tests/data/layers-upward
+fails with exactly its two faults, an upward include and a file outside
+the layers, and the fake plugin in tests/data/layers-outside (laid out as
+gst/, with another library's headers beside it) with exactly its two, an
+upward include and a header found nowhere, so the check would catch any
+of them in lib/ or gst/.  Standard library only."""
 import os
 import subprocess
 import sys
@@ -12,6 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SCRIPT = os.path.join(ROOT, "tools", "check-layers.py")
 FIXTURE = os.path.join(ROOT, "tests", "data", "layers-upward")
+PLUGIN_FIXTURE = os.path.join(ROOT, "tests", "data", "layers-outside",
+                              "plugin")
 
 
 def run(tree):
@@ -21,9 +26,9 @@ def run(tree):
     return done.returncode, done.stdout.splitlines()
 
 
-def check_lib():
-    rc, lines = run(os.path.join(ROOT, "lib"))
-    assert rc == 0, "lib/ breaks its layers (see above)"
+def check_tree(name):
+    rc, lines = run(os.path.join(ROOT, name))
+    assert rc == 0, f"{name}/ breaks its layers (see above)"
     assert lines[-1].endswith("every include goes down"), lines
 
 
@@ -37,10 +42,25 @@ def check_fixture():
     assert lines[-1].startswith("2 layering violation(s)"), lines
 
 
+def check_plugin_fixture():
+    rc, lines = run(PLUGIN_FIXTURE)
+    assert rc == 1, f"the plugin fixture was not refused (exit {rc})"
+    faults = sorted(os.path.relpath(line.split(": ", 1)[0], PLUGIN_FIXTURE)
+                    for line in lines[:-1])
+    assert faults == [os.path.join("elements", "missing.c:1"),
+                      os.path.join("helpers", "helper.c:3")], faults
+    text = "\n".join(lines)
+    assert "helpers includes elements/element.h of elements" in text, lines
+    assert "includes nowhere.h, which is neither in the tree" in text, lines
+    assert lines[-1].startswith("2 layering violation(s)"), lines
+
+
 def main():
-    check_lib()
+    check_tree("lib")
+    check_tree("gst")
     check_fixture()
-    print("layers: lib/ passes, the upward fixture fails as it must")
+    check_plugin_fixture()
+    print("layers: lib/ and gst/ pass, the fixtures fail as they must")
     return 0
 
 

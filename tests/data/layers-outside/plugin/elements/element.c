@@ -1,0 +1,10 @@
+#include "elements.h"
+#include "element.h"
+#include "helper.h"
+#include "engine.h"
+
+int
+element (void)
+{
+  return helper () + engine ();
+}

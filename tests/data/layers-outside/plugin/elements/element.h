@@ -1,0 +1,1 @@
+int element_private (void);

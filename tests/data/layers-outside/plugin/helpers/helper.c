@@ -1,0 +1,9 @@
+#include "helper.h"
+#include "engine.h"
+#include "element.h"
+
+int
+helper (void)
+{
+  return engine () + element_private ();
+}

@@ -1,0 +1,8 @@
+#include "config.h"
+#include "elements.h"
+
+int
+plugin (void)
+{
+  return element ();
+}
