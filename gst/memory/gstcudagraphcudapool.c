@@ -78,13 +78,8 @@ gcg_fenced_allocator_init (GcgFencedAllocator * self)
   self->parent_copy = allocator->mem_copy;
   allocator->mem_map = fenced_map;
   allocator->mem_copy = fenced_copy;
-}
-
-gboolean
-gst_cuda_graph_cuda_memory_is_fenced (GstMemory * mem)
-{
-  return mem->allocator && G_TYPE_CHECK_INSTANCE_TYPE (mem->allocator,
-      gcg_fenced_allocator_get_type ());
+  gst_cuda_graph_fence_mark_allocator (allocator,
+      GST_CUDA_GRAPH_FENCE_READERS_DEVICE);
 }
 
 /* One for the process: allocators are stateless here. */

@@ -21,16 +21,7 @@ G_BEGIN_DECLS
 GstBufferPool *gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context,
     GstCaps * caps, gsize tensor_size, guint min_buffers, gsize * size);
 
-/* TRUE when @mem comes from such a pool: its readers wait for its fence. */
-gboolean gst_cuda_graph_cuda_memory_is_fenced (GstMemory * mem);
-
 #else
-
-static inline gboolean
-gst_cuda_graph_cuda_memory_is_fenced (GstMemory * mem)
-{
-  return FALSE;
-}
 
 static inline GstBufferPool *
 gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context, GstCaps * caps,

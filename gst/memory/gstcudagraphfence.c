@@ -8,8 +8,6 @@
  * struct of its own.  Setting one per frame allocates only the first time
  * a memory is used: the pool hands the same memories back. */
 #include "gstcudagraphfence.h"
-#include "gstcudagraphcudapool.h"
-#include "gstcudagraphpinnedallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_fence_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_fence_debug
@@ -46,6 +44,35 @@ fence_free (gpointer data)
   g_clear_object (&fence->marker);
   g_mutex_clear (&fence->lock);
   g_free (fence);
+}
+
+/* As G_DEFINE_QUARK, static: the allocators' qdata. */
+static GQuark
+fence_readers_quark (void)
+{
+  static GQuark quark;
+
+  if (G_UNLIKELY (quark == 0))
+    quark = g_quark_from_static_string ("gst-cuda-graph-fence-readers");
+  return quark;
+}
+
+void
+gst_cuda_graph_fence_mark_allocator (GstAllocator * allocator,
+    GstCudaGraphFenceReaders readers)
+{
+  g_object_set_qdata (G_OBJECT (allocator), fence_readers_quark (),
+      GUINT_TO_POINTER (readers));
+}
+
+/* What @mem's allocator said of its readers. */
+static GstCudaGraphFenceReaders
+readers_of (GstMemory * mem)
+{
+  if (mem->allocator == NULL)
+    return GST_CUDA_GRAPH_FENCE_READERS_NONE;
+  return GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (mem->allocator),
+          fence_readers_quark ()));
 }
 
 /* Sub-memories share their parent's data, so they share its fence. */
@@ -164,7 +191,7 @@ memory_wait_on (GstMemory * mem, GcgStream * stream)
   g_autoptr (GcgFrameQueue) queue = NULL;
   guint64 seq;
 
-  if (!gst_cuda_graph_cuda_memory_is_fenced (mem))
+  if (readers_of (mem) != GST_CUDA_GRAPH_FENCE_READERS_DEVICE)
     return FALSE;
   fence = gst_mini_object_get_qdata (obj, fence_quark ());
   if (fence == NULL)
@@ -202,6 +229,5 @@ gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer)
   if (gst_buffer_n_memory (buffer) != 1)
     return FALSE;
   mem = gst_buffer_peek_memory (buffer, 0);
-  return gst_cuda_graph_is_pinned_memory (mem)
-      || gst_cuda_graph_cuda_memory_is_fenced (mem);
+  return readers_of (mem) != GST_CUDA_GRAPH_FENCE_READERS_NONE;
 }

@@ -22,6 +22,22 @@ G_BEGIN_DECLS
  * GstVideoFrame's and GStreamer's CUDA/GL map flags. */
 #define GST_CUDA_GRAPH_MAP_NO_FENCE (GST_MAP_FLAG_LAST << 12)
 
+/* Who waits for the fence of an allocator's memories: its own map and
+ * copy functions call gst_cuda_graph_fence_wait() (HOST: our pinned host
+ * memory), and DEVICE memory's readers may also queue the wait on their
+ * stream instead (our fenced CUDA memory).  The allocators say so
+ * themselves, so that this file knows none of them. */
+typedef enum
+{
+  GST_CUDA_GRAPH_FENCE_READERS_NONE,
+  GST_CUDA_GRAPH_FENCE_READERS_HOST,
+  GST_CUDA_GRAPH_FENCE_READERS_DEVICE,
+} GstCudaGraphFenceReaders;
+
+/* Marks the memories of @allocator, from its instance init on. */
+void gst_cuda_graph_fence_mark_allocator (GstAllocator * allocator,
+    GstCudaGraphFenceReaders readers);
+
 /* Sets (or moves) @mem's fence; the fence holds a reference on @queue. */
 void gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue,
     guint64 seq);

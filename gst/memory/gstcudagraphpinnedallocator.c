@@ -169,6 +169,8 @@ gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator * self)
   allocator->mem_map = pinned_map;
   allocator->mem_unmap = pinned_unmap;
   allocator->mem_share = pinned_share;
+  gst_cuda_graph_fence_mark_allocator (allocator,
+      GST_CUDA_GRAPH_FENCE_READERS_HOST);
   /* Mapping is cheap (it waits only for a fence), so copies and is_span
    * can use the defaults, which map.  Not
    * CUSTOM_ALLOC: any element may allocate from it (that is what proposing
