@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The example launch lines of cudagraphbatch (gst/gstcudagraphbatch.c):
+# The example launch lines of cudagraphbatch (gst/batch/gstcudagraphbatch.c):
 # four videotestsrc patterns of different formats and sizes batched into
 # one tensor per set of frames.  Uses the plugin in ${BUILD:-build}/gst;
 # runs on the CPU reference backend where there is no GPU

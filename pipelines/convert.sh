@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The example launch lines of cudagraphconvert (gst/gstcudagraphconvert.c).
+# The example launch lines of cudagraphconvert (gst/elements/gstcudagraphconvert.c).
 # Uses the plugin in ${BUILD:-build}/gst; -m prints the element's
 # cudagraph-stats message (backend, captures, replays, eager-frames).
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The example launch lines of cudagraphpreprocess
-# (gst/gstcudagraphpreprocess.c).  Uses the plugin in ${BUILD:-build}/gst.
+# (gst/elements/gstcudagraphpreprocess.c).  Uses the plugin in ${BUILD:-build}/gst.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GST_PLUGIN_PATH="$PWD/${BUILD:-build}/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"

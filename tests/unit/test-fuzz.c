@@ -169,7 +169,7 @@ rand_enum_str (GRand * r, const gchar * const *nicks, guint n)
 }
 
 /* An element refusing a value inside the pspec's range that it cannot
- * use (a mean/std string that does not parse: gst/gstcudagraphrefuse.c)
+ * use (a mean/std string that does not parse: gst/props/gstcudagraphrefuse.c)
  * is expected; any other warning of ours while a property is set is not. */
 static void
 refusal_warning (const gchar * domain, GLogLevelFlags level,
