@@ -248,8 +248,9 @@ reset_counters (GstCudaGraphBatch * self)
   memset (&self->retired, 0, sizeof (self->retired));
   memset (&self->run.counts, 0, sizeof (self->run.counts));
   self->batches = 0;
-  GST_OBJECT_UNLOCK (self);
+  self->dropped_late = 0;
   self->frames = 0;
+  GST_OBJECT_UNLOCK (self);
   self->stats_posted = FALSE;
 }
 
@@ -298,6 +299,7 @@ gst_cuda_graph_batch_stop (GstAggregator * agg)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_batch_reset_window (self);
   gst_cuda_graph_user_kernel_stop (&self->kernel);
   gst_cuda_graph_device_close (&self->dev);
   GST_OBJECT_LOCK (self);
@@ -383,51 +385,31 @@ post_stats (GstCudaGraphBatch * self)
   s = gst_cuda_graph_run_stats_new (self->dev.active, &self->run.counts);
   gst_structure_set (s,
       "batches", G_TYPE_UINT64, self->batches,
-      "frames", G_TYPE_UINT64, self->frames, NULL);
+      "frames", G_TYPE_UINT64, self->frames,
+      "dropped-late", G_TYPE_UINT64, self->dropped_late, NULL);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_device_add_memory_stats (&self->dev, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Pushes one batch of the window's held frames (up to batch-size, pads
+ * taking turns); *@any FALSE when none were held. */
 static GstFlowReturn
-gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
+push_one (GstCudaGraphBatch * self, GList * pads, GList * absent,
+    gboolean * any, GstClockTime * end)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
-  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
   Batch *batch = gst_cuda_graph_batch_new_batch (self);
   GstFlowReturn ret = GST_FLOW_OK;
-  GstClockTime next, end;
-  GList *chosen;
   guint in_flight;
 
-  if (self->engine == NULL) {
-    ret = GST_FLOW_NOT_NEGOTIATED;
+  *any = gst_cuda_graph_batch_fill (self, pads, absent, batch,
+      self->config.max_sources);
+  /* Every frame may have been refused (no caps, crop outside, too small). */
+  if (batch->n == 0)
     goto done;
-  }
-  check_growth (self);
-  /* Controlled properties (scale, offset, pad-value) at the batch's time. */
-  next = gst_aggregator_simple_get_next_time (agg);
-  if (GST_CLOCK_TIME_IS_VALID (next))
-    gst_object_sync_values (GST_OBJECT (self), next);
-  end = gst_cuda_graph_batch_open_window (self, pads);
-  chosen = gst_cuda_graph_batch_choose_pads (self, pads,
-      self->config.max_sources, end);
-  for (GList * l = chosen; l && batch->n < self->config.max_sources;
-      l = l->next)
-    gst_cuda_graph_batch_take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data),
-        batch);
-  g_list_free (chosen);
-  if (batch->n == 0) {
-    if (gst_cuda_graph_batch_all_pads_eos (pads)) {
-      post_stats (self);
-      ret = GST_FLOW_EOS;
-    }
-    else if (timeout)
-      skip_empty_deadline (self);
-    goto done;
-  }
   ret = gst_cuda_graph_batch_push_batch (self, batch);
+  *end = batch->end;
   if (batch->fence == NULL)
     goto done;
   /* The GPU may still read the inputs: they stay until it is done. */
@@ -440,6 +422,64 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
 done:
   if (batch)
     gst_cuda_graph_batch_free_batch (self, batch);
+  return ret;
+}
+
+/* The window is complete: its frames leave, in as many batches as they
+ * need (a batch is pushed when full), and the next window opens.  FALSE
+ * in *@pushed when it held no frame. */
+static GstFlowReturn
+push_window (GstCudaGraphBatch * self, GList * pads, gboolean * pushed)
+{
+  GList *absent = gst_cuda_graph_batch_list_absent (pads);
+  GstClockTime end = GST_CLOCK_TIME_NONE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean any = TRUE;
+
+  *pushed = FALSE;
+  while (ret == GST_FLOW_OK && any) {
+    ret = push_one (self, pads, absent, &any, &end);
+    *pushed |= any;
+  }
+  g_list_free_full (absent, gst_object_unref);
+  if (*pushed)
+    gst_cuda_graph_batch_close_window (self, end);
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
+  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstClockTime next, end;
+  gboolean pushed;
+
+  if (self->engine == NULL) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+  check_growth (self);
+  /* Controlled properties (scale, offset, pad-value) at the batch's time. */
+  next = gst_aggregator_simple_get_next_time (agg);
+  if (GST_CLOCK_TIME_IS_VALID (next))
+    gst_object_sync_values (GST_OBJECT (self), next);
+  end = gst_cuda_graph_batch_open_window (self, pads);
+  /* Not complete: more frames of the window are coming. */
+  if (!gst_cuda_graph_batch_collect (self, pads, end, timeout))
+    goto done;
+  ret = push_window (self, pads, &pushed);
+  if (pushed || ret != GST_FLOW_OK)
+    goto done;
+  if (gst_cuda_graph_batch_all_pads_eos (pads)) {
+    post_stats (self);
+    ret = GST_FLOW_EOS;
+  } else if (timeout) {
+    skip_empty_deadline (self);
+  }
+
+done:
   g_list_free_full (pads, gst_object_unref);
   return ret;
 }

@@ -243,7 +243,8 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   g_assert_cmpuint (GST_BUFFER_PTS (out), ==, pts);
   bm = gcg_buffer_get_batch_meta (out);
   g_assert_nonnull (bm);
-  g_assert_cmpuint (bm->n_sources, ==, n_which);
+  g_assert_cmpuint (bm->n_frames, ==, n_which);
+  gcg_test_batch_check_absent (bm, playing_streams (f) - n_which);
   if (!f->check)
     return out;
   for (i = 0; i < n_which; i++) {
@@ -254,6 +255,23 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   g_assert_cmpuint (bm->n_items, ==, k);
   g_assert_cmpuint (gcg_buffer_get_tensor_meta (out)->n_items, ==, k);
   return out;
+}
+
+void
+gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent)
+{
+  g_assert_cmpuint (bm->n_sources, ==, bm->n_frames + n_absent);
+  for (guint i = bm->n_frames; i < bm->n_sources; i++) {
+    const GcgBatchMetaSource *src = &bm->sources[i];
+
+    g_assert_nonnull (src->pad_name);
+    g_assert_cmpuint (src->n_items, ==, 0);
+    g_assert_cmpuint (src->pts, ==, GST_CLOCK_TIME_NONE);
+    g_assert_cmpuint (src->running_time, ==, GST_CLOCK_TIME_NONE);
+    g_assert_cmpuint (src->width, ==, 0);
+  }
+  for (guint k = 0; k < bm->n_items; k++)
+    g_assert_cmpuint (bm->items[k].source, <, bm->n_frames);
 }
 
 void

@@ -7,6 +7,8 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 
+#include "../../gst/gstcudagraphbatchmeta.h"
+
 /* cudagraphbatch under test: one GstHarness per sink pad (the first also
  * holds the src pad, on a test clock), and per stream a
  * cudagraphpreprocess harness that every batch is checked against, byte
@@ -77,3 +79,7 @@ GstBuffer *gcg_test_batch_run (GcgTestBatch * f, const guint * which,
 void gcg_test_batch_vary_rois (guint stream, guint frame, GstBuffer * buf);
 
 void gcg_test_batch_check_dims (GcgTestBatch * f, const gchar * dims);
+
+/* @bm lists @n_absent streams with no frame after its frames: empty
+ * slots (no item, no time, no size), and no item names one. */
+void gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent);
