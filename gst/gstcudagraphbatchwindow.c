@@ -164,17 +164,23 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* No window yet and nothing held: after a flush or a new start. */
+/* No window yet and nothing held: after a flush or a new start.  A fixed
+ * window's length is known already, so the latency reported before the
+ * first frame includes it. */
 void
 gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self)
 {
   GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
+  GstClockTime fixed;
 
   for (GList * l = pads; l; l = l->next)
     gst_cuda_graph_batch_pad_clear_held (l->data);
   g_list_free_full (pads, gst_object_unref);
+  GST_OBJECT_LOCK (self);
+  fixed = self->batch_duration;
+  GST_OBJECT_UNLOCK (self);
   self->window_start = GST_CLOCK_TIME_NONE;
-  set_window_duration (self, GST_CLOCK_TIME_NONE);
+  set_window_duration (self, fixed > 0 ? fixed : GST_CLOCK_TIME_NONE);
 }
 
 /* --- late frames --------------------------------------------------------- */

@@ -391,6 +391,177 @@ test_timeout (void)
   gcg_test_batch_clear (&f);
 }
 
+/* Frame @k of a 30 fps stream, at its exact time (k/30 s, so that frame
+ * 3 starts a 100 ms window rather than ending the one before). */
+static GstBuffer *
+frame_at (GcgTestStream * s, guint k)
+{
+  return gcg_test_batch_frame (s->caps, s->seed + k,
+      gst_util_uint64_scale (k, GST_SECOND, 30));
+}
+
+/* Pushes frames 0 .. n_frames - 1 of one stream, then EOS. */
+typedef struct
+{
+  GcgTestStream *s;
+  guint n_frames;
+} FramePusher;
+
+static gpointer
+push_then_eos (gpointer data)
+{
+  FramePusher *p = data;
+
+  for (guint k = 0; k < p->n_frames; k++)
+    if (gst_harness_push (p->s->h, frame_at (p->s, k)) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (p->s->h, gst_event_new_eos ());
+  return NULL;
+}
+
+/* Three 30 fps streams into windows of 100 ms (three frames each), one
+ * per batch-strategy: sink_0 all (its three frames, in order), sink_1
+ * first-in-batch (frame 0 of the window), sink_2 last-in-batch (frame 2).
+ * Without batch-duration the windows were one frame long; without the
+ * strategies every stream gave all three frames (nine, two batches).
+ * The frames passed over are not late. */
+static void
+test_strategies (void)
+{
+  static const guint expect[2][5][2] = {
+    {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 2}},
+    {{0, 3}, {0, 4}, {0, 5}, {1, 3}, {2, 5}},
+  };
+  static const gchar *strategies[] = { "all", "first-in-batch",
+    "last-in-batch"
+  };
+  FramePusher pushers[3];
+  GThread *threads[3];
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=5 batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 3; i++) {
+    pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i * 10);
+    pushers[i].n_frames = 6;
+    gst_harness_set_live (pushers[i].s->h, FALSE);
+    gst_util_set_object_arg (G_OBJECT (pushers[i].s->pad), "batch-strategy",
+        strategies[i]);
+  }
+  for (guint i = 0; i < 3; i++)
+    threads[i] = g_thread_new ("pusher", push_then_eos, &pushers[i]);
+  for (guint b = 0; b < 2; b++) {
+    GstBuffer *out = gst_harness_pull (f.out);
+    GcgBatchMeta *bm;
+
+    g_assert_nonnull (out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->window_duration, ==, 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->n_frames, ==, 5);
+    for (guint k = 0; k < 5; k++) {
+      g_autofree gchar *name = g_strdup_printf ("sink_%u", expect[b][k][0]);
+
+      g_assert_cmpstr (bm->sources[k].pad_name, ==, name);
+      g_assert_cmpuint (bm->sources[k].pts, ==,
+          gst_util_uint64_scale (expect[b][k][1], GST_SECOND, 30));
+    }
+    gst_buffer_unref (out);
+  }
+  for (guint i = 0; i < 3; i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 0);
+  gcg_test_batch_clear (&f);
+}
+
+/* A live frame that comes after its window's batch left (later than the
+ * timeout) is dropped, counted and reported with a QoS message; it used to
+ * go into the next batch, next to frames of another moment. */
+static void
+test_late (void)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  g_autoptr (GstMessage) qos = NULL;
+  GcgBatchMeta *bm;
+  GstBuffer *out;
+  GcgTestBatch f;
+  guint64 processed, dropped;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "timeout=10000000", 1);
+  f.check = FALSE;
+  gst_element_set_bus (f.batch, bus);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  for (guint i = 0; i < 2; i++)
+    gcg_test_batch_push (&f.streams[i], frame_at (&f.streams[i], 0));
+  gst_buffer_unref (gst_harness_pull (f.out));
+  /* Window 1 leaves at its deadline without sink_1. */
+  gcg_test_batch_push (&f.streams[0], frame_at (&f.streams[0], 1));
+  gst_harness_crank_single_clock_wait (f.out);
+  gst_buffer_unref (gst_harness_pull (f.out));
+  /* sink_1's frame of window 1 comes now: late. */
+  gcg_test_batch_push (&f.streams[1], frame_at (&f.streams[1], 1));
+  gcg_test_batch_push (&f.streams[0], frame_at (&f.streams[0], 2));
+  gst_harness_crank_single_clock_wait (f.out);
+  out = gst_harness_pull (f.out);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpuint (bm->n_frames, ==, 1);
+  g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
+  g_assert_cmpuint (bm->sources[0].running_time, ==,
+      gst_util_uint64_scale (2, GST_SECOND, 30));
+  gcg_test_batch_check_absent (bm, 1);
+  gst_buffer_unref (out);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 1);
+  qos = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
+  g_assert_nonnull (qos);
+  gst_message_parse_qos_stats (qos, NULL, &processed, &dropped);
+  g_assert_cmpuint (dropped, ==, 1);
+  gst_element_set_bus (f.batch, NULL);
+  gcg_test_batch_clear (&f);
+}
+
+/* The LATENCY query with live upstreams (20 ms): upstream's, plus the
+ * window (batch-duration, or one frame when 0), plus the timeout; a fixed
+ * window is in it before the first frame. */
+static void
+test_latency (gconstpointer data)
+{
+  GstClockTime duration = GPOINTER_TO_UINT (data) * GST_MSECOND;
+  GstClockTime upstream = 20 * GST_MSECOND, timeout = 10 * GST_MSECOND;
+  GstClockTime window = duration ? duration : WINDOW;
+  g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT
+      " batch-duration=%" G_GUINT64_FORMAT, timeout, duration);
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 2; i++) {
+    gcg_test_batch_add_stream (&f, CAPS (i), i);
+    gst_harness_set_upstream_latency (f.streams[i].h, upstream);
+  }
+  if (duration)
+    g_assert_cmpuint (gst_harness_query_latency (f.out), ==,
+        upstream + window + timeout);
+  for (guint i = 0; i < 2; i++)
+    gcg_test_batch_push (&f.streams[i], frame_at (&f.streams[i], 0));
+  if (duration) {
+    /* A window of several frames leaves at its deadline. */
+    gst_harness_crank_single_clock_wait (f.out);
+  }
+  gst_buffer_unref (gst_harness_pull (f.out));
+  g_test_message ("latency %" GST_TIME_FORMAT " (upstream %" GST_TIME_FORMAT
+      ", window %" GST_TIME_FORMAT ", timeout %" GST_TIME_FORMAT ")",
+      GST_TIME_ARGS (gst_harness_query_latency (f.out)),
+      GST_TIME_ARGS (upstream), GST_TIME_ARGS (window),
+      GST_TIME_ARGS (timeout));
+  g_assert_cmpuint (gst_harness_query_latency (f.out), ==,
+      upstream + window + timeout);
+  gcg_test_batch_clear (&f);
+}
+
 /* Streams join and leave while playing, and change caps: the tensor keeps
  * its caps (no renegotiation, so no new capture on a GPU). */
 static void
@@ -557,6 +728,12 @@ main (int argc, char **argv)
       test_fair);
   g_test_add_data_func ("/batch/fair/batch-size-2", GUINT_TO_POINTER (2),
       test_fair);
+  g_test_add_func ("/batch/strategies", test_strategies);
+  g_test_add_func ("/batch/late", test_late);
+  g_test_add_data_func ("/batch/latency/frame-window", GUINT_TO_POINTER (0),
+      test_latency);
+  g_test_add_data_func ("/batch/latency/batch-duration",
+      GUINT_TO_POINTER (100), test_latency);
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);
