@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gcg-test-gst-batch.h"
+#include "gcg-test-watchdog.h"
 #include "gcg-gst-test-util.h"
 #include "../gst/gstcudagraphbatchmeta.h"
 #include "../gst/gstcudagraphtensormeta.h"
@@ -74,6 +75,9 @@ gcg_test_batch_init (GcgTestBatch * f, const gchar * backend,
       props ? props : "");
 
   memset (f, 0, sizeof (*f));
+  /* Until gcg_test_batch_clear(): a batch test that hangs (a stream
+   * starved, a push that never returns) fails with the backtraces. */
+  gcg_test_watchdog_arm (GCG_TEST_BATCH_WATCHDOG_S, "a cudagraphbatch test");
   f->batch = gst_parse_launch (desc, NULL);
   g_assert_nonnull (f->batch);
   f->max_rois = max_rois;
@@ -139,6 +143,7 @@ gcg_test_batch_clear (GcgTestBatch * f)
   gst_object_unref (f->batch);
   g_free (f->ref_backend);
   g_free (f->ref_props);
+  gcg_test_watchdog_disarm ();
 }
 
 void

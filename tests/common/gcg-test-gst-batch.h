@@ -20,6 +20,12 @@
 #define GCG_TEST_BATCH_PROPS "width=24 height=20 letterbox=symmetric " \
   "mean=0.5,0.4,0.3 std=0.2,0.25,0.3 pad-value=-2"
 
+/* How long one batch test may take, from gcg_test_batch_init() to
+ * gcg_test_batch_clear(), before the watchdog fails it with every
+ * thread's backtrace (tests/common/gcg-test-watchdog.h): well within
+ * meson's timeout (120 s for the unit suite). */
+#define GCG_TEST_BATCH_WATCHDOG_S 60
+
 typedef struct
 {
   GstHarness *h;
