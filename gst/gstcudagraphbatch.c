@@ -30,19 +30,26 @@
  * are read in place; system memory is uploaded first.  The tensor leaves
  * while the GPU may still write it: mapping it waits for that batch only.
  *
- * Batching: batches are windows of running time one frame long (the
- * shortest frame duration among the streams); a batch takes each stream's
- * head frame if it lies before the window's end, up to batch-size streams
- * (with more, pads take turns; a batch's sources are in pad order).  A
- * fast stream is never held to a slow one's rate, and a stream with no
- * frame in the window is left out of that batch.  Non-live, it waits
- * until every pad has a frame or is at EOS.  Live, a pad with no frame by
- * the deadline (the window's end plus #GstCudaGraphBatch:timeout) is left
- * out of that batch, as nvstreammux's
- * batched-push-timeout does.  EOS when every pad is at EOS.  With
- * batch-size 0 the batch size is the number of sink pads when caps are
- * negotiated; a pad requested beyond it renegotiates (a new capture): set
- * batch-size for streams that come and go.
+ * Batching: a batch holds the frames of one window of running time,
+ * #GstCudaGraphBatch:batch-duration long or (0, the default) one frame
+ * long (the shortest frame duration among the streams); each pad's
+ * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
+ * window it gives (all, the first, the last).  A fast stream is never held
+ * to a slow one's rate, and a stream with no frame in the window is left
+ * out of that batch, listed in the #GcgBatchMeta as an empty slot (never
+ * a repeated frame).  The batch leaves once every stream is done with the
+ * window (its frames cover the window's end, its next frame lies past it,
+ * or EOS); live, at the latest by the deadline (the window's end plus
+ * #GstCudaGraphBatch:timeout, as nvstreammux's batched-push-timeout).
+ * A window with more frames than batch-size leaves in several full
+ * batches, pads taking turns.  A frame that starts before the window
+ * being collected is late: dropped, counted
+ * (#GstCudaGraphBatch:dropped-late) and posted as a QoS message.  The
+ * LATENCY query adds the window and the timeout to upstream's.  EOS when
+ * every pad is at EOS.  With batch-size 0 the batch size is the number
+ * of sink pads when caps are negotiated; a pad requested beyond it
+ * renegotiates (a new capture): set batch-size for streams that come and
+ * go.  docs/cudagraphbatch.md has the whole policy.
  *
  * Values: as #GstCudaGraphPreprocess (mean/std or scale/offset, pad-value,
  * the GcgParamsMeta custom meta per frame).

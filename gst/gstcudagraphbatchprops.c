@@ -138,13 +138,13 @@ gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
 
   g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size",
-          "Most streams in one batch (0 = the number of sink pads at "
-          "negotiation); the tensor holds batch-size x max-rois items",
+          "Most frames (streams) in one batch (0 = the number of sink pads "
+          "at negotiation); the tensor holds batch-size x max-rois items",
           0, GCG_FRAME_BATCH_MAX_SOURCES, DEFAULT_BATCH_SIZE, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint64 ("timeout", "Timeout",
-          "Live sources: how long after the batch's running time a stream "
-          "without a frame is left out of it (ns; the aggregator's "
+          "Live sources: how long after the end of the batch's window a "
+          "stream without a frame is left out of it (ns; the aggregator's "
           "latency: setting one sets the other)", 0, G_MAXUINT64,
           DEFAULT_TIMEOUT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BATCHES,
