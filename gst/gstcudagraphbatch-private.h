@@ -14,7 +14,8 @@
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
  *                                with its values; batches in flight
  *   gstcudagraphbatchwindow.c    which frames a batch takes: windows of
- *                                running time, pads taking turns
+ *                                running time, strategies, late frames,
+ *                                pads taking turns, empty slots
  *   gstcudagraphbatchrun.c       running a batch into its output: staging,
  *                                the engine, fences, metas, timestamps
  */
