@@ -56,6 +56,8 @@ struct _GstCudaGraphBatchPad
   GstVideoInfo info;
   GcgFrameBatchSource source;
   GstCudaGraphBatchPadWindow window;
+  /* A buffer came (atomic: set in the upstream thread). */
+  gint delivered;
 };
 
 G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad,
@@ -66,6 +68,8 @@ static void gst_cuda_graph_batch_pad_set_property (GObject * object,
 static void gst_cuda_graph_batch_pad_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_batch_pad_finalize (GObject * object);
+static gboolean gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *
+    pad, GstAggregator * agg, GstBuffer * buffer);
 
 #define PLAYING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
@@ -87,6 +91,8 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
   gobject_class->set_property = gst_cuda_graph_batch_pad_set_property;
   gobject_class->get_property = gst_cuda_graph_batch_pad_get_property;
   gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
+  GST_AGGREGATOR_PAD_CLASS (klass)->skip_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_pad_skip_buffer);
 
   install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
       "Left column of the stream's crop");
@@ -296,6 +302,22 @@ gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
     g_ref_string_acquire (roi_type);
   GST_OBJECT_UNLOCK (self);
   return roi_type;
+}
+
+/* Never skips: only notes that the stream has started (upstream's
+ * thread, before the buffer is queued). */
+static gboolean
+gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad * pad,
+    GstAggregator * agg, GstBuffer * buffer)
+{
+  g_atomic_int_set (&GST_CUDA_GRAPH_BATCH_PAD (pad)->delivered, TRUE);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad * self)
+{
+  return g_atomic_int_get (&self->delivered);
 }
 
 GstCudaGraphBatchStrategy

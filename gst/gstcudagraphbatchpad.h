@@ -42,6 +42,11 @@ gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
 gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
     gchar * fallback);
 
+/* Whether a buffer ever came on the pad.  (gst_aggregator_pad_is_inactive()
+ * asserts on a pad released meanwhile: it needs the parent.) */
+gboolean gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *
+    self);
+
 /* The pad's batch-strategy. */
 GstCudaGraphBatchStrategy
 gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self);

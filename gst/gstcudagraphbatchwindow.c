@@ -293,7 +293,7 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
  * window. */
 static gboolean
 collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
-    GstClockTime end)
+    GstClockTime end, gboolean live)
 {
   GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD (pad);
   GstBuffer *head;
@@ -311,18 +311,23 @@ collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
     if (!GST_CLOCK_TIME_IS_VALID (end))
       return TRUE;              /* no windows: one frame per batch */
   }
+  /* Live, a stream that never started does not hold the window back (the
+   * aggregator does not wait for it either: ignore-inactive-pads). */
   return held_covers (bpad, end) || gst_aggregator_pad_is_eos (pad)
-      || gst_aggregator_pad_is_inactive (pad);
+      || (live && !gst_cuda_graph_batch_pad_has_delivered (bpad));
 }
 
 gboolean
 gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
     GstClockTime end, gboolean timeout)
 {
+  /* The aggregator's latency is NONE unless its upstream is live. */
+  gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency
+      (GST_AGGREGATOR (self)));
   gboolean done = TRUE;
 
   for (GList * l = pads; l; l = l->next)
-    done &= collect_pad (self, l->data, end);
+    done &= collect_pad (self, l->data, end, live);
   return done || timeout;
 }
 
