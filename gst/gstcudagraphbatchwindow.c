@@ -29,19 +29,22 @@
 
 /* How long a frame of @pad lasts: from the caps' frame rate (steady, so
  * the latency does not move with every buffer), else @buf's duration;
- * NONE when neither says. */
+ * NONE when neither says.  Never 0 (a rate past 1e9/s in the caps): a
+ * window of no time would hold no frame, and the next would start at the
+ * same place. */
 static GstClockTime
 frame_duration (GstCudaGraphBatchPad * pad, GstBuffer * buf)
 {
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
+  GstClockTime d = 0;
 
   if (info != NULL && GST_VIDEO_INFO_FPS_N (info) > 0
       && GST_VIDEO_INFO_FPS_D (info) > 0)
-    return gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
+    d = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
         GST_VIDEO_INFO_FPS_N (info));
-  if (GST_BUFFER_DURATION_IS_VALID (buf) && GST_BUFFER_DURATION (buf) > 0)
-    return GST_BUFFER_DURATION (buf);
-  return GST_CLOCK_TIME_NONE;
+  if (d == 0 && GST_BUFFER_DURATION_IS_VALID (buf))
+    d = GST_BUFFER_DURATION (buf);
+  return d > 0 ? d : GST_CLOCK_TIME_NONE;
 }
 
 static GstClockTime
@@ -52,6 +55,15 @@ min_time (GstClockTime a, GstClockTime b)
   if (!GST_CLOCK_TIME_IS_VALID (b))
     return a;
   return MIN (a, b);
+}
+
+/* @a + @b, both valid, saturated below GST_CLOCK_TIME_NONE: running times
+ * and durations come from upstream and may be huge, and a sum that wraps
+ * would put a window's end before its start. */
+static GstClockTime
+add_time (GstClockTime a, GstClockTime b)
+{
+  return a < GST_CLOCK_TIME_NONE - 1 - b ? a + b : GST_CLOCK_TIME_NONE - 1;
 }
 
 static GstCudaGraphBatchPadWindow *
@@ -135,11 +147,12 @@ gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self, GList * pads)
     return GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (earliest) && !held
       && (!GST_CLOCK_TIME_IS_VALID (self->window_start)
-          || earliest >= self->window_start + self->window_duration))
+          || earliest >= add_time (self->window_start,
+              self->window_duration)))
     skip_gap (self, earliest, fixed > 0);
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return GST_CLOCK_TIME_NONE;
-  return self->window_start + self->window_duration;
+  return add_time (self->window_start, self->window_duration);
 }
 
 /* The window is done (its batches left, or it passed empty): the next one
@@ -154,7 +167,8 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
 
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
       && GST_CLOCK_TIME_IS_VALID (self->window_duration)) {
-    self->window_start += self->window_duration;
+    self->window_start = add_time (self->window_start,
+        self->window_duration);
     next = self->window_start;
   }
   if (!GST_CLOCK_TIME_IS_VALID (next))
@@ -187,12 +201,15 @@ gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self)
 
 /* A frame that starts before the window being collected: its window has
  * left, so it is dropped (never put into a later batch, where it would
- * sit next to frames of another moment), counted and reported. */
+ * sit next to frames of another moment), counted and reported, as a sink
+ * reports a frame it drops (a QoS message with the frames batched and
+ * dropped so far). */
 static void
 drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
     GstClockTime rt)
 {
   guint64 dropped, processed;
+  GstMessage *qos;
 
   GST_OBJECT_LOCK (self);
   dropped = ++self->dropped_late;
@@ -201,13 +218,10 @@ drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
   GST_DEBUG_OBJECT (pad, "late frame at %" GST_TIME_FORMAT ", window starts "
       "at %" GST_TIME_FORMAT ": dropped", GST_TIME_ARGS (rt),
       GST_TIME_ARGS (self->window_start));
-  {
-    GstMessage *qos = gst_message_new_qos (GST_OBJECT (self), TRUE, rt,
-        GST_CLOCK_TIME_NONE, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
-
-    gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
-    gst_element_post_message (GST_ELEMENT (self), qos);
-  }
+  qos = gst_message_new_qos (GST_OBJECT (self), TRUE, rt, GST_CLOCK_TIME_NONE,
+      GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
+  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
+  gst_element_post_message (GST_ELEMENT (self), qos);
   gst_buffer_unref (buf);
 }
 
@@ -285,7 +299,7 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
       : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
-      && rt + dur >= end;
+      && add_time (rt, dur) >= end;
 }
 
 /* Takes @pad's frames for the window ending at @end (NONE: its head frame
@@ -395,7 +409,8 @@ gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
       GstBuffer *buf = g_queue_pop_head (&w->held);
 
       if (GST_CLOCK_TIME_IS_VALID (self->window_start))
-        w->taken_until = self->window_start + self->window_duration;
+        w->taken_until = add_time (self->window_start,
+            self->window_duration);
       gst_cuda_graph_batch_take_frame (self, l->data, buf, batch);
     }
   }

@@ -671,6 +671,47 @@ test_hostile (void)
   gcg_test_batch_clear (&f);
 }
 
+/* Times that break naive sums: a frame rate whose frame lasts 0 ns
+ * (windows of no time used to spin the aggregator: no frame ever fell
+ * inside), and running times next to the end of the clock (a window's
+ * end wrapped before its start).  Batches still leave, then EOS. */
+static void
+test_hostile_times (void)
+{
+  static const gchar *caps =
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=2147483647/1";
+  GstClockTime huge = GST_CLOCK_TIME_NONE - 100;
+  gboolean eos = FALSE;
+  GcgTestBatch f;
+  GstEvent *ev;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  f.check = FALSE;
+  gcg_test_batch_add_stream (&f, caps, 1);
+  gst_harness_set_live (f.streams[0].h, FALSE);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *buf = gcg_test_batch_frame (caps, k, k * GST_MSECOND);
+
+    GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+    gcg_test_batch_push (&f.streams[0], buf);
+    gst_buffer_unref (gst_harness_pull (f.out));
+  }
+  for (guint k = 0; k < 2; k++) {
+    GstBuffer *buf = gcg_test_batch_frame (caps, k, huge + k * 50);
+
+    GST_BUFFER_DURATION (buf) = GST_SECOND;
+    gcg_test_batch_push (&f.streams[0], buf);
+  }
+  gst_buffer_unref (gst_harness_pull (f.out));
+  gcg_test_batch_eos (&f.streams[0]);
+  while (!eos && (ev = gst_harness_pull_event (f.out))) {
+    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  g_assert_true (eos);
+  gcg_test_batch_clear (&f);
+}
+
 /* Answers the allocation query (once the harness has) with a plain
  * buffer pool, as a downstream element that owns its buffers does. */
 static GstPadProbeReturn
@@ -737,6 +778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);
+  g_test_add_func ("/batch/hostile-times", test_hostile_times);
   g_test_add_func ("/batch/downstream-pool", test_downstream_pool);
   return g_test_run ();
 }
