@@ -586,14 +586,26 @@ test_join_leave (void)
   gcg_test_batch_clear (&f);
 }
 
+/* EOS comes out (after whatever other events). */
+static void
+assert_eos_out (GcgTestBatch * f)
+{
+  gboolean eos = FALSE;
+  GstEvent *ev;
+
+  while (!eos && (ev = gst_harness_pull_event (f->out))) {
+    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  g_assert_true (eos);
+}
+
 /* EOS on one pad: the others go on; EOS on all: EOS downstream. */
 static void
 test_eos (void)
 {
   guint second[] = { 1 };
-  gboolean eos = FALSE;
   GcgTestBatch f;
-  GstEvent *ev;
 
   gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
   gcg_test_batch_add_stream (&f, CAPS (0), 1);
@@ -602,11 +614,7 @@ test_eos (void)
   gcg_test_batch_eos (&f.streams[0]);
   run_some (&f, second, 1, 1);
   gcg_test_batch_eos (&f.streams[1]);
-  while (!eos && (ev = gst_harness_pull_event (f.out))) {
-    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  g_assert_true (eos);
+  assert_eos_out (&f);
   gcg_test_batch_clear (&f);
 }
 
@@ -681,9 +689,7 @@ test_hostile_times (void)
   static const gchar *caps =
       "video/x-raw,format=GRAY8,width=8,height=8,framerate=2147483647/1";
   GstClockTime huge = GST_CLOCK_TIME_NONE - 100;
-  gboolean eos = FALSE;
   GcgTestBatch f;
-  GstEvent *ev;
 
   gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
   f.check = FALSE;
@@ -704,11 +710,7 @@ test_hostile_times (void)
   }
   gst_buffer_unref (gst_harness_pull (f.out));
   gcg_test_batch_eos (&f.streams[0]);
-  while (!eos && (ev = gst_harness_pull_event (f.out))) {
-    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  g_assert_true (eos);
+  assert_eos_out (&f);
   gcg_test_batch_clear (&f);
 }
 
