@@ -201,12 +201,16 @@ add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
 
   if (meta == NULL)
     return;
-  meta->streams = g_new0 (GstAnalyticsBatchStream, batch->n);
-  meta->n_streams = batch->n;
+  meta->streams = g_new0 (GstAnalyticsBatchStream, MAX (batch->n, 1));
+  meta->n_streams = 0;
   for (guint s = 0; s < batch->n; s++) {
+    /* One stream per pad: with batch-strategy=all a pad's frames of one
+     * window are consecutive sources. */
+    if (s > 0 && batch->inputs[s].pad == batch->inputs[s - 1].pad)
+      continue;
     /* "sink_%u" */
-    meta->streams[s].index = (guint) strtoul (GST_PAD_NAME (batch->inputs[s].
-            pad) + 5, NULL, 10);
+    meta->streams[meta->n_streams++].index =
+        (guint) strtoul (GST_PAD_NAME (batch->inputs[s].pad) + 5, NULL, 10);
   }
 }
 #else
