@@ -34,10 +34,10 @@
  * #GstCudaGraphBatch:batch-duration long or (0, the default) one frame
  * long (the shortest frame duration among the streams); each pad's
  * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
- * window it gives (all, the first, the last).  A fast stream is never held
- * to a slow one's rate, and a stream with no frame in the window is left
- * out of that batch, listed in the #GcgBatchMeta as an empty slot (never
- * a repeated frame).  The batch leaves once every stream is done with the
+ * window it gives (all, the first, the nearest, the last).  A fast
+ * stream is never held to a slow one's rate, and a stream with no frame
+ * in the window is left out of that batch, listed in the #GcgBatchMeta as
+ * an empty slot (never a repeated frame).  The batch leaves once every stream is done with the
  * window (its frames cover the window's end, its next frame lies past it,
  * or EOS); live, at the latest by the deadline (the window's end plus
  * #GstCudaGraphBatch:timeout, as nvstreammux's batched-push-timeout).

@@ -117,7 +117,9 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
   g_object_class_install_property (gobject_class, PROP_BATCH_STRATEGY,
       g_param_spec_enum ("batch-strategy", "Batch strategy",
           "Which of the stream's frames in a batch's window the batch "
-          "takes: all, the first or the last", GST_TYPE_CUDA_GRAPH_BATCH_STRATEGY,
+          "takes: all, the first (with-overlap: the one closest to the "
+          "window's start, up to half a window before or after it) or the "
+          "last", GST_TYPE_CUDA_GRAPH_BATCH_STRATEGY,
           DEFAULT_BATCH_STRATEGY, PLAYING_FLAGS));
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_pad_debug,
@@ -341,5 +343,6 @@ void
 gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad * self)
 {
   g_queue_clear_full (&self->window.held, (GDestroyNotify) gst_buffer_unref);
+  gst_clear_buffer (&self->window.spare);
   self->window.taken_until = GST_CLOCK_TIME_NONE;
 }

@@ -59,6 +59,9 @@ typedef struct
 {
   GQueue held;                  /* GstBuffer*, owned, oldest first */
   GstClockTime taken_until;
+  /* first-in-batch-with-overlap: its last unused frame of the half window
+   * before the window's start (owned), a candidate for the window. */
+  GstBuffer *spare;
 } GstCudaGraphBatchPadWindow;
 
 GstCudaGraphBatchPadWindow *

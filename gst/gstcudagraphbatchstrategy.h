@@ -16,6 +16,11 @@ G_BEGIN_DECLS
  * @GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH: only the first frame
  *   that starts inside the window; the stream's other frames of that
  *   window are dropped
+ * @GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP: one frame,
+ *   the one that starts closest to the window's start among: the stream's
+ *   last unused frame that started at most half a window earlier, the
+ *   first frame that starts inside the window and, when neither is there,
+ *   a frame that starts at most half a window after the window's end
  * @GST_CUDA_GRAPH_BATCH_STRATEGY_LAST_IN_BATCH: only the last frame that
  *   starts inside the window (the freshest): the batch waits until the
  *   stream shows a frame past the window, reaches EOS or (live) the
@@ -31,6 +36,7 @@ typedef enum
 {
   GST_CUDA_GRAPH_BATCH_STRATEGY_ALL,
   GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH,
+  GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP,
   GST_CUDA_GRAPH_BATCH_STRATEGY_LAST_IN_BATCH,
 } GstCudaGraphBatchStrategy;
 

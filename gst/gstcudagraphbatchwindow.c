@@ -72,8 +72,33 @@ pad_window (gpointer pad)
   return gst_cuda_graph_batch_pad_get_window (GST_CUDA_GRAPH_BATCH_PAD (pad));
 }
 
+static GstCudaGraphBatchStrategy
+strategy_of (gpointer pad)
+{
+  return gst_cuda_graph_batch_pad_get_strategy (GST_CUDA_GRAPH_BATCH_PAD
+      (pad));
+}
+
+/* One frame per window, the first (or, with overlap, the nearest). */
+static gboolean
+takes_first (gpointer pad)
+{
+  GstCudaGraphBatchStrategy st = strategy_of (pad);
+
+  return st == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH
+      || st == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP;
+}
+
+static gboolean
+overlaps (gpointer pad)
+{
+  return strategy_of (pad)
+      == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP;
+}
+
 /* The earliest head frame's running time and the shortest frame duration
- * among @pads' head frames; whether any pad holds frames. */
+ * among @pads' head frames; whether any pad holds frames (a spare
+ * included). */
 static gboolean
 scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
 {
@@ -84,7 +109,8 @@ scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
     GstAggregatorPad *pad = l->data;
     GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
 
-    held |= !g_queue_is_empty (&pad_window (pad)->held);
+    held |= !g_queue_is_empty (&pad_window (pad)->held)
+        || pad_window (pad)->spare != NULL;
     if (head == NULL)
       continue;
     *earliest = min_time (*earliest,
@@ -225,9 +251,20 @@ drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
   gst_buffer_unref (buf);
 }
 
+/* Half a window before its start: how early a first-in-batch-with-overlap
+ * frame may start. */
+static GstClockTime
+overlap_start (GstCudaGraphBatch * self)
+{
+  GstClockTime half = self->window_duration / 2;
+
+  return self->window_start > half ? self->window_start - half : 0;
+}
+
 /* Drops @pad's head frames that start before the window: late ones
  * (counted), or, for first-in-batch, ones of a window the pad already had
- * its frame in (passed over). */
+ * its frame in (passed over).  With overlap, one that starts at most half
+ * a window early is kept as the pad's spare instead (the latest such). */
 static void
 drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad)
 {
@@ -243,9 +280,11 @@ drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad)
     if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= self->window_start)
       return;
     head = gst_aggregator_pad_pop_buffer (pad);
-    if (gst_cuda_graph_batch_pad_get_strategy (GST_CUDA_GRAPH_BATCH_PAD (pad))
-        == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH
-        && GST_CLOCK_TIME_IS_VALID (w->taken_until) && rt < w->taken_until) {
+    if (overlaps (pad) && rt >= overlap_start (self)) {
+      gst_clear_buffer (&w->spare);
+      w->spare = head;
+    } else if (takes_first (pad) && GST_CLOCK_TIME_IS_VALID (w->taken_until)
+        && rt < w->taken_until) {
       GST_LOG_OBJECT (pad, "passing over a frame at %" GST_TIME_FORMAT,
           GST_TIME_ARGS (rt));
       gst_buffer_unref (head);
@@ -266,6 +305,7 @@ hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
 
   switch (gst_cuda_graph_batch_pad_get_strategy (pad)) {
     case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH:
+    case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP:
       if (!g_queue_is_empty (held)) {
         gst_buffer_unref (buf);
         return;
@@ -282,7 +322,7 @@ hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
 
 /* Whether @pad's held frames leave no room for another frame of its in
  * the window ending at @end: its last one lasts to the end (or it has its
- * first, for first-in-batch). */
+ * first, for first-in-batch with or without overlap). */
 static gboolean
 held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
 {
@@ -292,14 +332,51 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
 
   if (last == NULL)
     return FALSE;
-  if (gst_cuda_graph_batch_pad_get_strategy (pad)
-      == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH)
+  if (takes_first (pad))
     return TRUE;
   rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD (pad), last);
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
       : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
       && add_time (rt, dur) >= end;
+}
+
+/* With overlap, a stream with no frame for the window ending at @end (none
+ * inside it, no spare) takes its next frame when that starts at most half
+ * a window after the end (@rt). */
+static void
+take_later (GstCudaGraphBatch * self, GstCudaGraphBatchPad * pad,
+    GstClockTime rt, GstClockTime end)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+
+  if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
+      || rt >= add_time (end, self->window_duration / 2))
+    return;
+  hold_frame (pad, gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad)));
+}
+
+/* The window is complete: a pad's spare (with overlap) replaces its frame
+ * from inside or after the window when it starts closer to the window's
+ * start, else it is passed over. */
+static void
+settle_spare (GstCudaGraphBatch * self, GstAggregatorPad * pad)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+  GstBuffer *chosen = g_queue_peek_head (&w->held);
+  GstClockTime spare_rt, chosen_rt;
+
+  if (w->spare == NULL)
+    return;
+  spare_rt = gst_cuda_graph_batch_running_time (pad, w->spare);
+  chosen_rt = chosen ? gst_cuda_graph_batch_running_time (pad, chosen)
+      : GST_CLOCK_TIME_NONE;
+  if (!GST_CLOCK_TIME_IS_VALID (chosen_rt)
+      || self->window_start - spare_rt <= chosen_rt - self->window_start) {
+    g_queue_clear_full (&w->held, (GDestroyNotify) gst_buffer_unref);
+    g_queue_push_tail (&w->held, g_steal_pointer (&w->spare));
+  }
+  gst_clear_buffer (&w->spare);
 }
 
 /* Takes @pad's frames for the window ending at @end (NONE: its head frame
@@ -319,8 +396,10 @@ collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
 
     gst_buffer_unref (head);
     if (GST_CLOCK_TIME_IS_VALID (end) && GST_CLOCK_TIME_IS_VALID (rt)
-        && rt >= end)
+        && rt >= end) {
+      take_later (self, bpad, rt, end);
       return TRUE;              /* its next frame is past the window */
+    }
     hold_frame (bpad, gst_aggregator_pad_pop_buffer (pad));
     if (!GST_CLOCK_TIME_IS_VALID (end))
       return TRUE;              /* no windows: one frame per batch */
@@ -342,7 +421,11 @@ gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
 
   for (GList * l = pads; l; l = l->next)
     done &= collect_pad (self, l->data, end, live);
-  return done || timeout;
+  if (!done && !timeout)
+    return FALSE;
+  for (GList * l = pads; l; l = l->next)
+    settle_spare (self, l->data);
+  return TRUE;
 }
 
 /* --- batches of the window ----------------------------------------------- */

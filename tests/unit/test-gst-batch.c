@@ -400,6 +400,20 @@ frame_at (GcgTestStream * s, guint k)
       gst_util_uint64_scale (k, GST_SECOND, 30));
 }
 
+/* EOS comes out (after whatever other events). */
+static void
+assert_eos_out (GcgTestBatch * f)
+{
+  gboolean eos = FALSE;
+  GstEvent *ev;
+
+  while (!eos && (ev = gst_harness_pull_event (f->out))) {
+    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  g_assert_true (eos);
+}
+
 /* Pushes frames 0 .. n_frames - 1 of one stream, then EOS. */
 typedef struct
 {
@@ -471,6 +485,52 @@ test_strategies (void)
   }
   for (guint i = 0; i < 3; i++)
     g_thread_join (threads[i]);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 0);
+  gcg_test_batch_clear (&f);
+}
+
+/* first-in-batch-with-overlap against first-in-batch: a 30 fps stream
+ * whose frames after the first start 30 ms late (0, 63, 96, 130, 163,
+ * 196, 230 ms), into 100 ms windows from 0.  first-in-batch takes 0,
+ * 130, 230; with overlap the second window takes 96 (4 ms before its
+ * start, unused) over 130 (30 ms after it), and the third 196 over 230. */
+static GstClockTime
+overlap_pts (guint k)
+{
+  return k ? gst_util_uint64_scale (k, GST_SECOND, 30) + 30 * GST_MSECOND
+      : 0;
+}
+
+static void
+test_overlap (gconstpointer data)
+{
+  gboolean overlap = GPOINTER_TO_INT (data);
+  const guint expect[2][3] = { {0, 3, 6}, {0, 2, 5} };
+  GcgTestBatch f;
+  GcgTestStream *s;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  s = gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gst_harness_set_live (s->h, FALSE);
+  gst_util_set_object_arg (G_OBJECT (s->pad), "batch-strategy", overlap
+      ? "first-in-batch-with-overlap" : "first-in-batch");
+  for (guint k = 0; k < 7; k++)
+    gcg_test_batch_push (s, gcg_test_batch_frame (s->caps, k,
+            overlap_pts (k)));
+  gcg_test_batch_eos (s);
+  for (guint b = 0; b < 3; b++) {
+    GstBuffer *out = gst_harness_pull (f.out);
+    GcgBatchMeta *bm = gcg_buffer_get_batch_meta (out);
+
+    g_assert_cmpuint (bm->n_frames, ==, 1);
+    g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->sources[0].pts, ==, overlap_pts (expect[overlap][b]));
+    gst_buffer_unref (out);
+  }
+  assert_eos_out (&f);
   g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
           "dropped-late"), ==, 0);
   gcg_test_batch_clear (&f);
@@ -584,20 +644,6 @@ test_join_leave (void)
   g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"),
       ==, 4);
   gcg_test_batch_clear (&f);
-}
-
-/* EOS comes out (after whatever other events). */
-static void
-assert_eos_out (GcgTestBatch * f)
-{
-  gboolean eos = FALSE;
-  GstEvent *ev;
-
-  while (!eos && (ev = gst_harness_pull_event (f->out))) {
-    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  g_assert_true (eos);
 }
 
 /* EOS on one pad: the others go on; EOS on all: EOS downstream. */
@@ -773,6 +819,10 @@ main (int argc, char **argv)
       test_fair);
   g_test_add_func ("/batch/strategies", test_strategies);
   g_test_add_func ("/batch/late", test_late);
+  g_test_add_data_func ("/batch/overlap/without", GINT_TO_POINTER (FALSE),
+      test_overlap);
+  g_test_add_data_func ("/batch/overlap/with", GINT_TO_POINTER (TRUE),
+      test_overlap);
   g_test_add_data_func ("/batch/latency/frame-window", GUINT_TO_POINTER (0),
       test_latency);
   g_test_add_data_func ("/batch/latency/batch-duration",
