@@ -536,6 +536,71 @@ test_overlap (gconstpointer data)
   gcg_test_batch_clear (&f);
 }
 
+/* Pushes frames at @pts (GST_CLOCK_TIME_NONE ends the list), then EOS. */
+typedef struct
+{
+  GcgTestStream *s;
+  const GstClockTime *pts;
+} TimedPusher;
+
+static gpointer
+push_times (gpointer data)
+{
+  TimedPusher *p = data;
+
+  for (guint k = 0; GST_CLOCK_TIME_IS_VALID (p->pts[k]); k++)
+    if (gst_harness_push (p->s->h, gcg_test_batch_frame (p->s->caps, k,
+                p->pts[k])) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (p->s->h, gst_event_new_eos ());
+  return NULL;
+}
+
+/* With overlap, a stream with no frame in a window (nor a spare) gives
+ * the frame that starts at most half a window after it: sink_1's frame
+ * at 240 ms goes into the window of 100-200 ms, next to sink_0's frames
+ * of that window. */
+static void
+test_overlap_later (void)
+{
+  static const GstClockTime fast[] = { 0, 50 * GST_MSECOND,
+    100 * GST_MSECOND, 150 * GST_MSECOND, 200 * GST_MSECOND,
+    250 * GST_MSECOND, GST_CLOCK_TIME_NONE
+  };
+  static const GstClockTime slow[] = { 0, 240 * GST_MSECOND,
+    GST_CLOCK_TIME_NONE
+  };
+  TimedPusher pushers[2];
+  GThread *threads[2];
+  GstBuffer *out;
+  GcgBatchMeta *bm;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=4 batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 2; i++) {
+    pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i);
+    pushers[i].pts = i ? slow : fast;
+    gst_harness_set_live (pushers[i].s->h, FALSE);
+  }
+  gst_util_set_object_arg (G_OBJECT (pushers[1].s->pad), "batch-strategy",
+      "first-in-batch-with-overlap");
+  for (guint i = 0; i < 2; i++)
+    threads[i] = g_thread_new ("pusher", push_times, &pushers[i]);
+  gst_buffer_unref (gst_harness_pull (f.out));
+  out = gst_harness_pull (f.out);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpuint (bm->window_start, ==, 100 * GST_MSECOND);
+  g_assert_cmpuint (bm->n_frames, ==, 3);
+  g_assert_cmpstr (bm->sources[2].pad_name, ==, "sink_1");
+  g_assert_cmpuint (bm->sources[2].pts, ==, 240 * GST_MSECOND);
+  gst_buffer_unref (out);
+  for (guint i = 0; i < 2; i++)
+    g_thread_join (threads[i]);
+  gcg_test_batch_clear (&f);
+}
+
 /* A live frame that comes after its window's batch left (later than the
  * timeout) is dropped, counted and reported with a QoS message; it used to
  * go into the next batch, next to frames of another moment. */
@@ -823,6 +888,7 @@ main (int argc, char **argv)
       test_overlap);
   g_test_add_data_func ("/batch/overlap/with", GINT_TO_POINTER (TRUE),
       test_overlap);
+  g_test_add_func ("/batch/overlap/later", test_overlap_later);
   g_test_add_data_func ("/batch/latency/frame-window", GUINT_TO_POINTER (0),
       test_latency);
   g_test_add_data_func ("/batch/latency/batch-duration",
