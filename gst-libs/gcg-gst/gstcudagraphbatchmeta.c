@@ -57,6 +57,7 @@ batch_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
     return FALSE;
   bmeta->n_items = n_items;
   bmeta->n_allocated = n_items;
+  bmeta->window_start = bmeta->window_duration = GST_CLOCK_TIME_NONE;
   bmeta->items = g_new0 (GcgBatchMetaItem, MAX (n_items, 1));
   return TRUE;
 }
@@ -104,6 +105,10 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     dst->sources[i].pad_name = g_strdup (src->sources[i].pad_name);
     dst->sources[i].stream_id = g_strdup (src->sources[i].stream_id);
   }
+  /* n_frames is public too: never past the sources copied. */
+  dst->n_frames = MIN (src->n_frames, dst->n_sources);
+  dst->window_start = src->window_start;
+  dst->window_duration = src->window_duration;
   return TRUE;
 }
 

@@ -32,15 +32,19 @@ G_BEGIN_DECLS
  * GcgBatchMetaSource:
  * @pad_name: the sink pad the frame came on ("sink_0", …)
  * @stream_id: the stream id of that pad's stream-start, or %NULL
- * @pts: the frame's PTS (as it came, before any segment conversion)
- * @running_time: the frame's running time on its pad
- * @width: the frame's width
- * @height: the frame's height
+ * @pts: the frame's PTS (as it came, before any segment conversion);
+ *   %GST_CLOCK_TIME_NONE for a stream with no frame in the batch
+ * @running_time: the frame's running time on its pad (or
+ *   %GST_CLOCK_TIME_NONE, as @pts)
+ * @width: the frame's width (0 for a stream with no frame)
+ * @height: the frame's height (0 for a stream with no frame)
  * @first_item: index of the source's first item in the batch tensor
  * @n_items: items of this source (its ROIs, or 1 for the whole frame or
- *   crop)
+ *   crop; 0 for a stream with no frame)
  *
- * One stream's frame in a batch.
+ * One stream's frame in a batch, or (in the entries from
+ * #GcgBatchMeta.n_frames on) a stream that had no frame in the batch's
+ * window: an empty slot, never a repeated frame.
  *
  * Since: 0.2
  */
@@ -97,13 +101,24 @@ typedef struct
 /**
  * GcgBatchMeta:
  * @meta: the parent #GstMeta
- * @n_sources: sources in the batch (streams that delivered a frame)
- * @sources: the sources, in sink pad order
- * @n_items: items holding data; the tensor's other items are untouched
+ * @n_sources: entries of @sources: the frames (the first @n_frames), then
+ *   the streams with no frame in the batch's window
+ * @sources: the frames, in sink pad order (a pad whose batch-strategy is
+ *   `all` may have several frames in one window: consecutive entries),
+ *   then the streams left out of this batch, in sink pad order, each with
+ *   @n_items 0 and @pts %GST_CLOCK_TIME_NONE
+ * @n_items: items holding data; the tensor's other items are zeroed
  * @items: (array length=n_items): the items, in tensor order
  * @n_allocated: how many items @items holds (Since: 0.2): written once
  *   by gcg_buffer_add_batch_meta(); a meta whose @n_items exceeds it is
  *   not copied, and readers check @n_items against it
+ * @n_frames: how many of @sources hold a frame (Since: 0.2; at most
+ *   @n_sources): every item's source is below it
+ * @window_start: running time where the batch's window starts
+ *   (Since: 0.2), or %GST_CLOCK_TIME_NONE when no frame said how long a
+ *   window lasts
+ * @window_duration: the window's length (Since: 0.2): the element's
+ *   batch-duration, or the shortest frame duration among the streams
  *
  * Attached by `cudagraphbatch` to every batch: which stream, frame and
  * rectangle each tensor item holds, and how to map it back.  Its API type
@@ -124,6 +139,9 @@ typedef struct
 
   /* Since 0.2: appended, so readers of the fields above are unchanged. */
   guint n_allocated;
+  guint n_frames;
+  GstClockTime window_start;
+  GstClockTime window_duration;
 } GcgBatchMeta;
 
 /**
@@ -139,6 +157,11 @@ GCG_GST_API
 GType gcg_batch_meta_api_get_type (void);
 GCG_GST_API
 const GstMetaInfo *gcg_batch_meta_get_info (void);
+
+/* A meta for @n_items items (at most GCG_BATCH_META_MAX_SOURCES ×
+ * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE), zeroed, n_sources and n_frames 0,
+ * no window (GST_CLOCK_TIME_NONE); NULL when @n_items is out of that
+ * range. */
 GCG_GST_API
 GcgBatchMeta *gcg_buffer_add_batch_meta (GstBuffer * buffer, guint n_items);
 GCG_GST_API

@@ -14,7 +14,8 @@
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
  *                                with its values; batches in flight
  *   gstcudagraphbatchwindow.c    which frames a batch takes: windows of
- *                                running time, pads taking turns
+ *                                running time, strategies, late frames,
+ *                                pads taking turns, empty slots
  *   gstcudagraphbatchrun.c       running a batch into its output: staging,
  *                                the engine, fences, metas, timestamps
  */
@@ -62,6 +63,13 @@ typedef struct
   guint64 staging[GCG_FRAME_BATCH_MAX_SOURCES * 3];
   guint n_staging;
   GcgFence *fence;
+  /* The window the frames are from, and the streams with no frame in it
+   * (refs): the batch meta's empty slots. */
+  GstClockTime window_start;
+  GstClockTime window_duration;
+  GstClockTime end;             /* end of its latest frame, once pushed */
+  GstCudaGraphBatchPad *absent[GCG_FRAME_BATCH_MAX_SOURCES];
+  guint n_absent;
 } Batch;
 
 struct _GstCudaGraphBatch
@@ -77,11 +85,13 @@ struct _GstCudaGraphBatch
   /* The user's model after it, per batch (gstcudagraphmodel.h). */
   GstCudaGraphModel model;
   guint batch_size;
+  GstClockTime batch_duration;  /* 0: one frame long */
 
   /* Counters, under the object lock: run.counts is the current engine's
    * plus those of engines replaced by a renegotiation (retired). */
   GstCudaGraphRunCounts retired;
   guint64 batches;
+  guint64 dropped_late;
 
   /* A GstCudaContext offered by the pipeline, under the object lock. */
   GstObject *gst_context;
@@ -92,7 +102,7 @@ struct _GstCudaGraphBatch
   GcgFrameBatchConfig config;
   gsize out_size;
   GstCudaGraphModelLayout layout;       /* the engine's model outputs */
-  guint64 frames;
+  guint64 frames;               /* also under the object lock */
   gboolean stats_posted;
   GQueue pending;               /* Batch*, oldest first */
   GQueue spare;                 /* Batch*, free */
@@ -133,13 +143,22 @@ gboolean gst_cuda_graph_batch_all_pads_eos (GList * pads);
 GstClockTime gst_cuda_graph_batch_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
 void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
-    GstCudaGraphBatchPad * pad, Batch * batch);
+    GstCudaGraphBatchPad * pad, GstBuffer * buffer, Batch * batch);
 
 /* gstcudagraphbatchwindow.c */
 GstClockTime gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self,
     GList * pads);
-GList *gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self,
-    GList * pads, guint max, GstClockTime end);
+/* Takes each pad's frames for the window ending at @end into its held
+ * frames; TRUE when the window is complete (every pad done with it, or
+ * @timeout: the live deadline passed). */
+gboolean gst_cuda_graph_batch_collect (GstCudaGraphBatch * self,
+    GList * pads, GstClockTime end, gboolean timeout);
+GList *gst_cuda_graph_batch_list_absent (GList * pads);
+/* Moves up to @max held frames into @batch (pads taking turns), with the
+ * window and @absent (the streams without a frame in it); FALSE when
+ * no pad held any. */
+gboolean gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
+    GList * absent, Batch * batch, guint max);
 void gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
     GstClockTime fallback);
 void gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self);

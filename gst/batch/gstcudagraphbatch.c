@@ -30,19 +30,26 @@
  * are read in place; system memory is uploaded first.  The tensor leaves
  * while the GPU may still write it: mapping it waits for that batch only.
  *
- * Batching: batches are windows of running time one frame long (the
- * shortest frame duration among the streams); a batch takes each stream's
- * head frame if it lies before the window's end, up to batch-size streams
- * (with more, pads take turns; a batch's sources are in pad order).  A
- * fast stream is never held to a slow one's rate, and a stream with no
- * frame in the window is left out of that batch.  Non-live, it waits
- * until every pad has a frame or is at EOS.  Live, a pad with no frame by
- * the deadline (the window's end plus #GstCudaGraphBatch:timeout) is left
- * out of that batch, as nvstreammux's
- * batched-push-timeout does.  EOS when every pad is at EOS.  With
- * batch-size 0 the batch size is the number of sink pads when caps are
- * negotiated; a pad requested beyond it renegotiates (a new capture): set
- * batch-size for streams that come and go.
+ * Batching: a batch holds the frames of one window of running time,
+ * #GstCudaGraphBatch:batch-duration long or (0, the default) one frame
+ * long (the shortest frame duration among the streams); each pad's
+ * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
+ * window it gives (all, the first, the nearest, the last).  A fast
+ * stream is never held to a slow one's rate, and a stream with no frame
+ * in the window is left out of that batch, listed in the #GcgBatchMeta as
+ * an empty slot (never a repeated frame).  The batch leaves once every stream is done with the
+ * window (its frames cover the window's end, its next frame lies past it,
+ * or EOS); live, at the latest by the deadline (the window's end plus
+ * #GstCudaGraphBatch:timeout, as nvstreammux's batched-push-timeout).
+ * A window with more frames than batch-size leaves in several full
+ * batches, pads taking turns.  A frame that starts before the window
+ * being collected is late: dropped, counted
+ * (#GstCudaGraphBatch:dropped-late) and posted as a QoS message.  The
+ * LATENCY query adds the window and the timeout to upstream's.  EOS when
+ * every pad is at EOS.  With batch-size 0 the batch size is the number
+ * of sink pads when caps are negotiated; a pad requested beyond it
+ * renegotiates (a new capture): set batch-size for streams that come and
+ * go.  docs/cudagraphbatch.md has the whole policy.
  *
  * Values: as #GstCudaGraphPreprocess (mean/std or scale/offset, pad-value,
  * the GcgParamsMeta custom meta per frame).
@@ -247,8 +254,9 @@ reset_counters (GstCudaGraphBatch * self)
   memset (&self->retired, 0, sizeof (self->retired));
   memset (&self->run.counts, 0, sizeof (self->run.counts));
   self->batches = 0;
-  GST_OBJECT_UNLOCK (self);
+  self->dropped_late = 0;
   self->frames = 0;
+  GST_OBJECT_UNLOCK (self);
   self->stats_posted = FALSE;
 }
 
@@ -297,6 +305,7 @@ gst_cuda_graph_batch_stop (GstAggregator * agg)
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_batch_reset_window (self);
   gst_cuda_graph_user_kernel_stop (&self->kernel);
   gst_cuda_graph_device_close (&self->dev);
   GST_OBJECT_LOCK (self);
@@ -395,51 +404,31 @@ post_stats_now (GstCudaGraphBatch * self)
   s = gst_cuda_graph_run_stats_new (self->dev.active, &self->run.counts);
   gst_structure_set (s,
       "batches", G_TYPE_UINT64, self->batches,
-      "frames", G_TYPE_UINT64, self->frames, NULL);
+      "frames", G_TYPE_UINT64, self->frames,
+      "dropped-late", G_TYPE_UINT64, self->dropped_late, NULL);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_device_add_memory_stats (&self->dev, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Pushes one batch of the window's held frames (up to batch-size, pads
+ * taking turns); *@any FALSE when none were held. */
 static GstFlowReturn
-gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
+push_one (GstCudaGraphBatch * self, GList * pads, GList * absent,
+    gboolean * any, GstClockTime * end)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
-  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
   Batch *batch = gst_cuda_graph_batch_new_batch (self);
   GstFlowReturn ret = GST_FLOW_OK;
-  GstClockTime next, end;
-  GList *chosen;
   guint in_flight;
 
-  if (self->engine == NULL) {
-    ret = GST_FLOW_NOT_NEGOTIATED;
+  *any = gst_cuda_graph_batch_fill (self, pads, absent, batch,
+      self->config.max_sources);
+  /* Every frame may have been refused (no caps, crop outside, too small). */
+  if (batch->n == 0)
     goto done;
-  }
-  check_growth (self);
-  /* Controlled properties (scale, offset, pad-value) at the batch's time. */
-  next = gst_aggregator_simple_get_next_time (agg);
-  if (GST_CLOCK_TIME_IS_VALID (next))
-    gst_object_sync_values (GST_OBJECT (self), next);
-  end = gst_cuda_graph_batch_open_window (self, pads);
-  chosen = gst_cuda_graph_batch_choose_pads (self, pads,
-      self->config.max_sources, end);
-  for (GList * l = chosen; l && batch->n < self->config.max_sources;
-      l = l->next)
-    gst_cuda_graph_batch_take_frame (self, GST_CUDA_GRAPH_BATCH_PAD (l->data),
-        batch);
-  g_list_free (chosen);
-  if (batch->n == 0) {
-    if (gst_cuda_graph_batch_all_pads_eos (pads)) {
-      post_stats (self);
-      ret = GST_FLOW_EOS;
-    }
-    else if (timeout)
-      skip_empty_deadline (self);
-    goto done;
-  }
   ret = gst_cuda_graph_batch_push_batch (self, batch);
+  *end = batch->end;
   if (batch->fence == NULL)
     goto done;
   /* The GPU may still read the inputs: they stay until it is done. */
@@ -452,6 +441,64 @@ gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
 done:
   if (batch)
     gst_cuda_graph_batch_free_batch (self, batch);
+  return ret;
+}
+
+/* The window is complete: its frames leave, in as many batches as they
+ * need (a batch is pushed when full), and the next window opens.  FALSE
+ * in *@pushed when it held no frame. */
+static GstFlowReturn
+push_window (GstCudaGraphBatch * self, GList * pads, gboolean * pushed)
+{
+  GList *absent = gst_cuda_graph_batch_list_absent (pads);
+  GstClockTime end = GST_CLOCK_TIME_NONE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean any = TRUE;
+
+  *pushed = FALSE;
+  while (ret == GST_FLOW_OK && any) {
+    ret = push_one (self, pads, absent, &any, &end);
+    *pushed |= any;
+  }
+  g_list_free_full (absent, gst_object_unref);
+  if (*pushed)
+    gst_cuda_graph_batch_close_window (self, end);
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
+  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstClockTime next, end;
+  gboolean pushed;
+
+  if (self->engine == NULL) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+  check_growth (self);
+  /* Controlled properties (scale, offset, pad-value) at the batch's time. */
+  next = gst_aggregator_simple_get_next_time (agg);
+  if (GST_CLOCK_TIME_IS_VALID (next))
+    gst_object_sync_values (GST_OBJECT (self), next);
+  end = gst_cuda_graph_batch_open_window (self, pads);
+  /* Not complete: more frames of the window are coming. */
+  if (!gst_cuda_graph_batch_collect (self, pads, end, timeout))
+    goto done;
+  ret = push_window (self, pads, &pushed);
+  if (pushed || ret != GST_FLOW_OK)
+    goto done;
+  if (gst_cuda_graph_batch_all_pads_eos (pads)) {
+    post_stats (self);
+    ret = GST_FLOW_EOS;
+  } else if (timeout) {
+    skip_empty_deadline (self);
+  }
+
+done:
   g_list_free_full (pads, gst_object_unref);
   return ret;
 }

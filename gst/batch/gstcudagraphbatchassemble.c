@@ -41,6 +41,9 @@ gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self, Batch * batch)
     gst_clear_object (&in->pad);
   }
   batch->n = 0;
+  for (guint i = 0; i < batch->n_absent; i++)
+    gst_clear_object (&batch->absent[i]);
+  batch->n_absent = 0;
   g_clear_object (&batch->fence);
   if (g_queue_get_length (&self->spare) <= GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT)
     g_queue_push_head (&self->spare, batch);
@@ -210,18 +213,19 @@ gst_cuda_graph_batch_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   return rt;
 }
 
-/* Takes @pad's head frame into @batch when it can be batched; a frame that
- * cannot (no caps, crop outside it, buffer too small) is dropped. */
+/* Takes @buffer (a frame of @pad, owned) into @batch when it can be
+ * batched; a frame that cannot (no caps, crop outside it, buffer too
+ * small) is dropped. */
 void
 gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
-    GstCudaGraphBatchPad * pad, Batch * batch)
+    GstCudaGraphBatchPad * pad, GstBuffer * buffer, Batch * batch)
 {
   GstAggregatorPad *apad = GST_AGGREGATOR_PAD (pad);
   BatchInput *in = &batch->inputs[batch->n];
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
   GcgRect region;
 
-  in->buffer = gst_aggregator_pad_pop_buffer (apad);
+  in->buffer = buffer;
   if (in->buffer == NULL)
     return;
   in->pad = gst_object_ref (pad);

@@ -12,11 +12,14 @@
  * own: a crop (#GstCudaGraphBatchPad:crop-x, crop-y, crop-width,
  * crop-height; 0 width or height = to the frame's edge) that is the item
  * of a frame without ROIs and clips the ROIs of the others, and a
- * #GstCudaGraphBatchPad:roi-type that overrides the element's.
+ * #GstCudaGraphBatchPad:roi-type that overrides the element's, and
+ * (since 0.2) a #GstCudaGraphBatchPad:batch-strategy: which of its frames
+ * in a batch's window of running time the batch takes.
  *
  * Since: 0.1
  */
 #include "gstcudagraphbatchpad.h"
+#include "gstcudagraphbatch-enumtypes.h"
 #include "gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
@@ -30,7 +33,10 @@ enum
   PROP_CROP_WIDTH,
   PROP_CROP_HEIGHT,
   PROP_ROI_TYPE,
+  PROP_BATCH_STRATEGY,
 };
+
+#define DEFAULT_BATCH_STRATEGY GST_CUDA_GRAPH_BATCH_STRATEGY_ALL
 
 struct _GstCudaGraphBatchPad
 {
@@ -39,6 +45,7 @@ struct _GstCudaGraphBatchPad
   /* Properties, under the object lock. */
   GcgRect crop;
   gchar *roi_type;              /* a GRefString, as the element's */
+  GstCudaGraphBatchStrategy strategy;
   /* A crop that missed a frame of this size was reported (until the crop
    * or the frame size changes). */
   gboolean crop_warned;
@@ -48,6 +55,9 @@ struct _GstCudaGraphBatchPad
   gboolean have_info;
   GstVideoInfo info;
   GcgFrameBatchSource source;
+  GstCudaGraphBatchPadWindow window;
+  /* A buffer came (atomic: set in the upstream thread). */
+  gint delivered;
 };
 
 G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad,
@@ -58,6 +68,8 @@ static void gst_cuda_graph_batch_pad_set_property (GObject * object,
 static void gst_cuda_graph_batch_pad_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_graph_batch_pad_finalize (GObject * object);
+static gboolean gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *
+    pad, GstAggregator * agg, GstBuffer * buffer);
 
 #define PLAYING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
@@ -79,6 +91,8 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
   gobject_class->set_property = gst_cuda_graph_batch_pad_set_property;
   gobject_class->get_property = gst_cuda_graph_batch_pad_get_property;
   gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
+  GST_AGGREGATOR_PAD_CLASS (klass)->skip_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_pad_skip_buffer);
 
   install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
       "Left column of the stream's crop");
@@ -92,6 +106,21 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
       g_param_spec_string ("roi-type", "ROI type",
           "Only region-of-interest metas of this type (NULL = the element's "
           "roi-type)", NULL, PLAYING_FLAGS));
+  /**
+   * GstCudaGraphBatchPad:batch-strategy:
+   *
+   * Which of the stream's frames in a batch's window of running time the
+   * batch takes: all of them, the first or the last.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_BATCH_STRATEGY,
+      g_param_spec_enum ("batch-strategy", "Batch strategy",
+          "Which of the stream's frames in a batch's window the batch "
+          "takes: all, the first (with-overlap: the one closest to the "
+          "window's start, up to half a window before or after it) or the "
+          "last", GST_TYPE_CUDA_GRAPH_BATCH_STRATEGY,
+          DEFAULT_BATCH_STRATEGY, PLAYING_FLAGS));
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_pad_debug,
       "cudagraphbatchpad", 0, "cudagraphbatch sink pad");
@@ -100,6 +129,9 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
 static void
 gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad * self)
 {
+  self->strategy = DEFAULT_BATCH_STRATEGY;
+  g_queue_init (&self->window.held);
+  self->window.taken_until = GST_CLOCK_TIME_NONE;
 }
 
 static gint *
@@ -134,6 +166,8 @@ gst_cuda_graph_batch_pad_set_property (GObject * object, guint prop_id,
     g_clear_pointer (&self->roi_type, g_ref_string_release);
     if (g_value_get_string (value) != NULL)
       self->roi_type = g_ref_string_new (g_value_get_string (value));
+  } else if (prop_id == PROP_BATCH_STRATEGY) {
+    self->strategy = g_value_get_enum (value);
   } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
@@ -146,6 +180,7 @@ gst_cuda_graph_batch_pad_finalize (GObject * object)
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
 
   g_clear_pointer (&self->roi_type, g_ref_string_release);
+  gst_cuda_graph_batch_pad_clear_held (self);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
 }
@@ -162,6 +197,8 @@ gst_cuda_graph_batch_pad_get_property (GObject * object, guint prop_id,
     g_value_set_int (value, *field);
   else if (prop_id == PROP_ROI_TYPE)
     g_value_set_string (value, self->roi_type);
+  else if (prop_id == PROP_BATCH_STRATEGY)
+    g_value_set_enum (value, self->strategy);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -267,4 +304,45 @@ gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
     g_ref_string_acquire (roi_type);
   GST_OBJECT_UNLOCK (self);
   return roi_type;
+}
+
+/* Never skips: only notes that the stream has started (upstream's
+ * thread, before the buffer is queued). */
+static gboolean
+gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad * pad,
+    GstAggregator * agg, GstBuffer * buffer)
+{
+  g_atomic_int_set (&GST_CUDA_GRAPH_BATCH_PAD (pad)->delivered, TRUE);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad * self)
+{
+  return g_atomic_int_get (&self->delivered);
+}
+
+GstCudaGraphBatchStrategy
+gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self)
+{
+  GstCudaGraphBatchStrategy strategy;
+
+  GST_OBJECT_LOCK (self);
+  strategy = self->strategy;
+  GST_OBJECT_UNLOCK (self);
+  return strategy;
+}
+
+GstCudaGraphBatchPadWindow *
+gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad * self)
+{
+  return &self->window;
+}
+
+void
+gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad * self)
+{
+  g_queue_clear_full (&self->window.held, (GDestroyNotify) gst_buffer_unref);
+  gst_clear_buffer (&self->window.spare);
+  self->window.taken_until = GST_CLOCK_TIME_NONE;
 }

@@ -9,6 +9,8 @@
 #include <gst/video/video.h>
 #include <gcg.h>
 
+#include "gstcudagraphbatchstrategy.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_GRAPH_BATCH_PAD (gst_cuda_graph_batch_pad_get_type ())
@@ -39,5 +41,33 @@ gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
  * with g_ref_string_release(). */
 gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
     gchar * fallback);
+
+/* Whether a buffer ever came on the pad.  (gst_aggregator_pad_is_inactive()
+ * asserts on a pad released meanwhile: it needs the parent.) */
+gboolean gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *
+    self);
+
+/* The pad's batch-strategy. */
+GstCudaGraphBatchStrategy
+gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self);
+
+/* The pad's part of the batch window being collected (the aggregator's
+ * thread only): the frames taken from its queue for the window, and the
+ * end of the last window it had a frame in (its later frames before
+ * that end were passed over by its strategy, not late). */
+typedef struct
+{
+  GQueue held;                  /* GstBuffer*, owned, oldest first */
+  GstClockTime taken_until;
+  /* first-in-batch-with-overlap: its last unused frame of the half window
+   * before the window's start (owned), a candidate for the window. */
+  GstBuffer *spare;
+} GstCudaGraphBatchPadWindow;
+
+GstCudaGraphBatchPadWindow *
+gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad * self);
+
+/* Drops the held frames and forgets the last window (flush, stop). */
+void gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad * self);
 
 G_END_DECLS

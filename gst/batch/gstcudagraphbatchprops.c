@@ -16,6 +16,8 @@ enum
   PROP_BATCH_SIZE,
   PROP_TIMEOUT,
   PROP_BATCHES,
+  PROP_BATCH_DURATION,
+  PROP_DROPPED_LATE,
   PROP_RUN_FIRST,
   PROP_TENSOR_FIRST = PROP_RUN_FIRST + GST_CUDA_GRAPH_RUN_N_PROPS,
   PROP_KERNEL_FIRST = PROP_TENSOR_FIRST + GST_CUDA_GRAPH_TENSOR_N_PROPS,
@@ -24,6 +26,7 @@ enum
 
 #define DEFAULT_BATCH_SIZE 0
 #define DEFAULT_TIMEOUT (40 * GST_MSECOND)
+#define DEFAULT_BATCH_DURATION 0
 
 #define READY_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
@@ -60,6 +63,8 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_BATCH_SIZE)
     self->batch_size = g_value_get_uint (value);
+  else if (prop_id == PROP_BATCH_DURATION)
+    self->batch_duration = g_value_get_uint64 (value);
   else
     known = gst_cuda_graph_run_props_set (&self->run, PROP_RUN_FIRST, prop_id,
         value)
@@ -84,6 +89,12 @@ get_own_property (GstCudaGraphBatch * self, guint prop_id, GValue * value)
       return TRUE;
     case PROP_BATCHES:
       g_value_set_uint64 (value, self->batches);
+      return TRUE;
+    case PROP_BATCH_DURATION:
+      g_value_set_uint64 (value, self->batch_duration);
+      return TRUE;
+    case PROP_DROPPED_LATE:
+      g_value_set_uint64 (value, self->dropped_late);
       return TRUE;
     default:
       return FALSE;
@@ -127,18 +138,46 @@ gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
 
   g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size",
-          "Most streams in one batch (0 = the number of sink pads at "
-          "negotiation); the tensor holds batch-size x max-rois items",
+          "Most frames (streams) in one batch (0 = the number of sink pads "
+          "at negotiation); the tensor holds batch-size x max-rois items",
           0, GCG_FRAME_BATCH_MAX_SOURCES, DEFAULT_BATCH_SIZE, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint64 ("timeout", "Timeout",
-          "Live sources: how long after the batch's running time a stream "
-          "without a frame is left out of it (ns; the aggregator's "
+          "Live sources: how long after the end of the batch's window a "
+          "stream without a frame is left out of it (ns; the aggregator's "
           "latency: setting one sets the other)", 0, G_MAXUINT64,
           DEFAULT_TIMEOUT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BATCHES,
       g_param_spec_uint64 ("batches", "Batches", "Batches pushed", 0,
           G_MAXUINT64, 0, RO));
+  /**
+   * GstCudaGraphBatch:batch-duration:
+   *
+   * The length of a batch's window of running time: each batch holds the
+   * frames that start inside one window (as each pad's batch-strategy
+   * says), as GStreamer 1.28's analyticscombiner does.  0: one frame long
+   * (the shortest frame duration among the streams).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_BATCH_DURATION,
+      g_param_spec_uint64 ("batch-duration", "Batch duration",
+          "Length of a batch's window of running time (ns; 0 = the shortest "
+          "frame duration among the streams); part of the latency reported",
+          0, G_MAXUINT64, DEFAULT_BATCH_DURATION, READY_FLAGS));
+  /**
+   * GstCudaGraphBatch:dropped-late:
+   *
+   * Frames dropped because they started before the window being
+   * collected: their window's batch had already left (a live stream later
+   * than the timeout).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_DROPPED_LATE,
+      g_param_spec_uint64 ("dropped-late", "Dropped late",
+          "Frames dropped because their window's batch had already left",
+          0, G_MAXUINT64, 0, RO));
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
   gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST,
@@ -152,6 +191,7 @@ gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self)
   gst_cuda_graph_run_props_init (&self->run);
   gst_cuda_graph_tensor_props_init (&self->props);
   self->batch_size = DEFAULT_BATCH_SIZE;
+  self->batch_duration = DEFAULT_BATCH_DURATION;
   gst_cuda_graph_user_kernel_init (&self->kernel);
   g_object_set (self, "latency", (guint64) DEFAULT_TIMEOUT, NULL);
 }

@@ -201,12 +201,16 @@ add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
 
   if (meta == NULL)
     return;
-  meta->streams = g_new0 (GstAnalyticsBatchStream, batch->n);
-  meta->n_streams = batch->n;
+  meta->streams = g_new0 (GstAnalyticsBatchStream, MAX (batch->n, 1));
+  meta->n_streams = 0;
   for (guint s = 0; s < batch->n; s++) {
+    /* One stream per pad: with batch-strategy=all a pad's frames of one
+     * window are consecutive sources. */
+    if (s > 0 && batch->inputs[s].pad == batch->inputs[s - 1].pad)
+      continue;
     /* "sink_%u" */
-    meta->streams[s].index = (guint) strtoul (GST_PAD_NAME (batch->inputs[s].
-            pad) + 5, NULL, 10);
+    meta->streams[meta->n_streams++].index =
+        (guint) strtoul (GST_PAD_NAME (batch->inputs[s].pad) + 5, NULL, 10);
   }
 }
 #else
@@ -216,28 +220,14 @@ add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
 }
 #endif
 
-/* The batch's GcgBatchMeta and GcgTensorMeta. */
+/* @batch's frames as the meta's sources, with their items. */
 static void
-decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
-    guint n_items, OutputTarget * t)
+describe_frames (GstCudaGraphBatch * self, GcgBatchMeta * bmeta,
+    GcgTensorMeta * tmeta, Batch * batch, guint n_items)
 {
   const GcgFrameBatchConfig *c = &self->config;
-  GstCudaGraphTensorDesc desc = { c->tensor_layout, c->tensor_type,
-    c->tensor_channels, c->out_width, c->out_height,
-    c->max_sources * c->max_rois
-  };
-  GcgBatchMeta *bmeta = gcg_buffer_add_batch_meta (outbuf, n_items);
-  GcgTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
-      self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
-      t->device ? gcg_context_get_device_id (self->dev.context) : -1,
-      t->device ? self->dev.stream : NULL);
   guint k = 0;
 
-  if (self->layout.n_tensors > 0)
-    gst_cuda_graph_model_layout_apply (&self->layout, tmeta);
-  tmeta->n_items = n_items;
-  if (bmeta == NULL)
-    return;
   for (guint s = 0; s < batch->n; s++) {
     BatchInput *in = &batch->inputs[s];
     GcgBatchMetaSource *src = &bmeta->sources[s];
@@ -263,17 +253,61 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
             map.offset_y};
       gst_cuda_graph_tensor_meta_set_item (tmeta, k, &map, in->ids[i]);
     }
-    bmeta->n_sources = s + 1;
+    bmeta->n_sources = bmeta->n_frames = s + 1;
   }
+}
+
+/* The streams with no frame in @batch's window, after its frames: empty
+ * slots a reader can see (no item, no time), as many as the array
+ * holds. */
+static void
+describe_absent (GcgBatchMeta * bmeta, Batch * batch)
+{
+  for (guint a = 0; a < batch->n_absent
+      && bmeta->n_sources < GCG_BATCH_META_MAX_SOURCES; a++) {
+    GcgBatchMetaSource *src = &bmeta->sources[bmeta->n_sources];
+
+    src->pad_name = gst_pad_get_name (batch->absent[a]);
+    src->stream_id = gst_pad_get_stream_id (GST_PAD (batch->absent[a]));
+    src->pts = src->running_time = GST_CLOCK_TIME_NONE;
+    src->first_item = bmeta->n_items;
+    bmeta->n_sources++;
+  }
+}
+
+/* The batch's GcgBatchMeta and GcgTensorMeta. */
+static void
+decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
+    guint n_items, OutputTarget * t)
+{
+  const GcgFrameBatchConfig *c = &self->config;
+  GstCudaGraphTensorDesc desc = { c->tensor_layout, c->tensor_type,
+    c->tensor_channels, c->out_width, c->out_height,
+    c->max_sources * c->max_rois
+  };
+  GcgBatchMeta *bmeta = gcg_buffer_add_batch_meta (outbuf, n_items);
+  GcgTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
+      self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
+      t->device ? gcg_context_get_device_id (self->dev.context) : -1,
+      t->device ? self->dev.stream : NULL);
+
+  if (self->layout.n_tensors > 0)
+    gst_cuda_graph_model_layout_apply (&self->layout, tmeta);
+  tmeta->n_items = n_items;
+  if (bmeta == NULL)
+    return;
+  describe_frames (self, bmeta, tmeta, batch, n_items);
+  describe_absent (bmeta, batch);
+  bmeta->window_start = batch->window_start;
+  bmeta->window_duration = batch->window_duration;
   gst_cuda_graph_add_gst_tensor_meta (outbuf, tmeta, "cudagraphbatch");
   add_analytics_batch_meta (outbuf, batch);
 }
 
 /* The batch's time: the earliest running time among its frames (the
- * output segment is time, from 0), lasting to the end of the latest.
- * Without a batch window (no frame says how long it lasts), the output
- * segment's position, where the next live deadline is counted from,
- * moves to that end. */
+ * output segment is time, from 0), lasting to the end of the latest
+ * (kept in @batch: without a batch window, where the window closer moves
+ * the output position, the next live deadline's start). */
 static void
 timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
 {
@@ -293,8 +327,7 @@ timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
   GST_BUFFER_OFFSET (outbuf) = self->batches;
   if (GST_CLOCK_TIME_IS_VALID (t) && GST_CLOCK_TIME_IS_VALID (end))
     GST_BUFFER_DURATION (outbuf) = end - t;
-  gst_cuda_graph_batch_close_window (self,
-      GST_CLOCK_TIME_IS_VALID (end) ? end : t);
+  batch->end = GST_CLOCK_TIME_IS_VALID (end) ? end : t;
 }
 
 /* A user kernel's per-batch named values (its meta: parameters): those of
@@ -358,6 +391,8 @@ gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self, Batch * batch)
   }
   timestamp (self, outbuf, batch);
   update_counters (self);
+  GST_OBJECT_LOCK (self);
   self->frames += batch->n;
+  GST_OBJECT_UNLOCK (self);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
 }

@@ -2,13 +2,21 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Which frames a batch takes: batches are windows of running time, one
- * frame duration long (the shortest among the streams), so that a batch
- * holds frames of the same moment and a fast stream is never held to a
- * slow one's rate.  A stream whose head frame lies in a later window waits
- * for it; a stream with no frame in the window is left out of the batch.
- * Within a window, when more streams have a frame than a batch has slots,
- * streams take turns.
+ * Which frames a batch takes: batches are windows of running time, of
+ * batch-duration, or (batch-duration 0) one frame long (the shortest frame
+ * duration among the streams), so that a batch holds frames of the same
+ * moment and a fast stream is never held to a slow one's rate.
+ *
+ * Collecting a window: each pad's frames that start before the window's
+ * end are taken from its queue into the pad's held frames, as its
+ * batch-strategy says (all, the first, the last); frames before the
+ * window's start are late and dropped (a window that left is never
+ * reopened).  A pad is done with the window when its frames cover the
+ * window's end (the next cannot start inside it), its next frame lies
+ * past the window, it is at EOS, or (live) the deadline passed.  Then the
+ * held frames leave in batches of up to batch-size frames, pads taking
+ * turns when there are more frames than slots; a stream with none is
+ * listed as an empty slot in the batch meta.
  *
  * The window's start is the output segment's position, so GstAggregator's
  * live deadline is the window's start plus the latency, which includes the
@@ -20,20 +28,23 @@
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
 
 /* How long a frame of @pad lasts: from the caps' frame rate (steady, so
- * the latency does not move with every buffer), else its head buffer's
- * duration; NONE when neither says. */
+ * the latency does not move with every buffer), else @buf's duration;
+ * NONE when neither says.  Never 0 (a rate past 1e9/s in the caps): a
+ * window of no time would hold no frame, and the next would start at the
+ * same place. */
 static GstClockTime
-frame_duration (GstCudaGraphBatchPad * pad, GstBuffer * head)
+frame_duration (GstCudaGraphBatchPad * pad, GstBuffer * buf)
 {
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
+  GstClockTime d = 0;
 
   if (info != NULL && GST_VIDEO_INFO_FPS_N (info) > 0
       && GST_VIDEO_INFO_FPS_D (info) > 0)
-    return gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
+    d = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
         GST_VIDEO_INFO_FPS_N (info));
-  if (GST_BUFFER_DURATION_IS_VALID (head) && GST_BUFFER_DURATION (head) > 0)
-    return GST_BUFFER_DURATION (head);
-  return GST_CLOCK_TIME_NONE;
+  if (d == 0 && GST_BUFFER_DURATION_IS_VALID (buf))
+    d = GST_BUFFER_DURATION (buf);
+  return d > 0 ? d : GST_CLOCK_TIME_NONE;
 }
 
 static GstClockTime
@@ -46,16 +57,60 @@ min_time (GstClockTime a, GstClockTime b)
   return MIN (a, b);
 }
 
+/* @a + @b, both valid, saturated below GST_CLOCK_TIME_NONE: running times
+ * and durations come from upstream and may be huge, and a sum that wraps
+ * would put a window's end before its start. */
+static GstClockTime
+add_time (GstClockTime a, GstClockTime b)
+{
+  return a < GST_CLOCK_TIME_NONE - 1 - b ? a + b : GST_CLOCK_TIME_NONE - 1;
+}
+
+static GstCudaGraphBatchPadWindow *
+pad_window (gpointer pad)
+{
+  return gst_cuda_graph_batch_pad_get_window (GST_CUDA_GRAPH_BATCH_PAD (pad));
+}
+
+static GstCudaGraphBatchStrategy
+strategy_of (gpointer pad)
+{
+  return gst_cuda_graph_batch_pad_get_strategy (GST_CUDA_GRAPH_BATCH_PAD
+      (pad));
+}
+
+/* One frame per window, the first (or, with overlap, the nearest). */
+static gboolean
+takes_first (gpointer pad)
+{
+  GstCudaGraphBatchStrategy st = strategy_of (pad);
+
+  return st == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH
+      || st == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP;
+}
+
+static gboolean
+overlaps (gpointer pad)
+{
+  return strategy_of (pad)
+      == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP;
+}
+
 /* The earliest head frame's running time and the shortest frame duration
- * among @pads' head frames. */
-static void
+ * among @pads' head frames; whether any pad holds frames (a spare
+ * included). */
+static gboolean
 scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
 {
+  gboolean held = FALSE;
+
   *earliest = *duration = GST_CLOCK_TIME_NONE;
   for (GList * l = pads; l; l = l->next) {
     GstAggregatorPad *pad = l->data;
     GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
 
+    held |= !g_queue_is_empty (&pad_window (pad)->held)
+        || pad_window (pad)->spare != NULL;
     if (head == NULL)
       continue;
     *earliest = min_time (*earliest,
@@ -64,6 +119,7 @@ scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
         frame_duration (GST_CUDA_GRAPH_BATCH_PAD (pad), head));
     gst_buffer_unref (head);
   }
+  return held;
 }
 
 /* The window's length changed: GstAggregator's deadline and the latency it
@@ -81,31 +137,51 @@ set_window_duration (GstCudaGraphBatch * self, GstClockTime duration)
       GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
 }
 
+/* The next window with a frame in it when every head frame lies past the
+ * current one (a gap in all streams) and nothing is held: fixed windows
+ * move by whole windows (they stay on their grid), frame-long ones start
+ * at the earliest head frame. */
+static void
+skip_gap (GstCudaGraphBatch * self, GstClockTime earliest, gboolean fixed)
+{
+  GstClockTime start = self->window_start, dur = self->window_duration;
+
+  if (!GST_CLOCK_TIME_IS_VALID (start) || !fixed)
+    self->window_start = earliest;
+  else
+    self->window_start = start + (earliest - start) / dur * dur;
+}
+
 /* Where the next batch's window starts, from @pads' head frames; returns
- * the window's end, NONE when no frame says how long it lasts (then every
- * head frame is taken, as without windows).  The window jumps forward to
- * the earliest head frame when every head frame lies past it (a gap in all
- * streams), never backwards. */
+ * the window's end, NONE when nothing says how long a window lasts (then
+ * every pad's head frame is taken, as without windows).  The window moves
+ * forward over a gap in all streams, never backwards. */
 GstClockTime
 gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self, GList * pads)
 {
-  GstClockTime earliest, duration;
+  GstClockTime earliest, duration, fixed;
+  gboolean held = scan_heads (pads, &earliest, &duration);
 
-  scan_heads (pads, &earliest, &duration);
-  if (GST_CLOCK_TIME_IS_VALID (duration))
+  GST_OBJECT_LOCK (self);
+  fixed = self->batch_duration;
+  GST_OBJECT_UNLOCK (self);
+  if (fixed > 0)
+    set_window_duration (self, fixed);
+  else if (GST_CLOCK_TIME_IS_VALID (duration))
     set_window_duration (self, duration);
   if (!GST_CLOCK_TIME_IS_VALID (self->window_duration))
     return GST_CLOCK_TIME_NONE;
-  if (GST_CLOCK_TIME_IS_VALID (earliest)
+  if (GST_CLOCK_TIME_IS_VALID (earliest) && !held
       && (!GST_CLOCK_TIME_IS_VALID (self->window_start)
-          || earliest >= self->window_start + self->window_duration))
-    self->window_start = earliest;
+          || earliest >= add_time (self->window_start,
+              self->window_duration)))
+    skip_gap (self, earliest, fixed > 0);
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return GST_CLOCK_TIME_NONE;
-  return self->window_start + self->window_duration;
+  return add_time (self->window_start, self->window_duration);
 }
 
-/* The window is done (a batch left, or it passed empty): the next one
+/* The window is done (its batches left, or it passed empty): the next one
  * starts where it ends, and so does GstAggregator's next deadline. */
 void
 gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
@@ -117,7 +193,8 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
 
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
       && GST_CLOCK_TIME_IS_VALID (self->window_duration)) {
-    self->window_start += self->window_duration;
+    self->window_start = add_time (self->window_start,
+        self->window_duration);
     next = self->window_start;
   }
   if (!GST_CLOCK_TIME_IS_VALID (next))
@@ -127,63 +204,298 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* No window yet: after a flush or a new start. */
+/* No window yet and nothing held: after a flush or a new start.  A fixed
+ * window's length is known already, so the latency reported before the
+ * first frame includes it. */
 void
 gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self)
 {
+  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
+  GstClockTime fixed;
+
+  for (GList * l = pads; l; l = l->next)
+    gst_cuda_graph_batch_pad_clear_held (l->data);
+  g_list_free_full (pads, gst_object_unref);
+  GST_OBJECT_LOCK (self);
+  fixed = self->batch_duration;
+  GST_OBJECT_UNLOCK (self);
   self->window_start = GST_CLOCK_TIME_NONE;
-  set_window_duration (self, GST_CLOCK_TIME_NONE);
+  set_window_duration (self, fixed > 0 ? fixed : GST_CLOCK_TIME_NONE);
 }
 
-/* @pad has a frame for the window ending at @end (NONE: any frame).  A
- * late frame (before the window's start) is taken too: it is never
- * dropped, and each batch takes one frame per stream, so a stream that
- * fell behind catches up one frame per window. */
-static gboolean
-has_frame_for (GstAggregatorPad * pad, GstClockTime end)
-{
-  GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
-  GstClockTime rt;
+/* --- late frames --------------------------------------------------------- */
 
-  if (head == NULL)
-    return FALSE;
-  rt = gst_cuda_graph_batch_running_time (pad, head);
-  gst_buffer_unref (head);
-  return !GST_CLOCK_TIME_IS_VALID (end) || !GST_CLOCK_TIME_IS_VALID (rt)
-      || rt < end;
+/* A frame that starts before the window being collected: its window has
+ * left, so it is dropped (never put into a later batch, where it would
+ * sit next to frames of another moment), counted and reported, as a sink
+ * reports a frame it drops (a QoS message with the frames batched and
+ * dropped so far). */
+static void
+drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
+    GstClockTime rt)
+{
+  guint64 dropped, processed;
+  GstMessage *qos;
+
+  GST_OBJECT_LOCK (self);
+  dropped = ++self->dropped_late;
+  processed = self->frames;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (pad, "late frame at %" GST_TIME_FORMAT ", window starts "
+      "at %" GST_TIME_FORMAT ": dropped", GST_TIME_ARGS (rt),
+      GST_TIME_ARGS (self->window_start));
+  qos = gst_message_new_qos (GST_OBJECT (self), TRUE, rt, GST_CLOCK_TIME_NONE,
+      GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
+  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
+  gst_element_post_message (GST_ELEMENT (self), qos);
+  gst_buffer_unref (buf);
 }
 
-/* Of @pads (in pad order), the ones whose head frames the next batch takes,
- * still in pad order (a batch's sources stay in pad order): up to @max pads
- * with a frame for the window ending at @end, counted from the pad after
- * the last one the previous batch took.  With fewer slots than pads,
- * always counting from the first pad would leave the later ones out for
- * ever (their upstreams block once their queues are full).  The list
- * holds no references of its own. */
-GList *
-gst_cuda_graph_batch_choose_pads (GstCudaGraphBatch * self, GList * pads,
-    guint max, GstClockTime end)
+/* Half a window before its start: how early a first-in-batch-with-overlap
+ * frame may start. */
+static GstClockTime
+overlap_start (GstCudaGraphBatch * self)
 {
-  guint n = g_list_length (pads), start, i, taken = 0, last = 0;
-  GList *chosen = NULL;
+  GstClockTime half = self->window_duration / 2;
 
-  if (n == 0 || max == 0)
-    return NULL;
-  start = self->next_pad % n;
-  for (i = 0; i < n && taken < max; i++) {
-    if (has_frame_for (g_list_nth_data (pads, (start + i) % n), end)) {
-      taken++;
-      last = i;
+  return self->window_start > half ? self->window_start - half : 0;
+}
+
+/* Drops @pad's head frames that start before the window: late ones
+ * (counted), or, for first-in-batch, ones of a window the pad already had
+ * its frame in (passed over).  With overlap, one that starts at most half
+ * a window early is kept as the pad's spare instead (the latest such). */
+static void
+drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+  GstBuffer *head;
+
+  if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
+    return;
+  while ((head = gst_aggregator_pad_peek_buffer (pad))) {
+    GstClockTime rt = gst_cuda_graph_batch_running_time (pad, head);
+
+    gst_buffer_unref (head);
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= self->window_start)
+      return;
+    head = gst_aggregator_pad_pop_buffer (pad);
+    if (overlaps (pad) && rt >= overlap_start (self)) {
+      gst_clear_buffer (&w->spare);
+      w->spare = head;
+    } else if (takes_first (pad) && GST_CLOCK_TIME_IS_VALID (w->taken_until)
+        && rt < w->taken_until) {
+      GST_LOG_OBJECT (pad, "passing over a frame at %" GST_TIME_FORMAT,
+          GST_TIME_ARGS (rt));
+      gst_buffer_unref (head);
+    } else {
+      drop_late (self, pad, head, rt);
     }
   }
-  if (taken == 0)
-    return NULL;
-  /* The pads from start to last (cyclically) with a frame, in pad order. */
-  i = 0;
-  for (GList * l = pads; l; l = l->next, i++) {
-    if ((i + n - start) % n <= last && has_frame_for (l->data, end))
-      chosen = g_list_prepend (chosen, l->data);
+}
+
+/* --- collecting a window ------------------------------------------------- */
+
+/* @buf (taken from @pad) into the pad's held frames, as its strategy
+ * says. */
+static void
+hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
+{
+  GQueue *held = &pad_window (pad)->held;
+
+  switch (gst_cuda_graph_batch_pad_get_strategy (pad)) {
+    case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH:
+    case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP:
+      if (!g_queue_is_empty (held)) {
+        gst_buffer_unref (buf);
+        return;
+      }
+      break;
+    case GST_CUDA_GRAPH_BATCH_STRATEGY_LAST_IN_BATCH:
+      g_queue_clear_full (held, (GDestroyNotify) gst_buffer_unref);
+      break;
+    default:
+      break;
   }
-  self->next_pad = start + last + 1;
-  return g_list_reverse (chosen);
+  g_queue_push_tail (held, buf);
+}
+
+/* Whether @pad's held frames leave no room for another frame of its in
+ * the window ending at @end: its last one lasts to the end (or it has its
+ * first, for first-in-batch with or without overlap). */
+static gboolean
+held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
+{
+  GQueue *held = &pad_window (pad)->held;
+  GstBuffer *last = g_queue_peek_tail (held);
+  GstClockTime rt, dur;
+
+  if (last == NULL)
+    return FALSE;
+  if (takes_first (pad))
+    return TRUE;
+  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD (pad), last);
+  dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
+      : frame_duration (pad, last);
+  return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
+      && add_time (rt, dur) >= end;
+}
+
+/* With overlap, a stream with no frame for the window ending at @end (none
+ * inside it, no spare) takes its next frame when that starts at most half
+ * a window after the end (@rt). */
+static void
+take_later (GstCudaGraphBatch * self, GstCudaGraphBatchPad * pad,
+    GstClockTime rt, GstClockTime end)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+
+  if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
+      || rt >= add_time (end, self->window_duration / 2))
+    return;
+  hold_frame (pad, gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad)));
+}
+
+/* The window is complete: a pad's spare (with overlap) replaces its frame
+ * from inside or after the window when it starts closer to the window's
+ * start, else it is passed over. */
+static void
+settle_spare (GstCudaGraphBatch * self, GstAggregatorPad * pad)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+  GstBuffer *chosen = g_queue_peek_head (&w->held);
+  GstClockTime spare_rt, chosen_rt;
+
+  if (w->spare == NULL)
+    return;
+  spare_rt = gst_cuda_graph_batch_running_time (pad, w->spare);
+  chosen_rt = chosen ? gst_cuda_graph_batch_running_time (pad, chosen)
+      : GST_CLOCK_TIME_NONE;
+  if (!GST_CLOCK_TIME_IS_VALID (chosen_rt)
+      || self->window_start - spare_rt <= chosen_rt - self->window_start) {
+    g_queue_clear_full (&w->held, (GDestroyNotify) gst_buffer_unref);
+    g_queue_push_tail (&w->held, g_steal_pointer (&w->spare));
+  }
+  gst_clear_buffer (&w->spare);
+}
+
+/* Takes @pad's frames for the window ending at @end (NONE: its head frame
+ * only) into its held frames; returns whether the pad is done with the
+ * window. */
+static gboolean
+collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
+    GstClockTime end, gboolean live)
+{
+  GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD (pad);
+  GstBuffer *head;
+
+  drop_before_window (self, pad);
+  while (!held_covers (bpad, end)
+      && (head = gst_aggregator_pad_peek_buffer (pad))) {
+    GstClockTime rt = gst_cuda_graph_batch_running_time (pad, head);
+
+    gst_buffer_unref (head);
+    if (GST_CLOCK_TIME_IS_VALID (end) && GST_CLOCK_TIME_IS_VALID (rt)
+        && rt >= end) {
+      take_later (self, bpad, rt, end);
+      return TRUE;              /* its next frame is past the window */
+    }
+    hold_frame (bpad, gst_aggregator_pad_pop_buffer (pad));
+    if (!GST_CLOCK_TIME_IS_VALID (end))
+      return TRUE;              /* no windows: one frame per batch */
+  }
+  /* Live, a stream that never started does not hold the window back (the
+   * aggregator does not wait for it either: ignore-inactive-pads). */
+  return held_covers (bpad, end) || gst_aggregator_pad_is_eos (pad)
+      || (live && !gst_cuda_graph_batch_pad_has_delivered (bpad));
+}
+
+gboolean
+gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
+    GstClockTime end, gboolean timeout)
+{
+  /* The aggregator's latency is NONE unless its upstream is live. */
+  gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency
+      (GST_AGGREGATOR (self)));
+  gboolean done = TRUE;
+
+  for (GList * l = pads; l; l = l->next)
+    done &= collect_pad (self, l->data, end, live);
+  if (!done && !timeout)
+    return FALSE;
+  for (GList * l = pads; l; l = l->next)
+    settle_spare (self, l->data);
+  return TRUE;
+}
+
+/* --- batches of the window ----------------------------------------------- */
+
+/* How many held frames each of @pads (in pad order) gives the next batch,
+ * up to @max in all, counted from the pad after the last one the previous
+ * batch took from: with fewer slots than frames, always counting from the
+ * first pad would leave the later ones out for ever.  Returns the total. */
+static guint
+share_slots (GstCudaGraphBatch * self, GList * pads, guint * counts,
+    guint max)
+{
+  guint n = g_list_length (pads), start, taken = 0, i;
+
+  if (n == 0)
+    return 0;
+  start = self->next_pad % n;
+  for (i = 0; i < n && taken < max; i++) {
+    guint p = (start + i) % n;
+    guint held = g_queue_get_length (&pad_window (g_list_nth_data (pads,
+                p))->held);
+
+    counts[p] = MIN (held, max - taken);
+    taken += counts[p];
+    if (counts[p] > 0)
+      self->next_pad = p + 1;
+  }
+  return taken;
+}
+
+/* Streams that had no frame in the window and may still have some (not
+ * at EOS), in pad order (refs): the batch meta's empty slots. */
+GList *
+gst_cuda_graph_batch_list_absent (GList * pads)
+{
+  GList *absent = NULL;
+
+  for (GList * l = pads; l; l = l->next) {
+    if (g_queue_is_empty (&pad_window (l->data)->held)
+        && !gst_aggregator_pad_is_eos (l->data))
+      absent = g_list_prepend (absent, gst_object_ref (l->data));
+  }
+  return g_list_reverse (absent);
+}
+
+gboolean
+gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
+    GList * absent, Batch * batch, guint max)
+{
+  g_autofree guint *counts = g_new0 (guint, g_list_length (pads));
+  guint i = 0;
+  gboolean any = share_slots (self, pads, counts, max) > 0;
+
+  batch->window_start = self->window_start;
+  batch->window_duration = self->window_duration;
+  for (GList * l = absent; l && batch->n_absent < G_N_ELEMENTS
+      (batch->absent); l = l->next)
+    batch->absent[batch->n_absent++] = gst_object_ref (l->data);
+  /* Sources in pad order. */
+  for (GList * l = pads; l; l = l->next, i++) {
+    GstCudaGraphBatchPadWindow *w = pad_window (l->data);
+
+    for (guint k = 0; k < counts[i]; k++) {
+      GstBuffer *buf = g_queue_pop_head (&w->held);
+
+      if (GST_CLOCK_TIME_IS_VALID (self->window_start))
+        w->taken_until = add_time (self->window_start,
+            self->window_duration);
+      gst_cuda_graph_batch_take_frame (self, l->data, buf, batch);
+    }
+  }
+  return any;
 }

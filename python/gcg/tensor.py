@@ -86,9 +86,10 @@ from ._ctgst import (AppSink, AppSrc, Message, Pipeline, PipelineError,
                      Sample, caps_size, caps_to_string, has_element,
                      pull_samples)
 
-__all__ = ["Tensor", "from_sample", "from_buffer", "tensors", "BatchItem", "batch_items",
-           "Pipeline", "PipelineError", "Sample", "pull_samples", "AppSink",
-           "AppSrc", "Message", "caps_size", "caps_to_string", "has_element"]
+__all__ = ["Tensor", "from_sample", "from_buffer", "tensors", "BatchItem",
+           "batch_items", "BatchStream", "batch_streams", "Pipeline",
+           "PipelineError", "Sample", "pull_samples", "AppSink", "AppSrc",
+           "Message", "caps_size", "caps_to_string", "has_element"]
 
 # --- C layouts -------------------------------------------------------------
 
@@ -237,6 +238,17 @@ _BATCH_HEAD = [
 
 class _GcgBatchMeta(ctypes.Structure):
     # Mirrors GcgBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
+    _fields_ = _BATCH_HEAD + [
+        ("n_allocated", ctypes.c_uint),
+        ("n_frames", ctypes.c_uint),
+        ("window_start", ctypes.c_uint64),
+        ("window_duration", ctypes.c_uint64),
+    ]
+
+
+class _GcgBatchMetaV2(ctypes.Structure):
+    # GcgBatchMeta before it listed streams with no frame (n_frames) and
+    # the batch's window: every source holds a frame.
     _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
 
 
@@ -338,7 +350,7 @@ class _Gst:
     def batch_meta(self, ptr):
         """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
         return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta,
-                          _GcgBatchMetaV1)
+                          _GcgBatchMetaV2, _GcgBatchMetaV1)
 
 
 _gst = _ctgst.once(_Gst)
@@ -985,13 +997,8 @@ class BatchItem:
             self.index, self.pad_name, self.roi)
 
 
-def batch_items(sample_or_buffer):
-    """The items of a `cudagraphbatch` buffer, in tensor order, as
-    BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
-    or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
-    or when the meta lists more items than it holds, or an item of a
-    source it does not list."""
+def _batch_meta(sample_or_buffer):
+    """The GcgBatchMeta of a sample or buffer; ValueError without one."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
@@ -999,6 +1006,17 @@ def batch_items(sample_or_buffer):
     if meta is None:
         raise ValueError("the buffer has no GcgBatchMeta "
                          "(not from cudagraphbatch?)")
+    return meta
+
+
+def batch_items(sample_or_buffer):
+    """The items of a `cudagraphbatch` buffer, in tensor order, as
+    BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
+    or a GstBuffer* address).  The values are copied: the list does not
+    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
+    or when the meta lists more items than it holds, or an item of a
+    source it does not list."""
+    meta = _batch_meta(sample_or_buffer)
     # items[] holds n_allocated items (a plugin of 0.1: at most the bound);
     # a count past that would read past the allocation.
     allocated = getattr(meta, "n_allocated", _BATCH_MAX_ITEMS)
@@ -1013,6 +1031,41 @@ def batch_items(sample_or_buffer):
                              % (i, item.source, meta.n_sources))
         items.append(BatchItem(i, meta.sources[item.source], item))
     return items
+
+
+class BatchStream:
+    """One entry of a `cudagraphbatch` buffer's sources: a frame (has_frame
+    True, its items are first_item .. first_item + n_items - 1), or a
+    stream that had no frame in the batch's window (has_frame False,
+    n_items 0, pts None): an empty slot, never a repeated frame."""
+
+    def __init__(self, source, has_frame):
+        self.has_frame = has_frame
+        self.pad_name = (source.pad_name or b"").decode()
+        self.stream_id = source.stream_id.decode() if source.stream_id else None
+        none = 0xFFFFFFFFFFFFFFFF
+        self.pts = None if source.pts == none else int(source.pts)
+        self.running_time = (None if source.running_time == none
+                             else int(source.running_time))
+        self.frame_size = (int(source.width), int(source.height))
+        self.first_item = int(source.first_item)
+        self.n_items = int(source.n_items) if has_frame else 0
+
+    def __repr__(self):
+        return "<gcg.tensor.BatchStream %s %s>" % (
+            self.pad_name, "pts %s" % self.pts if self.has_frame
+            else "no frame")
+
+
+def batch_streams(sample_or_buffer):
+    """The sources of a `cudagraphbatch` buffer as BatchStream objects:
+    its frames in sink pad order, then the streams with no frame in the
+    batch's window (a plugin before 0.2 lists frames only).  The values
+    are copied.  ValueError as batch_items()."""
+    meta = _batch_meta(sample_or_buffer)
+    n = min(meta.n_sources, _BATCH_MAX_SOURCES)
+    n_frames = min(getattr(meta, "n_frames", n), n)
+    return [BatchStream(meta.sources[i], i < n_frames) for i in range(n)]
 
 
 def from_buffer(buffer, caps=None, index=None):

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gcg-test-gst-batch.h"
+#include "gcg-test-watchdog.h"
 #include "gcg-gst-test-util.h"
 #include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphtensormeta.h"
@@ -74,6 +75,9 @@ gcg_test_batch_init (GcgTestBatch * f, const gchar * backend,
       props ? props : "");
 
   memset (f, 0, sizeof (*f));
+  /* Until gcg_test_batch_clear(): a batch test that hangs (a stream
+   * starved, a push that never returns) fails with the backtraces. */
+  gcg_test_watchdog_arm (GCG_TEST_BATCH_WATCHDOG_S, "a cudagraphbatch test");
   f->batch = gst_parse_launch (desc, NULL);
   g_assert_nonnull (f->batch);
   f->max_rois = max_rois;
@@ -139,6 +143,7 @@ gcg_test_batch_clear (GcgTestBatch * f)
   gst_object_unref (f->batch);
   g_free (f->ref_backend);
   g_free (f->ref_props);
+  gcg_test_watchdog_disarm ();
 }
 
 void
@@ -243,7 +248,8 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   g_assert_cmpuint (GST_BUFFER_PTS (out), ==, pts);
   bm = gcg_buffer_get_batch_meta (out);
   g_assert_nonnull (bm);
-  g_assert_cmpuint (bm->n_sources, ==, n_which);
+  g_assert_cmpuint (bm->n_frames, ==, n_which);
+  gcg_test_batch_check_absent (bm, playing_streams (f) - n_which);
   if (!f->check)
     return out;
   for (i = 0; i < n_which; i++) {
@@ -254,6 +260,23 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   g_assert_cmpuint (bm->n_items, ==, k);
   g_assert_cmpuint (gcg_buffer_get_tensor_meta (out)->n_items, ==, k);
   return out;
+}
+
+void
+gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent)
+{
+  g_assert_cmpuint (bm->n_sources, ==, bm->n_frames + n_absent);
+  for (guint i = bm->n_frames; i < bm->n_sources; i++) {
+    const GcgBatchMetaSource *src = &bm->sources[i];
+
+    g_assert_nonnull (src->pad_name);
+    g_assert_cmpuint (src->n_items, ==, 0);
+    g_assert_cmpuint (src->pts, ==, GST_CLOCK_TIME_NONE);
+    g_assert_cmpuint (src->running_time, ==, GST_CLOCK_TIME_NONE);
+    g_assert_cmpuint (src->width, ==, 0);
+  }
+  for (guint k = 0; k < bm->n_items; k++)
+    g_assert_cmpuint (bm->items[k].source, <, bm->n_frames);
 }
 
 void

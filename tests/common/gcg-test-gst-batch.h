@@ -7,6 +7,8 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 
+#include "gstcudagraphbatchmeta.h"
+
 /* cudagraphbatch under test: one GstHarness per sink pad (the first also
  * holds the src pad, on a test clock), and per stream a
  * cudagraphpreprocess harness that every batch is checked against, byte
@@ -17,6 +19,12 @@
 #define GCG_TEST_BATCH_H 20
 #define GCG_TEST_BATCH_PROPS "width=24 height=20 letterbox=symmetric " \
   "mean=0.5,0.4,0.3 std=0.2,0.25,0.3 pad-value=-2"
+
+/* How long one batch test may take, from gcg_test_batch_init() to
+ * gcg_test_batch_clear(), before the watchdog fails it with every
+ * thread's backtrace (tests/common/gcg-test-watchdog.h): well within
+ * meson's timeout (120 s for the unit suite). */
+#define GCG_TEST_BATCH_WATCHDOG_S 60
 
 typedef struct
 {
@@ -77,3 +85,7 @@ GstBuffer *gcg_test_batch_run (GcgTestBatch * f, const guint * which,
 void gcg_test_batch_vary_rois (guint stream, guint frame, GstBuffer * buf);
 
 void gcg_test_batch_check_dims (GcgTestBatch * f, const gchar * dims);
+
+/* @bm lists @n_absent streams with no frame after its frames: empty
+ * slots (no item, no time, no size), and no item names one. */
+void gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent);

@@ -164,6 +164,52 @@ class BatchItems(unittest.TestCase):
     def test_no_meta(self):
         with self.assertRaises(ValueError):
             tensor.batch_items(pull()[0])
+        with self.assertRaises(ValueError):
+            tensor.batch_streams(pull()[0])
+
+
+# A 30 fps and a 10 fps stream: windows of 1/30 s, the slow stream in
+# every third batch and an empty slot in the others.
+RATES = ("cudagraphbatch name=b backend=cpu width=32 height=32 "
+         "! appsink name=sink sync=false "
+         "videotestsrc num-buffers=4 ! "
+         "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 "
+         "! b.sink_0 "
+         "videotestsrc num-buffers=2 pattern=ball ! "
+         "video/x-raw,format=NV12,width=40,height=80,framerate=10/1 "
+         "! b.sink_1")
+
+
+class BatchStreams(unittest.TestCase):
+    """gcg.tensor.batch_streams: a batch's frames, then the streams with
+    no frame in its window (empty slots), through both bindings."""
+
+    def check(self, samples):
+        self.assertEqual(len(samples), 4)
+        for k, sample in enumerate(samples):
+            streams = tensor.batch_streams(sample)
+            self.assertEqual([s.pad_name for s in streams],
+                             ["sink_0", "sink_1"])
+            self.assertTrue(streams[0].has_frame)
+            self.assertEqual(streams[0].pts, k * 10 ** 9 // 30)
+            slow = streams[1]
+            if k % 3 == 0:
+                self.assertTrue(slow.has_frame)
+                self.assertEqual(slow.n_items, 1)
+                self.assertEqual(slow.frame_size, (40, 80))
+            else:
+                self.assertFalse(slow.has_frame)
+                self.assertEqual(slow.n_items, 0)
+                self.assertIsNone(slow.pts)
+                self.assertIsNone(slow.running_time)
+            self.assertEqual(len(tensor.batch_items(sample)),
+                             2 if k % 3 == 0 else 1)
+
+    def test_gi(self):
+        self.check(_pipeline.pull(RATES, Gst))
+
+    def test_ctypes(self):
+        self.check(_pipeline.pull(RATES, None))
 
 
 class HostTensor(unittest.TestCase):

@@ -105,16 +105,18 @@ check_batch (GstBuffer * out)
       "bytes, the first %zu", gst_buffer_get_size (out), batch_size);
   FUZZ_CHECK (m != NULL, "a batch without a GcgBatchMeta");
   FUZZ_CHECK (m->n_sources <= N_STREAMS, "%u sources", m->n_sources);
+  FUZZ_CHECK (m->n_frames <= m->n_sources, "%u frames of %u sources",
+      m->n_frames, m->n_sources);
   FUZZ_CHECK (m->n_items <= m->n_allocated, "%u items of %u", m->n_items,
       m->n_allocated);
-  n_left_out += N_STREAMS - m->n_sources;
+  n_left_out += N_STREAMS - m->n_frames;
   n_items_seen += m->n_items;
   for (guint i = 0; i < m->n_items; i++) {
     const GcgBatchMetaItem *it = &m->items[i];
     const GcgBatchMetaSource *src;
 
-    FUZZ_CHECK (it->source < m->n_sources, "item %u names source %u of %u",
-        i, it->source, m->n_sources);
+    FUZZ_CHECK (it->source < m->n_frames, "item %u names source %u of %u "
+        "frames", i, it->source, m->n_frames);
     src = &m->sources[it->source];
     FUZZ_CHECK (it->roi_x >= 0 && it->roi_y >= 0 && it->roi_width > 0
         && it->roi_height > 0
@@ -148,11 +150,11 @@ check_sources (GcgTestBatch * f, GstBuffer * out, const gboolean * hits,
 {
   GcgBatchMeta *m = gcg_buffer_get_batch_meta (out);
 
-  FUZZ_CHECK (m != NULL && m->n_sources > 0
+  FUZZ_CHECK (m != NULL && m->n_frames > 0
       && g_strcmp0 (m->sources[0].pad_name, "sink_0") == 0,
       "the first stream, whole, is not in the batch");
 
-  for (guint i = 0; m && i < MIN (m->n_sources, N_STREAMS); i++) {
+  for (guint i = 0; m && i < MIN (m->n_frames, N_STREAMS); i++) {
     const gchar *name = m->sources[i].pad_name;
     guint k = 0;
 

@@ -38,6 +38,7 @@
 
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-fuzz.h"
+#include "common/gcg-test-watchdog.h"
 
 #define DEFAULT_SEED 20261123u
 /* Wide enough to reach the batch cases that once hung (1845, 2019: three
@@ -1012,18 +1013,28 @@ run_batch_case (GRand * r, guint *outputs)
   }
 }
 
+/* How long one case may take, from its first push to its teardown,
+ * before the watchdog fails it with every thread's backtrace (a push that
+ * blocks for ever, which drain_batch()'s own limit cannot see). */
+#define CASE_WATCHDOG_S (DRAIN_WATCHDOG_S + 10)
+
 static void
 run_one_case (guint i, guint *outputs)
 {
   guint32 seeds[2] = { fuzz_seed, i };
   GRand *r = g_rand_new_with_seed_array (seeds, 2);
+  g_autofree gchar *what = g_strdup_printf ("fuzz case %u "
+      "(GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u GCG_FUZZ_CASES=1)", i, fuzz_seed,
+      i);
 
   case_no = i;
   g_string_truncate (case_desc, 0);
+  gcg_test_watchdog_arm (CASE_WATCHDOG_S, what);
   if (chance (r, 0.25))
     run_batch_case (r, outputs);
   else
     run_case (r, outputs);
+  gcg_test_watchdog_disarm ();
   g_rand_free (r);
 }
 

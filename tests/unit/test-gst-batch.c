@@ -167,7 +167,7 @@ test_crop_outside (void)
       out = gst_harness_pull (f.out);
       g_assert_nonnull (out);
       bm = gcg_buffer_get_batch_meta (out);
-      g_assert_cmpuint (bm->n_sources, ==, 1);
+      g_assert_cmpuint (bm->n_frames, ==, 1);
       g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
       gst_buffer_unref (out);
     }
@@ -230,7 +230,7 @@ test_fair (gconstpointer data)
     g_assert_nonnull (out);
     bm = gcg_buffer_get_batch_meta (out);
     g_assert_nonnull (bm);
-    for (guint k = 0; k < bm->n_sources; k++) {
+    for (guint k = 0; k < bm->n_frames; k++) {
       guint idx;
 
       g_assert_true (sscanf (bm->sources[k].pad_name, "sink_%u", &idx) == 1);
@@ -239,11 +239,17 @@ test_fair (gconstpointer data)
     }
     gst_buffer_unref (out);
   }
-  /* Turn taking gives each stream a third of the slots, to within one
-   * round. */
-  for (guint i = 0; i < 3; i++)
-    g_assert_cmpuint (counts[i] + batch_size, >=,
-        n_batches * batch_size / 3);
+  /* Turn taking gives each stream its share of the batches, to within one
+   * round: a window's three frames leave in batches of batch-size (the
+   * last one partial), so every stream has as many frames as the others,
+   * give or take the window still leaving when the test stopped. */
+  for (guint i = 0; i < 3; i++) {
+    g_test_message ("sink_%u: %u frames in %u batches", i, counts[i],
+        n_batches);
+    g_assert_cmpuint (counts[i], >=, n_batches / 3);
+    for (guint j = 0; j < 3; j++)
+      g_assert_cmpuint (counts[i] + batch_size, >=, counts[j]);
+  }
   g_atomic_int_set (&stop, 1);
   /* Stopping the element unblocks pushers waiting on a full pad. */
   gst_element_set_state (f.batch, GST_STATE_NULL);
@@ -308,10 +314,17 @@ test_live_rates (void)
     now = gst_clock_get_time (GST_ELEMENT_CLOCK (f.batch));
     g_assert_cmpuint (now, <=, t + window + timeout);
     bm = gcg_buffer_get_batch_meta (out);
-    g_assert_cmpuint (bm->n_sources, ==, k % 3 == 0 ? 2 : 1);
+    g_assert_cmpuint (bm->n_frames, ==, k % 3 == 0 ? 2 : 1);
     g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
-    for (guint i = 0; i < bm->n_sources; i++)
+    for (guint i = 0; i < bm->n_frames; i++)
       g_assert_cmpuint (bm->sources[i].running_time, ==, t);
+    /* The slow stream between its frames: an empty slot, not its last
+     * frame again. */
+    gcg_test_batch_check_absent (bm, k % 3 == 0 ? 0 : 1);
+    if (k % 3 != 0)
+      g_assert_cmpstr (bm->sources[1].pad_name, ==, "sink_1");
+    g_assert_cmpuint (bm->window_start, ==, t);
+    g_assert_cmpuint (bm->window_duration, ==, window);
     g_assert_cmpuint (GST_BUFFER_PTS (out), ==, t);
     gst_buffer_unref (out);
   }
@@ -348,8 +361,8 @@ test_file_rates (void)
     out = gst_harness_pull (f.out);
     g_assert_nonnull (out);
     bm = gcg_buffer_get_batch_meta (out);
-    g_assert_cmpuint (bm->n_sources, ==, k % 3 == 0 ? 2 : 1);
-    for (guint i = 0; i < bm->n_sources; i++)
+    g_assert_cmpuint (bm->n_frames, ==, k % 3 == 0 ? 2 : 1);
+    for (guint i = 0; i < bm->n_frames; i++)
       g_assert_cmpuint (bm->sources[i].running_time, ==, t);
     gst_buffer_unref (out);
   }
@@ -375,6 +388,302 @@ test_timeout (void)
   gst_buffer_unref (out);
   /* The dimensions stay those of the full batch. */
   gcg_test_batch_check_dims (&f, "24:20:3:2");
+  gcg_test_batch_clear (&f);
+}
+
+/* Frame @k of a 30 fps stream, at its exact time (k/30 s, so that frame
+ * 3 starts a 100 ms window rather than ending the one before). */
+static GstBuffer *
+frame_at (GcgTestStream * s, guint k)
+{
+  return gcg_test_batch_frame (s->caps, s->seed + k,
+      gst_util_uint64_scale (k, GST_SECOND, 30));
+}
+
+/* EOS comes out (after whatever other events). */
+static void
+assert_eos_out (GcgTestBatch * f)
+{
+  gboolean eos = FALSE;
+  GstEvent *ev;
+
+  while (!eos && (ev = gst_harness_pull_event (f->out))) {
+    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+    gst_event_unref (ev);
+  }
+  g_assert_true (eos);
+}
+
+/* Pushes frames 0 .. n_frames - 1 of one stream, then EOS. */
+typedef struct
+{
+  GcgTestStream *s;
+  guint n_frames;
+} FramePusher;
+
+static gpointer
+push_then_eos (gpointer data)
+{
+  FramePusher *p = data;
+
+  for (guint k = 0; k < p->n_frames; k++)
+    if (gst_harness_push (p->s->h, frame_at (p->s, k)) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (p->s->h, gst_event_new_eos ());
+  return NULL;
+}
+
+/* Three 30 fps streams into windows of 100 ms (three frames each), one
+ * per batch-strategy: sink_0 all (its three frames, in order), sink_1
+ * first-in-batch (frame 0 of the window), sink_2 last-in-batch (frame 2).
+ * Without batch-duration the windows were one frame long; without the
+ * strategies every stream gave all three frames (nine, two batches).
+ * The frames passed over are not late. */
+static void
+test_strategies (void)
+{
+  static const guint expect[2][5][2] = {
+    {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 2}},
+    {{0, 3}, {0, 4}, {0, 5}, {1, 3}, {2, 5}},
+  };
+  static const gchar *strategies[] = { "all", "first-in-batch",
+    "last-in-batch"
+  };
+  FramePusher pushers[3];
+  GThread *threads[3];
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=5 batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 3; i++) {
+    pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i * 10);
+    pushers[i].n_frames = 6;
+    gst_harness_set_live (pushers[i].s->h, FALSE);
+    gst_util_set_object_arg (G_OBJECT (pushers[i].s->pad), "batch-strategy",
+        strategies[i]);
+  }
+  for (guint i = 0; i < 3; i++)
+    threads[i] = g_thread_new ("pusher", push_then_eos, &pushers[i]);
+  for (guint b = 0; b < 2; b++) {
+    GstBuffer *out = gst_harness_pull (f.out);
+    GcgBatchMeta *bm;
+
+    g_assert_nonnull (out);
+    bm = gcg_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->window_duration, ==, 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->n_frames, ==, 5);
+    for (guint k = 0; k < 5; k++) {
+      g_autofree gchar *name = g_strdup_printf ("sink_%u", expect[b][k][0]);
+
+      g_assert_cmpstr (bm->sources[k].pad_name, ==, name);
+      g_assert_cmpuint (bm->sources[k].pts, ==,
+          gst_util_uint64_scale (expect[b][k][1], GST_SECOND, 30));
+    }
+    gst_buffer_unref (out);
+  }
+  for (guint i = 0; i < 3; i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 0);
+  gcg_test_batch_clear (&f);
+}
+
+/* first-in-batch-with-overlap against first-in-batch: a 30 fps stream
+ * whose frames after the first start 30 ms late (0, 63, 96, 130, 163,
+ * 196, 230 ms), into 100 ms windows from 0.  first-in-batch takes 0,
+ * 130, 230; with overlap the second window takes 96 (4 ms before its
+ * start, unused) over 130 (30 ms after it), and the third 196 over 230. */
+static GstClockTime
+overlap_pts (guint k)
+{
+  return k ? gst_util_uint64_scale (k, GST_SECOND, 30) + 30 * GST_MSECOND
+      : 0;
+}
+
+static void
+test_overlap (gconstpointer data)
+{
+  gboolean overlap = GPOINTER_TO_INT (data);
+  const guint expect[2][3] = { {0, 3, 6}, {0, 2, 5} };
+  GcgTestBatch f;
+  GcgTestStream *s;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  s = gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gst_harness_set_live (s->h, FALSE);
+  gst_util_set_object_arg (G_OBJECT (s->pad), "batch-strategy", overlap
+      ? "first-in-batch-with-overlap" : "first-in-batch");
+  for (guint k = 0; k < 7; k++)
+    gcg_test_batch_push (s, gcg_test_batch_frame (s->caps, k,
+            overlap_pts (k)));
+  gcg_test_batch_eos (s);
+  for (guint b = 0; b < 3; b++) {
+    GstBuffer *out = gst_harness_pull (f.out);
+    GcgBatchMeta *bm = gcg_buffer_get_batch_meta (out);
+
+    g_assert_cmpuint (bm->n_frames, ==, 1);
+    g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
+    g_assert_cmpuint (bm->sources[0].pts, ==, overlap_pts (expect[overlap][b]));
+    gst_buffer_unref (out);
+  }
+  assert_eos_out (&f);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 0);
+  gcg_test_batch_clear (&f);
+}
+
+/* Pushes frames at @pts (GST_CLOCK_TIME_NONE ends the list), then EOS. */
+typedef struct
+{
+  GcgTestStream *s;
+  const GstClockTime *pts;
+} TimedPusher;
+
+static gpointer
+push_times (gpointer data)
+{
+  TimedPusher *p = data;
+
+  for (guint k = 0; GST_CLOCK_TIME_IS_VALID (p->pts[k]); k++)
+    if (gst_harness_push (p->s->h, gcg_test_batch_frame (p->s->caps, k,
+                p->pts[k])) != GST_FLOW_OK)
+      break;
+  gst_harness_push_event (p->s->h, gst_event_new_eos ());
+  return NULL;
+}
+
+/* With overlap, a stream with no frame in a window (nor a spare) gives
+ * the frame that starts at most half a window after it: sink_1's frame
+ * at 240 ms goes into the window of 100-200 ms, next to sink_0's frames
+ * of that window. */
+static void
+test_overlap_later (void)
+{
+  static const GstClockTime fast[] = { 0, 50 * GST_MSECOND,
+    100 * GST_MSECOND, 150 * GST_MSECOND, 200 * GST_MSECOND,
+    250 * GST_MSECOND, GST_CLOCK_TIME_NONE
+  };
+  static const GstClockTime slow[] = { 0, 240 * GST_MSECOND,
+    GST_CLOCK_TIME_NONE
+  };
+  TimedPusher pushers[2];
+  GThread *threads[2];
+  GstBuffer *out;
+  GcgBatchMeta *bm;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=4 batch-duration="
+      G_STRINGIFY (100000000), 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 2; i++) {
+    pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i);
+    pushers[i].pts = i ? slow : fast;
+    gst_harness_set_live (pushers[i].s->h, FALSE);
+  }
+  gst_util_set_object_arg (G_OBJECT (pushers[1].s->pad), "batch-strategy",
+      "first-in-batch-with-overlap");
+  for (guint i = 0; i < 2; i++)
+    threads[i] = g_thread_new ("pusher", push_times, &pushers[i]);
+  gst_buffer_unref (gst_harness_pull (f.out));
+  out = gst_harness_pull (f.out);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpuint (bm->window_start, ==, 100 * GST_MSECOND);
+  g_assert_cmpuint (bm->n_frames, ==, 3);
+  g_assert_cmpstr (bm->sources[2].pad_name, ==, "sink_1");
+  g_assert_cmpuint (bm->sources[2].pts, ==, 240 * GST_MSECOND);
+  gst_buffer_unref (out);
+  for (guint i = 0; i < 2; i++)
+    g_thread_join (threads[i]);
+  gcg_test_batch_clear (&f);
+}
+
+/* A live frame that comes after its window's batch left (later than the
+ * timeout) is dropped, counted and reported with a QoS message; it used to
+ * go into the next batch, next to frames of another moment. */
+static void
+test_late (void)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  g_autoptr (GstMessage) qos = NULL;
+  GcgBatchMeta *bm;
+  GstBuffer *out;
+  GcgTestBatch f;
+  guint64 processed, dropped;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", "timeout=10000000", 1);
+  f.check = FALSE;
+  gst_element_set_bus (f.batch, bus);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  for (guint i = 0; i < 2; i++)
+    gcg_test_batch_push (&f.streams[i], frame_at (&f.streams[i], 0));
+  gst_buffer_unref (gst_harness_pull (f.out));
+  /* Window 1 leaves at its deadline without sink_1. */
+  gcg_test_batch_push (&f.streams[0], frame_at (&f.streams[0], 1));
+  gst_harness_crank_single_clock_wait (f.out);
+  gst_buffer_unref (gst_harness_pull (f.out));
+  /* sink_1's frame of window 1 comes now: late. */
+  gcg_test_batch_push (&f.streams[1], frame_at (&f.streams[1], 1));
+  gcg_test_batch_push (&f.streams[0], frame_at (&f.streams[0], 2));
+  gst_harness_crank_single_clock_wait (f.out);
+  out = gst_harness_pull (f.out);
+  bm = gcg_buffer_get_batch_meta (out);
+  g_assert_cmpuint (bm->n_frames, ==, 1);
+  g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
+  g_assert_cmpuint (bm->sources[0].running_time, ==,
+      gst_util_uint64_scale (2, GST_SECOND, 30));
+  gcg_test_batch_check_absent (bm, 1);
+  gst_buffer_unref (out);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
+          "dropped-late"), ==, 1);
+  qos = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
+  g_assert_nonnull (qos);
+  gst_message_parse_qos_stats (qos, NULL, &processed, &dropped);
+  g_assert_cmpuint (dropped, ==, 1);
+  gst_element_set_bus (f.batch, NULL);
+  gcg_test_batch_clear (&f);
+}
+
+/* The LATENCY query with live upstreams (20 ms): upstream's, plus the
+ * window (batch-duration, or one frame when 0), plus the timeout; a fixed
+ * window is in it before the first frame. */
+static void
+test_latency (gconstpointer data)
+{
+  GstClockTime duration = GPOINTER_TO_UINT (data) * GST_MSECOND;
+  GstClockTime upstream = 20 * GST_MSECOND, timeout = 10 * GST_MSECOND;
+  GstClockTime window = duration ? duration : WINDOW;
+  g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT
+      " batch-duration=%" G_GUINT64_FORMAT, timeout, duration);
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
+  f.check = FALSE;
+  for (guint i = 0; i < 2; i++) {
+    gcg_test_batch_add_stream (&f, CAPS (i), i);
+    gst_harness_set_upstream_latency (f.streams[i].h, upstream);
+  }
+  if (duration)
+    g_assert_cmpuint (gst_harness_query_latency (f.out), ==,
+        upstream + window + timeout);
+  for (guint i = 0; i < 2; i++)
+    gcg_test_batch_push (&f.streams[i], frame_at (&f.streams[i], 0));
+  if (duration) {
+    /* A window of several frames leaves at its deadline. */
+    gst_harness_crank_single_clock_wait (f.out);
+  }
+  gst_buffer_unref (gst_harness_pull (f.out));
+  g_test_message ("latency %" GST_TIME_FORMAT " (upstream %" GST_TIME_FORMAT
+      ", window %" GST_TIME_FORMAT ", timeout %" GST_TIME_FORMAT ")",
+      GST_TIME_ARGS (gst_harness_query_latency (f.out)),
+      GST_TIME_ARGS (upstream), GST_TIME_ARGS (window),
+      GST_TIME_ARGS (timeout));
+  g_assert_cmpuint (gst_harness_query_latency (f.out), ==,
+      upstream + window + timeout);
   gcg_test_batch_clear (&f);
 }
 
@@ -407,9 +716,7 @@ static void
 test_eos (void)
 {
   guint second[] = { 1 };
-  gboolean eos = FALSE;
   GcgTestBatch f;
-  GstEvent *ev;
 
   gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
   gcg_test_batch_add_stream (&f, CAPS (0), 1);
@@ -418,11 +725,7 @@ test_eos (void)
   gcg_test_batch_eos (&f.streams[0]);
   run_some (&f, second, 1, 1);
   gcg_test_batch_eos (&f.streams[1]);
-  while (!eos && (ev = gst_harness_pull_event (f.out))) {
-    eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-    gst_event_unref (ev);
-  }
-  g_assert_true (eos);
+  assert_eos_out (&f);
   gcg_test_batch_clear (&f);
 }
 
@@ -452,7 +755,8 @@ bad_frame (guint kind)
   if (kind == 1)
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_FORMAT_NV12, 64, 48, 2, offsets, strides);
-  GST_BUFFER_PTS (buf) = GST_SECOND;
+  /* A window of its own (an earlier one's frames would be late). */
+  GST_BUFFER_PTS (buf) = GST_SECOND + kind * (GST_SECOND / 30);
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   return buf;
 }
@@ -474,15 +778,50 @@ test_hostile (void)
 
     gcg_test_batch_push (&f.streams[0], bad_frame (kind));
     gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (CAPS (1), 7,
-            GST_SECOND));
+            GST_SECOND + kind * (GST_SECOND / 30)));
     out = gst_harness_pull (f.out);
     bm = gcg_buffer_get_batch_meta (out);
-    g_assert_cmpuint (bm->n_sources, ==, 1);
+    g_assert_cmpuint (bm->n_frames, ==, 1);
     g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
     gst_buffer_unref (out);
   }
   run_some (&f, second, 1, 40);
   run_all (&f, 41, hostile_rois);
+  gcg_test_batch_clear (&f);
+}
+
+/* Times that break naive sums: a frame rate whose frame lasts 0 ns
+ * (windows of no time used to spin the aggregator: no frame ever fell
+ * inside), and running times next to the end of the clock (a window's
+ * end wrapped before its start).  Batches still leave, then EOS. */
+static void
+test_hostile_times (void)
+{
+  static const gchar *caps =
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=2147483647/1";
+  GstClockTime huge = GST_CLOCK_TIME_NONE - 100;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  f.check = FALSE;
+  gcg_test_batch_add_stream (&f, caps, 1);
+  gst_harness_set_live (f.streams[0].h, FALSE);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *buf = gcg_test_batch_frame (caps, k, k * GST_MSECOND);
+
+    GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+    gcg_test_batch_push (&f.streams[0], buf);
+    gst_buffer_unref (gst_harness_pull (f.out));
+  }
+  for (guint k = 0; k < 2; k++) {
+    GstBuffer *buf = gcg_test_batch_frame (caps, k, huge + k * 50);
+
+    GST_BUFFER_DURATION (buf) = GST_SECOND;
+    gcg_test_batch_push (&f.streams[0], buf);
+  }
+  gst_buffer_unref (gst_harness_pull (f.out));
+  gcg_test_batch_eos (&f.streams[0]);
+  assert_eos_out (&f);
   gcg_test_batch_clear (&f);
 }
 
@@ -543,9 +882,21 @@ main (int argc, char **argv)
       test_fair);
   g_test_add_data_func ("/batch/fair/batch-size-2", GUINT_TO_POINTER (2),
       test_fair);
+  g_test_add_func ("/batch/strategies", test_strategies);
+  g_test_add_func ("/batch/late", test_late);
+  g_test_add_data_func ("/batch/overlap/without", GINT_TO_POINTER (FALSE),
+      test_overlap);
+  g_test_add_data_func ("/batch/overlap/with", GINT_TO_POINTER (TRUE),
+      test_overlap);
+  g_test_add_func ("/batch/overlap/later", test_overlap_later);
+  g_test_add_data_func ("/batch/latency/frame-window", GUINT_TO_POINTER (0),
+      test_latency);
+  g_test_add_data_func ("/batch/latency/batch-duration",
+      GUINT_TO_POINTER (100), test_latency);
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);
+  g_test_add_func ("/batch/hostile-times", test_hostile_times);
   g_test_add_func ("/batch/downstream-pool", test_downstream_pool);
   return g_test_run ();
 }
