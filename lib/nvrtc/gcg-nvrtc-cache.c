@@ -10,9 +10,9 @@
  * The disk cache trusts nothing it reads: the directory must be the
  * caller's own, a real directory of mode 0700 (made so when created;
  * anything else and the disk is not used); an entry is opened without
- * following links, must be a regular file of the caller's with the size
- * its header says, and carries its key and a SHA-256 of its payload, both
- * checked.  A corrupt, truncated or foreign entry is compiled again and
+ * following links or waiting on a FIFO, must be a regular file of the
+ * caller's with the size its header says, and carries its key and a
+ * SHA-256 of its payload, both checked.  A corrupt, truncated or foreign entry is compiled again and
  * replaced (written to a temporary file, then renamed).
  */
 #include "gcg-nvrtc-private.h"
@@ -102,7 +102,9 @@ disk_load (const gchar *dir, const gchar *key)
   g_autoptr (GBytes) payload = NULL;
   struct stat st;
   guint64 size;
-  gint fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  /* No link followed; O_NONBLOCK: a FIFO put there never blocks the
+   * open (it is then refused as not a regular file). */
+  gint fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
   if (fd < 0)
     return NULL;

@@ -4,9 +4,11 @@
  *
  * The compiled-kernel cache without a GPU: a memory hit and a disk hit
  * compile nothing; the directory is made 0700 and entries 0600; a
- * truncated, corrupted or linked entry, or a directory others may write,
- * is never trusted (the kernel is compiled again).  Skips only when NVRTC
- * is absent, and says so.
+ * truncated, lengthened, corrupted or linked entry, a FIFO in its place,
+ * an entry or a directory of another user (run as root), a linked
+ * directory or one others may write is never trusted (the kernel is
+ * compiled again).  Skips only when NVRTC is absent, and says so; the
+ * tests that need root skip without it.
  */
 #include <gcg.h>
 #include "gcg-nvrtc-private.h"
@@ -138,7 +140,9 @@ test_hits (void)
 }
 
 typedef enum
-{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK } Damage;
+{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK, FIFO, LONGER,
+  FOREIGN
+} Damage;
 
 static void
 damage (const gchar *entry, Damage how)
@@ -161,6 +165,23 @@ damage (const gchar *entry, Damage how)
     case EMPTY:
       len = 0;
       break;
+    case LONGER:
+      /* Bytes added after the payload: the header's length no longer
+       * matches. */
+      data = g_realloc (data, len + 4);
+      memcpy (data + len, "junk", 4);
+      len += 4;
+      break;
+    case FIFO:
+      /* Opening a FIFO for reading waits for a writer: it must not be
+       * opened that way (failed before: the compile hung there). */
+      g_assert_cmpint (g_unlink (entry), ==, 0);
+      g_assert_cmpint (mkfifo (entry, 0600), ==, 0);
+      return;
+    case FOREIGN:
+      /* A valid entry of another user (root can make one). */
+      g_assert_cmpint (chown (entry, 65534, 65534), ==, 0);
+      return;
     case SYMLINK:
       /* The entry becomes a link to a valid copy: never followed. */
       real = g_strconcat (entry, ".real", NULL);
@@ -181,6 +202,10 @@ test_damaged (gconstpointer data)
   g_autoptr (GBytes) b = NULL;
   g_autofree gchar *entry = NULL;
 
+  if (how == FOREIGN && getuid () != 0) {
+    g_test_skip ("only root can give an entry to another user");
+    return;
+  }
   if (!setup (&t))
     return;
   g_assert_cmpuint (compile (&t, source, &a), ==, 1);
@@ -196,6 +221,47 @@ test_damaged (gconstpointer data)
     gcg__nvrtc_cache_clear_memory ();
     g_assert_cmpuint (compile (&t, source, &c), ==, 0);
   }
+  teardown (&t);
+}
+
+/* A cache directory that is a link (even to a private directory of this
+ * user), or one owned by another user, is not used: nothing is read from
+ * it or written to it. */
+static void
+test_foreign_dir (gconstpointer data)
+{
+  gboolean link = GPOINTER_TO_INT (data);
+  Tmp t = { 0 };
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *real = NULL;
+  g_autoptr (GDir) dir = NULL;
+
+  if (!link && getuid () != 0) {
+    g_test_skip ("only root can give a directory to another user");
+    return;
+  }
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  real = g_build_filename (t.dir, "real", NULL);
+  g_assert_cmpint (g_mkdir (real, 0700), ==, 0);
+  if (link)
+    g_assert_cmpint (symlink (real, sub), ==, 0);
+  else {
+    g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+    g_assert_cmpint (chown (sub, 65534, 65534), ==, 0);
+  }
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  dir = g_dir_open (link ? real : sub, 0, NULL);
+  g_assert_nonnull (dir);
+  g_assert_null (g_dir_read_name (dir));        /* nothing written */
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &b), ==, 1);
+  if (link)
+    g_unlink (sub);
+  g_rmdir (real);
   teardown (&t);
 }
 
@@ -236,6 +302,16 @@ main (int argc, char **argv)
       test_damaged);
   g_test_add_data_func ("/nvrtc-cache/symlink", GINT_TO_POINTER (SYMLINK),
       test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/fifo", GINT_TO_POINTER (FIFO),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/longer", GINT_TO_POINTER (LONGER),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/foreign-entry",
+      GINT_TO_POINTER (FOREIGN), test_damaged);
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
+  g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
+      test_foreign_dir);
+  g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),
+      test_foreign_dir);
   return g_test_run ();
 }
