@@ -4,7 +4,8 @@
  *
  * A user kernel's code before anything runs it: read from a file within
  * bounds, its entry point's name checked, its source compiled with a check
- * of the entry point's declaration.  Untrusted input, each refusal a
+ * of the entry point's declaration (gcg-kernel-code.c), its compiled code
+ * checked to lie within its bytes (gcg-kernel-image.c).  Untrusted input, each refusal a
  * GError naming the kernel.
  */
 #pragma once
@@ -28,6 +29,9 @@ GCG_PRIVATE_API GBytes *gcg__kernel_code_read_file (const gchar *path,
 
 GCG_PRIVATE_API gboolean gcg__kernel_code_check_entry (const gchar *name,
     const gchar *entry, gboolean is_source, GError **error);
+
+GCG_PRIVATE_API gboolean gcg__kernel_code_check_binary (const gchar *name,
+    GBytes *code, GError **error);
 
 GCG_PRIVATE_API GBytes *gcg__kernel_code_compile (const GcgKernelDecl *decl,
     GBytes *source, const gchar *name, const gchar *entry, gint sm,

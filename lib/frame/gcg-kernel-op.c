@@ -188,6 +188,9 @@ gcg__kernel_op_new_full (GcgContext *context, gboolean is_source,
         "allowed)", name ? name : entry, size, GCG_KERNEL_STAGE_MAX_CODE);
     return NULL;
   }
+  if (!is_source && !gcg__kernel_code_check_binary (name ? name : entry,
+          code, error))
+    return NULL;
   self = g_object_new (GCG_TYPE_KERNEL_OP, NULL);
   self->name = g_strdup (name ? name : entry);
   self->entry = g_strdup (entry);

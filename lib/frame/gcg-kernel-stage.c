@@ -100,6 +100,8 @@ module_image (GcgKernelStage *self, const GcgKernelStageSpec *spec,
         spec->entry, major * 10 + minor, spec->options, spec->cache_dir,
         error);
   }
+  if (!gcg__kernel_code_check_binary (self->name, spec->code, error))
+    return NULL;
   copy = g_malloc (size + 1);
   memcpy (copy, data, size);
   copy[size] = '\0';
