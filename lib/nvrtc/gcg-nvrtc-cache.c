@@ -5,7 +5,8 @@
  * Compiled user kernels, cached by a SHA-256 of everything that shapes
  * the binary (prelude, source, name, options, architecture, NVRTC's
  * version): in memory for the process, and optionally on disk so a
- * restarted pipeline does not recompile.
+ * restarted pipeline does not recompile.  Source that includes other
+ * files is never cached: their contents are not in the key.
  *
  * The disk cache trusts nothing it reads: the directory must be the
  * caller's own, a real directory of mode 0700 (made so when created;
@@ -184,8 +185,26 @@ memory_store (const gchar *key, GBytes *payload)
   g_mutex_unlock (&cache_lock);
 }
 
+/* @text includes another file (`#include`, spaces allowed after the
+ * '#'): what it reads is not in the key, so its binary is not cached. */
+static gboolean
+includes_files (const gchar *text)
+{
+  for (const gchar *p = text ? strchr (text, '#') : NULL; p != NULL;
+      p = strchr (p + 1, '#')) {
+    const gchar *q = p + 1;
+
+    while (*q == ' ' || *q == '\t')
+      q++;
+    if (g_str_has_prefix (q, "include"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* gcg__nvrtc_compile() through the caches; @disk_dir %NULL keeps to the
- * memory cache. */
+ * memory cache.  Source that includes files is compiled every time: the
+ * files may change, and only the text given is in the key. */
 GBytes *
 gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options,
@@ -197,6 +216,12 @@ gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
 
   if (!gcg__nvrtc_load (error))
     return NULL;
+  if (includes_files (source) || includes_files (prelude)) {
+    binary = gcg__nvrtc_compile (prelude, source, name, sm, options, error);
+    if (binary != NULL)
+      g_atomic_int_inc (&compile_count);
+    return binary;
+  }
   key = cache_key (prelude, source, name, sm, options);
   if ((binary = memory_lookup (key)) != NULL)
     return binary;

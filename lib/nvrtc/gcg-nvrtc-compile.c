@@ -42,23 +42,33 @@ destroy_program (nvrtcProgram *prog)
   g_atomic_int_add (&live_programs, -1);
 }
 
-/* The program's log, cut to GCG_NVRTC_MAX_LOG bytes. */
+/* The program's log, its first GCG_NVRTC_MAX_LOG bytes (the first errors,
+ * with their line numbers, are the ones to read) cut at a line's end, and
+ * how much was left out.  A log larger than GCG_NVRTC_MAX_LOG_READ is not
+ * fetched at all. */
 static gchar *
 program_log (nvrtcProgram prog)
 {
   gsize size = 0;
   g_autofree gchar *log = NULL;
+  gchar *cut;
 
   if (GCG_NVRTC_CALL (GetProgramLogSize, prog, &size) != NVRTC_SUCCESS
       || size == 0)
     return g_strdup ("(no log)");
-  if (size > GCG_NVRTC_MAX_LOG)
+  if (size > GCG_NVRTC_MAX_LOG_READ)
     return g_strdup_printf ("(a log of %" G_GSIZE_FORMAT " bytes, too long "
         "to show)", size);
   log = g_malloc0 (size + 1);
   if (GCG_NVRTC_CALL (GetProgramLog, prog, log) != NVRTC_SUCCESS)
     return g_strdup ("(no log)");
-  return g_strchomp (g_steal_pointer (&log));
+  if (strlen (log) <= GCG_NVRTC_MAX_LOG)
+    return g_strchomp (g_steal_pointer (&log));
+  log[GCG_NVRTC_MAX_LOG] = '\0';
+  if ((cut = strrchr (log, '\n')) != NULL)
+    *cut = '\0';
+  return g_strdup_printf ("%s\n(the log goes on for %" G_GSIZE_FORMAT
+      " more bytes)", log, size - strlen (log));
 }
 
 static GBytes *

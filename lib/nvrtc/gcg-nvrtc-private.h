@@ -51,8 +51,10 @@ extern GcgNvrtcTable gcg__nvrtc;
   "/usr/local/cuda/lib64/libnvrtc.so.13", \
   "/usr/local/cuda/lib64/libnvrtc.so.12"
 
-/* Bounds on what NVRTC hands back: a log is cut, a binary refused. */
+/* Bounds on what NVRTC hands back: a log is cut (and not even fetched
+ * past the second bound), a binary refused. */
 #define GCG_NVRTC_MAX_LOG (64 * 1024)
+#define GCG_NVRTC_MAX_LOG_READ (64 * 1024 * 1024)
 #define GCG_NVRTC_MAX_BINARY (256 * 1024 * 1024)
 
 /* GCG_NVRTC_CALL (CompileProgram, prog, n, opts): calls NVRTC through the

@@ -287,6 +287,35 @@ test_open_dir (void)
   teardown (&t);
 }
 
+/* Source that includes a file is compiled every time: the file is not in
+ * the key, so a cached binary would outlive a change to it (failed
+ * before: the second compile was a hit with the old value). */
+static void
+test_include_not_cached (void)
+{
+  Tmp t = { 0 };
+  g_autofree gchar *header = NULL;
+  g_autofree gchar *src = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+
+  if (!setup (&t))
+    return;
+  header = g_build_filename (t.dir, "value.cuh", NULL);
+  src = g_strdup_printf ("#  include \"%s\"\n"
+      "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n",
+      header);
+  g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1,
+          NULL));
+  g_assert_cmpuint (compile (&t, src, &a), ==, 1);
+  g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1,
+          NULL));
+  g_assert_cmpuint (compile (&t, src, &b), ==, 1);
+  g_assert_false (g_bytes_equal (a, b));
+  g_unlink (header);
+  teardown (&t);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -309,6 +338,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/nvrtc-cache/foreign-entry",
       GINT_TO_POINTER (FOREIGN), test_damaged);
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
+  g_test_add_func ("/nvrtc-cache/include-not-cached",
+      test_include_not_cached);
   g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
       test_foreign_dir);
   g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),
