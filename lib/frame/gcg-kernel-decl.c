@@ -69,13 +69,44 @@ parse_type (const gchar *s, GcgKernelParamType *type)
   return FALSE;
 }
 
+/* C++17's keywords (and C++20's, and the alternative operator names),
+ * and NULL, a macro NVRTC defines: a member so named would make the
+ * generated struct fail to compile (tests/unit/test-fuzz-kernel-decl.c
+ * compiles every layout it takes). */
+static const gchar *const keywords[] = {
+  "NULL",
+  "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+  "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+  "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
+  "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
+  "continue", "decltype", "default", "delete", "do", "double",
+  "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+  "float", "for", "friend", "goto", "if", "inline", "int", "long",
+  "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+  "operator", "or", "or_eq", "private", "protected", "public", "register",
+  "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+  "static", "static_assert", "static_cast", "struct", "switch", "template",
+  "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+  "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+  "wchar_t", "while", "xor", "xor_eq",
+};
+
+/* A C identifier the generated struct can hold as a member: not a
+ * keyword, and not reserved to the implementation ("__x", "_X"), where
+ * the compiler's macros live (__CUDA_ARCH__ would expand to a number). */
 static gboolean
 is_identifier (const gchar *s)
 {
   if (!g_ascii_isalpha (s[0]) && s[0] != '_')
     return FALSE;
+  if (s[0] == '_' && (s[1] == '_' || g_ascii_isupper (s[1])))
+    return FALSE;
   for (const gchar * p = s; *p; p++) {
     if (!g_ascii_isalnum (*p) && *p != '_')
+      return FALSE;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (keywords); i++) {
+    if (strcmp (s, keywords[i]) == 0)
       return FALSE;
   }
   return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
@@ -149,6 +180,9 @@ parse_spec (const gchar *spec, GcgKernelParam *param)
   g_auto (GStrv) parts = g_strsplit (spec, ":", 4);
   guint n = g_strv_length (parts);
 
+  /* g_strsplit() of "" is an empty vector: nothing to compare. */
+  if (n == 0)
+    return FALSE;
   if (n == 1)
     return parse_field (parts[0], param);
   if (strcmp (parts[0], "meta") == 0)
@@ -175,7 +209,8 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
   if (eq == NULL || !is_identifier (param->name)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
-        "of at most %d characters", item, GCG_KERNEL_DECL_MAX_NAME);
+        "of at most %d characters, not a C++ keyword nor reserved (__x, "
+        "_X)", item, GCG_KERNEL_DECL_MAX_NAME);
     return FALSE;
   }
   for (guint i = 0; i + 1 < self->n_params; i++) {
