@@ -91,25 +91,32 @@ static const gchar *const keywords[] = {
   "wchar_t", "while", "xor", "xor_eq",
 };
 
-/* A C identifier the generated struct can hold as a member: not a
- * keyword, and not reserved to the implementation ("__x", "_X"), where
- * the compiler's macros live (__CUDA_ARCH__ would expand to a number). */
 static gboolean
 is_identifier (const gchar *s)
 {
   if (!g_ascii_isalpha (s[0]) && s[0] != '_')
     return FALSE;
-  if (s[0] == '_' && (s[1] == '_' || g_ascii_isupper (s[1])))
-    return FALSE;
   for (const gchar * p = s; *p; p++) {
     if (!g_ascii_isalnum (*p) && *p != '_')
       return FALSE;
   }
+  return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
+}
+
+/* A C identifier the generated struct can hold as a member: not a
+ * keyword, and not reserved to the implementation ("__x", "_X"), where
+ * the compiler's macros live (__CUDA_ARCH__ would expand to a number). */
+static gboolean
+is_member_name (const gchar *s)
+{
+  if (!is_identifier (s)
+      || (s[0] == '_' && (s[1] == '_' || g_ascii_isupper (s[1]))))
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (keywords); i++) {
     if (strcmp (s, keywords[i]) == 0)
       return FALSE;
   }
-  return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
+  return TRUE;
 }
 
 /* @s as a value of @type, range-checked: a literal that does not fit is
@@ -206,7 +213,7 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
   memset (param, 0, sizeof (*param));
   self->n_params++;
   param->name = eq ? g_strndup (item, eq - item) : g_strdup (item);
-  if (eq == NULL || !is_identifier (param->name)) {
+  if (eq == NULL || !is_member_name (param->name)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
         "of at most %d characters, not a C++ keyword nor reserved (__x, "
