@@ -13,8 +13,10 @@
  * anything else and the disk is not used); an entry is opened without
  * following links or waiting on a FIFO, must be a regular file of the
  * caller's with the size its header says, and carries its key and a
- * SHA-256 of its payload, both checked.  A corrupt, truncated or foreign entry is compiled again and
- * replaced (written to a temporary file, then renamed).
+ * SHA-256 of its payload, both checked.  A corrupt, truncated or
+ * foreign entry is compiled again and replaced (written to a temporary
+ * file, then renamed).  The directory keeps the GCG_NVRTC_DISK_MAX_ENTRIES
+ * most recently written entries.
  */
 #include "gcg-nvrtc-private.h"
 #include "gcg-error.h"
@@ -133,6 +135,65 @@ disk_load (const gchar *dir, const gchar *key)
   return g_steal_pointer (&payload);
 }
 
+/* An entry's file name: 64 lowercase hex digits and ".bin". */
+static gboolean
+is_entry_name (const gchar *name)
+{
+  if (strlen (name) != HEX_LEN + 4 || strcmp (name + HEX_LEN, ".bin") != 0)
+    return FALSE;
+  for (guint i = 0; i < HEX_LEN; i++) {
+    if (!g_ascii_isxdigit (name[i]) || g_ascii_isupper (name[i]))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct
+{
+  gchar *path;
+  gint64 mtime;
+} Entry;
+
+static gint
+older_first (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const Entry *) a)->mtime, y = ((const Entry *) b)->mtime;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Bounds the disk cache: past GCG_NVRTC_DISK_MAX_ENTRIES entries, the
+ * least recently written go (only entries: regular files of this user
+ * named as entries are, never anything else in the directory), so a
+ * process making kernels without end does not fill the disk. */
+static void
+disk_prune (const gchar *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  const gchar *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    Entry e = { g_build_filename (dir, name, NULL), 0 };
+    GStatBuf st;
+
+    if (is_entry_name (name) && g_lstat (e.path, &st) == 0
+        && S_ISREG (st.st_mode) && st.st_uid == getuid ()) {
+      e.mtime = st.st_mtime;
+      g_array_append_val (entries, e);
+    } else {
+      g_free (e.path);
+    }
+  }
+  if (entries->len > GCG_NVRTC_DISK_MAX_ENTRIES) {
+    g_array_sort (entries, older_first);
+    for (guint i = 0; i < entries->len - GCG_NVRTC_DISK_MAX_ENTRIES; i++)
+      g_unlink (g_array_index (entries, Entry, i).path);
+  }
+  for (guint i = 0; i < entries->len; i++)
+    g_free (g_array_index (entries, Entry, i).path);
+}
+
 static void
 disk_store (const gchar *dir, const gchar *key, GBytes *payload)
 {
@@ -156,6 +217,7 @@ disk_store (const gchar *dir, const gchar *key, GBytes *payload)
   if (!g_file_set_contents_full (path, (const gchar *) out->data, out->len,
           G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
     g_debug ("Kernel cache: %s not written: %s", path, error->message);
+  disk_prune (dir);
 }
 
 static GBytes *

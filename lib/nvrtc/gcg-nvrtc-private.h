@@ -57,6 +57,9 @@ extern GcgNvrtcTable gcg__nvrtc;
 #define GCG_NVRTC_MAX_LOG_READ (64 * 1024 * 1024)
 #define GCG_NVRTC_MAX_BINARY (256 * 1024 * 1024)
 
+/* The most entries the disk cache keeps (the oldest go first). */
+#define GCG_NVRTC_DISK_MAX_ENTRIES 256
+
 /* GCG_NVRTC_CALL (CompileProgram, prog, n, opts): calls NVRTC through the
  * table unless fault injection (gcg_fault_inject(), "nvrtcCompileProgram:1")
  * fails this call; a release (nvrtcDestroyProgram) is made anyway, then

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define SM 90
 
@@ -316,6 +317,53 @@ test_include_not_cached (void)
   teardown (&t);
 }
 
+/* The directory is bounded: past GCG_NVRTC_DISK_MAX_ENTRIES the oldest
+ * entries go, the new one stays, and files that are not entries are
+ * never touched (failed before: the directory grew without end). */
+static void
+test_bounded (void)
+{
+  Tmp t = { 0 };
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *other = NULL;
+  g_autofree gchar *entry = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GDir) dir = NULL;
+  guint n = 0;
+
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  /* Old entries (junk inside: never read here), and a file of another
+   * name. */
+  for (guint i = 0; i < GCG_NVRTC_DISK_MAX_ENTRIES + 20; i++) {
+    g_autofree gchar *name = g_strdup_printf ("%064x.bin", i);
+    g_autofree gchar *p = g_build_filename (sub, name, NULL);
+    struct utimbuf old = { 1000 + i, 1000 + i };
+
+    g_assert_true (g_file_set_contents (p, "old", 3, NULL));
+    g_assert_cmpint (utime (p, &old), ==, 0);
+  }
+  other = g_build_filename (sub, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (other, "mine", 4, NULL));
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  dir = g_dir_open (sub, 0, NULL);
+  for (const gchar *name; (name = g_dir_read_name (dir)) != NULL;)
+    n += g_str_has_suffix (name, ".bin");
+  g_assert_cmpuint (n, ==, GCG_NVRTC_DISK_MAX_ENTRIES);
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  /* The oldest went; the new one is a disk hit. */
+  entry = g_build_filename (sub, "0000000000000000000000000000000000000000"
+      "000000000000000000000000.bin", NULL);
+  g_assert_false (g_file_test (entry, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&a, g_bytes_unref);
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &a), ==, 0);
+  g_unlink (other);
+  teardown (&t);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,6 +386,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/nvrtc-cache/foreign-entry",
       GINT_TO_POINTER (FOREIGN), test_damaged);
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
+  g_test_add_func ("/nvrtc-cache/bounded", test_bounded);
   g_test_add_func ("/nvrtc-cache/include-not-cached",
       test_include_not_cached);
   g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
