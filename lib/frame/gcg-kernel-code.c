@@ -107,26 +107,36 @@ gcg__kernel_code_check_entry (const gchar *name, const gchar *entry,
   return ok;
 }
 
-/* The user's source as NVRTC gets it: refused when it holds a NUL (the
- * compiler would see only the part before), followed by a redeclaration
- * of the entry point as the stage launches it.  A kernel declared with
- * other parameters, or not extern "C" __global__, then fails to compile
- * at a line of GCG_KERNEL_CODE_ENTRY_CHECK; a missing one compiles and is
- * looked for afterwards. */
+/* The user's source as NVRTC gets it: refused when it holds a NUL or a
+ * byte 0xFF (the compiler would see only the part before), followed by a
+ * redeclaration of the entry point as the stage launches it.  A kernel
+ * declared with other parameters, or not extern "C" __global__, then
+ * fails to compile at a line of GCG_KERNEL_CODE_ENTRY_CHECK; a missing
+ * one compiles and is looked for afterwards. */
 static gchar *
 source_text (GBytes *source, const gchar *name, const gchar *entry,
     GError **error)
 {
+  /* NVRTC would see only the part before either: it stops at a NUL, and
+   * takes 0xFF for the end of the source (EOF as a char). */
+  static const struct
+  {
+    guint8 byte;
+    const gchar *what;
+  } forbidden[] = { { 0x00, "a NUL byte" }, { 0xff, "a byte 0xFF" } };
   gsize size = 0;
   const gchar *data = g_bytes_get_data (source, &size);
-  const gchar *nul = memchr (data, '\0', size);
 
-  if (nul != NULL) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Kernel '%s': its source holds a NUL byte at offset %"
-        G_GSIZE_FORMAT "; CUDA source is text", name,
-        (gsize) (nul - data));
-    return NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (forbidden); i++) {
+    const gchar *at = memchr (data, forbidden[i].byte, size);
+
+    if (at != NULL) {
+      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "Kernel '%s': its source holds %s at offset %" G_GSIZE_FORMAT
+          ", where the compiler would stop reading it", name,
+          forbidden[i].what, (gsize) (at - data));
+      return NULL;
+    }
   }
   return g_strdup_printf ("%.*s\n#line 1 \"" GCG_KERNEL_CODE_ENTRY_CHECK
       "\"\nextern \"C\" __global__ void %s (const gcg_params *);\n",

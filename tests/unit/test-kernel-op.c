@@ -179,6 +179,25 @@ test_nul_in_source (void)
   g_assert_nonnull (strstr (error->message, "NUL byte at offset"));
 }
 
+/* NVRTC reads a byte 0xFF as the end of the source: what follows would
+ * be left out without a word, so such source is refused (failed before:
+ * text after it, not C++ at all, compiled). */
+static void
+test_ff_in_source (void)
+{
+  const gchar *source = GOOD_SOURCE "// \xff\nthis is not C++ at all {{{\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+
+  if (!gcg_test_nvrtc_or_skip ())
+    return;
+  op = gcg_kernel_op_new_from_source (NULL, source, "gain", GOOD_PARAMS,
+      &error);
+  g_assert_null (op);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "0xFF"));
+}
+
 /* Error messages are UTF-8 (they reach Python and GStreamer's bus as
  * strings), whatever the bytes of the file's name and of the source that
  * NVRTC's log quotes (failed before: the file's name went into the
@@ -465,6 +484,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-op/hostile-entry", test_hostile_entry);
   g_test_add_func ("/kernel-op/nul-in-source", test_nul_in_source);
   g_test_add_func ("/kernel-op/not-utf8", test_not_utf8);
+  g_test_add_func ("/kernel-op/ff-in-source", test_ff_in_source);
   g_test_add_func ("/kernel-op/hostile-files", test_hostile_files);
   g_test_add_func ("/kernel-op/huge-file-unread", test_huge_file_unread);
   g_test_add_func ("/kernel-op/bad-arguments", test_bad_arguments);
