@@ -67,6 +67,12 @@
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphvideo.h"
 
+#include "gcg-kernel-code-private.h"
+#include "gcg-kernel-stage-private.h"
+
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_kernel_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_kernel_debug
 
@@ -311,6 +317,17 @@ parse_block_size (const gchar * text, guint block[2])
   return TRUE;
 }
 
+/* @path is a regular file whose size a kernel's code may have; nothing
+ * is read (a FIFO is not opened, a huge file costs nothing). */
+static gboolean
+location_usable (const gchar * path)
+{
+  GStatBuf st;
+
+  return g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0
+      && (guint64) st.st_size <= GCG_KERNEL_STAGE_MAX_CODE;
+}
+
 /* The settings a kernel needs, checked before the device is opened so
  * that a mistake is reported as itself (not as a missing GPU), each
  * naming the kernel.  Under the object lock. */
@@ -321,6 +338,7 @@ check_settings_locked (GstCudaGraphKernel * self, gchar ** message)
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   GstCudaGraphUserKernel *k = &priv->kernel;
   const gchar *name = k->entry ? k->entry : "(no entry)";
+  g_autoptr (GError) error = NULL;
 
   if ((k->source == NULL) == (k->location == NULL))
     *message = g_strdup_printf ("cudagraphkernel %s needs its code: set "
@@ -333,10 +351,14 @@ check_settings_locked (GstCudaGraphKernel * self, gchar ** message)
     *message = g_strdup_printf ("Kernel %s: block-size \"%s\" is not "
         "WIDTHxHEIGHT with 1 to 1024 threads in all", name,
         self->block_size);
-  else if (k->location != NULL
-      && !g_file_test (k->location, G_FILE_TEST_IS_REGULAR))
-    *message = g_strdup_printf ("Kernel %s: location \"%s\" is not a file",
-        name, k->location);
+  else if (!gcg__kernel_code_check_entry ("cudagraphkernel", k->entry, k->source != NULL
+          || g_str_has_suffix (k->location, ".cu")
+          || g_str_has_suffix (k->location, ".cuh"), &error))
+    *message = g_strdup (error->message);
+  else if (k->location != NULL && !location_usable (k->location))
+    *message = g_strdup_printf ("Kernel %s: location \"%s\" is not a file "
+        "of 1 byte to %d bytes", name, k->location,
+        GCG_KERNEL_STAGE_MAX_CODE);
   else if (priv->run.backend == GCG_BACKEND_CPU)
     *message = g_strdup_printf ("Kernel %s needs the CUDA backend: "
         "backend=cpu cannot run user kernels (use backend=cuda, or auto "

@@ -24,6 +24,7 @@
 
 #include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "gcg-kernel-code-private.h"
 #include "gcg-kernel-op-private.h"
 #include "gcg-kernel-stage-private.h"
 
@@ -155,8 +156,7 @@ static GBytes *
 read_code (const gchar * source, const gchar * location, gboolean * is_source,
     GError ** error)
 {
-  gchar *contents = NULL;
-  gsize size = 0;
+  GBytes *code;
 
   if (source != NULL) {
     *is_source = TRUE;
@@ -164,21 +164,11 @@ read_code (const gchar * source, const gchar * location, gboolean * is_source,
   }
   *is_source = g_str_has_suffix (location, ".cu")
       || g_str_has_suffix (location, ".cuh");
-  if (!g_file_test (location, G_FILE_TEST_IS_REGULAR)) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-        "kernel-location \"%s\" is not a file", location);
-    return NULL;
-  }
-  if (!g_file_get_contents (location, &contents, &size, error))
-    return NULL;
-  if (size == 0 || size > GCG_KERNEL_STAGE_MAX_CODE) {
-    g_free (contents);
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-        "kernel-location \"%s\" is empty or larger than %d bytes",
-        location, GCG_KERNEL_STAGE_MAX_CODE);
-    return NULL;
-  }
-  return g_bytes_new_take (contents, size);
+  code = gcg__kernel_code_read_file (location, GCG_KERNEL_STAGE_MAX_CODE,
+      error);
+  if (code == NULL)
+    g_prefix_error (error, "kernel-location: ");
+  return code;
 }
 
 /* The op of the properties, its code compiled (kept under the user cache
@@ -191,8 +181,8 @@ new_op (const gchar * source, const gchar * location, const gchar * entry,
 {
   g_autofree gchar *cache = g_build_filename (g_get_user_cache_dir (),
       "gst-cudagraph", "kernels", NULL);
-  g_autofree gchar *name = location ? g_path_get_basename (location)
-      : g_strdup (entry);
+  g_autofree gchar *name = location ?
+      g_filename_display_basename (location) : g_strdup (entry);
   g_autoptr (GBytes) code = NULL;
   gboolean is_source = FALSE;
 
@@ -248,8 +238,8 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
   k->op = new_op (source, location, entry, params, k->block, context,
       &error);
   if (k->op == NULL) {
-    g_autofree gchar *name = location ? g_path_get_basename (location)
-        : g_strdup (entry);
+    g_autofree gchar *name = location ?
+        g_filename_display_basename (location) : g_strdup (entry);
 
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("User kernel %s: %s", name, error->message), (NULL));

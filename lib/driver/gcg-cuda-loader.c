@@ -32,15 +32,19 @@ static gint driver_version;
 static GPrivate last_fault;
 
 #define GCG_CUDA_NAME(name, params) #name,
+#define GCG_NVRTC_NAME(name) #name,
 static const gchar *const func_names[] = {
   GCG_CUDA_FUNCS (GCG_CUDA_NAME)
+  GCG_NVRTC_FAULT_FUNCS (GCG_NVRTC_NAME)
 };
+#undef GCG_NVRTC_NAME
 #undef GCG_CUDA_NAME
+G_STATIC_ASSERT (G_N_ELEMENTS (func_names) == GCG_FAULT_N_FUNCS);
 
 const gchar *
 gcg__cuda_func_name (GcgCudaId id)
 {
-  g_return_val_if_fail (id < GCG_CUDA_N_FUNCS, "(invalid)");
+  g_return_val_if_fail (id < GCG_FAULT_N_FUNCS, "(invalid)");
   return func_names[id];
 }
 
@@ -48,7 +52,7 @@ gcg__cuda_func_name (GcgCudaId id)
 gint
 gcg__cuda_lookup_func (const gchar *name)
 {
-  for (guint i = 0; i < GCG_CUDA_N_FUNCS; i++) {
+  for (guint i = 0; i < GCG_FAULT_N_FUNCS; i++) {
     if (g_strcmp0 (func_names[i], name) == 0)
       return (gint) i;
   }

@@ -311,13 +311,33 @@ typedef struct
   X (cuGraphDebugDotPrint, (CUgraph graph, const char *path, \
           unsigned int flags))
 
-/* One identifier per entry point, for fault injection and messages. */
+/* NVRTC's entry points that fault injection can fail too (lib/nvrtc calls
+ * them through GCG_NVRTC_CALL, gcg-nvrtc-private.h).  They have no slot in
+ * the driver's table: their identifiers follow GCG_CUDA_N_FUNCS. */
+#define GCG_NVRTC_FAULT_FUNCS(X) \
+  X (nvrtcVersion) \
+  X (nvrtcCreateProgram) \
+  X (nvrtcCompileProgram) \
+  X (nvrtcGetProgramLogSize) \
+  X (nvrtcGetProgramLog) \
+  X (nvrtcGetCUBINSize) \
+  X (nvrtcGetCUBIN) \
+  X (nvrtcDestroyProgram)
+
+/* One identifier per entry point, for fault injection and messages: the
+ * driver's (GCG_CUDA_N_FUNCS of them, in table order), then NVRTC's
+ * (GCG_FAULT_N_FUNCS in all). */
 #define GCG_CUDA_ID(name, params) GCG_CUDA_ID_##name,
+#define GCG_NVRTC_ID(name) GCG_CUDA_ID_##name,
 typedef enum
 {
   GCG_CUDA_FUNCS (GCG_CUDA_ID)
-  GCG_CUDA_N_FUNCS
+  GCG_CUDA_N_FUNCS,
+  GCG_NVRTC_FIRST_FUNC = GCG_CUDA_N_FUNCS - 1,
+  GCG_NVRTC_FAULT_FUNCS (GCG_NVRTC_ID)
+  GCG_FAULT_N_FUNCS
 } GcgCudaId;
+#undef GCG_NVRTC_ID
 #undef GCG_CUDA_ID
 
 #define GCG_CUDA_FIELD(name, params) CUresult (*name) params;
@@ -382,21 +402,26 @@ gcg__cuda_is_release (GcgCudaId id)
     case GCG_CUDA_ID_cuGraphExecDestroy:
     case GCG_CUDA_ID_cuModuleUnload:
     case GCG_CUDA_ID_cuDevicePrimaryCtxRelease:
+    case GCG_CUDA_ID_nvrtcDestroyProgram:
       return TRUE;
     default:
       return FALSE;
   }
 }
 
-/* GCG_CU (cuMemAlloc, &ptr, size): calls the entry point through the table,
- * unless the call hook decides this call fails (a release runs
+/* Evaluates @call, the call of entry point @id, unless the call hook
+ * decides this call fails: then @injected is the result (a release runs
  * anyway, and then reports the injected failure). */
+#define GCG_FAULT_CALL(id, call, injected) \
+  (gcg__cuda_fault (id) == CUDA_SUCCESS ? (call) \
+      : gcg__cuda_is_release (id) ? ((void) (call), (injected)) \
+      : (injected))
+
+/* GCG_CU (cuMemAlloc, &ptr, size): calls the entry point through the
+ * table, through fault injection (GCG_FAULT_CALL). */
 #define GCG_CU(fn, ...) \
-  (gcg__cuda_fault (GCG_CUDA_ID_##fn) == CUDA_SUCCESS \
-      ? gcg__cuda.fn (__VA_ARGS__) \
-      : gcg__cuda_is_release (GCG_CUDA_ID_##fn) \
-      ? ((void) gcg__cuda.fn (__VA_ARGS__), gcg__cuda_fault_last ()) \
-      : gcg__cuda_fault_last ())
+  GCG_FAULT_CALL (GCG_CUDA_ID_##fn, gcg__cuda.fn (__VA_ARGS__), \
+      gcg__cuda_fault_last ())
 
 GCG_PRIVATE_API gboolean gcg__cuda_result (CUresult res, const gchar *call, GError **error,
     const gchar *file, gint line, const gchar *func);

@@ -69,6 +69,28 @@ parse_type (const gchar *s, GcgKernelParamType *type)
   return FALSE;
 }
 
+/* C++17's keywords (and C++20's, and the alternative operator names),
+ * and NULL, a macro NVRTC defines: a member so named would make the
+ * generated struct fail to compile (tests/unit/test-fuzz-kernel-decl.c
+ * compiles every layout it takes). */
+static const gchar *const keywords[] = {
+  "NULL",
+  "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+  "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+  "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
+  "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
+  "continue", "decltype", "default", "delete", "do", "double",
+  "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+  "float", "for", "friend", "goto", "if", "inline", "int", "long",
+  "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+  "operator", "or", "or_eq", "private", "protected", "public", "register",
+  "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+  "static", "static_assert", "static_cast", "struct", "switch", "template",
+  "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+  "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+  "wchar_t", "while", "xor", "xor_eq",
+};
+
 static gboolean
 is_identifier (const gchar *s)
 {
@@ -79,6 +101,22 @@ is_identifier (const gchar *s)
       return FALSE;
   }
   return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
+}
+
+/* A C identifier the generated struct can hold as a member: not a
+ * keyword, and not reserved to the implementation ("__x", "_X"), where
+ * the compiler's macros live (__CUDA_ARCH__ would expand to a number). */
+static gboolean
+is_member_name (const gchar *s)
+{
+  if (!is_identifier (s)
+      || (s[0] == '_' && (s[1] == '_' || g_ascii_isupper (s[1]))))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (keywords); i++) {
+    if (strcmp (s, keywords[i]) == 0)
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* @s as a value of @type, range-checked: a literal that does not fit is
@@ -149,6 +187,9 @@ parse_spec (const gchar *spec, GcgKernelParam *param)
   g_auto (GStrv) parts = g_strsplit (spec, ":", 4);
   guint n = g_strv_length (parts);
 
+  /* g_strsplit() of "" is an empty vector: nothing to compare. */
+  if (n == 0)
+    return FALSE;
   if (n == 1)
     return parse_field (parts[0], param);
   if (strcmp (parts[0], "meta") == 0)
@@ -172,10 +213,11 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
   memset (param, 0, sizeof (*param));
   self->n_params++;
   param->name = eq ? g_strndup (item, eq - item) : g_strdup (item);
-  if (eq == NULL || !is_identifier (param->name)) {
+  if (eq == NULL || !is_member_name (param->name)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
-        "of at most %d characters", item, GCG_KERNEL_DECL_MAX_NAME);
+        "of at most %d characters, not a C++ keyword nor reserved (__x, "
+        "_X)", item, GCG_KERNEL_DECL_MAX_NAME);
     return FALSE;
   }
   for (guint i = 0; i + 1 < self->n_params; i++) {

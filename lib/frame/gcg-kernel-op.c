@@ -29,6 +29,7 @@
  */
 #include "gcg-kernel-op-private.h"
 #include "gcg-error.h"
+#include "gcg-kernel-code-private.h"
 #include "gcg-kernel-decl-private.h"
 #include "gcg-kernel-stage-private.h"
 #include "gcg-nvrtc-private.h"
@@ -121,20 +122,14 @@ check_source (GcgKernelOp *self, GError **error)
 {
   g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (self->params,
       error);
-  g_autofree gchar *prelude = NULL;
-  g_autofree gchar *text = NULL;
   g_autoptr (GBytes) image = NULL;
-  gsize size = 0;
-  const gchar *data = g_bytes_get_data (self->code, &size);
 
   if (decl == NULL) {
     g_prefix_error (error, "Kernel '%s': ", self->name);
     return FALSE;
   }
-  prelude = gcg__kernel_decl_to_c (decl, "gcg_params");
-  text = g_strndup (data, size);
-  image = gcg__nvrtc_compile_cached (prelude, text, self->name,
-      GCG_KERNEL_OP_CHECK_SM, NULL, self->cache_dir, error);
+  image = gcg__kernel_code_compile (decl, self->code, self->name,
+      self->entry, GCG_KERNEL_OP_CHECK_SM, NULL, self->cache_dir, error);
   if (image == NULL)
     return FALSE;
   if (!image_has_entry (image, self->entry)) {
@@ -184,12 +179,18 @@ gcg__kernel_op_new_full (GcgContext *context, gboolean is_source,
         "__global__ function", name ? name : "(unnamed)");
     return NULL;
   }
+  if (!gcg__kernel_code_check_entry (name ? name : "(unnamed)", entry,
+          is_source, error))
+    return NULL;
   if (size == 0 || size > GCG_KERNEL_STAGE_MAX_CODE) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its code is %" G_GSIZE_FORMAT " bytes (1 to %d "
         "allowed)", name ? name : entry, size, GCG_KERNEL_STAGE_MAX_CODE);
     return NULL;
   }
+  if (!is_source && !gcg__kernel_code_check_binary (name ? name : entry,
+          code, error))
+    return NULL;
   self = g_object_new (GCG_TYPE_KERNEL_OP, NULL);
   self->name = g_strdup (name ? name : entry);
   self->entry = g_strdup (entry);
@@ -274,7 +275,9 @@ gcg_kernel_op_new_from_binary (GcgContext *context, GBytes *code,
  * @params: (nullable): the parameter declaration; %NULL for none
  * @error: return location for a #GError, or %NULL
  *
- * Makes an op of the code in a file, named after the file in errors.
+ * Makes an op of the code in a file, named after the file in errors.  A
+ * file that is not a regular one, is empty or is larger than 256 MiB is
+ * refused before it is read.
  *
  * Returns: (transfer full) (nullable): the op, or %NULL with @error set (a
  *   #G_FILE_ERROR when the file cannot be read)
@@ -287,21 +290,14 @@ gcg_kernel_op_new_from_file (GcgContext *context, const gchar *path,
 {
   g_autofree gchar *name = NULL;
   g_autoptr (GBytes) code = NULL;
-  gchar *contents = NULL;
-  gsize size = 0;
 
   g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-        "Kernel file \"%s\" is not a file", path);
+  code = gcg__kernel_code_read_file (path, GCG_KERNEL_STAGE_MAX_CODE, error);
+  if (code == NULL)
     return NULL;
-  }
-  if (!g_file_get_contents (path, &contents, &size, error))
-    return NULL;
-  name = g_path_get_basename (path);
-  code = g_bytes_new_take (contents, size);
+  name = g_filename_display_basename (path);
   return gcg__kernel_op_new_full (context, g_str_has_suffix (path, ".cu")
       || g_str_has_suffix (path, ".cuh"), code, name, entry, params, NULL,
       error);

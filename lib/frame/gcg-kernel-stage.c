@@ -10,8 +10,8 @@
 #include "gcg-kernel-stage-private.h"
 #include "gcg-context-private.h"
 #include "gcg-error.h"
+#include "gcg-kernel-code-private.h"
 #include "gcg-kernel-decl-private.h"
-#include "gcg-nvrtc-private.h"
 #include "gcg-stream-private.h"
 
 #include <string.h>
@@ -85,8 +85,6 @@ module_image (GcgKernelStage *self, const GcgKernelStageSpec *spec,
 {
   gsize size = 0;
   const gchar *data = g_bytes_get_data (spec->code, &size);
-  g_autofree gchar *text = NULL;
-  g_autofree gchar *prelude = NULL;
   gchar *copy;
   gint major = 0, minor = 0;
 
@@ -97,12 +95,13 @@ module_image (GcgKernelStage *self, const GcgKernelStageSpec *spec,
     return NULL;
   }
   if (spec->kind == GCG_KERNEL_CODE_SOURCE) {
-    text = g_strndup (data, size);
-    prelude = gcg__kernel_decl_to_c (self->decl, "gcg_params");
     gcg_context_get_compute_capability (self->context, &major, &minor);
-    return gcg__nvrtc_compile_cached (prelude, text, self->name,
-        major * 10 + minor, spec->options, spec->cache_dir, error);
+    return gcg__kernel_code_compile (self->decl, spec->code, self->name,
+        spec->entry, major * 10 + minor, spec->options, spec->cache_dir,
+        error);
   }
+  if (!gcg__kernel_code_check_binary (self->name, spec->code, error))
+    return NULL;
   copy = g_malloc (size + 1);
   memcpy (copy, data, size);
   copy[size] = '\0';

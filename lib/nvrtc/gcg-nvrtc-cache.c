@@ -5,15 +5,18 @@
  * Compiled user kernels, cached by a SHA-256 of everything that shapes
  * the binary (prelude, source, name, options, architecture, NVRTC's
  * version): in memory for the process, and optionally on disk so a
- * restarted pipeline does not recompile.
+ * restarted pipeline does not recompile.  Source that includes other
+ * files is never cached: their contents are not in the key.
  *
  * The disk cache trusts nothing it reads: the directory must be the
  * caller's own, a real directory of mode 0700 (made so when created;
  * anything else and the disk is not used); an entry is opened without
- * following links, must be a regular file of the caller's with the size
- * its header says, and carries its key and a SHA-256 of its payload, both
- * checked.  A corrupt, truncated or foreign entry is compiled again and
- * replaced (written to a temporary file, then renamed).
+ * following links or waiting on a FIFO, must be a regular file of the
+ * caller's with the size its header says, and carries its key and a
+ * SHA-256 of its payload, both checked.  A corrupt, truncated or
+ * foreign entry is compiled again and replaced (written to a temporary
+ * file, then renamed).  The directory keeps the GCG_NVRTC_DISK_MAX_ENTRIES
+ * most recently written entries.
  */
 #include "gcg-nvrtc-private.h"
 #include "gcg-error.h"
@@ -102,7 +105,9 @@ disk_load (const gchar *dir, const gchar *key)
   g_autoptr (GBytes) payload = NULL;
   struct stat st;
   guint64 size;
-  gint fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  /* No link followed; O_NONBLOCK: a FIFO put there never blocks the
+   * open (it is then refused as not a regular file). */
+  gint fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
   if (fd < 0)
     return NULL;
@@ -130,6 +135,65 @@ disk_load (const gchar *dir, const gchar *key)
   return g_steal_pointer (&payload);
 }
 
+/* An entry's file name: 64 lowercase hex digits and ".bin". */
+static gboolean
+is_entry_name (const gchar *name)
+{
+  if (strlen (name) != HEX_LEN + 4 || strcmp (name + HEX_LEN, ".bin") != 0)
+    return FALSE;
+  for (guint i = 0; i < HEX_LEN; i++) {
+    if (!g_ascii_isxdigit (name[i]) || g_ascii_isupper (name[i]))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct
+{
+  gchar *path;
+  gint64 mtime;
+} Entry;
+
+static gint
+older_first (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const Entry *) a)->mtime, y = ((const Entry *) b)->mtime;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Bounds the disk cache: past GCG_NVRTC_DISK_MAX_ENTRIES entries, the
+ * least recently written go (only entries: regular files of this user
+ * named as entries are, never anything else in the directory), so a
+ * process making kernels without end does not fill the disk. */
+static void
+disk_prune (const gchar *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  const gchar *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    Entry e = { g_build_filename (dir, name, NULL), 0 };
+    GStatBuf st;
+
+    if (is_entry_name (name) && g_lstat (e.path, &st) == 0
+        && S_ISREG (st.st_mode) && st.st_uid == getuid ()) {
+      e.mtime = st.st_mtime;
+      g_array_append_val (entries, e);
+    } else {
+      g_free (e.path);
+    }
+  }
+  if (entries->len > GCG_NVRTC_DISK_MAX_ENTRIES) {
+    g_array_sort (entries, older_first);
+    for (guint i = 0; i < entries->len - GCG_NVRTC_DISK_MAX_ENTRIES; i++)
+      g_unlink (g_array_index (entries, Entry, i).path);
+  }
+  for (guint i = 0; i < entries->len; i++)
+    g_free (g_array_index (entries, Entry, i).path);
+}
+
 static void
 disk_store (const gchar *dir, const gchar *key, GBytes *payload)
 {
@@ -153,6 +217,7 @@ disk_store (const gchar *dir, const gchar *key, GBytes *payload)
   if (!g_file_set_contents_full (path, (const gchar *) out->data, out->len,
           G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
     g_debug ("Kernel cache: %s not written: %s", path, error->message);
+  disk_prune (dir);
 }
 
 static GBytes *
@@ -182,8 +247,26 @@ memory_store (const gchar *key, GBytes *payload)
   g_mutex_unlock (&cache_lock);
 }
 
+/* @text includes another file (`#include`, spaces allowed after the
+ * '#'): what it reads is not in the key, so its binary is not cached. */
+static gboolean
+includes_files (const gchar *text)
+{
+  for (const gchar *p = text ? strchr (text, '#') : NULL; p != NULL;
+      p = strchr (p + 1, '#')) {
+    const gchar *q = p + 1;
+
+    while (*q == ' ' || *q == '\t')
+      q++;
+    if (g_str_has_prefix (q, "include"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* gcg__nvrtc_compile() through the caches; @disk_dir %NULL keeps to the
- * memory cache. */
+ * memory cache.  Source that includes files is compiled every time: the
+ * files may change, and only the text given is in the key. */
 GBytes *
 gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options,
@@ -195,6 +278,12 @@ gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
 
   if (!gcg__nvrtc_load (error))
     return NULL;
+  if (includes_files (source) || includes_files (prelude)) {
+    binary = gcg__nvrtc_compile (prelude, source, name, sm, options, error);
+    if (binary != NULL)
+      g_atomic_int_inc (&compile_count);
+    return binary;
+  }
   key = cache_key (prelude, source, name, sm, options);
   if ((binary = memory_lookup (key)) != NULL)
     return binary;

@@ -12,36 +12,63 @@
 
 #include <string.h>
 
-#define NVRTC_OK(error, what, call) \
-  nvrtc_ok ((call), (what), (error))
+#define NVRTC_OK(error, what, name, call) \
+  nvrtc_ok ((call), (what), (name), (error))
 
 static gboolean
-nvrtc_ok (nvrtcResult result, const gchar *what, GError **error)
+nvrtc_ok (nvrtcResult result, const gchar *what, const gchar *name,
+    GError **error)
 {
   if (result == NVRTC_SUCCESS)
     return TRUE;
-  g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED, "NVRTC %s failed: %s",
-      what, gcg__nvrtc.GetErrorString (result));
+  g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
+      "NVRTC %s failed for '%s': %s", what, name,
+      gcg__nvrtc.GetErrorString (result));
   return FALSE;
 }
 
-/* The program's log, cut to GCG_NVRTC_MAX_LOG bytes. */
+static gint live_programs;
+
+/* Destroys @prog whatever happens: an injected failure of the release
+ * still releases (GCG_NVRTC_CALL), so it is only logged. */
+static void
+destroy_program (nvrtcProgram *prog)
+{
+  nvrtcResult res = GCG_NVRTC_CALL (DestroyProgram, prog);
+
+  if (res != NVRTC_SUCCESS)
+    g_debug ("nvrtcDestroyProgram failed: %s",
+        gcg__nvrtc.GetErrorString (res));
+  g_atomic_int_add (&live_programs, -1);
+}
+
+/* The program's log, its first GCG_NVRTC_MAX_LOG bytes (the first errors,
+ * with their line numbers, are the ones to read) cut at a line's end, and
+ * how much was left out.  A log larger than GCG_NVRTC_MAX_LOG_READ is not
+ * fetched at all. */
 static gchar *
 program_log (nvrtcProgram prog)
 {
   gsize size = 0;
   g_autofree gchar *log = NULL;
+  gchar *cut;
 
-  if (gcg__nvrtc.GetProgramLogSize (prog, &size) != NVRTC_SUCCESS
+  if (GCG_NVRTC_CALL (GetProgramLogSize, prog, &size) != NVRTC_SUCCESS
       || size == 0)
     return g_strdup ("(no log)");
-  if (size > GCG_NVRTC_MAX_LOG)
+  if (size > GCG_NVRTC_MAX_LOG_READ)
     return g_strdup_printf ("(a log of %" G_GSIZE_FORMAT " bytes, too long "
         "to show)", size);
   log = g_malloc0 (size + 1);
-  if (gcg__nvrtc.GetProgramLog (prog, log) != NVRTC_SUCCESS)
+  if (GCG_NVRTC_CALL (GetProgramLog, prog, log) != NVRTC_SUCCESS)
     return g_strdup ("(no log)");
-  return g_strchomp (g_steal_pointer (&log));
+  if (strlen (log) <= GCG_NVRTC_MAX_LOG)
+    return g_strchomp (g_steal_pointer (&log));
+  log[GCG_NVRTC_MAX_LOG] = '\0';
+  if ((cut = strrchr (log, '\n')) != NULL)
+    *cut = '\0';
+  return g_strdup_printf ("%s\n(the log goes on for %" G_GSIZE_FORMAT
+      " more bytes)", log, size - strlen (log));
 }
 
 static GBytes *
@@ -50,8 +77,8 @@ get_cubin (nvrtcProgram prog, const gchar *name, GError **error)
   gsize size = 0;
   g_autofree gchar *cubin = NULL;
 
-  if (!NVRTC_OK (error, "nvrtcGetCUBINSize",
-          gcg__nvrtc.GetCUBINSize (prog, &size)))
+  if (!NVRTC_OK (error, "nvrtcGetCUBINSize", name,
+          GCG_NVRTC_CALL (GetCUBINSize, prog, &size)))
     return NULL;
   if (size == 0 || size > GCG_NVRTC_MAX_BINARY) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
@@ -60,7 +87,8 @@ get_cubin (nvrtcProgram prog, const gchar *name, GError **error)
     return NULL;
   }
   cubin = g_malloc (size);
-  if (!NVRTC_OK (error, "nvrtcGetCUBIN", gcg__nvrtc.GetCUBIN (prog, cubin)))
+  if (!NVRTC_OK (error, "nvrtcGetCUBIN", name,
+          GCG_NVRTC_CALL (GetCUBIN, prog, cubin)))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&cubin), size);
 }
@@ -93,20 +121,35 @@ gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
   g_ptr_array_add (opts, arch);
   for (guint i = 0; options != NULL && options[i] != NULL; i++)
     g_ptr_array_add (opts, (gpointer) options[i]);
-  if (!NVRTC_OK (error, "nvrtcCreateProgram",
-          gcg__nvrtc.CreateProgram (&prog, text, name, 0, NULL, NULL)))
+  if (!NVRTC_OK (error, "nvrtcCreateProgram", name,
+          GCG_NVRTC_CALL (CreateProgram, &prog, text, name, 0, NULL, NULL)))
     return NULL;
-  res = gcg__nvrtc.CompileProgram (prog, opts->len,
+  g_atomic_int_inc (&live_programs);
+  res = GCG_NVRTC_CALL (CompileProgram, prog, opts->len,
       (const char *const *) opts->pdata);
-  if (res != NVRTC_SUCCESS) {
+  if (res == NVRTC_ERROR_COMPILATION) {
     log = program_log (prog);
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel source '%s' does not compile for sm_%d (%s):\n%s", name, sm,
         gcg__nvrtc.GetErrorString (res), log);
-    gcg__nvrtc.DestroyProgram (&prog);
-    return NULL;
+  } else if (res != NVRTC_SUCCESS) {
+    /* Not the source's fault: the options (the caller's), or NVRTC
+     * itself (memory, an internal error). */
+    log = program_log (prog);
+    g_set_error (error, GCG_ERROR, res == NVRTC_ERROR_INVALID_OPTION
+        ? GCG_ERROR_INVALID_ARGUMENT : GCG_ERROR_FAILED, "NVRTC "
+        "nvrtcCompileProgram failed for '%s' (sm_%d): %s:\n%s", name, sm,
+        gcg__nvrtc.GetErrorString (res), log);
   }
-  cubin = get_cubin (prog, name, error);
-  gcg__nvrtc.DestroyProgram (&prog);
+  cubin = res == NVRTC_SUCCESS ? get_cubin (prog, name, error) : NULL;
+  destroy_program (&prog);
   return cubin;
+}
+
+/* For tests: programs created and not yet destroyed (0 between
+ * compiles: no error path leaks one). */
+guint
+gcg__nvrtc_get_live_programs (void)
+{
+  return (guint) g_atomic_int_get (&live_programs);
 }

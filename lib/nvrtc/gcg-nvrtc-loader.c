@@ -53,9 +53,12 @@ resolve_table (GModule *module, const gchar *library)
           entry_points[i].symbol);
     }
   }
-  if (table.Version (&version_major, &version_minor) != NVRTC_SUCCESS) {
+  /* The table is not filled yet: fault injection asked by hand. */
+  if (gcg__cuda_fault (GCG_CUDA_ID_nvrtcVersion) != CUDA_SUCCESS
+      || table.Version (&version_major, &version_minor) != NVRTC_SUCCESS) {
     return g_error_new (GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "NVRTC %s did not report its version", library);
+        "NVRTC %s did not report its version (nvrtcVersion failed)",
+        library);
   }
   gcg__nvrtc = table;
   return NULL;
@@ -123,6 +126,18 @@ load_nvrtc (void)
       "need, could not be loaded; tried %s.  Install the CUDA toolkit's "
       "NVRTC, set GCG_NVRTC_LIBRARY to its libnvrtc.so, or give the kernel "
       "as PTX, cubin or fatbin", tried->str);
+}
+
+/* The nvrtcResult of a fault injected into an NVRTC call: the spec's
+ * RESULT when NVRTC has such an error, NVRTC_ERROR_INTERNAL_ERROR
+ * otherwise (the default spec result is a CUresult, 999). */
+nvrtcResult
+gcg__nvrtc_injected (void)
+{
+  CUresult r = gcg__cuda_fault_last ();
+
+  return r >= 1 && r <= NVRTC_ERROR_INTERNAL_ERROR ? (nvrtcResult) r
+      : NVRTC_ERROR_INTERNAL_ERROR;
 }
 
 /* Loads NVRTC once; every later call returns the first outcome. */

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 #include "gcg-version.h"
+#include "gcg-cuda-private.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,9 @@ G_BEGIN_DECLS
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram *nvrtcProgram;
 #define NVRTC_SUCCESS 0
+#define NVRTC_ERROR_INVALID_OPTION 5
+#define NVRTC_ERROR_COMPILATION 6
+#define NVRTC_ERROR_INTERNAL_ERROR 11
 
 typedef struct
 {
@@ -47,9 +51,24 @@ extern GcgNvrtcTable gcg__nvrtc;
   "/usr/local/cuda/lib64/libnvrtc.so.13", \
   "/usr/local/cuda/lib64/libnvrtc.so.12"
 
-/* Bounds on what NVRTC hands back: a log is cut, a binary refused. */
+/* Bounds on what NVRTC hands back: a log is cut (and not even fetched
+ * past the second bound), a binary refused. */
 #define GCG_NVRTC_MAX_LOG (64 * 1024)
+#define GCG_NVRTC_MAX_LOG_READ (64 * 1024 * 1024)
 #define GCG_NVRTC_MAX_BINARY (256 * 1024 * 1024)
+
+/* The most entries the disk cache keeps (the oldest go first). */
+#define GCG_NVRTC_DISK_MAX_ENTRIES 256
+
+/* GCG_NVRTC_CALL (CompileProgram, prog, n, opts): calls NVRTC through the
+ * table unless fault injection (gcg_fault_inject(), "nvrtcCompileProgram:1")
+ * fails this call; a release (nvrtcDestroyProgram) is made anyway, then
+ * reports the failure, as the driver's are (gcg-cuda-private.h). */
+#define GCG_NVRTC_CALL(fn, ...) \
+  GCG_FAULT_CALL (GCG_CUDA_ID_nvrtc##fn, gcg__nvrtc.fn (__VA_ARGS__), \
+      gcg__nvrtc_injected ())
+
+nvrtcResult gcg__nvrtc_injected (void);
 
 gboolean gcg__nvrtc_load (GError **error);
 
@@ -61,6 +80,8 @@ GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude, const gchar *s
 GCG_PRIVATE_API GBytes *gcg__nvrtc_compile_cached (const gchar *prelude,
     const gchar *source, const gchar *name, gint sm,
     const gchar *const *options, const gchar *disk_dir, GError **error);
+
+GCG_PRIVATE_API guint gcg__nvrtc_get_live_programs (void);
 
 GCG_PRIVATE_API void gcg__nvrtc_cache_clear_memory (void);
 GCG_PRIVATE_API guint gcg__nvrtc_cache_get_compile_count (void);

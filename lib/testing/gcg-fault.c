@@ -8,6 +8,10 @@
  * '*' (every call); RESULT is a CUresult number or name known to
  * gst-cudagraph, CUDA_ERROR_UNKNOWN (999) by default.  Example:
  *   GCG_FAULT_INJECT="cuMemAlloc:3=CUDA_ERROR_OUT_OF_MEMORY,cuGraphLaunch:*"
+ * NVRTC's entry points (nvrtcCompileProgram, ...: GCG_NVRTC_FAULT_FUNCS)
+ * can be failed the same way; their RESULT is an nvrtcResult number, and
+ * the default, or a number NVRTC does not have, is
+ * NVRTC_ERROR_INTERNAL_ERROR.
  * When nothing is armed the cost per driver call is one atomic load.
  * A release (cuMemFree, cuEventDestroy, ...: gcg__cuda_is_release()) made
  * to fail still releases, then reports the failure: nothing leaks.
@@ -26,7 +30,7 @@
 
 static GMutex fault_lock;
 static GArray *fault_rules;
-static guint fault_calls[GCG_CUDA_N_FUNCS];
+static guint fault_calls[GCG_FAULT_N_FUNCS];
 
 static gboolean
 parse_result (const gchar *text, CUresult *result)
@@ -164,6 +168,12 @@ arm (GArray *rules)
  * A call that gives a resource back (cuMemFree, cuMemFreeHost, the
  * destroy calls) still gives it back before it reports the failure, so
  * that a run with injected faults leaks nothing.
+ *
+ * Since 0.2, FUNC may also be one of NVRTC's entry points that user
+ * kernels given as source go through (nvrtcVersion, nvrtcCreateProgram,
+ * nvrtcCompileProgram, nvrtcGetProgramLogSize, nvrtcGetProgramLog,
+ * nvrtcGetCUBINSize, nvrtcGetCUBIN, nvrtcDestroyProgram); their RESULT is
+ * an nvrtcResult number, NVRTC_ERROR_INTERNAL_ERROR (11) by default.
  *
  * Returns: %TRUE if @spec was valid and is now armed; on error the
  *   previous spec stays armed

@@ -42,3 +42,14 @@ gcg_test_fuzz_sweep (guint32 * seed, guint * first, guint * n,
   g_test_message ("GCG_FUZZ_SEED=%u, cases %u..%u", *seed, *first,
       *first + *n);
 }
+
+/* Reports how many of the @asked cases of the sweep @what ran and fails
+ * unless all did (and at least one): a sweep that stops early tested less
+ * than it says. */
+static inline void
+gcg_test_fuzz_ran (const gchar * what, guint ran, guint asked)
+{
+  g_test_message ("%s: %u of %u fuzz cases ran", what, ran, asked);
+  g_assert_cmpuint (ran, ==, asked);
+  g_assert_cmpuint (ran, >, 0);
+}

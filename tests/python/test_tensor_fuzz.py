@@ -154,25 +154,33 @@ class Fuzz(unittest.TestCase):
             self.counts["exported"] += 1
             del a
 
+    def tensor_case(self, case):
+        rng = random.Random("%d/%d" % (SEED, case))
+        buffer = self.tensor_buffer.copy_deep()
+        size = buffer.get_size()
+        if rng.random() < 0.15:
+            buffer.set_size(rng.randrange(0, size))
+        lie_about_tensor(rng, meta_of(buffer), size)
+        try:
+            ts = tensor.tensors(buffer)
+        except REFUSALS as e:
+            self.assertTrue(str(e))
+            self.counts["refused"] += 1
+            return
+        for t in ts:
+            self.assertLessEqual(t.offset + t.nbytes, buffer.get_size())
+            self.assertLessEqual(len(t.items), 64)
+            self.export_all(t, buffer, case)
+
     def test_tensor_metas(self):
+        ran = 0
         for case in range(CASES):
-            rng = random.Random("%d/%d" % (SEED, case))
-            buffer = self.tensor_buffer.copy_deep()
-            size = buffer.get_size()
-            if rng.random() < 0.15:
-                buffer.set_size(rng.randrange(0, size))
-            lie_about_tensor(rng, meta_of(buffer), size)
-            try:
-                ts = tensor.tensors(buffer)
-            except REFUSALS as e:
-                self.assertTrue(str(e))
-                self.counts["refused"] += 1
-                continue
-            for t in ts:
-                self.assertLessEqual(t.offset + t.nbytes, buffer.get_size())
-                self.assertLessEqual(len(t.items), 64)
-                self.export_all(t, buffer, case)
-        sys.stderr.write("tensor cases: %r\n" % self.counts)
+            self.tensor_case(case)
+            ran += 1
+        sys.stderr.write("tensor cases: %d of %d ran (seed %d), %r\n"
+                         % (ran, CASES, SEED, self.counts))
+        # Every case asked for ran: a sweep cut short tested less.
+        self.assertEqual(ran, CASES)
         # Both sides reached: the sweep is not all refusals.
         self.assertGreater(self.counts["exported"], CASES // 10,
                            self.counts)
@@ -189,30 +197,38 @@ class Fuzz(unittest.TestCase):
     def test_batch_metas(self):
         ref = tensor.batch_items(self.batch_buffer)
         self.assertEqual(len(ref), 2)
-        refused = 0
+        refused = ran = 0
         for case in range(CASES // 5):
-            rng = random.Random("batch %d/%d" % (SEED, case))
-            buffer = self.batch_buffer.copy_deep()
-            meta = batch_meta_of(buffer)
-            self.assertIsNotNone(meta, "a whole copy keeps the batch meta")
-            allocated = meta.n_allocated
-            if rng.random() < 0.5:
-                meta.n_items = hostile(rng, allocated, 32)
-            if rng.random() < 0.5:
-                meta.n_sources = hostile(rng, 64, 32)
-            if rng.random() < 0.5 and meta.n_items and \
-                    meta.n_items <= allocated:
-                meta.items[0].source = hostile(rng, 2, 32)
-            try:
-                items = tensor.batch_items(buffer)
-            except ValueError as e:
-                self.assertTrue(str(e))
-                refused += 1
-                continue
-            self.assertLessEqual(len(items), allocated)
-            for it in items:
-                self.assertLess(it.source, min(meta.n_sources, 64))
+            refused += self.batch_case(case)
+            ran += 1
+        sys.stderr.write("batch cases: %d of %d ran, %d refused\n"
+                         % (ran, CASES // 5, refused))
+        self.assertEqual(ran, CASES // 5)
         self.assertGreater(refused, 0)
+
+    def batch_case(self, case):
+        """One hostile batch meta; 1 when refused, else 0."""
+        rng = random.Random("batch %d/%d" % (SEED, case))
+        buffer = self.batch_buffer.copy_deep()
+        meta = batch_meta_of(buffer)
+        self.assertIsNotNone(meta, "a whole copy keeps the batch meta")
+        allocated = meta.n_allocated
+        if rng.random() < 0.5:
+            meta.n_items = hostile(rng, allocated, 32)
+        if rng.random() < 0.5:
+            meta.n_sources = hostile(rng, 64, 32)
+        if rng.random() < 0.5 and meta.n_items and \
+                meta.n_items <= allocated:
+            meta.items[0].source = hostile(rng, 2, 32)
+        try:
+            items = tensor.batch_items(buffer)
+        except ValueError as e:
+            self.assertTrue(str(e))
+            return 1
+        self.assertLessEqual(len(items), allocated)
+        for it in items:
+            self.assertLess(it.source, min(meta.n_sources, 64))
+        return 0
 
     def test_batch_count_past_allocation(self):
         # Failed before: n_items past the items allocated was read.

@@ -191,7 +191,7 @@ static void
 test_between_frames (void)
 {
   g_autofree gchar *long_type = g_strnfill (5000, 'x');
-  guint first, n;
+  guint first, n, ran = 0;
   GcgTestBatch f;
 
   gcg_test_fuzz_sweep (&fuzz_seed, &first, &n, DEFAULT_SEED, DEFAULT_CASES);
@@ -215,8 +215,10 @@ test_between_frames (void)
     check_batch (out);
     check_sources (&f, out, hits, fr * (GST_SECOND / 30));
     gst_buffer_unref (out);
+    ran++;
   }
   gcg_test_batch_clear (&f);
+  gcg_test_fuzz_ran ("batch-pad", ran, n);
   g_test_message ("%u items, %u stream-frames left out", n_items_seen,
       n_left_out);
   /* The sweep reaches crops that miss and regions that are kept. */

@@ -45,7 +45,7 @@ static guint32 fuzz_seed;
 static guint case_no;
 static gchar *tmp_dir;
 static GPtrArray *seeds;        /* contents of the checked-in files */
-static guint n_loaded, n_refused, n_run, n_start_refused;
+static guint n_loaded, n_refused, n_run, n_start_refused, n_cases;
 
 #define FUZZ_CHECK(cond, ...) \
   GCG_FUZZ_CHECK ("modelinfo", fuzz_seed, case_no, cond, __VA_ARGS__)
@@ -340,6 +340,7 @@ run_case (guint i)
     run_element (path, loaded, &info);
   gst_cuda_graph_model_info_clear (&info);
   g_unlink (path);
+  n_cases++;
 }
 
 static gint
@@ -385,6 +386,7 @@ test_modelinfo_fuzz (void)
   g_test_message ("%u files read, %u refused; through the element: %u "
       "run, %u refused at start", n_loaded, n_refused, n_run,
       n_start_refused);
+  gcg_test_fuzz_ran ("modelinfo", n_cases, n);
   /* The sweep must reach both sides and the element's frame path. */
   if (n >= 500) {
     g_assert_cmpuint (n_loaded, >, n / 20);

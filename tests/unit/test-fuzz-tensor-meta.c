@@ -264,12 +264,13 @@ register_metas (void)
 static void
 test_tensor_meta_fuzz (void)
 {
-  guint first, n;
+  guint first, n, ran = 0;
 
   gcg_test_fuzz_sweep (&fuzz_seed, &first, &n, DEFAULT_SEED, DEFAULT_CASES);
   register_metas ();
-  for (guint i = first; i < first + n; i++)
+  for (guint i = first; i < first + n; i++, ran++)
     run_case (i);
+  gcg_test_fuzz_ran ("tensor-meta", ran, n);
   g_test_message ("%u whole copies, %u region copies, %u element outputs "
       "checked", n_whole_copies, n_region_copies, n_outputs);
   if (n >= 100) {

@@ -13,7 +13,11 @@
 
 #include <gst/base/gstbasetransform.h>
 
+#include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void
 assert_start_error (const gchar * desc, const gchar * words)
@@ -100,6 +104,48 @@ test_bad_block_size (void)
       "block-size=32x32", "needs the CUDA backend");
 }
 
+/* A location is judged before the device opens and before anything is
+ * read: a FIFO (never opened), a directory, an empty file and a sparse
+ * file past the limit on code each fail the start naming the file; an
+ * entry point that is not a C identifier fails it too (it is written into
+ * the compiled source). */
+static void
+test_hostile_location_and_entry (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("gcg-kloc-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "fifo.cu", NULL);
+  g_autofree gchar *empty = g_build_filename (dir, "empty.ptx", NULL);
+  g_autofree gchar *huge = g_build_filename (dir, "huge.cubin", NULL);
+  const gchar *paths[] = { fifo, dir, empty, huge };
+  static const gchar *entries[] = { "k;", "9k", "k(x)", "k\\ k" };
+  FILE *f;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  f = fopen (huge, "w");
+  g_assert_nonnull (f);
+  g_assert_cmpint (ftruncate (fileno (f), 256 * 1024 * 1024 + 1), ==, 0);
+  fclose (f);
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+    g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cuda "
+        "entry=k location=\"%s\"", paths[i]);
+    g_autofree gchar *words = g_strdup_printf ("%s\" is not a file",
+        paths[i]);
+
+    assert_start_error (desc, words);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (entries); i++) {
+    g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cuda "
+        "source=x entry=\"%s\"", entries[i]);
+
+    assert_start_error (desc, "entry point must be");
+  }
+  g_unlink (fifo);
+  g_unlink (empty);
+  g_unlink (huge);
+  g_rmdir (dir);
+}
+
 /* What the element offers downstream for @in_caps. */
 static GstCaps *
 src_caps_for (const gchar * in_caps)
@@ -152,6 +198,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/kernel/properties", test_properties);
   g_test_add_func ("/gst/kernel/refused-at-start", test_refused_at_start);
   g_test_add_func ("/gst/kernel/bad-block-size", test_bad_block_size);
+  g_test_add_func ("/gst/kernel/hostile-location-and-entry",
+      test_hostile_location_and_entry);
   g_test_add_func ("/gst/kernel/caps-same-format", test_caps_same_format);
   return g_test_run ();
 }

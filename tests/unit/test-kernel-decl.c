@@ -80,6 +80,17 @@ test_refused (void)
     { "=f32:1", "=f32:1" },
     { "1x=f32:1", "1x" },
     { "a-b=f32:1", "a-b" },
+    /* Names the generated struct could not hold (failed before: taken,
+     * then the struct did not compile, or __CUDA_ARCH__ became 900). */
+    /* An empty spec (failed before: a NULL dereference, from any
+     * element's kernel-params="a="). */
+    { "o=", "'o'" },
+    { "a=f32:1,o=", "'o'" },
+    { "int=i32:1", "int" },
+    { "class=f32:1", "class" },
+    { "NULL=u64:0", "NULL" },
+    { "__CUDA_ARCH__=i32:1", "__CUDA_ARCH__" },
+    { "_Gain=f32:1", "_Gain" },
     { "gain=f33:1", "gain" },
     { "gain=f32:", "gain" },
     { "gain=f32:abc", "gain" },

@@ -8,10 +8,18 @@
  * when NVRTC cannot be loaded on this machine, and say so.
  */
 #include <gcg.h>
+#include "gcg-kernel-code-private.h"
+#include "gcg-kernel-op-private.h"
+#include "gcg-kernel-stage-private.h"
 #include "gcg-nvrtc-private.h"
 #include "common/gcg-test-nvrtc.h"
 
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GOOD_SOURCE \
   "extern \"C\" __global__ void gain (const gcg_params *p)\n" \
@@ -78,6 +86,235 @@ test_missing_entry (void)
   g_assert_null (op);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "no entry point 'gai'"));
+}
+
+/* A kernel whose declaration is not the one pointer it is launched with
+ * compiles in C++ but reads garbage on the device: refused at the
+ * compile, saying how to declare it (failed before: each compiled). */
+static void
+test_mismatched_declaration (void)
+{
+  static const gchar *const bad[] = {
+    /* other parameters */
+    "extern \"C\" __global__ void gain (float *d, float g) { d[0] = g; }\n",
+    /* the struct by value */
+    "extern \"C\" __global__ void gain (gcg_params p) {}\n",
+    /* the struct, not const */
+    "extern \"C\" __global__ void gain (gcg_params *p) {}\n",
+    /* no parameter */
+    "extern \"C\" __global__ void gain () {}\n",
+    /* C++ linkage: the driver would not find it by its name */
+    "__global__ void gain (const gcg_params *p) {}\n",
+    /* a device function, not a kernel */
+    "extern \"C\" __device__ void gain (const gcg_params *p) {}\n",
+  };
+
+  if (!gcg_test_nvrtc_or_skip ())
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_source (NULL, bad[i],
+        "gain", GOOD_PARAMS, &error);
+
+    g_assert_null (op);
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "extern \"C\" __global__ "
+            "void gain (const gcg_params *p)"));
+  }
+}
+
+/* Entry point names are written into the compiled source: only C
+ * identifiers (PTX ones for binaries), never code (failed before: a
+ * name holding code reached NVRTC). */
+static void
+test_hostile_entry (void)
+{
+  g_autofree gchar *huge = g_strnfill (GCG_KERNEL_CODE_MAX_ENTRY + 1, 'k');
+  g_autoptr (GBytes) code = g_bytes_new_static (".version 8.0\n", 13);
+  const gchar *const bad[] = { "gain (const gcg_params *p) {} "
+      "extern \"C\" __global__ void x", "gain;", "9gain", "ga in", "gain\n",
+    "g\xc3\xa9", "gain-1", huge,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_source (NULL,
+        GOOD_SOURCE, bad[i], GOOD_PARAMS, &error);
+
+    g_assert_null (op);
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "entry point must be"));
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    g_assert_cmpuint (strlen (error->message), <, 400);
+    g_clear_object (&op);
+    g_clear_error (&error);
+    op = gcg_kernel_op_new_from_binary (NULL, code, bad[i], NULL, &error);
+    g_assert_null (op);
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  }
+  /* PTX and mangled names are names of binaries. */
+  {
+    g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_binary (NULL, code,
+        "_Z4gainPK10gcg_params$1", NULL, NULL);
+
+    g_assert_nonnull (op);
+  }
+}
+
+/* Source is text: a NUL would hide the rest of it from the compiler
+ * (failed before: the part before the NUL compiled). */
+static void
+test_nul_in_source (void)
+{
+  static const gchar text[] = GOOD_SOURCE "\0 this is never compiled {";
+  g_autoptr (GBytes) code = g_bytes_new_static (text, sizeof (text) - 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+
+  op = gcg__kernel_op_new_full (NULL, TRUE, code, "nul.cu", "gain",
+      GOOD_PARAMS, NULL, &error);
+  g_assert_null (op);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "NUL byte at offset"));
+}
+
+/* NVRTC reads a byte 0xFF as the end of the source: what follows would
+ * be left out without a word, so such source is refused (failed before:
+ * text after it, not C++ at all, compiled). */
+static void
+test_ff_in_source (void)
+{
+  const gchar *source = GOOD_SOURCE "// \xff\nthis is not C++ at all {{{\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+
+  if (!gcg_test_nvrtc_or_skip ())
+    return;
+  op = gcg_kernel_op_new_from_source (NULL, source, "gain", GOOD_PARAMS,
+      &error);
+  g_assert_null (op);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "0xFF"));
+}
+
+/* Error messages are UTF-8 (they reach Python and GStreamer's bus as
+ * strings), whatever the bytes of the file's name and of the source that
+ * NVRTC's log quotes (failed before: the file's name went into the
+ * message as it was). */
+static void
+test_not_utf8 (void)
+{
+  const gchar *source = "extern \"C\" __global__ void gain (const gcg_params "
+      "*p)\n{\n  const char *s = \"\xc3\x28\x80\"; undefined_thing = s;\n}\n";
+  g_autofree gchar *dir = g_dir_make_tmp ("gcg-kutf8-XXXXXX", NULL);
+  g_autofree gchar *path = g_build_filename (dir, "k\xc3\x28\x80.cu", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+
+  g_assert_true (g_file_set_contents (path, source, -1, NULL));
+  if (gcg_test_nvrtc_or_skip ()) {
+    op = gcg_kernel_op_new_from_file (NULL, path, "gain", GOOD_PARAMS,
+        &error);
+    g_assert_null (op);
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_test_message ("%s", error->message);
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    g_assert_nonnull (strstr (error->message, "(3)"));
+    g_clear_error (&error);
+  }
+  /* Refused before NVRTC: the file's name in the message too. */
+  op = gcg_kernel_op_new_from_file (NULL, path, "9", NULL, &error);
+  g_assert_null (op);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A sparse file one byte past the limit on code (no disk is used). */
+static gchar *
+huge_file (const gchar *dir)
+{
+  gchar *path = g_build_filename (dir, "huge.cubin", NULL);
+  gint fd = open (path, O_WRONLY | O_CREAT, 0600);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) GCG_KERNEL_STAGE_MAX_CODE + 1),
+      ==, 0);
+  close (fd);
+  return path;
+}
+
+/* A file is judged by what fstat() says before anything is read: a FIFO
+ * is not opened for good, a directory, an empty file or one past the
+ * limit is refused, naming the file. */
+static void
+test_hostile_files (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("gcg-kfile-XXXXXX", NULL);
+  g_autofree gchar *fifo = g_build_filename (dir, "fifo.cu", NULL);
+  g_autofree gchar *empty = g_build_filename (dir, "empty.ptx", NULL);
+  g_autofree gchar *huge = huge_file (dir);
+  const gchar *paths[] = { fifo, dir, empty, huge };
+  const gint codes[] = { G_FILE_ERROR_NOENT, G_FILE_ERROR_NOENT,
+    G_FILE_ERROR_INVAL, G_FILE_ERROR_INVAL
+  };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_file (NULL, paths[i],
+        "k", NULL, &error);
+
+    g_assert_null (op);
+    g_assert_error (error, G_FILE_ERROR, codes[i]);
+    g_assert_nonnull (strstr (error->message, paths[i]));
+  }
+  g_unlink (fifo);
+  g_unlink (empty);
+  g_unlink (huge);
+  g_rmdir (dir);
+}
+
+/* The file past the limit is refused unread: the subprocess has 64 MiB
+ * of address space more than it uses, too little to read 256 MiB
+ * (failed before: the whole file was read, then refused).  Not under
+ * ASan, whose shadow memory needs the address space. */
+static void
+test_huge_file_unread (void)
+{
+#ifndef __SANITIZE_ADDRESS__
+  g_autofree gchar *dir = NULL;
+  g_autofree gchar *huge = NULL;
+
+  if (!g_test_subprocess ()) {
+    g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed ();
+    return;
+  }
+  dir = g_dir_make_tmp ("gcg-khuge-XXXXXX", NULL);
+  huge = huge_file (dir);
+  {
+    g_autofree gchar *statm = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelOp) op = NULL;
+    struct rlimit lim;
+
+    g_assert_true (g_file_get_contents ("/proc/self/statm", &statm, NULL,
+            NULL));
+    lim.rlim_cur = lim.rlim_max = (rlim_t) g_ascii_strtoull (statm, NULL,
+        10) * sysconf (_SC_PAGESIZE) + 64 * 1024 * 1024;
+    g_assert_cmpint (setrlimit (RLIMIT_AS, &lim), ==, 0);
+    op = gcg_kernel_op_new_from_file (NULL, huge, "k", NULL, &error);
+    g_assert_null (op);
+    g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  }
+  g_unlink (huge);
+  g_rmdir (dir);
+#else
+  g_test_skip ("setrlimit (RLIMIT_AS) and ASan do not mix");
+#endif
 }
 
 /* Errors found before NVRTC is asked for anything. */
@@ -242,6 +479,14 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-op/source", test_source);
   g_test_add_func ("/kernel-op/compile-error", test_compile_error);
   g_test_add_func ("/kernel-op/missing-entry", test_missing_entry);
+  g_test_add_func ("/kernel-op/mismatched-declaration",
+      test_mismatched_declaration);
+  g_test_add_func ("/kernel-op/hostile-entry", test_hostile_entry);
+  g_test_add_func ("/kernel-op/nul-in-source", test_nul_in_source);
+  g_test_add_func ("/kernel-op/not-utf8", test_not_utf8);
+  g_test_add_func ("/kernel-op/ff-in-source", test_ff_in_source);
+  g_test_add_func ("/kernel-op/hostile-files", test_hostile_files);
+  g_test_add_func ("/kernel-op/huge-file-unread", test_huge_file_unread);
   g_test_add_func ("/kernel-op/bad-arguments", test_bad_arguments);
   g_test_add_func ("/kernel-op/binary", test_binary);
   g_test_add_func ("/kernel-op/file", test_file);

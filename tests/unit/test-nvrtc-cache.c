@@ -4,9 +4,11 @@
  *
  * The compiled-kernel cache without a GPU: a memory hit and a disk hit
  * compile nothing; the directory is made 0700 and entries 0600; a
- * truncated, corrupted or linked entry, or a directory others may write,
- * is never trusted (the kernel is compiled again).  Skips only when NVRTC
- * is absent, and says so.
+ * truncated, lengthened, corrupted or linked entry, a FIFO in its place,
+ * an entry or a directory of another user (run as root), a linked
+ * directory or one others may write is never trusted (the kernel is
+ * compiled again).  Skips only when NVRTC is absent, and says so; the
+ * tests that need root skip without it.
  */
 #include <gcg.h>
 #include "gcg-nvrtc-private.h"
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define SM 90
 
@@ -138,7 +141,9 @@ test_hits (void)
 }
 
 typedef enum
-{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK } Damage;
+{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK, FIFO, LONGER,
+  FOREIGN
+} Damage;
 
 static void
 damage (const gchar *entry, Damage how)
@@ -161,6 +166,23 @@ damage (const gchar *entry, Damage how)
     case EMPTY:
       len = 0;
       break;
+    case LONGER:
+      /* Bytes added after the payload: the header's length no longer
+       * matches. */
+      data = g_realloc (data, len + 4);
+      memcpy (data + len, "junk", 4);
+      len += 4;
+      break;
+    case FIFO:
+      /* Opening a FIFO for reading waits for a writer: it must not be
+       * opened that way (failed before: the compile hung there). */
+      g_assert_cmpint (g_unlink (entry), ==, 0);
+      g_assert_cmpint (mkfifo (entry, 0600), ==, 0);
+      return;
+    case FOREIGN:
+      /* A valid entry of another user (root can make one). */
+      g_assert_cmpint (chown (entry, 65534, 65534), ==, 0);
+      return;
     case SYMLINK:
       /* The entry becomes a link to a valid copy: never followed. */
       real = g_strconcat (entry, ".real", NULL);
@@ -181,6 +203,10 @@ test_damaged (gconstpointer data)
   g_autoptr (GBytes) b = NULL;
   g_autofree gchar *entry = NULL;
 
+  if (how == FOREIGN && getuid () != 0) {
+    g_test_skip ("only root can give an entry to another user");
+    return;
+  }
   if (!setup (&t))
     return;
   g_assert_cmpuint (compile (&t, source, &a), ==, 1);
@@ -196,6 +222,47 @@ test_damaged (gconstpointer data)
     gcg__nvrtc_cache_clear_memory ();
     g_assert_cmpuint (compile (&t, source, &c), ==, 0);
   }
+  teardown (&t);
+}
+
+/* A cache directory that is a link (even to a private directory of this
+ * user), or one owned by another user, is not used: nothing is read from
+ * it or written to it. */
+static void
+test_foreign_dir (gconstpointer data)
+{
+  gboolean link = GPOINTER_TO_INT (data);
+  Tmp t = { 0 };
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *real = NULL;
+  g_autoptr (GDir) dir = NULL;
+
+  if (!link && getuid () != 0) {
+    g_test_skip ("only root can give a directory to another user");
+    return;
+  }
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  real = g_build_filename (t.dir, "real", NULL);
+  g_assert_cmpint (g_mkdir (real, 0700), ==, 0);
+  if (link)
+    g_assert_cmpint (symlink (real, sub), ==, 0);
+  else {
+    g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+    g_assert_cmpint (chown (sub, 65534, 65534), ==, 0);
+  }
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  dir = g_dir_open (link ? real : sub, 0, NULL);
+  g_assert_nonnull (dir);
+  g_assert_null (g_dir_read_name (dir));        /* nothing written */
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &b), ==, 1);
+  if (link)
+    g_unlink (sub);
+  g_rmdir (real);
   teardown (&t);
 }
 
@@ -221,6 +288,82 @@ test_open_dir (void)
   teardown (&t);
 }
 
+/* Source that includes a file is compiled every time: the file is not in
+ * the key, so a cached binary would outlive a change to it (failed
+ * before: the second compile was a hit with the old value). */
+static void
+test_include_not_cached (void)
+{
+  Tmp t = { 0 };
+  g_autofree gchar *header = NULL;
+  g_autofree gchar *src = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+
+  if (!setup (&t))
+    return;
+  header = g_build_filename (t.dir, "value.cuh", NULL);
+  src = g_strdup_printf ("#  include \"%s\"\n"
+      "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n",
+      header);
+  g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1,
+          NULL));
+  g_assert_cmpuint (compile (&t, src, &a), ==, 1);
+  g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1,
+          NULL));
+  g_assert_cmpuint (compile (&t, src, &b), ==, 1);
+  g_assert_false (g_bytes_equal (a, b));
+  g_unlink (header);
+  teardown (&t);
+}
+
+/* The directory is bounded: past GCG_NVRTC_DISK_MAX_ENTRIES the oldest
+ * entries go, the new one stays, and files that are not entries are
+ * never touched (failed before: the directory grew without end). */
+static void
+test_bounded (void)
+{
+  Tmp t = { 0 };
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *other = NULL;
+  g_autofree gchar *entry = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GDir) dir = NULL;
+  guint n = 0;
+
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  /* Old entries (junk inside: never read here), and a file of another
+   * name. */
+  for (guint i = 0; i < GCG_NVRTC_DISK_MAX_ENTRIES + 20; i++) {
+    g_autofree gchar *name = g_strdup_printf ("%064x.bin", i);
+    g_autofree gchar *p = g_build_filename (sub, name, NULL);
+    struct utimbuf old = { 1000 + i, 1000 + i };
+
+    g_assert_true (g_file_set_contents (p, "old", 3, NULL));
+    g_assert_cmpint (utime (p, &old), ==, 0);
+  }
+  other = g_build_filename (sub, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (other, "mine", 4, NULL));
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  dir = g_dir_open (sub, 0, NULL);
+  for (const gchar *name; (name = g_dir_read_name (dir)) != NULL;)
+    n += g_str_has_suffix (name, ".bin");
+  g_assert_cmpuint (n, ==, GCG_NVRTC_DISK_MAX_ENTRIES);
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  /* The oldest went; the new one is a disk hit. */
+  entry = g_build_filename (sub, "0000000000000000000000000000000000000000"
+      "000000000000000000000000.bin", NULL);
+  g_assert_false (g_file_test (entry, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&a, g_bytes_unref);
+  gcg__nvrtc_cache_clear_memory ();
+  g_assert_cmpuint (compile (&t, source, &a), ==, 0);
+  g_unlink (other);
+  teardown (&t);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -236,6 +379,19 @@ main (int argc, char **argv)
       test_damaged);
   g_test_add_data_func ("/nvrtc-cache/symlink", GINT_TO_POINTER (SYMLINK),
       test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/fifo", GINT_TO_POINTER (FIFO),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/longer", GINT_TO_POINTER (LONGER),
+      test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/foreign-entry",
+      GINT_TO_POINTER (FOREIGN), test_damaged);
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
+  g_test_add_func ("/nvrtc-cache/bounded", test_bounded);
+  g_test_add_func ("/nvrtc-cache/include-not-cached",
+      test_include_not_cached);
+  g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
+      test_foreign_dir);
+  g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),
+      test_foreign_dir);
   return g_test_run ();
 }

@@ -84,6 +84,29 @@ test_compile_error (void)
   g_assert_nonnull (strstr (error->message, "no_such_thing"));
 }
 
+/* A log longer than GCG_NVRTC_MAX_LOG (a 200 KB line quoted in it) is
+ * cut, keeping its first error and line number (failed before: the whole
+ * log was left out, "too long to show"). */
+static void
+test_long_log (void)
+{
+  g_autofree gchar *junk = g_strnfill (200 * 1024, 'x');
+  g_autofree gchar *source = g_strdup_printf ("extern \"C\" __global__ "
+      "void k (int *p)\n{\n  p[0] = nothing + %s;\n}\n", junk);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) cubin = NULL;
+
+  if (!gcg_test_nvrtc_or_skip ())
+    return;
+  cubin = gcg__nvrtc_compile (NULL, source, "long.cu", TEST_SM, NULL,
+      &error);
+  g_assert_null (cubin);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "long.cu(3)"));
+  g_assert_nonnull (strstr (error->message, "the log goes on for"));
+  g_assert_cmpuint (strlen (error->message), <=, GCG_NVRTC_MAX_LOG + 256);
+}
+
 static void
 test_bad_option_and_name (void)
 {
@@ -136,5 +159,6 @@ main (int argc, char **argv)
       test_example);
   g_test_add_func ("/nvrtc/compile-error", test_compile_error);
   g_test_add_func ("/nvrtc/bad-option-and-name", test_bad_option_and_name);
+  g_test_add_func ("/nvrtc/long-log", test_long_log);
   return g_test_run ();
 }
