@@ -105,7 +105,8 @@ gcg_frame_batch_init (GcgFrameBatch *self)
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
-/* Several output pixels per thread (gcg__frame_kernel_launch()); grid.z
+/* One or several output pixels per thread (gcg__frame_kernel_launch(): a
+ * full batch takes several); grid.z
  * is source × max_rois + item.  The kernels are instantiated per resize
  * method and element type; the input format is read per source (see
  * gcg-frame-kernels.cu). */
@@ -119,7 +120,7 @@ pick_kernel (const GcgFrameBatchConfig *c, const guint block[2],
   g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->resize,
       (gint) c->tensor_type);
   gcg__frame_kernel_launch ("batch", suffix, c->out_width, c->out_height,
-      GCG_FK_TENSOR_ROWS, block, grid, name, size);
+      grid[2], GCG_FK_TENSOR_ROWS, block, grid, name, size);
 }
 
 /**

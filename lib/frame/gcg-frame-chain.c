@@ -108,7 +108,7 @@ gcg_frame_chain_init (GcgFrameChain *self)
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
-/* The kernel and launch grid for the configuration: several output
+/* The kernel and launch grid for the configuration: one or several output
  * pixels per thread (gcg__frame_kernel_launch()), one thread per 2x2 block
  * for 4:2:0 outputs; grid.z is the tensor item.  The kernels are
  * instantiated per input format and resize method (tensors also per
@@ -126,7 +126,7 @@ pick_kernel (const GcgFrameChainConfig *c, const guint block[2],
     g_snprintf (suffix, sizeof (suffix), "%d_%d_%d", (gint) c->in_format,
         (gint) c->resize, (gint) c->tensor_type);
     gcg__frame_kernel_launch ("tensor", suffix, c->out_width, c->out_height,
-        GCG_FK_TENSOR_ROWS, block, grid, name, size);
+        c->max_rois, GCG_FK_TENSOR_ROWS, block, grid, name, size);
   } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
     grid[0] = ((c->out_width + 1) / 2 + block[0] - 1) / block[0];
     grid[1] = ((c->out_height + 1) / 2 + block[1] - 1) / block[1];
@@ -136,7 +136,7 @@ pick_kernel (const GcgFrameChainConfig *c, const guint block[2],
     g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->in_format,
         (gint) c->resize);
     gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height,
-        GCG_FK_VIDEO_ROWS, block, grid, name, size);
+        1, GCG_FK_VIDEO_ROWS, block, grid, name, size);
   }
 }
 
