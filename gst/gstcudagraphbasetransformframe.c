@@ -95,17 +95,13 @@ unmap_output (GstBuffer * outbuf, OutputMapping * m)
 }
 
 static void
-fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
+fill_common_params (GstBuffer * inbuf, guint64 frames,
     GcgFrameParams * params)
 {
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-
   gcg_frame_params_init (params);
   params->pts = GST_BUFFER_PTS_IS_VALID (inbuf) ? GST_BUFFER_PTS (inbuf) : 0;
-  GST_OBJECT_LOCK (self);
   params->frame_number = GST_BUFFER_OFFSET_IS_VALID (inbuf)
-      ? GST_BUFFER_OFFSET (inbuf) : priv->frames;
-  GST_OBJECT_UNLOCK (self);
+      ? GST_BUFFER_OFFSET (inbuf) : frames;
 }
 
 /* A frame that failed before it was queued is dropped. */
@@ -247,6 +243,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   GstMapFlags no_fence = 0;
   gboolean use_graph;
   GcgSyncMode sync_mode;
+  guint64 frames;
   g_autoptr (GError) error = NULL;
 
   if (!priv->have_config) {
@@ -259,15 +256,17 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   if (priv->chain == NULL
       && !gst_cuda_graph_base_transform_build_chain (self, &error))
     return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
+  /* One lock a frame for what the properties and counters say. */
   GST_OBJECT_LOCK (self);
   use_graph = priv->run.use_graph;
   sync_mode = priv->sync_mode;
+  frames = priv->frames;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_chain_set_use_graph (priv->chain, use_graph);
   if (priv->dev.stream)
     gcg_stream_set_sync_mode (priv->dev.stream, sync_mode);
 
-  fill_common_params (self, inbuf, &params);
+  fill_common_params (inbuf, frames, &params);
   klass->fill_params (self, inbuf, &params);
   gst_cuda_graph_user_kernel_set_frame (&priv->kernel, inbuf);
 
