@@ -19,6 +19,7 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphchaincache.h"
 #include "gstcudagraphdevice.h"
+#include "gstcudagraphinflight.h"
 #include "gstcudagraphuserkernel.h"
 #include "gstcudagraphrunprops.h"
 
@@ -80,6 +81,11 @@ typedef struct
   /* Streaming state (streaming thread, or state changes). */
   GstCudaGraphDevice dev;
   GcgFrameQueue *queue;
+  /* The records of the queue's frames, made with it. */
+  GstCudaGraphInFlightPool in_flight;
+  /* The negotiated output caps (a reference): transform_size() answers
+   * out_size for them without parsing them again every frame. */
+  GstCaps *out_caps;
   GcgFrameChain *chain;
   GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
   /* The user's kernel after ours (its properties under the object lock). */

@@ -186,6 +186,8 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
   if (priv->queue)
     gcg_frame_queue_cancel (priv->queue);
   g_clear_object (&priv->queue);
+  gst_cuda_graph_in_flight_pool_clear (&priv->in_flight);
+  gst_clear_caps (&priv->out_caps);
   gst_cuda_graph_base_transform_retire_chain (self);
   /* The chains hold device memory of the context closed below. */
   gst_cuda_graph_chain_cache_clear (priv->chain_cache);
@@ -227,6 +229,8 @@ open_queue (GstCudaGraphBaseTransform * self)
         ("Cannot make the frame queue: %s", error->message), (NULL));
     return FALSE;
   }
+  gst_cuda_graph_in_flight_pool_init (&priv->in_flight,
+      gcg_frame_queue_get_depth (priv->queue));
   return TRUE;
 }
 

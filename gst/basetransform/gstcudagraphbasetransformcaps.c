@@ -66,6 +66,7 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
       && !gst_video_info_from_caps (&priv->out_info, outcaps))
     return FALSE;
   priv->in_info = in_info;
+  gst_caps_replace (&priv->out_caps, outcaps);
   gst_cuda_graph_base_transform_use_config (self, &config);
   return TRUE;
 }
@@ -102,6 +103,15 @@ gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize)
 {
+  GstCudaGraphBaseTransformPrivate *priv =
+      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+
+  /* Every output buffer asks this of the negotiated caps: known since
+   * set_caps (the same object while we hold it, so a pointer compare). */
+  if (othercaps != NULL && othercaps == priv->out_caps && priv->have_config) {
+    *othersize = priv->out_size;
+    return TRUE;
+  }
   return gst_cuda_graph_base_transform_get_unit_size (trans, othercaps,
       othersize);
 }

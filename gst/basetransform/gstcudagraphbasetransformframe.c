@@ -19,15 +19,7 @@
 
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
-/* A frame whose GPU work may still be running: its input stays mapped
- * (and so referenced) until the frame queue says the device is done. */
-typedef struct
-{
-  GstCudaGraphBaseTransform *self;
-  GstVideoFrame in_frame;
-  GstClockTime pts;
-  guint64 launch_failures;      /* priv->launch_failures when queued */
-} InFlightFrame;
+typedef GstCudaGraphInFlightFrame InFlightFrame;
 
 void
 gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
@@ -103,17 +95,13 @@ unmap_output (GstBuffer * outbuf, OutputMapping * m)
 }
 
 static void
-fill_common_params (GstCudaGraphBaseTransform * self, GstBuffer * inbuf,
+fill_common_params (GstBuffer * inbuf, guint64 frames,
     GcgFrameParams * params)
 {
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-
   gcg_frame_params_init (params);
   params->pts = GST_BUFFER_PTS_IS_VALID (inbuf) ? GST_BUFFER_PTS (inbuf) : 0;
-  GST_OBJECT_LOCK (self);
   params->frame_number = GST_BUFFER_OFFSET_IS_VALID (inbuf)
-      ? GST_BUFFER_OFFSET (inbuf) : priv->frames;
-  GST_OBJECT_UNLOCK (self);
+      ? GST_BUFFER_OFFSET (inbuf) : frames;
 }
 
 /* A frame that failed before it was queued is dropped. */
@@ -144,7 +132,7 @@ frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
     gpointer user_data)
 {
   InFlightFrame *frame = user_data;
-  GstCudaGraphBaseTransform *self = frame->self;
+  GstCudaGraphBaseTransform *self = frame->owner;
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   gst_video_frame_unmap (&frame->in_frame);
@@ -155,7 +143,7 @@ frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
       && gst_cuda_graph_base_transform_count_failure (self, error,
           frame->pts, "its output is invalid"))
     priv->flow_error = TRUE;
-  g_free (frame);
+  gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
 }
 
 /* Output the GPU may still be writing leaves now when its readers will
@@ -206,7 +194,7 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
 
   if (!map_output (priv, outbuf, &frame->in_frame, &m, &out)) {
     gst_video_frame_unmap (&frame->in_frame);
-    g_free (frame);
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
             priv->out_size), (NULL));
@@ -219,7 +207,7 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
   if (!queued) {
     unmap_output (outbuf, &m);
     gst_video_frame_unmap (&frame->in_frame);
-    g_free (frame);
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
     return frame_failed (self, error, pts);
   }
   /* @frame belongs to the queue now. */
@@ -255,6 +243,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   GstMapFlags no_fence = 0;
   gboolean use_graph;
   GcgSyncMode sync_mode;
+  guint64 frames;
   g_autoptr (GError) error = NULL;
 
   if (!priv->have_config) {
@@ -267,15 +256,17 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   if (priv->chain == NULL
       && !gst_cuda_graph_base_transform_build_chain (self, &error))
     return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
+  /* One lock a frame for what the properties and counters say. */
   GST_OBJECT_LOCK (self);
   use_graph = priv->run.use_graph;
   sync_mode = priv->sync_mode;
+  frames = priv->frames;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_chain_set_use_graph (priv->chain, use_graph);
   if (priv->dev.stream)
     gcg_stream_set_sync_mode (priv->dev.stream, sync_mode);
 
-  fill_common_params (self, inbuf, &params);
+  fill_common_params (inbuf, frames, &params);
   klass->fill_params (self, inbuf, &params);
   gst_cuda_graph_user_kernel_set_frame (&priv->kernel, inbuf);
 
@@ -289,8 +280,8 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
     gst_cuda_graph_cuda_wait_ready (inbuf);
   if (!gst_cuda_graph_video_meta_fits (inbuf, &priv->in_info, &error))
     return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
-  frame = g_new0 (InFlightFrame, 1);
-  frame->self = self;
+  frame = gst_cuda_graph_in_flight_pool_take (&priv->in_flight);
+  frame->owner = self;
   frame->pts = GST_BUFFER_PTS (inbuf);
   frame->launch_failures = priv->launch_failures;
   /* The mapping holds a reference on @inbuf until the frame is done.  In
@@ -300,7 +291,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
           GST_MAP_READ | in_dev | no_fence
           | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
-    g_free (frame);
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",
             GST_VIDEO_INFO_NAME (&priv->in_info),

@@ -384,33 +384,34 @@ decide_cuda_pool (GstCudaGraphDevice * device, GstElement * element,
   return TRUE;
 }
 
-/* With the CUDA backend and no pool from downstream, results are written
- * into pinned memory so the device-to-host copy runs at full speed.
- * Returns whether the query now holds that pool. */
+/* With no pool from downstream, results are written into buffers of a
+ * pool of our own, so that no frame allocates one: pinned memory with the
+ * CUDA backend (the device-to-host copy then runs at full speed), our
+ * system allocator otherwise.  Returns whether the query now holds that
+ * pool. */
 static gboolean
-decide_pinned_pool (GstCudaGraphDevice * device, GstQuery * query,
-    GstCaps * caps, gboolean video, gsize size)
+decide_own_pool (GstQuery * query, GstCaps * caps, gboolean video,
+    gsize size, GstAllocator * allocator, guint min)
 {
   g_autoptr (GstBufferPool) pool = NULL;
   GstStructure *config;
 
-  if (device->pinned == NULL || caps == NULL
-      || gst_query_get_n_allocation_pools (query) > 0)
+  if (caps == NULL || size == 0 || gst_query_get_n_allocation_pools (query) > 0)
     return FALSE;
   pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
-  gst_buffer_pool_config_set_allocator (config, device->pinned, NULL);
+  gst_buffer_pool_config_set_params (config, caps, size, min, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, NULL);
   if (!gst_buffer_pool_set_config (pool, config))
     return FALSE;
-  gst_query_add_allocation_pool (query, pool, size, 2, 0);
+  gst_query_add_allocation_pool (query, pool, size, min, 0);
   /* The base class configures the pool again with the query's first
    * allocator: it has to be ours, or the pool falls back to plain system
    * memory. */
   if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_set_nth_allocation_param (query, 0, device->pinned, NULL);
+    gst_query_set_nth_allocation_param (query, 0, allocator, NULL);
   else
-    gst_query_add_allocation_param (query, device->pinned, NULL);
+    gst_query_add_allocation_param (query, allocator, NULL);
   return TRUE;
 }
 
@@ -443,7 +444,16 @@ gst_cuda_graph_device_decide_allocation (GstCudaGraphDevice * device,
 {
   if (gst_cuda_graph_caps_is_cuda_memory (caps))
     return decide_cuda_pool (device, element, query, caps, video ? 0 : size);
-  if (!decide_pinned_pool (device, query, caps, video, size))
-    use_system_allocator (query);
+  if (device->pinned != NULL) {
+    if (!decide_own_pool (query, caps, video, size, device->pinned, 2))
+      use_system_allocator (query);
+  } else {
+    g_autoptr (GstAllocator) ours = gst_cuda_graph_system_allocator_get ();
+
+    /* None made ahead: a buffer too large for the machine then fails
+     * when a frame asks for it, with an error naming its size. */
+    if (!decide_own_pool (query, caps, video, size, ours, 0))
+      use_system_allocator (query);
+  }
   return TRUE;
 }

@@ -105,18 +105,22 @@ gcg_frame_batch_init (GcgFrameBatch *self)
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
-/* One thread per output pixel; grid.z is source × max_rois + item.  The
- * kernels are instantiated per resize method and element type; the input
- * format is read per source (see gcg-frame-kernels.cu). */
+/* One or several output pixels per thread (gcg__frame_kernel_launch(): a
+ * full batch takes several); grid.z
+ * is source × max_rois + item.  The kernels are instantiated per resize
+ * method and element type; the input format is read per source (see
+ * gcg-frame-kernels.cu). */
 static void
-pick_kernel (const GcgFrameBatchConfig *c, guint grid[3], gchar *name,
-    gsize size)
+pick_kernel (const GcgFrameBatchConfig *c, const guint block[2],
+    guint grid[3], gchar *name, gsize size)
 {
-  grid[0] = (c->out_width + BLOCK_W - 1) / BLOCK_W;
-  grid[1] = (c->out_height + BLOCK_H - 1) / BLOCK_H;
+  gchar suffix[32];
+
   grid[2] = c->max_sources * c->max_rois;
-  g_snprintf (name, size, "gcg_frame_batch_%d_%d", (gint) c->resize,
+  g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->resize,
       (gint) c->tensor_type);
+  gcg__frame_kernel_launch ("batch", suffix, c->out_width, c->out_height,
+      grid[2], GCG_FK_TENSOR_ROWS, block, grid, name, size);
 }
 
 /**
@@ -164,7 +168,7 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   header = (GcgFrameBatchHeader *) self->staging;
   header->stride = (gint32) self->stride;
   header->max_items = (gint32) config->max_rois;
-  pick_kernel (config, grid, name, sizeof (name));
+  pick_kernel (config, block, grid, name, sizeof (name));
   if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
           self->staging_size, &self->replay, error))
     return NULL;

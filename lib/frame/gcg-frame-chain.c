@@ -108,33 +108,36 @@ gcg_frame_chain_init (GcgFrameChain *self)
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
-/* The kernel and launch grid for the configuration: one thread per output
- * pixel, per 2x2 block for 4:2:0 outputs; grid.z is the tensor item.  The
- * kernels are instantiated per input format and resize method (tensors
- * also per element type) and named after those values (the GCG_FKP_*
- * enums, equal to the config's; see gcg-frame-kernels.cu). */
+/* The kernel and launch grid for the configuration: one or several output
+ * pixels per thread (gcg__frame_kernel_launch()), one thread per 2x2 block
+ * for 4:2:0 outputs; grid.z is the tensor item.  The kernels are
+ * instantiated per input format and resize method (tensors also per
+ * element type) and named after those values (the GCG_FKP_* enums, equal
+ * to the config's; see gcg-frame-kernels.cu). */
 static void
-pick_kernel (const GcgFrameChainConfig *c, guint grid[3], gchar *name,
-    gsize size)
+pick_kernel (const GcgFrameChainConfig *c, const guint block[2],
+    guint grid[3], gchar *name, gsize size)
 {
-  guint w = c->out_width, h = c->out_height;
+  gchar suffix[32];
 
   grid[2] = 1;
   if (c->output == GCG_OUTPUT_KIND_TENSOR) {
     grid[2] = c->max_rois;
-  } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
-  }
-  grid[0] = (w + BLOCK_W - 1) / BLOCK_W;
-  grid[1] = (h + BLOCK_H - 1) / BLOCK_H;
-  if (c->output == GCG_OUTPUT_KIND_TENSOR)
-    g_snprintf (name, size, "gcg_frame_tensor_%d_%d_%d", (gint) c->in_format,
+    g_snprintf (suffix, sizeof (suffix), "%d_%d_%d", (gint) c->in_format,
         (gint) c->resize, (gint) c->tensor_type);
-  else
-    g_snprintf (name, size, "gcg_frame_%s_%d_%d",
-        gcg__pixel_format_is_yuv420 (c->out_format) ? "yuv420" : "video",
-        (gint) c->in_format, (gint) c->resize);
+    gcg__frame_kernel_launch ("tensor", suffix, c->out_width, c->out_height,
+        c->max_rois, GCG_FK_TENSOR_ROWS, block, grid, name, size);
+  } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
+    grid[0] = ((c->out_width + 1) / 2 + block[0] - 1) / block[0];
+    grid[1] = ((c->out_height + 1) / 2 + block[1] - 1) / block[1];
+    g_snprintf (name, size, "gcg_frame_yuv420_%d_%d", (gint) c->in_format,
+        (gint) c->resize);
+  } else {
+    g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->in_format,
+        (gint) c->resize);
+    gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height,
+        1, GCG_FK_VIDEO_ROWS, block, grid, name, size);
+  }
 }
 
 /**
@@ -176,7 +179,7 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
   self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
       + (gsize) config->max_rois * sizeof (GcgFrameItem);
   gcg__frame_prepare_static (config, self->kp);
-  pick_kernel (config, grid, name, sizeof (name));
+  pick_kernel (config, block, grid, name, sizeof (name));
   if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
           self->kp_used, &self->replay, error))
     return NULL;

@@ -28,6 +28,16 @@ void gcg__frame_fit (GcgLetterbox letterbox, gint32 cw, gint32 ch,
 void gcg__frame_cpu_run (const GcgFrameChainConfig *config,
     const GcgFrameKernelParams *kp);
 
+/* The launch of a fused kernel: the name of its *4 instantiation (several
+ * pixels per thread) or of its one-pixel-per-thread one, whichever is
+ * faster for @items items of @width × @height pixels (see
+ * gcg-frame-launch.c; GCG_FRAME_KERNELS=1 or =4 forces one), and the grid
+ * of @block threads covering them (the *4 kernels cover GCG_FK_PX ×
+ * @rows4 pixels a thread). */
+void gcg__frame_kernel_launch (const gchar *family, const gchar *suffix,
+    guint width, guint height, guint items, guint rows4,
+    const guint block[2], guint grid[2], gchar *name, gsize size);
+
 gboolean gcg__pixel_format_is_yuv420 (GcgPixelFormat format);
 guint gcg__pixel_format_n_planes (GcgPixelFormat format);
 gsize gcg__pixel_format_row_bytes (GcgPixelFormat format, guint plane,

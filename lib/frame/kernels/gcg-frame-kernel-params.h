@@ -18,6 +18,12 @@
 
 #define GCG_FRAME_KP_MAX_ITEMS 64
 
+/* The *4 kernels (gcg-frame-kernels.cu): output pixels per thread along a
+ * row, and rows per thread, which the host sizes their grid by. */
+#define GCG_FK_PX 4
+#define GCG_FK_VIDEO_ROWS 2
+#define GCG_FK_TENSOR_ROWS 1
+
 /* Values of the enums in gcg-frame-chain.h, repeated here because nvcc
  * never sees GLib headers.  gcg-frame-prepare.c asserts they agree. */
 enum

@@ -107,20 +107,372 @@ gcg_fk_batch (const GcgFrameBatchHeader *__restrict__ h)
     gcg_fm_tensor_pixel (p, gcg_fk_shape<GCG_FK_ANY, RS, TYPE> (p), n, x, y);
 }
 
+/* --- Several output pixels per thread --------------------------------
+ *
+ * The *4 kernels (gcg_frame_tensor4_*, gcg_frame_video4_*,
+ * gcg_frame_batch4_*): each thread makes GCG_FK_PX consecutive pixels of
+ * ROWS consecutive rows of one item, so what a row or a column costs
+ * (the item, the vertical taps and their row addresses, the horizontal
+ * taps) is worked out once per thread instead of once per pixel, and the
+ * output leaves in 16-byte stores.  Bilinear is the reference's (rows
+ * first, then between them), with each input sample read and converted
+ * once per thread even where neighbouring pixels share it: the same
+ * inputs through the same operations give the same bits, so the output
+ * is the one-pixel kernels' (and the CPU reference's) exactly. */
+/* Per pixel of the thread: its taps (absolute input columns; nearest uses
+ * x0 only), the weight of the second, and whether it is padding.  Padding
+ * pixels sample the nearest image column: in bounds, never used. */
+template <int RS>
+static __device__ __forceinline__ void
+gcg_fk_columns (const GcgFrameItem *it, int32_t x, int32_t *x0, int32_t *x1,
+    float *ax, int *pad)
+{
+#pragma unroll
+  for (int i = 0; i < GCG_FK_PX; i++) {
+    int32_t lx = x + i - it->px;
+
+    pad[i] = lx < 0 || lx >= it->sw;
+    lx = gcg_fm_clamp (lx, it->sw - 1);
+    if (RS == GCG_FKP_NEAREST) {
+      x0[i] = x1[i] = it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw);
+      ax[i] = 0.0f;
+    } else {
+      ax[i] = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0[i], &x1[i]);
+      x0[i] += it->cx;
+      x1[i] += it->cx;
+    }
+  }
+}
+
+static __device__ __forceinline__ void
+gcg_fk_copy3 (float *to, const float *from)
+{
+  to[0] = from[0];
+  to[1] = from[1];
+  to[2] = from[2];
+}
+
+/* Input row @sy along the thread's pixels: bilinear's horizontal half
+ * (nearest: the samples), one read and conversion per distinct tap. */
+template <int RS>
+static __device__ __forceinline__ void
+gcg_fk_hpass (const GcgFrameKernelParams *__restrict__ p, int32_t in_format,
+    int32_t sy, const int32_t *x0, const int32_t *x1, const float *ax,
+    float (*h)[3])
+{
+  GcgFmSrcRows r = gcg_fm_src_rows (p, in_format, sy);
+  float prev[3] = { 0.0f, 0.0f, 0.0f };
+  int32_t prev_x = -1;
+
+#pragma unroll
+  for (int i = 0; i < GCG_FK_PX; i++) {
+    float a[3], b[3];
+
+    if (x0[i] == prev_x)
+      gcg_fk_copy3 (a, prev);
+    else
+      gcg_fm_read_rgb_at (p, in_format, r, x0[i], a);
+    if (RS == GCG_FKP_NEAREST) {
+      gcg_fk_copy3 (h[i], a);
+      gcg_fk_copy3 (prev, a);
+      prev_x = x0[i];
+      continue;
+    }
+    if (x1[i] == x0[i])
+      gcg_fk_copy3 (b, a);
+    else
+      gcg_fm_read_rgb_at (p, in_format, r, x1[i], b);
+    gcg_fm_lerp3 (a, b, ax[i], h[i]);
+    gcg_fk_copy3 (prev, b);
+    prev_x = x1[i];
+  }
+}
+
+/* The adjusted RGB of the thread's pixels on each of its rows, handed to
+ * @out row by row with which pixels are padding.  The two input rows of
+ * the last output row are kept: the next output row often starts on the
+ * second (a downscale under 2x) or reuses both (an upscale). */
+template <int IN, int RS, int ROWS, typename Out>
+static __device__ __forceinline__ void
+gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
+    const GcgFrameItem *__restrict__ it, int32_t x, int32_t y_first,
+    Out &out)
+{
+  int32_t x0[GCG_FK_PX], x1[GCG_FK_PX];
+  float ax[GCG_FK_PX];
+  int pad[GCG_FK_PX], all_pad[GCG_FK_PX];
+  float ha[GCG_FK_PX][3], hb[GCG_FK_PX][3], rgb[GCG_FK_PX][3];
+  int32_t ya = -1, yb = -1;
+  int empty = it->empty;
+
+#pragma unroll
+  for (int i = 0; i < GCG_FK_PX; i++)
+    all_pad[i] = 1;
+  if (!empty)
+    gcg_fk_columns<RS> (it, x, x0, x1, ax, pad);
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    int32_t y = y_first + r;
+    int32_t ly = y - it->py;
+    int32_t y0, y1;
+    float ay = 0.0f;
+
+    if (y >= p->out_height)
+      break;
+    if (empty || ly < 0 || ly >= it->sh) {
+      out.row (y, all_pad, rgb);
+      continue;
+    }
+    if (RS == GCG_FKP_NEAREST) {
+      y0 = y1 = it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch);
+    } else {
+      ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
+      y0 += it->cy;
+      y1 += it->cy;
+    }
+    if (y0 != ya) {
+      if (y0 == yb) {
+#pragma unroll
+        for (int i = 0; i < GCG_FK_PX; i++)
+          gcg_fk_copy3 (ha[i], hb[i]);
+      } else {
+        gcg_fk_hpass<RS> (p, s.in_format, y0, x0, x1, ax, ha);
+      }
+      ya = y0;
+    }
+    if (RS == GCG_FKP_NEAREST) {
+#pragma unroll
+      for (int i = 0; i < GCG_FK_PX; i++)
+        gcg_fk_copy3 (rgb[i], ha[i]);
+    } else {
+      if (y1 == ya) {
+#pragma unroll
+        for (int i = 0; i < GCG_FK_PX; i++)
+          gcg_fk_copy3 (hb[i], ha[i]);
+      } else if (y1 != yb) {
+        gcg_fk_hpass<RS> (p, s.in_format, y1, x0, x1, ax, hb);
+      }
+#pragma unroll
+      for (int i = 0; i < GCG_FK_PX; i++)
+        gcg_fm_lerp3 (ha[i], hb[i], ay, rgb[i]);
+    }
+    yb = y1;
+#pragma unroll
+    for (int i = 0; i < GCG_FK_PX; i++)
+      gcg_fm_adjust (p, rgb[i]);
+    out.row (y, pad, rgb);
+  }
+}
+
+/* Four consecutive elements of a tensor from @index (a multiple of 4,
+ * 16-byte aligned in every element type the caller allows). */
+static __device__ __forceinline__ void
+gcg_fk_tensor_store4 (const GcgFrameKernelParams *__restrict__ p,
+    int32_t tensor_type, size_t index, const float *v)
+{
+  switch (tensor_type) {
+    case GCG_FKP_FLOAT32:
+      ((float4 *) (uintptr_t) p->dst[0])[index / 4] =
+          make_float4 (v[0], v[1], v[2], v[3]);
+      break;
+    case GCG_FKP_FLOAT16:
+      ((uint2 *) (uintptr_t) p->dst[0])[index / 4] =
+          make_uint2 ((uint32_t) gcg_fm_f16 (v[0])
+          | ((uint32_t) gcg_fm_f16 (v[1]) << 16),
+          (uint32_t) gcg_fm_f16 (v[2]) | ((uint32_t) gcg_fm_f16 (v[3]) << 16));
+      break;
+    default:
+      ((uint32_t *) (uintptr_t) p->dst[0])[index / 4] =
+          (uint32_t) gcg_fm_u8 (v[0]) | ((uint32_t) gcg_fm_u8 (v[1]) << 8)
+          | ((uint32_t) gcg_fm_u8 (v[2]) << 16)
+          | ((uint32_t) gcg_fm_u8 (v[3]) << 24);
+      break;
+  }
+}
+
+/* Writes the thread's pixels of one row of tensor item n. */
+struct GcgFkTensorOut
+{
+  const GcgFrameKernelParams *__restrict__ p;
+  GcgFmShape s;
+  int32_t n, x;
+
+  __device__ __forceinline__ void
+  row (int32_t y, const int *pad, float (*rgb)[3])
+  {
+    int32_t w = p->out_width;
+    size_t plane = (size_t) w * (size_t) p->out_height;
+    size_t pixel = (size_t) y * (size_t) w + (size_t) x;
+    float v[GCG_FK_PX][3];
+    int nc = 1;
+    size_t base;
+    /* Whole groups of four from a 16-byte boundary: every run below
+     * starts on a multiple of four elements. */
+    bool vec = (w & 3) == 0 && (p->dst[0] & 15u) == 0;
+
+#pragma unroll
+    for (int i = 0; i < GCG_FK_PX; i++)
+      nc = gcg_fm_tensor_values (p, s, pad[i], rgb[i], v[i]);
+    base = (size_t) n * (size_t) nc * plane;
+    if (s.tensor_layout == GCG_FKP_NCHW) {
+      for (int c = 0; c < nc; c++) {
+        size_t index = base + (size_t) c * plane + pixel;
+
+        if (vec) {
+          float run[GCG_FK_PX] = { v[0][c], v[1][c], v[2][c], v[3][c] };
+
+          gcg_fk_tensor_store4 (p, s.tensor_type, index, run);
+        } else {
+#pragma unroll
+          for (int i = 0; i < GCG_FK_PX; i++)
+            if (x + i < w)
+              gcg_fm_tensor_store (p, s.tensor_type, index + i, v[i][c]);
+        }
+      }
+    } else if (vec && nc == 3) {
+      /* Four RGB pixels: twelve elements, three runs of four. */
+      size_t index = base + pixel * 3;
+      float run0[4] = { v[0][0], v[0][1], v[0][2], v[1][0] };
+      float run1[4] = { v[1][1], v[1][2], v[2][0], v[2][1] };
+      float run2[4] = { v[2][2], v[3][0], v[3][1], v[3][2] };
+
+      gcg_fk_tensor_store4 (p, s.tensor_type, index, run0);
+      gcg_fk_tensor_store4 (p, s.tensor_type, index + 4, run1);
+      gcg_fk_tensor_store4 (p, s.tensor_type, index + 8, run2);
+    } else {
+#pragma unroll
+      for (int i = 0; i < GCG_FK_PX; i++)
+        if (x + i < w)
+          for (int c = 0; c < nc; c++)
+            gcg_fm_tensor_store (p, s.tensor_type,
+                base + (pixel + i) * nc + c, v[i][c]);
+    }
+  }
+};
+
+/* Writes the thread's pixels of one row of a video output (RGB types,
+ * GRAY8); RGBA and BGRA rows on 16-byte boundaries take one store. */
+struct GcgFkVideoOut
+{
+  const GcgFrameKernelParams *__restrict__ p;
+  GcgFmShape s;
+  int32_t x;
+
+  __device__ __forceinline__ void
+  row (int32_t y, const int *pad, float (*rgb)[3])
+  {
+    uint8_t *o = gcg_fm_dst_row (p, 0, y);
+    uint8_t alpha[GCG_FK_PX];
+    bool four = s.out_format == GCG_FKP_RGBA || s.out_format == GCG_FKP_BGRA;
+
+#pragma unroll
+    for (int i = 0; i < GCG_FK_PX; i++)
+      alpha[i] = pad[i] ? gcg_fm_video_pad (p, rgb[i]) : 255;
+    if (four && (p->out_width & 3) == 0
+        && ((p->dst[0] | (uint64_t) (uint32_t) p->dst_stride[0]) & 15u) == 0) {
+      ((uint4 *) (void *) o)[x / 4] =
+          make_uint4 (gcg_fm_video_word (s, rgb[0], alpha[0]),
+          gcg_fm_video_word (s, rgb[1], alpha[1]),
+          gcg_fm_video_word (s, rgb[2], alpha[2]),
+          gcg_fm_video_word (s, rgb[3], alpha[3]));
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < GCG_FK_PX; i++)
+      if (x + i < p->out_width)
+        gcg_fm_video_store (p, s, o, x + i, rgb[i], alpha[i]);
+  }
+};
+
+/* The thread's first pixel: GCG_FK_PX columns, ROWS rows per thread. */
+template <int ROWS>
+static __device__ __forceinline__ void
+gcg_fk_origin (int32_t *x, int32_t *y)
+{
+  *x = (int32_t) (blockIdx.x * blockDim.x + threadIdx.x) * GCG_FK_PX;
+  *y = (int32_t) (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
+}
+
+template <int IN, int RS>
+static __device__ __forceinline__ void
+gcg_fk_video4 (const GcgFrameKernelParams *__restrict__ p)
+{
+  int32_t x, y;
+
+  gcg_fk_origin<GCG_FK_VIDEO_ROWS> (&x, &y);
+  if (x < p->out_width && y < p->out_height) {
+    GcgFkVideoOut out = { p, gcg_fk_shape<IN, RS, GCG_FK_ANY> (p), x };
+
+    gcg_fk_item_rows<IN, RS, GCG_FK_VIDEO_ROWS> (p, out.s, &p->items[0], x,
+        y, out);
+  }
+}
+
+template <int IN, int RS, int TYPE>
+static __device__ __forceinline__ void
+gcg_fk_tensor4 (const GcgFrameKernelParams *__restrict__ p)
+{
+  int32_t n = (int32_t) blockIdx.z;
+  int32_t x, y;
+
+  gcg_fk_origin<GCG_FK_TENSOR_ROWS> (&x, &y);
+  if (n < p->n_items && x < p->out_width && y < p->out_height) {
+    GcgFkTensorOut out = { p, gcg_fk_shape<IN, RS, TYPE> (p), n, x };
+
+    gcg_fk_item_rows<IN, RS, GCG_FK_TENSOR_ROWS> (p, out.s, &p->items[n],
+        x, y, out);
+  }
+}
+
+template <int RS, int TYPE>
+static __device__ __forceinline__ void
+gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
+{
+  int32_t source = (int32_t) blockIdx.z / h->max_items;
+  int32_t n = (int32_t) blockIdx.z % h->max_items;
+  const GcgFrameKernelParams *p;
+  int32_t x, y;
+
+  if (source >= h->n_sources)
+    return;
+  p = (const GcgFrameKernelParams *) ((const uint8_t *) (h + 1)
+      + (size_t) source * (size_t) h->stride);
+  gcg_fk_origin<GCG_FK_TENSOR_ROWS> (&x, &y);
+  if (n < p->n_items && x < p->out_width && y < p->out_height) {
+    GcgFkTensorOut out = { p, gcg_fk_shape<GCG_FK_ANY, RS, TYPE> (p), n, x };
+
+    gcg_fk_item_rows<GCG_FK_ANY, RS, GCG_FK_TENSOR_ROWS> (p, out.s,
+        &p->items[n], x, y, out);
+  }
+}
+
 /* The instantiations: every input format (0-6) and resize method (0-1),
  * times the tensor element types (0-2). */
 #define GCG_FK_ENTRY(name, call) \
   extern "C" __global__ void __launch_bounds__ (256) \
   name (const GcgFrameKernelParams *__restrict__ p) { call (p); }
 
+/* The tensor *4 kernels: at most 64 registers (they need no more), so
+ * four blocks fit an SM and a 640² frame's grid runs in one wave on an
+ * H100.  The video ones keep their 80: at 64 they spill. */
+#define GCG_FK_ENTRY4(name, call) \
+  extern "C" __global__ void __launch_bounds__ (256, 4) \
+  name (const GcgFrameKernelParams *__restrict__ p) { call (p); }
+
 #define GCG_FK_TENSOR(IN, RS, T) \
   GCG_FK_ENTRY (gcg_frame_tensor_##IN##_##RS##_##T, \
       (gcg_fk_tensor<IN, RS, T>))
+#define GCG_FK_TENSOR4(IN, RS, T) \
+  GCG_FK_ENTRY4 (gcg_frame_tensor4_##IN##_##RS##_##T, \
+      (gcg_fk_tensor4<IN, RS, T>))
 #define GCG_FK_KERNELS(IN, RS) \
   GCG_FK_ENTRY (gcg_frame_video_##IN##_##RS, (gcg_fk_video<IN, RS>)) \
+  GCG_FK_ENTRY (gcg_frame_video4_##IN##_##RS, (gcg_fk_video4<IN, RS>)) \
   GCG_FK_ENTRY (gcg_frame_yuv420_##IN##_##RS, (gcg_fk_yuv420<IN, RS>)) \
   GCG_FK_TENSOR (IN, RS, 0) GCG_FK_TENSOR (IN, RS, 1) \
-  GCG_FK_TENSOR (IN, RS, 2)
+  GCG_FK_TENSOR (IN, RS, 2) \
+  GCG_FK_TENSOR4 (IN, RS, 0) GCG_FK_TENSOR4 (IN, RS, 1) \
+  GCG_FK_TENSOR4 (IN, RS, 2)
 #define GCG_FK_KERNELS_IN(IN) GCG_FK_KERNELS (IN, 0) GCG_FK_KERNELS (IN, 1)
 
 GCG_FK_KERNELS_IN (0)
@@ -136,5 +488,12 @@ GCG_FK_KERNELS_IN (6)
   gcg_frame_batch_##RS##_##T (const GcgFrameBatchHeader *__restrict__ h) \
   { gcg_fk_batch<RS, T> (h); }
 
+#define GCG_FK_BATCH4(RS, T) \
+  extern "C" __global__ void __launch_bounds__ (256, 4) \
+  gcg_frame_batch4_##RS##_##T (const GcgFrameBatchHeader *__restrict__ h) \
+  { gcg_fk_batch4<RS, T> (h); }
+
 GCG_FK_BATCH (0, 0) GCG_FK_BATCH (0, 1) GCG_FK_BATCH (0, 2)
 GCG_FK_BATCH (1, 0) GCG_FK_BATCH (1, 1) GCG_FK_BATCH (1, 2)
+GCG_FK_BATCH4 (0, 0) GCG_FK_BATCH4 (0, 1) GCG_FK_BATCH4 (0, 2)
+GCG_FK_BATCH4 (1, 0) GCG_FK_BATCH4 (1, 1) GCG_FK_BATCH4 (1, 2)

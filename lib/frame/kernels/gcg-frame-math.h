@@ -74,14 +74,6 @@ gcg_fm_shape (const GcgFrameKernelParams *p)
   return s;
 }
 
-/* Row @y of a plane; 64-bit offsets, as y · stride may pass 2 GiB. */
-GCG_FM_FN const uint8_t *
-gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
-{
-  return (const uint8_t *) (uintptr_t) (p->src[plane]
-      + (uint64_t) ((int64_t) y * p->src_stride[plane]));
-}
-
 GCG_FM_FN uint8_t *
 gcg_fm_dst_row (const GcgFrameKernelParams *p, int plane, int32_t y)
 {
@@ -147,51 +139,103 @@ gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
   return p->kr * rgb[0] + p->kg * rgb[1] + p->kb * rgb[2];
 }
 
+/* A byte of the input: through the read-only data cache on the GPU. */
+#ifdef __CUDACC__
+#define GCG_FM_LOAD(ptr) __ldg (ptr)
+#else
+#define GCG_FM_LOAD(ptr) (*(ptr))
+#endif
+
+/* Step 4's matrix: one YUV sample (bytes as floats) as RGB float 0-255. */
+GCG_FM_FN void
+gcg_fm_yuv_rgb (const GcgFrameKernelParams *p, float y, float u, float v,
+    float *rgb)
+{
+  y = (y - p->in_y_off) * p->in_y_scale;
+  u = (u - 128.0f) * p->in_c_scale;
+  v = (v - 128.0f) * p->in_c_scale;
+  rgb[0] = y + p->crv * v;
+  rgb[1] = y - p->cgu * u - p->cgv * v;
+  rgb[2] = y + p->cbu * u;
+}
+
+/* The rows step 4 reads for input row @sy: the luma (or packed) row and,
+ * for YUV inputs, the chroma rows of its 2x2 block (NULL otherwise). */
+typedef struct
+{
+  const uint8_t *row;
+  const uint8_t *c1;
+  const uint8_t *c2;
+} GcgFmSrcRows;
+
+/* Row @y of a plane; 64-bit offsets, as y · stride may pass 2 GiB. */
+GCG_FM_FN const uint8_t *
+gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
+{
+  return (const uint8_t *) (uintptr_t) (p->src[plane]
+      + (uint64_t) ((int64_t) y * p->src_stride[plane]));
+}
+
+GCG_FM_FN GcgFmSrcRows
+gcg_fm_src_rows (const GcgFrameKernelParams *p, int32_t in_format,
+    int32_t sy)
+{
+  GcgFmSrcRows r;
+
+  r.row = gcg_fm_src_row (p, 0, sy);
+  r.c1 = r.c2 = NULL;
+  if (in_format == GCG_FKP_NV12 || in_format == GCG_FKP_I420)
+    r.c1 = gcg_fm_src_row (p, 1, sy >> 1);
+  if (in_format == GCG_FKP_I420)
+    r.c2 = gcg_fm_src_row (p, 2, sy >> 1);
+  return r;
+}
+
+/* Step 4: input pixel @sx (absolute) of the rows @r as RGB float 0-255. */
+GCG_FM_FN void
+gcg_fm_read_rgb_at (const GcgFrameKernelParams *p, int32_t in_format,
+    GcgFmSrcRows r, int32_t sx, float *rgb)
+{
+  const uint8_t *px;
+
+  switch (in_format) {
+    case GCG_FKP_NV12:
+      px = r.c1 + 2 * (sx >> 1);
+      gcg_fm_yuv_rgb (p, (float) GCG_FM_LOAD (r.row + sx),
+          (float) GCG_FM_LOAD (px), (float) GCG_FM_LOAD (px + 1), rgb);
+      break;
+    case GCG_FKP_I420:
+      gcg_fm_yuv_rgb (p, (float) GCG_FM_LOAD (r.row + sx),
+          (float) GCG_FM_LOAD (r.c1 + (sx >> 1)),
+          (float) GCG_FM_LOAD (r.c2 + (sx >> 1)), rgb);
+      break;
+    case GCG_FKP_RGBA:
+    case GCG_FKP_RGB:
+      px = r.row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
+      rgb[0] = (float) GCG_FM_LOAD (px);
+      rgb[1] = (float) GCG_FM_LOAD (px + 1);
+      rgb[2] = (float) GCG_FM_LOAD (px + 2);
+      break;
+    case GCG_FKP_BGRA:
+    case GCG_FKP_BGR:
+      px = r.row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
+      rgb[0] = (float) GCG_FM_LOAD (px + 2);
+      rgb[1] = (float) GCG_FM_LOAD (px + 1);
+      rgb[2] = (float) GCG_FM_LOAD (px);
+      break;
+    default:
+      rgb[0] = rgb[1] = rgb[2] = (float) GCG_FM_LOAD (r.row + sx);
+      break;
+  }
+}
+
 /* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
 GCG_FM_FN void
 gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format,
     int32_t sx, int32_t sy, float *rgb)
 {
-  const uint8_t *row = gcg_fm_src_row (p, 0, sy);
-  const uint8_t *px;
-  float y, u, v;
-
-  switch (in_format) {
-    case GCG_FKP_NV12:
-    case GCG_FKP_I420:
-      if (in_format == GCG_FKP_NV12) {
-        px = gcg_fm_src_row (p, 1, sy >> 1) + 2 * (sx >> 1);
-        u = (float) px[0];
-        v = (float) px[1];
-      } else {
-        u = (float) gcg_fm_src_row (p, 1, sy >> 1)[sx >> 1];
-        v = (float) gcg_fm_src_row (p, 2, sy >> 1)[sx >> 1];
-      }
-      y = ((float) row[sx] - p->in_y_off) * p->in_y_scale;
-      u = (u - 128.0f) * p->in_c_scale;
-      v = (v - 128.0f) * p->in_c_scale;
-      rgb[0] = y + p->crv * v;
-      rgb[1] = y - p->cgu * u - p->cgv * v;
-      rgb[2] = y + p->cbu * u;
-      break;
-    case GCG_FKP_RGBA:
-    case GCG_FKP_RGB:
-      px = row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
-      rgb[0] = (float) px[0];
-      rgb[1] = (float) px[1];
-      rgb[2] = (float) px[2];
-      break;
-    case GCG_FKP_BGRA:
-    case GCG_FKP_BGR:
-      px = row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
-      rgb[0] = (float) px[2];
-      rgb[1] = (float) px[1];
-      rgb[2] = (float) px[0];
-      break;
-    default:
-      rgb[0] = rgb[1] = rgb[2] = (float) row[sx];
-      break;
-  }
+  gcg_fm_read_rgb_at (p, in_format, gcg_fm_src_rows (p, in_format, sy), sx,
+      rgb);
 }
 
 GCG_FM_FN int32_t
@@ -223,6 +267,15 @@ gcg_fm_nearest_axis (int32_t l, float ratio, int32_t size)
   return i > size - 1 ? size - 1 : i;
 }
 
+/* Step 5's interpolation along one axis: a + (b - a) * w per channel
+ * (horizontally on each of the two rows, then vertically between them). */
+GCG_FM_FN void
+gcg_fm_lerp3 (const float *a, const float *b, float w, float *out)
+{
+  for (int c = 0; c < 3; c++)
+    out[c] = a[c] + (b[c] - a[c]) * w;
+}
+
 /* Step 5. */
 GCG_FM_FN void
 gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
@@ -231,18 +284,15 @@ gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
   int32_t x0, x1, y0, y1;
   float ax = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0, &x1);
   float ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
-  float p00[3], p10[3], p01[3], p11[3];
+  float p00[3], p10[3], p01[3], p11[3], top[3], bottom[3];
 
   gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y0, p00);
   gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y0, p10);
   gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y1, p01);
   gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y1, p11);
-  for (int c = 0; c < 3; c++) {
-    float top = p00[c] + (p10[c] - p00[c]) * ax;
-    float bottom = p01[c] + (p11[c] - p01[c]) * ax;
-
-    rgb[c] = top + (bottom - top) * ay;
-  }
+  gcg_fm_lerp3 (p00, p10, ax, top);
+  gcg_fm_lerp3 (p01, p11, ax, bottom);
+  gcg_fm_lerp3 (top, bottom, ay, rgb);
 }
 
 /* Step 6, skipped as a whole when every value is the identity, so that
@@ -286,49 +336,70 @@ gcg_fm_sample (const GcgFrameKernelParams *p, GcgFmShape s,
   return 0;
 }
 
-/* Step 7, video RGB-type and GRAY8 outputs: one pixel.  Padding is the
- * RGBA colour pad[] (GRAY8 takes its luma). */
-GCG_FM_FN void
-gcg_fm_video_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t x,
-    int32_t y)
+/* Step 7, the padding of a video output: the RGBA colour pad[]. */
+GCG_FM_FN uint8_t
+gcg_fm_video_pad (const GcgFrameKernelParams *p, float *rgb)
 {
-  uint8_t *row = gcg_fm_dst_row (p, 0, y);
-  float rgb[3];
-  uint8_t alpha = 255;
+  rgb[0] = p->pad[0];
+  rgb[1] = p->pad[1];
+  rgb[2] = p->pad[2];
+  return gcg_fm_u8 (p->pad[3]);
+}
 
-  if (gcg_fm_sample (p, s, &p->items[0], x, y, rgb)) {
-    rgb[0] = p->pad[0];
-    rgb[1] = p->pad[1];
-    rgb[2] = p->pad[2];
-    alpha = gcg_fm_u8 (p->pad[3]);
-  }
+/* Step 7, RGBA and BGRA outputs: one pixel's four bytes as the 32-bit
+ * word they make in memory (little endian). */
+GCG_FM_FN uint32_t
+gcg_fm_video_word (GcgFmShape s, const float *rgb, uint8_t alpha)
+{
+  int swap = s.out_format == GCG_FKP_BGRA;
+  /* Selects, not rgb[swap ? 2 : 0]: a computed index can put rgb[] in
+   * local memory on the GPU. */
+  uint8_t c0 = gcg_fm_u8 (swap ? rgb[2] : rgb[0]);
+  uint8_t c1 = gcg_fm_u8 (rgb[1]);
+  uint8_t c2 = gcg_fm_u8 (swap ? rgb[0] : rgb[2]);
+
+  return (uint32_t) c0 | ((uint32_t) c1 << 8) | ((uint32_t) c2 << 16)
+      | ((uint32_t) alpha << 24);
+}
+
+/* Step 7, video RGB-type and GRAY8 outputs: pixel x of @row from its RGB
+ * (GRAY8 takes its luma). */
+GCG_FM_FN void
+gcg_fm_video_store (const GcgFrameKernelParams *p, GcgFmShape s,
+    uint8_t *row, int32_t x, const float *rgb, uint8_t alpha)
+{
   if (s.out_format == GCG_FKP_GRAY8) {
     row[x] = gcg_fm_u8 (gcg_fm_luma (p, rgb));
   } else {
     int four = s.out_format == GCG_FKP_RGBA || s.out_format == GCG_FKP_BGRA;
     int swap = s.out_format == GCG_FKP_BGRA || s.out_format == GCG_FKP_BGR;
     uint8_t *o = row + (four ? 4 : 3) * x;
-    /* Selects, not rgb[swap ? 2 : 0]: a computed index can put rgb[] in
-     * local memory on the GPU. */
-    uint8_t c0 = gcg_fm_u8 (swap ? rgb[2] : rgb[0]);
-    uint8_t c1 = gcg_fm_u8 (rgb[1]);
-    uint8_t c2 = gcg_fm_u8 (swap ? rgb[0] : rgb[2]);
 
     /* One 32-bit store per 4-byte pixel where the row allows it: a quarter
      * of the store instructions, and the same bytes (little endian). */
     if (GCG_FM_LITTLE_ENDIAN && four && ((uintptr_t) o & 3u) == 0) {
-      uint32_t packed = (uint32_t) c0 | ((uint32_t) c1 << 8)
-          | ((uint32_t) c2 << 16) | ((uint32_t) alpha << 24);
-
-      *(uint32_t *) (void *) o = packed;
+      *(uint32_t *) (void *) o = gcg_fm_video_word (s, rgb, alpha);
     } else {
-      o[0] = c0;
-      o[1] = c1;
-      o[2] = c2;
+      o[0] = gcg_fm_u8 (swap ? rgb[2] : rgb[0]);
+      o[1] = gcg_fm_u8 (rgb[1]);
+      o[2] = gcg_fm_u8 (swap ? rgb[0] : rgb[2]);
       if (four)
         o[3] = alpha;
     }
   }
+}
+
+/* Step 7, video RGB-type and GRAY8 outputs: one pixel. */
+GCG_FM_FN void
+gcg_fm_video_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t x,
+    int32_t y)
+{
+  float rgb[3];
+  uint8_t alpha = 255;
+
+  if (gcg_fm_sample (p, s, &p->items[0], x, y, rgb))
+    alpha = gcg_fm_video_pad (p, rgb);
+  gcg_fm_video_store (p, s, gcg_fm_dst_row (p, 0, y), x, rgb, alpha);
 }
 
 /* Step 7, NV12/I420 outputs: the 2x2 block (bx, by), so each chroma
@@ -403,36 +474,48 @@ gcg_fm_tensor_store (const GcgFrameKernelParams *p, int32_t tensor_type,
   }
 }
 
+/* Step 7, tensors: the channel values of one pixel from its RGB, or the
+ * padding when @pad; returns the number of channels. */
+GCG_FM_FN int
+gcg_fm_tensor_values (const GcgFrameKernelParams *p, GcgFmShape s, int pad,
+    const float *rgb, float *v)
+{
+  int nc = s.tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
+
+  if (pad) {
+    v[0] = p->pad[0];
+    v[1] = p->pad[1];
+    v[2] = p->pad[2];
+    return nc;
+  }
+  if (s.tensor_channels == GCG_FKP_CH_GRAY) {
+    v[0] = gcg_fm_luma (p, rgb);
+  } else if (s.tensor_channels == GCG_FKP_CH_BGR) {
+    v[0] = rgb[2];
+    v[1] = rgb[1];
+    v[2] = rgb[0];
+  } else {
+    v[0] = rgb[0];
+    v[1] = rgb[1];
+    v[2] = rgb[2];
+  }
+  for (int c = 0; c < nc; c++)
+    v[c] = v[c] * p->scale[c] + p->offset[c];
+  return nc;
+}
+
 /* Step 7, tensors: every channel of pixel (x, y) of item n. */
 GCG_FM_FN void
 gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t n,
     int32_t x, int32_t y)
 {
-  int nc = s.tensor_channels == GCG_FKP_CH_GRAY ? 1 : 3;
   size_t plane = (size_t) p->out_width * (size_t) p->out_height;
   size_t pixel = (size_t) y * (size_t) p->out_width + (size_t) x;
-  size_t base = (size_t) n * (size_t) nc * plane;
   float rgb[3], v[3];
+  int pad = gcg_fm_sample (p, s, &p->items[n], x, y, rgb);
+  int nc = gcg_fm_tensor_values (p, s, pad, rgb, v);
+  size_t base = (size_t) n * (size_t) nc * plane;
 
-  if (gcg_fm_sample (p, s, &p->items[n], x, y, rgb)) {
-    v[0] = p->pad[0];
-    v[1] = p->pad[1];
-    v[2] = p->pad[2];
-  } else {
-    if (s.tensor_channels == GCG_FKP_CH_GRAY) {
-      v[0] = gcg_fm_luma (p, rgb);
-    } else if (s.tensor_channels == GCG_FKP_CH_BGR) {
-      v[0] = rgb[2];
-      v[1] = rgb[1];
-      v[2] = rgb[0];
-    } else {
-      v[0] = rgb[0];
-      v[1] = rgb[1];
-      v[2] = rgb[2];
-    }
-    for (int c = 0; c < nc; c++)
-      v[c] = v[c] * p->scale[c] + p->offset[c];
-  }
   for (int c = 0; c < nc; c++) {
     size_t index = s.tensor_layout == GCG_FKP_NCHW
         ? base + (size_t) c * plane + pixel : base + pixel * nc + c;
