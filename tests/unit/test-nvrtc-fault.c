@@ -14,6 +14,7 @@
  */
 #include <gcg.h>
 #include "gcg-nvrtc-private.h"
+#include "gcg-testing.h"
 #include "common/gcg-test-nvrtc.h"
 
 #include <glib/gstdio.h>
