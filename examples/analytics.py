@@ -358,6 +358,11 @@ class GraphedNet:
     from Python on each tensor (copied into its static input)."""
 
     def __init__(self, net, shape):
+        # The graph reads the network's weights where they lay at capture:
+        # the network must live as long as the graph (a freed weight's
+        # memory goes to the next tensor allocated, and every replay after
+        # that computes with whatever that tensor holds).
+        self.net = net
         self.static_in = torch.zeros(shape, device="cuda")
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
