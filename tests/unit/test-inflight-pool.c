@@ -10,6 +10,7 @@
  */
 #include <gst/gst.h>
 
+#include "gcg-gst-test-util.h"
 #include "../../gst/basetransform/gstcudagraphinflight.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
@@ -93,7 +94,7 @@ test_reinit (void)
 int
 main (int argc, char **argv)
 {
-  gst_init (&argc, &argv);
+  gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
       "test-inflight", 0, "test");
