@@ -6,7 +6,9 @@
  * line a field ("STRUCT FIELD OFFSET SIZE") and one a struct ("STRUCT
  * - 0 SIZEOF"), as the compiler lays them out: tests/python/
  * test_meta_layout.py holds python/gcg/tensor.py's mirrors against it.
- * GstMeta's two fields are named as the mirrors name them.
+ * GstMeta's two fields are named as the mirrors name them.  Then the
+ * element types (lib/frame/gcg-dtype.c): "dtype INDEX NAME SIZE" for each
+ * GcgModelDtype, "tensor-type INDEX NAME 0" for each GcgTensorType.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -99,10 +101,25 @@ batch_meta (void)
   SIZE (GcgBatchMeta);
 }
 
+static void
+dtypes (void)
+{
+  GEnumClass *types = g_type_class_ref (GCG_TYPE_TENSOR_TYPE);
+
+  for (guint i = 0; gcg_model_dtype_get_size ((GcgModelDtype) i) > 0; i++)
+    printf ("dtype %u %s %zu\n", i, gcg_model_dtype_get_name (i),
+        gcg_model_dtype_get_size (i));
+  for (guint i = 0; i < types->n_values; i++)
+    printf ("tensor-type %d %s 0\n", types->values[i].value,
+        gst_cuda_graph_tensor_type_name (types->values[i].value));
+  g_type_class_unref (types);
+}
+
 int
 main (void)
 {
   tensor_meta ();
   batch_meta ();
+  dtypes ();
   return 0;
 }

@@ -3,7 +3,7 @@
 """gcg.tensor's ctypes mirrors of the tensor and batch metas against the C
 layout: every field of each C struct at the same offset with the same
 size in the mirror, the mirror with no field C lacks, and the same
-sizeof.  The C side is what tests/common/print-meta-layout.c prints
+sizeof; and its element-type tables against the C one (names, sizes).  The C side is what tests/common/print-meta-layout.c prints
 (argv[1]), compiled from the installed headers' definitions.
 
 test_meta_layout.py PRINT-META-LAYOUT
@@ -32,6 +32,8 @@ def c_layout(program):
     layout = {}
     for line in out.splitlines():
         struct, field, offset, size = line.split()
+        if struct in ("dtype", "tensor-type"):
+            continue
         fields, sizeof = layout.get(struct, ({}, None))
         if field == "-":
             sizeof = int(size)
@@ -68,6 +70,28 @@ def problems(layout):
     return found
 
 
+def c_dtypes(program):
+    """[(kind, index, name, size)]: the C table of element types."""
+    out = subprocess.run([program], check=True, capture_output=True,
+                         text=True).stdout
+    return [(k, int(i), n, int(s)) for k, i, n, s in
+            (line.split() for line in out.splitlines())
+            if k in ("dtype", "tensor-type")]
+
+
+def dtype_problems(rows):
+    found = []
+    model = {i: (n, s) for k, i, n, s in rows if k == "dtype"}
+    mirror = {i: (r[0], r[3] // 8) for i, r in tensor._MODEL_DTYPES.items()}
+    if model != mirror:
+        found.append("GcgModelDtype: C %s, _MODEL_DTYPES %s" % (model, mirror))
+    types = {i: n for k, i, n, _ in rows if k == "tensor-type"}
+    mirror = {i: r[0] for i, r in tensor._DTYPES.items()}
+    if types != mirror:
+        found.append("GcgTensorType: C %s, _DTYPES %s" % (types, mirror))
+    return found
+
+
 def main():
     layout = c_layout(sys.argv[1])
     # The check itself can fail: a mirror with a field moved is caught.
@@ -77,7 +101,7 @@ def main():
     if not problems(moved):
         print("a moved field went unnoticed")
         return 1
-    found = problems(layout)
+    found = problems(layout) + dtype_problems(c_dtypes(sys.argv[1]))
     for p in found:
         print(p)
     print("%d structs, %d fields checked, %d problems"
