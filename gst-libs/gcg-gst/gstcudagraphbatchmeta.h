@@ -76,7 +76,9 @@ typedef struct
  * @offset_x: source column of the item's left edge
  * @offset_y: source row of the item's top edge
  *
- * One item of the batch tensor: a point (u, v) of the item maps back to
+ * One item of the batch tensor: its #GcgFrameItemMap (the one definition
+ * of an item's geometry), field for field with the same meaning, with the
+ * source and ROI it came from.  A point (u, v) of the item maps back to
  * `x = u × scale_x + offset_x`, `y = v × scale_y + offset_y` in the
  * source's frame (as gcg_frame_item_map_to_source() does).
  *

@@ -14,6 +14,7 @@
  * Since: 0.2
  */
 #include "gstcudagraphtensorcaps.h"
+#include "gcg-dtype-private.h"
 
 /**
  * gst_cuda_graph_tensor_type_name:
@@ -29,33 +30,7 @@
 const gchar *
 gst_cuda_graph_tensor_type_name (GcgTensorType type)
 {
-  switch (type) {
-    case GCG_TENSOR_TYPE_FLOAT16:
-      return "float16";
-    case GCG_TENSOR_TYPE_UINT8:
-      return "uint8";
-    case GCG_TENSOR_TYPE_FLOAT32:
-    default:
-      return "float32";
-  }
-}
-
-static gboolean
-tensor_type_from_name (const gchar * name, GcgTensorType * type, gsize * size)
-{
-  if (g_strcmp0 (name, "float32") == 0) {
-    *type = GCG_TENSOR_TYPE_FLOAT32;
-    *size = 4;
-  } else if (g_strcmp0 (name, "float16") == 0) {
-    *type = GCG_TENSOR_TYPE_FLOAT16;
-    *size = 2;
-  } else if (g_strcmp0 (name, "uint8") == 0) {
-    *type = GCG_TENSOR_TYPE_UINT8;
-    *size = 1;
-  } else {
-    return FALSE;
-  }
-  return TRUE;
+  return gcg__tensor_type_get_name (type);
 }
 
 /* NNStreamer's dimension string, innermost dimension first. */
@@ -131,9 +106,10 @@ gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
   s = gst_caps_get_structure (caps, 0);
   if (!gst_structure_has_name (s, "other/tensors")
       || !gst_structure_get_string (s, "dimensions")
-      || !tensor_type_from_name (gst_structure_get_string (s, "types"), type,
-          type_size))
+      || !gcg__tensor_type_from_name (gst_structure_get_string (s, "types"),
+          type))
     return FALSE;
+  *type_size = gcg__tensor_type_get_size (*type);
   parts = g_strsplit (gst_structure_get_string (s, "dimensions"), ":", -1);
   if (g_strv_length (parts) != 4)
     return FALSE;

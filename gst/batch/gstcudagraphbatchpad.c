@@ -21,6 +21,7 @@
 #include "gstcudagraphbatchpad.h"
 #include "gstcudagraphbatch-enumtypes.h"
 #include "gstcudagraphvideo.h"
+#include "gcg-rect-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug
@@ -278,7 +279,7 @@ gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
     region->width = width - region->x;
   if (region->height == 0)
     region->height = height - region->y;
-  if (gst_cuda_graph_clip_rect (region, width, height))
+  if (gcg__rect_clip_to_frame (region, width, height))
     return TRUE;
   GST_OBJECT_LOCK (self);
   warn = !self->crop_warned || self->warned_width != width

@@ -242,15 +242,12 @@ describe_frames (GstCudaGraphBatch * self, GcgBatchMeta * bmeta,
     src->first_item = k;
     src->n_items = in->n_items;
     for (guint i = 0; i < in->n_items && k < n_items; i++, k++) {
-      GcgBatchMetaItem *item = &bmeta->items[k];
       GcgFrameItemMap map;
 
       gcg_frame_item_map_init (&map, &p->rois[i], c->out_width,
           c->out_height, c->letterbox);
-      *item = (GcgBatchMetaItem) {
-      s, in->ids[i], map.roi.x, map.roi.y, map.roi.width, map.roi.height,
-            map.pad_x, map.pad_y, map.scale_x, map.scale_y, map.offset_x,
-            map.offset_y};
+      gst_cuda_graph_batch_meta_item_set (&bmeta->items[k], s, &map,
+          in->ids[i]);
       gst_cuda_graph_tensor_meta_set_item (tmeta, k, &map, in->ids[i]);
     }
     bmeta->n_sources = bmeta->n_frames = s + 1;

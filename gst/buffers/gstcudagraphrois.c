@@ -6,28 +6,12 @@
 /* Region-of-interest metas into batch items, the same way for every
  * tensor element. */
 #include "gstcudagraphrois.h"
+#include "gcg-rect-private.h"
 
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_rois_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_rois_debug
-
-/* Intersects @r with @region; FALSE when nothing is left. */
-static gboolean
-clip_to (GcgRect * r, const GcgRect * region)
-{
-  gint64 x1 = MAX (r->x, region->x), y1 = MAX (r->y, region->y);
-  gint64 x2 = MIN ((gint64) r->x + r->width,
-      (gint64) region->x + region->width);
-  gint64 y2 = MIN ((gint64) r->y + r->height,
-      (gint64) region->y + region->height);
-
-  if (x2 <= x1 || y2 <= y1)
-    return FALSE;
-  *r = (GcgRect) {
-  (gint) x1, (gint) y1, (gint) (x2 - x1), (gint) (y2 - y1)};
-  return TRUE;
-}
 
 static gboolean
 type_matches (GstVideoRegionOfInterestMeta * meta, const gchar * roi_type)
@@ -60,7 +44,7 @@ gst_cuda_graph_collect_rois (GstObject * object, GstBuffer * buffer,
 
     if (!type_matches (meta, roi_type))
       continue;
-    if (!clip_to (&r, region)) {
+    if (!gcg__rect_clip (&r, region)) {
       GST_WARNING_OBJECT (object, "skipping ROI %d (%u,%u %ux%u) outside "
           "the frame", meta->id, meta->x, meta->y, meta->w, meta->h);
       continue;

@@ -63,6 +63,16 @@ gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
   item->roi_id = roi_id;
 }
 
+void
+gst_cuda_graph_batch_meta_item_set (GcgBatchMetaItem * item, guint source,
+    const GcgFrameItemMap * map, gint roi_id)
+{
+  *item = (GcgBatchMetaItem) {
+  source, roi_id, map->roi.x, map->roi.y, map->roi.width, map->roi.height,
+        map->pad_x, map->pad_y, map->scale_x, map->scale_y, map->offset_x,
+        map->offset_y};
+}
+
 #ifdef HAVE_GST_ANALYTICS
 /* GStreamer 1.26's own description of the same tensor, for its analytics
  * elements: the data is a buffer sharing @outbuf's memory. */

@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include <gcg.h>
 
+#include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphtensorcaps.h"
 #include "gstcudagraphtensormeta.h"
 
@@ -22,6 +23,11 @@ GcgTensorMeta *gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
 /* Item @i of @meta: @roi fitted into the item as @map says. */
 void gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
     const GcgFrameItemMap * map, gint roi_id);
+
+/* @item: @map (the one definition of an item's geometry) as the batch
+ * meta says it, from source @source and ROI @roi_id. */
+void gst_cuda_graph_batch_meta_item_set (GcgBatchMetaItem * item,
+    guint source, const GcgFrameItemMap * map, gint roi_id);
 
 /* Built against GStreamer 1.26's analytics library: the same tensor as a
  * GstTensorMeta named @id, sharing @outbuf's memory.  A no-op otherwise. */

@@ -142,14 +142,3 @@ gst_cuda_graph_video_meta_fits (GstBuffer * inbuf, const GstVideoInfo * info,
   return FALSE;
 }
 
-gboolean
-gst_cuda_graph_clip_rect (GcgRect * r, gint frame_w, gint frame_h)
-{
-  gint x1 = CLAMP (r->x, 0, frame_w), y1 = CLAMP (r->y, 0, frame_h);
-  gint x2 = CLAMP ((gint64) r->x + r->width, 0, frame_w);
-  gint y2 = CLAMP ((gint64) r->y + r->height, 0, frame_h);
-
-  *r = (GcgRect) {
-  x1, y1, x2 - x1, y2 - y1};
-  return r->width > 0 && r->height > 0;
-}

@@ -26,11 +26,6 @@ gboolean gst_cuda_graph_describe_video (GstObject * object,
     const GstVideoInfo * info, GcgPixelFormat * format,
     GcgColorMatrix * matrix, gboolean * full_range);
 
-/* Intersects @rect with a frame_w x frame_h frame; FALSE when nothing is
- * left. */
-gboolean gst_cuda_graph_clip_rect (GcgRect * rect, gint frame_w,
-    gint frame_h);
-
 /* Where @buffer's memory is for the frame queue: device memory when mapped
  * with GST_MAP_CUDA (@device), pinned host memory when it is ours,
  * pageable host memory otherwise. */

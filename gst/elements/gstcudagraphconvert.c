@@ -86,6 +86,7 @@
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphrefuse.h"
 #include "gstcudagraphvideo.h"
+#include "gcg-rect-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug
@@ -700,7 +701,7 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
     asked = (GcgRect) {
     meta->x, meta->y, meta->width, meta->height};
   region = asked;
-  if (!gst_cuda_graph_clip_rect (&region, fw, fh))
+  if (!gcg__rect_clip_to_frame (&region, fw, fh))
     goto refused;
 
   /* The properties go up to G_MAXINT: beyond the region is refused, and
@@ -714,7 +715,7 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
   r.height = prop->height ? MIN (prop->height, region.height) :
       region.height - prop->y;
   if (r.width <= 0 || r.height <= 0
-      || !gst_cuda_graph_clip_rect (&r, region.x + region.width,
+      || !gcg__rect_clip_to_frame (&r, region.x + region.width,
           region.y + region.height))
     goto refused;
   self->last_good_crop = r;

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "gstcudagraphmodelinfo.h"
+#include "gcg-dtype-private.h"
 
 #define SECTION "modelinfo"
 /* A model description is a few hundred bytes; anything past this is not
@@ -78,23 +79,10 @@ static gboolean
 parse_type (GKeyFile * kf, const gchar * tensor, GstCudaGraphModelInfo * info,
     GError ** error)
 {
-  static const struct
-  {
-    const gchar *name;
-    GcgTensorType type;
-  } types[] = {
-    {"float32", GCG_TENSOR_TYPE_FLOAT32},
-    {"float16", GCG_TENSOR_TYPE_FLOAT16},
-    {"uint8", GCG_TENSOR_TYPE_UINT8},
-  };
   g_autofree gchar *type = g_key_file_get_string (kf, tensor, "type", NULL);
 
-  for (guint i = 0; type && i < G_N_ELEMENTS (types); i++) {
-    if (g_str_equal (type, types[i].name)) {
-      info->type = types[i].type;
-      return TRUE;
-    }
-  }
+  if (gcg__tensor_type_from_name (type, &info->type))
+    return TRUE;
   return settings_error (error, "tensor [%s]: type \"%s\" is not one "
       "cudagraphpreprocess makes (float32, float16, uint8)", tensor,
       type ? type : "(missing)");

@@ -12,6 +12,7 @@
  */
 #include "gstcudagraphmodel.h"
 #include "gstcudagraphrefuse.h"
+#include "gcg-dtype-private.h"
 
 #include <string.h>
 
@@ -40,24 +41,6 @@ gst_cuda_graph_model_install (GObjectClass * klass, guint first)
           "too, before the model's outputs", FALSE, FLAGS));
 }
 
-static gboolean
-dtype_to_tensor_type (GcgModelDtype dtype, GcgTensorType * type)
-{
-  switch (dtype) {
-    case GCG_MODEL_DTYPE_FLOAT32:
-      *type = GCG_TENSOR_TYPE_FLOAT32;
-      return TRUE;
-    case GCG_MODEL_DTYPE_FLOAT16:
-      *type = GCG_TENSOR_TYPE_FLOAT16;
-      return TRUE;
-    case GCG_MODEL_DTYPE_UINT8:
-      *type = GCG_TENSOR_TYPE_UINT8;
-      return TRUE;
-    default:
-      return FALSE;
-  }
-}
-
 /* The tensor the model's input is: N×C×H×W or N×H×W×C with C 1 or 3. */
 static gboolean
 take_input (GcgModelGraph * model, gboolean sets_batch,
@@ -72,7 +55,7 @@ take_input (GcgModelGraph * model, gboolean sets_batch,
 
   shape = gcg_model_graph_get_input_shape (model, &n);
   gcg_model_graph_get_input (model, NULL, NULL, &dtype);
-  if (shape == NULL || n != 4 || !dtype_to_tensor_type (dtype, &type)
+  if (shape == NULL || n != 4 || !gcg__model_dtype_get_tensor_type (dtype, &type)
       || gcg_model_graph_get_n_outputs (model) == 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "The model's input is not an image tensor the element makes (4 "
@@ -126,7 +109,7 @@ gst_cuda_graph_model_check_input (GcgModelGraph * model,
   const gint64 *shape;
 
   gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype);
-  if (dtype_to_tensor_type (dtype, &type) && type == config->tensor_type
+  if (gcg__model_dtype_get_tensor_type (dtype, &type) && type == config->tensor_type
       && n_bytes == need)
     return TRUE;
   shape = gcg_model_graph_get_input_shape (model, &n);

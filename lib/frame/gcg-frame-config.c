@@ -6,6 +6,7 @@
  * the boxed types that let bindings hold them.
  */
 #include "gcg-frame-private.h"
+#include "gcg-dtype-private.h"
 #include "gcg-enum-types.h"
 #include "gcg-error.h"
 
@@ -244,8 +245,7 @@ output_bytes (const GcgFrameChainConfig *config)
 {
   guint64 channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY
       ? 1 : 3;
-  guint64 elem = config->tensor_type == GCG_TENSOR_TYPE_FLOAT32 ? 4
-      : config->tensor_type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 1;
+  guint64 elem = gcg__tensor_type_get_size (config->tensor_type);
   guint64 size = 0;
 
   if (config->output == GCG_OUTPUT_KIND_TENSOR)

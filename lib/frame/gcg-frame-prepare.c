@@ -9,6 +9,7 @@
  * of both backends, so they must be computed once, one way.
  */
 #include "gcg-frame-private.h"
+#include "gcg-rect-private.h"
 #include "gcg-error.h"
 
 #include <math.h>
@@ -87,30 +88,25 @@ gcg__frame_prepare_static (const GcgFrameChainConfig *config,
   prepare_colour (config, kp);
 }
 
-/* Clips @roi (or the whole frame for NULL) to the frame; FALSE when
- * nothing is left.  64-bit ends: x + width must not overflow. */
+/* Clips @roi (or the whole frame for NULL) to the frame (the sizes are
+ * validated: at most GCG_FRAME_CHAIN_MAX_SIZE); FALSE when nothing is
+ * left. */
 static gboolean
 clip_roi (const GcgFrameChainConfig *config, const GcgRect *roi,
     GcgFrameItem *item)
 {
-  gint64 x0, y0, x1, y1;
+  GcgRect r = { 0, 0, (gint) config->in_width, (gint) config->in_height };
 
-  if (roi == NULL) {
-    item->cx = item->cy = 0;
-    item->cw = (gint32) config->in_width;
-    item->ch = (gint32) config->in_height;
-    return TRUE;
+  if (roi != NULL) {
+    r = *roi;
+    if (!gcg__rect_clip_to_frame (&r, (gint) config->in_width,
+            (gint) config->in_height))
+      return FALSE;
   }
-  x0 = MAX (roi->x, 0);
-  y0 = MAX (roi->y, 0);
-  x1 = MIN ((gint64) roi->x + roi->width, (gint64) config->in_width);
-  y1 = MIN ((gint64) roi->y + roi->height, (gint64) config->in_height);
-  if (roi->width <= 0 || roi->height <= 0 || x1 <= x0 || y1 <= y0)
-    return FALSE;
-  item->cx = (gint32) x0;
-  item->cy = (gint32) y0;
-  item->cw = (gint32) (x1 - x0);
-  item->ch = (gint32) (y1 - y0);
+  item->cx = r.x;
+  item->cy = r.y;
+  item->cw = r.width;
+  item->ch = r.height;
   return TRUE;
 }
 

@@ -94,58 +94,6 @@ gcg_model_graph_init (GcgModelGraph *self)
 }
 
 /**
- * gcg_model_dtype_get_size:
- * @dtype: a #GcgModelDtype
- *
- * The size of one element, for sizing a tensor.
- *
- * Returns: the size of one element of @dtype in bytes, 0 for an unknown
- *   value
- *
- * Since: 0.2
- */
-gsize
-gcg_model_dtype_get_size (GcgModelDtype dtype)
-{
-  switch (dtype) {
-    case GCG_MODEL_DTYPE_FLOAT32:
-    case GCG_MODEL_DTYPE_INT32:
-      return 4;
-    case GCG_MODEL_DTYPE_FLOAT16:
-    case GCG_MODEL_DTYPE_BFLOAT16:
-      return 2;
-    case GCG_MODEL_DTYPE_UINT8:
-    case GCG_MODEL_DTYPE_INT8:
-      return 1;
-    case GCG_MODEL_DTYPE_INT64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-/**
- * gcg_model_dtype_get_name:
- * @dtype: a #GcgModelDtype
- *
- * The name NNStreamer's tensor caps and PyTorch give the type.
- *
- * Returns: "float32", "float16", "bfloat16", "uint8", "int8", "int32",
- *   "int64", or "unknown"
- *
- * Since: 0.2
- */
-const gchar *
-gcg_model_dtype_get_name (GcgModelDtype dtype)
-{
-  static const gchar *const names[] = { "float32", "float16", "bfloat16",
-    "uint8", "int8", "int32", "int64"
-  };
-
-  return (guint) dtype < G_N_ELEMENTS (names) ? names[dtype] : "unknown";
-}
-
-/**
  * gcg_model_graph_new:
  * @context: the context the graph was made in
  * @graph: the CUgraph, as an integer (not instantiated; the model graph

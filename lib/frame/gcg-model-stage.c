@@ -10,6 +10,7 @@
  * replay can read its memory.
  */
 #include "gcg-model-stage-private.h"
+#include "gcg-dtype-private.h"
 #include "gcg-context-private.h"
 #include "gcg-error.h"
 #include "gcg-stream-private.h"
@@ -148,19 +149,6 @@ add_tensor (GcgModelStage *self, guint index, gboolean keep_input)
           (bytes / 16 + GCG_COPY_LIST_BLOCK - 1) / GCG_COPY_LIST_BLOCK));
 }
 
-static GcgModelDtype
-tensor_dtype (GcgTensorType type)
-{
-  switch (type) {
-    case GCG_TENSOR_TYPE_FLOAT16:
-      return GCG_MODEL_DTYPE_FLOAT16;
-    case GCG_TENSOR_TYPE_UINT8:
-      return GCG_MODEL_DTYPE_UINT8;
-    default:
-      return GCG_MODEL_DTYPE_FLOAT32;
-  }
-}
-
 /* The model can take the items as its input: same CUDA context (two
  * GcgContexts may wrap one), same bytes, same element type. */
 static gboolean
@@ -187,13 +175,12 @@ check_model (GcgContext *ours, GcgModelGraph *model,
         "Set the model graph's input and at least one output first");
     return FALSE;
   }
-  if (n_bytes != need || dtype != tensor_dtype (t->type)) {
+  if (n_bytes != need || dtype != gcg__tensor_type_get_dtype (t->type)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The model's input (%" G_GSIZE_FORMAT " bytes of %s) is not the "
         "chain's tensor (%" G_GSIZE_FORMAT " bytes of %s, %u×%u, batch %u)",
         n_bytes, gcg_model_dtype_get_name (dtype), need,
-        gcg_model_dtype_get_name (tensor_dtype (t->type)), t->width,
-        t->height, t->n_items);
+        gcg__tensor_type_get_name (t->type), t->width, t->height, t->n_items);
     return FALSE;
   }
   return TRUE;

@@ -102,15 +102,11 @@ GST_MAP_CUDA = 1 << 17
 # fenced subclass, another CUDA library's) still exports.
 _HOST_MEMORY_TYPES = (b"SystemMemory", b"CudaGraphPinnedMemory")
 
-_DTYPES = {  # GcgTensorType -> (name, array-interface typestr, DLPack code, bits)
-    0: ("float32", "<f4", 2, 32),
-    1: ("float16", "<f2", 2, 16),
-    2: ("uint8", "|u1", 1, 8),
-}
-_DTYPE_BY_NAME = {v[0]: k for k, v in _DTYPES.items()}
 # GcgModelDtype (lib/frame/gcg-model-graph.h), the types of a model's
-# tensors (GcgTensorMetaTensor.dtype): same columns.  NumPy and the CUDA
-# array interface have no bfloat16 (typestr None): DLPack only.
+# tensors (GcgTensorMetaTensor.dtype) -> (name, array-interface typestr,
+# DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
+# (typestr None): DLPack only.  The names and sizes are lib/frame/
+# gcg-dtype.c's (the unit test python-meta-layout compares them).
 _MODEL_DTYPES = {
     0: ("float32", "<f4", 2, 32),
     1: ("float16", "<f2", 2, 16),
@@ -120,6 +116,9 @@ _MODEL_DTYPES = {
     5: ("int32", "<i4", 0, 32),
     6: ("int64", "<i8", 0, 64),
 }
+# GcgTensorType, the types the elements write: rows of _MODEL_DTYPES.
+_DTYPES = {0: _MODEL_DTYPES[0], 1: _MODEL_DTYPES[1], 2: _MODEL_DTYPES[3]}
+_DTYPE_BY_NAME = {v[0]: k for k, v in _DTYPES.items()}
 _LAYOUTS = {0: "NCHW", 1: "NHWC"}
 _CHANNELS = {0: "RGB", 1: "BGR", 2: "GRAY"}
 _META_MAX_ITEMS = 64

@@ -48,18 +48,18 @@ import threading
 
 import torch
 
-from . import _ctgst
+from . import _ctgst, tensor
 
 __all__ = ["attach", "Attached", "AttachError"]
 
-# GcgModelDtype (lib/frame/gcg-model-graph.h).
-_MODEL_DTYPES = {
-    torch.float32: 0, torch.float16: 1, torch.bfloat16: 2, torch.uint8: 3,
-    torch.int8: 4, torch.int32: 5, torch.int64: 6,
-}
-# The element's GcgTensorType (tensor-type), GcgTensorLayout (layout) and
-# GcgBackend (backend) values.
-_TENSOR_TYPES = {0: torch.float32, 1: torch.float16, 2: torch.uint8}
+# GcgModelDtype (lib/frame/gcg-model-graph.h) and the element's
+# GcgTensorType (tensor-type), from gcg.tensor's tables by name (PyTorch
+# spells every type as they do).
+_MODEL_DTYPES = {getattr(torch, row[0]): i
+                 for i, row in tensor._MODEL_DTYPES.items()}
+_TENSOR_TYPES = {i: getattr(torch, row[0])
+                 for i, row in tensor._DTYPES.items()}
+# GcgTensorLayout (layout) and GcgBackend (backend) values.
 _NHWC = 1
 _GRAY = 2
 _BACKEND_CPU = 2

@@ -12,6 +12,7 @@
 #include <gcg.h>
 #include "kernels/gcg-frame-math.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "gcg-rect-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -1212,6 +1213,69 @@ test_stages_only_needs_cuda (void)
   g_assert_nonnull (strstr (error->message, "CUDA backend"));
 }
 
+/* The tree's one rectangle clipping (gcg-rect.c): the chain clips its
+ * ROIs with it, the elements their crops and ROI metas. */
+static void
+assert_rect (const GcgRect *r, gint x, gint y, gint w, gint h)
+{
+  g_assert_cmpint (r->x, ==, x);
+  g_assert_cmpint (r->y, ==, y);
+  g_assert_cmpint (r->width, ==, w);
+  g_assert_cmpint (r->height, ==, h);
+}
+
+static void
+test_clip (void)
+{
+  const GcgRect region = { 10, 20, 100, 50 };
+  GcgRect r = { 0, 0, 50, 40 };
+
+  g_assert_true (gcg__rect_clip (&r, &region));
+  assert_rect (&r, 10, 20, 40, 20);
+  r = (GcgRect) { 30, 30, 10, 10 };
+  g_assert_true (gcg__rect_clip (&r, &region));
+  assert_rect (&r, 30, 30, 10, 10);
+  r = (GcgRect) { 100, 60, 1000, 1000 };
+  g_assert_true (gcg__rect_clip (&r, &region));
+  assert_rect (&r, 100, 60, 10, 10);
+}
+
+/* Nothing left: FALSE, and the rectangle as it was. */
+static void
+test_clip_empty (void)
+{
+  const GcgRect region = { 10, 20, 100, 50 };
+  const GcgRect cases[] = {
+    { 110, 20, 5, 5 },          /* touching the right edge */
+    { 0, 0, 10, 100 },          /* touching the left edge */
+    { 20, 30, 0, 5 },           /* no width */
+    { 20, 30, 5, -1 },          /* negative height */
+    { G_MININT, 0, 5, 5 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GcgRect r = cases[i];
+
+    g_assert_false (gcg__rect_clip (&r, &region));
+    assert_rect (&r, cases[i].x, cases[i].y, cases[i].width,
+        cases[i].height);
+  }
+}
+
+/* x + width beyond G_MAXINT does not wrap around. */
+static void
+test_clip_overflow (void)
+{
+  GcgRect r = { G_MAXINT - 5, 0, G_MAXINT, G_MAXINT };
+
+  g_assert_false (gcg__rect_clip_to_frame (&r, 640, 480));
+  r = (GcgRect) { 600, 400, G_MAXINT, G_MAXINT };
+  g_assert_true (gcg__rect_clip_to_frame (&r, 640, 480));
+  assert_rect (&r, 600, 400, 40, 80);
+  r = (GcgRect) { G_MININT, G_MININT, G_MAXINT, G_MAXINT };
+  g_assert_false (gcg__rect_clip_to_frame (&r, 640, 480));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1238,6 +1302,9 @@ main (int argc, char **argv)
   g_test_add_func ("/frame-chain/refused", test_refused);
   g_test_add_func ("/frame-chain/odd-yuv", test_odd_yuv);
   g_test_add_func ("/frame-chain/yuv-out-pad", test_yuv_out_pad);
+  g_test_add_func ("/frame-chain/rect-clip", test_clip);
+  g_test_add_func ("/frame-chain/rect-clip-empty", test_clip_empty);
+  g_test_add_func ("/frame-chain/rect-clip-overflow", test_clip_overflow);
 
   return g_test_run ();
 }

@@ -15,6 +15,7 @@
 #include "gcg-fault-private.h"
 #include "gcg-testing.h"
 #include "gcg-child-graph-private.h"
+#include "gcg-dtype-private.h"
 
 #define FAKE_CTX ((CUcontext) (guintptr) 0xc0)
 #define OTHER_CTX ((CUcontext) (guintptr) 0xc1)
@@ -581,6 +582,65 @@ test_dtype_sizes (void)
   g_assert_cmpuint (gcg_model_dtype_get_size ((GcgModelDtype) 42), ==, 0);
 }
 
+/* The tree's one element-type table (gcg-dtype.c), which the chain, the
+ * metas and the elements read. */
+static void
+test_tensor_types (void)
+{
+  static const struct
+  {
+    GcgTensorType type;
+    const gchar *name;
+    gsize size;
+    GcgModelDtype dtype;
+  } rows[] = {
+    { GCG_TENSOR_TYPE_FLOAT32, "float32", 4, GCG_MODEL_DTYPE_FLOAT32 },
+    { GCG_TENSOR_TYPE_FLOAT16, "float16", 2, GCG_MODEL_DTYPE_FLOAT16 },
+    { GCG_TENSOR_TYPE_UINT8, "uint8", 1, GCG_MODEL_DTYPE_UINT8 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
+    GcgTensorType type = (GcgTensorType) 99;
+    GcgModelDtype dtype = (GcgModelDtype) 99;
+
+    g_assert_cmpstr (gcg__tensor_type_get_name (rows[i].type), ==,
+        rows[i].name);
+    g_assert_cmpuint (gcg__tensor_type_get_size (rows[i].type), ==,
+        rows[i].size);
+    g_assert_cmpint (gcg__tensor_type_get_dtype (rows[i].type), ==,
+        rows[i].dtype);
+    g_assert_true (gcg__tensor_type_from_name (rows[i].name, &type));
+    g_assert_cmpint (type, ==, rows[i].type);
+    g_assert_true (gcg__model_dtype_from_name (rows[i].name, &dtype));
+    g_assert_cmpint (dtype, ==, rows[i].dtype);
+  }
+  /* Out of range: float32, as the chain's default. */
+  g_assert_cmpstr (gcg__tensor_type_get_name ((GcgTensorType) 42), ==,
+      "float32");
+  g_assert_cmpuint (gcg__tensor_type_get_size ((GcgTensorType) 42), ==, 4);
+}
+
+static void
+test_names_refused (void)
+{
+  GcgTensorType type = GCG_TENSOR_TYPE_UINT8;
+  GcgModelDtype dtype = GCG_MODEL_DTYPE_INT8;
+
+  /* A model's dtype the chain does not write. */
+  g_assert_false (gcg__tensor_type_from_name ("bfloat16", &type));
+  g_assert_false (gcg__model_dtype_get_tensor_type (GCG_MODEL_DTYPE_INT64,
+          &type));
+  g_assert_false (gcg__model_dtype_get_tensor_type ((GcgModelDtype) 42,
+          &type));
+  g_assert_cmpint (type, ==, GCG_TENSOR_TYPE_UINT8);
+  g_assert_true (gcg__model_dtype_from_name ("int64", &dtype));
+  g_assert_cmpint (dtype, ==, GCG_MODEL_DTYPE_INT64);
+  g_assert_false (gcg__model_dtype_from_name ("Float32", &dtype));
+  g_assert_false (gcg__model_dtype_from_name ("", &dtype));
+  g_assert_false (gcg__model_dtype_from_name (NULL, &dtype));
+  g_assert_cmpint (dtype, ==, GCG_MODEL_DTYPE_INT64);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -595,6 +655,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model-graph/context-checked", test_context_checked);
   g_test_add_func ("/model-graph/outputs", test_outputs);
   g_test_add_func ("/model-graph/dtype-sizes", test_dtype_sizes);
+  g_test_add_func ("/model-graph/tensor-types", test_tensor_types);
+  g_test_add_func ("/model-graph/dtype-names-refused", test_names_refused);
   g_test_add_func ("/model-graph/add-to-capture", test_add_to_capture);
   g_test_add_func ("/model-graph/eager-launch", test_eager_launch);
   return g_test_run ();
