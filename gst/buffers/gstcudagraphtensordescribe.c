@@ -102,6 +102,9 @@ add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
     GST_TENSOR_DATA_TYPE_INT32, GST_TENSOR_DATA_TYPE_INT64
   };
   guint n = MIN (meta->n_tensors, GCG_TENSOR_META_MAX_TENSORS);
+  /* Added before the tensors' buffers share @outbuf's memory: from then on
+   * @outbuf may no longer read as writable. */
+  GstTensorMeta *tmeta = gst_buffer_add_tensor_meta (outbuf);
   GstTensor **tensors = g_new0 (GstTensor *, n);
 
   for (guint i = 0; i < n; i++) {
@@ -120,7 +123,7 @@ add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
       return;
     }
   }
-  gst_tensor_meta_set (gst_buffer_add_tensor_meta (outbuf), n, tensors);
+  gst_tensor_meta_set (tmeta, n, tensors);
 }
 
 void
@@ -132,6 +135,7 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
   };
   gsize dims[4];
   GstTensor **tensors;
+  GstTensorMeta *tmeta;
 
   if (meta->n_tensors > 0) {
     add_packed_tensors (outbuf, meta, id);
@@ -141,6 +145,8 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     return;
   for (guint i = 0; i < 4; i++)
     dims[i] = meta->shape[i];
+  /* As in add_packed_tensors(): before any buffer shares the memory. */
+  tmeta = gst_buffer_add_tensor_meta (outbuf);
   tensors = g_new (GstTensor *, 1);
   tensors[0] = new_gst_tensor (outbuf, id, types[meta->type], 0, meta->size,
       4, dims);
@@ -148,7 +154,7 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     g_free (tensors);
     return;
   }
-  gst_tensor_meta_set (gst_buffer_add_tensor_meta (outbuf), 1, tensors);
+  gst_tensor_meta_set (tmeta, 1, tensors);
 }
 #else
 void
