@@ -444,16 +444,12 @@ gst_cuda_graph_device_decide_allocation (GstCudaGraphDevice * device,
 {
   if (gst_cuda_graph_caps_is_cuda_memory (caps))
     return decide_cuda_pool (device, element, query, caps, video ? 0 : size);
-  if (device->pinned != NULL) {
-    if (!decide_own_pool (query, caps, video, size, device->pinned, 2))
-      use_system_allocator (query);
-  } else {
-    g_autoptr (GstAllocator) ours = gst_cuda_graph_system_allocator_get ();
-
-    /* None made ahead: a buffer too large for the machine then fails
-     * when a frame asks for it, with an error naming its size. */
-    if (!decide_own_pool (query, caps, video, size, ours, 0))
-      use_system_allocator (query);
-  }
+  /* The CPU backend takes no pool of its own: on GStreamer 1.26 a region
+   * of a pool buffer's memory shared into the GstTensorMeta's tensors
+   * keeps that buffer alive (a cycle through its own meta: every output
+   * leaked, seen on the Debian 13 lane). */
+  if (device->pinned == NULL
+      || !decide_own_pool (query, caps, video, size, device->pinned, 2))
+    use_system_allocator (query);
   return TRUE;
 }
