@@ -10,8 +10,12 @@
  * them), host µs/frame (time to queue one frame), and the bytes a frame
  * must move (input frame read once + output written once) as effective
  * GB/s against a measured device-to-device copy.  The CPU reference's
- * ms/frame is printed for scale.  Without a GPU it prints one line and
- * exits 77 (skipped).
+ * ms/frame is printed for scale.  Then the cost of a user kernel fused
+ * after the op (examples/kernels/vignette.cu on the video output, its
+ * strength a per-frame named value): the op alone, op + kernel in one
+ * graph, and the kernel alone, graph replay; the fused row's extra GPU
+ * and host time against the kernel's own.  Without a GPU it prints one
+ * line and exits 77 (skipped).
  *
  *   bench-frame-chain [--frames=1000] [--warmup=100] [--cpu-frames=3]
  */
@@ -19,6 +23,7 @@
 #include "gcg-bench-util.h"
 #include "bench-common.h"
 #include "gcg-context-private.h"
+#include "gcg-frame-chain-stage-private.h"
 #include "gcg-stream-private.h"
 
 #include <stdio.h>
@@ -105,20 +110,19 @@ fill_params (Bench *b, const GcgFrameChainConfig *c, gboolean device,
   }
 }
 
-/* Pipelined: --frames frames queued back to back between two events. */
+/* Pipelined: --frames frames of @chain queued back to back between two
+ * events (the host time includes waits for the parameter ring when the
+ * host runs ahead of the GPU). */
 static Timing
-time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
+time_chain (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0,
+    gboolean use_graph)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA,
-      b->ctx, &error);
-  GcgFrameParams p;
+  GcgFrameParams p = *p0;
   gint64 host = 0;
   Timing t;
 
-  gcg_bench_check (chain != NULL, "chain", error);
   gcg_frame_chain_set_use_graph (chain, use_graph);
-  fill_params (b, c, TRUE, &p);
   for (guint f = 0; f < b->warmup + b->frames; f++) {
     gint64 t0;
 
@@ -136,6 +140,138 @@ time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
   t.gpu_us = elapsed_ms (b) * 1e3 / b->frames;
   t.host_us = host / 1e3 / b->frames;
   return t;
+}
+
+/* The host's own cost of queuing one frame of @chain, graph replay: the
+ * GPU is idle at each call (a wait after it, not timed), so no ring
+ * wait is counted. */
+static gdouble
+time_host (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0)
+{
+  GError *error = NULL;
+  GcgFrameParams p = *p0;
+  gint64 host = 0;
+
+  for (guint f = 0; f < b->warmup + b->frames; f++) {
+    gint64 t0 = gcg_bench_now_ns ();
+
+    p.frame_number = f;
+    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+        "process", error);
+    if (f >= b->warmup)
+      host += gcg_bench_now_ns () - t0;
+    gcg_bench_check (GCG_CU_OK (&error, cuStreamSynchronize,
+            gcg__stream_get_cu (b->stream)), "cuStreamSynchronize", error);
+  }
+  return host / 1e3 / b->frames;
+}
+
+static Timing
+time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
+{
+  GError *error = NULL;
+  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA,
+      b->ctx, &error);
+  GcgFrameParams p;
+
+  gcg_bench_check (chain != NULL, "chain", error);
+  fill_params (b, c, TRUE, &p);
+  return time_chain (b, chain, &p, use_graph);
+}
+
+/* A per-frame strength, as an element's GcgParamsMeta would give it. */
+static gboolean
+lookup_strength (const gchar *name, GcgFrameValue *value, gpointer data)
+{
+  guint *n = data;
+
+  value->type = GCG_FRAME_VALUE_DOUBLE;
+  value->v.d = 0.25 + 0.5 * ((*n)++ & 1);
+  return g_str_equal (name, "strength");
+}
+
+/* examples/kernels/vignette.cu's gcg-params line. */
+#define VIGNETTE_DECL "src=src0,dst=dst0,src_pitch=src_pitch0," \
+  "dst_pitch=dst_pitch0,width=out_width,height=out_height," \
+  "strength=meta:strength:f32:0.5"
+
+typedef struct
+{
+  Timing pipelined;
+  gdouble host_us;              /* time_host() */
+} KernelTiming;
+
+/* @c's op alone, or the vignette after it (@kernel), or the vignette
+ * alone (@kernel and @alone: in a chain of its own, in place on an RGBA
+ * frame of @c's output size), graph replay. */
+static KernelTiming
+time_user_kernel (Bench *b, const GcgFrameChainConfig *c, gboolean kernel,
+    gboolean alone)
+{
+  GError *error = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  GcgFrameChainConfig own = *c;
+  GcgFrameParams p;
+  KernelTiming t;
+  guint n = 0;
+
+  fill_params (b, c, TRUE, &p);
+  if (alone) {
+    own.in_format = c->out_format;
+    own.in_width = c->out_width;
+    own.in_height = c->out_height;
+    chain = gcg__frame_chain_new_stages_only (&own, b->ctx, &error);
+    p.src[0] = p.dst[0];
+    p.src[1] = 0;
+    p.src_stride[0] = p.dst_stride[0];
+    p.src_stride[1] = 0;
+  } else {
+    chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
+  }
+  gcg_bench_check (chain != NULL, "chain", error);
+  if (kernel) {
+    op = gcg_kernel_op_new_from_file (b->ctx,
+        GCG_BENCH_EXAMPLES_DIR "/kernels/vignette.cu", "vignette",
+        VIGNETTE_DECL, &error);
+    gcg_bench_check (op != NULL && gcg_frame_chain_add_kernel (chain, op,
+            GCG_KERNEL_POSITION_AFTER, &error), "vignette.cu", error);
+    gcg__frame_chain_set_value_lookup (chain, lookup_strength, &n);
+  }
+  t.pipelined = time_chain (b, chain, &p, TRUE);
+  t.host_us = time_host (b, chain, &p);
+  return t;
+}
+
+/* The cost of fusing: GPU and host µs a frame over the op alone, against
+ * the kernel's own GPU time. */
+static void
+print_kernel_row (const gchar *name, const KernelTiming *t)
+{
+  printf ("%-18s | %8.2f | %8.2f | %8.2f\n", name, t->pipelined.gpu_us,
+      t->pipelined.host_us, t->host_us);
+}
+
+static void
+run_user_kernel_rows (Bench *b, const GcgFrameChainConfig *c)
+{
+  KernelTiming op = time_user_kernel (b, c, FALSE, FALSE);
+  KernelTiming fused = time_user_kernel (b, c, TRUE, FALSE);
+  KernelTiming alone = time_user_kernel (b, c, TRUE, TRUE);
+
+  printf ("\nuser kernel (examples/kernels/vignette.cu, its strength a "
+      "per-frame value) after the video op, graph replay\n");
+  printf ("row                | GPU µs/f | host µs/f | host µs/f, GPU idle\n");
+  print_kernel_row ("op alone", &op);
+  print_kernel_row ("op + kernel fused", &fused);
+  print_kernel_row ("kernel alone", &alone);
+  printf ("fused - op         | %8.2f | %8.2f | %8.2f   (GPU: %.2f x the "
+      "kernel alone)\n", fused.pipelined.gpu_us - op.pipelined.gpu_us,
+      fused.pipelined.host_us - op.pipelined.host_us,
+      fused.host_us - op.host_us,
+      (fused.pipelined.gpu_us - op.pipelined.gpu_us) /
+      alone.pipelined.gpu_us);
+  fflush (stdout);
 }
 
 static gdouble
@@ -259,6 +395,7 @@ main (int argc, char **argv)
       " GB/s  |   bw    |  ms/f\n");
   run_row (&b, "tensor", &tensor);
   run_row (&b, "video", &video);
+  run_user_kernel_rows (&b, &video);
   teardown (&b);
   return 0;
 }

@@ -8,11 +8,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
+stash=".gpu-objs/$build"
 [ -d "$build" ] || meson setup "$build" -Dcuda-archs=90 >/dev/null
+# The intermediates set aside by the last run come back (timestamps
+# intact), so ninja rebuilds only what changed.
+if [ -d "$stash" ]; then
+  (cd "$stash" && find . -type f -print0) \
+    | while IFS= read -r -d '' f; do
+        mkdir -p "$build/$(dirname "$f")"
+        mv -f "$stash/$f" "$build/$f"
+      done
+fi
 ninja -C "$build" >/dev/null
-# Intermediates the GPU host never needs: objects, the fatbin and the C
-# source generated from it (the library embeds it).
-find "$build" \( -name '*.o' -o -name '*.fatbin' -o -name '*-fatbin.c' \) -delete
+# Intermediates the GPU host never needs (objects, the fatbin and the C
+# source generated from it, which the library embeds) are set aside,
+# out of what the device tool carries.
+find "$build" \( -name '*.o' -o -name '*.fatbin' -o -name '*-fatbin.c' \) -print0 \
+  | while IFS= read -r -d '' f; do
+      mkdir -p "$stash/$(dirname "${f#$build/}")"
+      mv -f "$f" "$stash/${f#$build/}"
+    done
 find "$build" -type f \( -perm -u+x -o -name '*.so*' \) -print0 \
   | while IFS= read -r -d '' f; do
       if file "$f" | grep -q ELF; then strip --strip-debug "$f"; fi
