@@ -11,12 +11,12 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GcgTensorMeta *
+GstCudaGraphTensorMeta *
 gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
     const GstCudaGraphTensorDesc * desc, gsize size, guint64 data,
     gint device_id, GcgStream * stream)
 {
-  GcgTensorMeta *meta = gcg_buffer_add_tensor_meta (outbuf);
+  GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_add_tensor_meta (outbuf);
   guint64 c = desc->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
   gboolean nchw = desc->layout == GCG_TENSOR_LAYOUT_NCHW;
 
@@ -32,10 +32,10 @@ gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
   meta->width = desc->width;
   meta->height = desc->height;
   meta->batch = desc->batch;
-  meta->memory = GCG_TENSOR_MEMORY_SYSTEM;
+  meta->memory = GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM;
   if (stream == NULL)
     return meta;
-  meta->memory = GCG_TENSOR_MEMORY_CUDA;
+  meta->memory = GST_CUDA_GRAPH_TENSOR_MEMORY_CUDA;
   meta->data = data;
   meta->device_id = device_id;
   meta->stream = gcg_stream_get_handle (stream);
@@ -44,12 +44,12 @@ gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
 }
 
 void
-gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
+gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta * meta, guint i,
     const GcgFrameItemMap * map, gint roi_id)
 {
-  GcgTensorMetaItem *item;
+  GstCudaGraphTensorMetaItem *item;
 
-  if (i >= GCG_TENSOR_META_MAX_ITEMS)
+  if (i >= GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS)
     return;
   item = &meta->items[i];
   item->roi_x = map->roi.x;
@@ -64,10 +64,10 @@ gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
 }
 
 void
-gst_cuda_graph_batch_meta_item_set (GcgBatchMetaItem * item, guint source,
+gst_cuda_graph_batch_meta_item_set (GstCudaGraphBatchMetaItem * item, guint source,
     const GcgFrameItemMap * map, gint roi_id)
 {
-  *item = (GcgBatchMetaItem) {
+  *item = (GstCudaGraphBatchMetaItem) {
   source, roi_id, map->roi.x, map->roi.y, map->roi.width, map->roi.height,
         map->pad_x, map->pad_y, map->scale_x, map->scale_y, map->offset_x,
         map->offset_y};
@@ -92,7 +92,7 @@ new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
 
 /* A model's outputs (and kept input): one GstTensor each. */
 static void
-add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
+add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
     const gchar * id)
 {
   /* GcgModelDtype order. */
@@ -101,22 +101,22 @@ add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
     GST_TENSOR_DATA_TYPE_UINT8, GST_TENSOR_DATA_TYPE_INT8,
     GST_TENSOR_DATA_TYPE_INT32, GST_TENSOR_DATA_TYPE_INT64
   };
-  guint n = MIN (meta->n_tensors, GCG_TENSOR_META_MAX_TENSORS);
+  guint n = MIN (meta->n_tensors, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
   /* Added before the tensors' buffers share @outbuf's memory: from then on
    * @outbuf may no longer read as writable. */
   GstTensorMeta *tmeta = gst_buffer_add_tensor_meta (outbuf);
   GstTensor **tensors = g_new0 (GstTensor *, n);
 
   for (guint i = 0; i < n; i++) {
-    const GcgTensorMetaTensor *t = &meta->tensors[i];
-    gsize dims[GCG_TENSOR_META_MAX_DIMS];
+    const GstCudaGraphTensorMetaTensor *t = &meta->tensors[i];
+    gsize dims[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
 
-    for (guint d = 0; d < t->n_dims && d < GCG_TENSOR_META_MAX_DIMS; d++)
+    for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS; d++)
       dims[d] = (gsize) t->shape[d];
     if (t->dtype >= G_N_ELEMENTS (types)
         || (tensors[i] = new_gst_tensor (outbuf, id, types[t->dtype],
                 t->offset, t->size, MIN (t->n_dims,
-                    GCG_TENSOR_META_MAX_DIMS), dims)) == NULL) {
+                    GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims)) == NULL) {
       for (guint j = 0; j < i; j++)
         gst_tensor_free (tensors[j]);
       g_free (tensors);
@@ -128,7 +128,7 @@ add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
 
 void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GcgTensorMeta * meta, const gchar * id)
+    const GstCudaGraphTensorMeta * meta, const gchar * id)
 {
   static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
     GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
@@ -159,7 +159,7 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
 #else
 void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GcgTensorMeta * meta, const gchar * id)
+    const GstCudaGraphTensorMeta * meta, const gchar * id)
 {
 }
 #endif

@@ -3,7 +3,7 @@
 """Zero-copy tensors from `cudagraphpreprocess`, for PyTorch, CuPy and NumPy.
 
 `cudagraphpreprocess` pushes `other/tensors` buffers that carry a
-`GcgTensorMeta` (gst-libs/gcg-gst/gstcudagraphtensormeta.h): where the
+`GstCudaGraphTensorMeta` (gst-libs/gcg-gst/gstcudagraphtensormeta.h): where the
 tensor is (host memory, or a device pointer into GStreamer's CUDA
 memory), its shape, element type and layout, the CUDA stream it is
 written on, and how each batch item was cut from the frame.  This module
@@ -103,7 +103,7 @@ GST_MAP_CUDA = 1 << 17
 _HOST_MEMORY_TYPES = (b"SystemMemory", b"CudaGraphPinnedMemory")
 
 # GcgModelDtype (lib/frame/gcg-model-graph.h), the types of a model's
-# tensors (GcgTensorMetaTensor.dtype) -> (name, array-interface typestr,
+# tensors (GstCudaGraphTensorMetaTensor.dtype) -> (name, array-interface typestr,
 # DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
 # (typestr None): DLPack only.  The names and sizes are lib/frame/
 # gcg-dtype.c's (the unit test python-meta-layout compares them).
@@ -129,7 +129,7 @@ _KDL_CPU = 1
 _KDL_CUDA = 2
 
 
-class _GcgTensorMetaItem(ctypes.Structure):
+class _GstCudaGraphTensorMetaItem(ctypes.Structure):
     _fields_ = [
         ("roi_x", ctypes.c_int),
         ("roi_y", ctypes.c_int),
@@ -143,8 +143,8 @@ class _GcgTensorMetaItem(ctypes.Structure):
     ]
 
 
-class _GcgTensorMetaTensor(ctypes.Structure):
-    # Mirrors GcgTensorMetaTensor: one tensor of a buffer with a model.
+class _GstCudaGraphTensorMetaTensor(ctypes.Structure):
+    # Mirrors GstCudaGraphTensorMetaTensor: one tensor of a buffer with a model.
     _fields_ = [
         ("offset", ctypes.c_uint64),
         ("size", ctypes.c_uint64),
@@ -172,21 +172,21 @@ _META_HEAD = [
         ("height", ctypes.c_uint),
         ("batch", ctypes.c_uint),
         ("n_items", ctypes.c_uint),
-        ("items", _GcgTensorMetaItem * _META_MAX_ITEMS),
+        ("items", _GstCudaGraphTensorMetaItem * _META_MAX_ITEMS),
 ]
 
 
-class _GcgTensorMeta(ctypes.Structure):
-    # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
+class _GstCudaGraphTensorMeta(ctypes.Structure):
+    # Mirrors GstCudaGraphTensorMeta; ctypes applies the same natural alignment as
     # the C compiler, and _Gst checks the size against the GstMetaInfo.
     _fields_ = _META_HEAD + [
         ("n_tensors", ctypes.c_uint),
-        ("tensors", _GcgTensorMetaTensor * _META_MAX_TENSORS),
+        ("tensors", _GstCudaGraphTensorMetaTensor * _META_MAX_TENSORS),
     ]
 
 
-class _GcgTensorMetaV1(ctypes.Structure):
-    # GcgTensorMeta before a buffer could carry a model's tensors (0.1):
+class _GstCudaGraphTensorMetaV1(ctypes.Structure):
+    # GstCudaGraphTensorMeta before a buffer could carry a model's tensors (0.1):
     # a plugin of that version describes one tensor.
     _fields_ = _META_HEAD
 
@@ -195,7 +195,7 @@ _BATCH_MAX_SOURCES = 64
 _BATCH_MAX_ITEMS = _BATCH_MAX_SOURCES * 64
 
 
-class _GcgBatchMetaSource(ctypes.Structure):
+class _GstCudaGraphBatchMetaSource(ctypes.Structure):
     _fields_ = [
         ("pad_name", ctypes.c_char_p),
         ("stream_id", ctypes.c_char_p),
@@ -208,7 +208,7 @@ class _GcgBatchMetaSource(ctypes.Structure):
     ]
 
 
-class _GcgBatchMetaItem(ctypes.Structure):
+class _GstCudaGraphBatchMetaItem(ctypes.Structure):
     _fields_ = [
         ("source", ctypes.c_uint),
         ("roi_id", ctypes.c_int),
@@ -229,14 +229,14 @@ _BATCH_HEAD = [
     ("meta_flags", ctypes.c_int),
     ("meta_info", ctypes.c_void_p),
     ("n_sources", ctypes.c_uint),
-    ("sources", _GcgBatchMetaSource * _BATCH_MAX_SOURCES),
+    ("sources", _GstCudaGraphBatchMetaSource * _BATCH_MAX_SOURCES),
     ("n_items", ctypes.c_uint),
-    ("items", ctypes.POINTER(_GcgBatchMetaItem)),
+    ("items", ctypes.POINTER(_GstCudaGraphBatchMetaItem)),
 ]
 
 
-class _GcgBatchMeta(ctypes.Structure):
-    # Mirrors GcgBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
+class _GstCudaGraphBatchMeta(ctypes.Structure):
+    # Mirrors GstCudaGraphBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
     _fields_ = _BATCH_HEAD + [
         ("n_allocated", ctypes.c_uint),
         ("n_frames", ctypes.c_uint),
@@ -245,14 +245,14 @@ class _GcgBatchMeta(ctypes.Structure):
     ]
 
 
-class _GcgBatchMetaV2(ctypes.Structure):
-    # GcgBatchMeta before it listed streams with no frame (n_frames) and
+class _GstCudaGraphBatchMetaV2(ctypes.Structure):
+    # GstCudaGraphBatchMeta before it listed streams with no frame (n_frames) and
     # the batch's window: every source holds a frame.
     _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
 
 
-class _GcgBatchMetaV1(ctypes.Structure):
-    # GcgBatchMeta before it recorded how many items it holds (0.1).
+class _GstCudaGraphBatchMetaV1(ctypes.Structure):
+    # GstCudaGraphBatchMeta before it recorded how many items it holds (0.1).
     _fields_ = _BATCH_HEAD
 
 
@@ -341,15 +341,15 @@ class _Gst:
                " or ".join(str(ctypes.sizeof(s)) for s in structs)))
 
     def tensor_meta(self, ptr):
-        """The buffer's GcgTensorMeta (a plugin of 0.1 has the shorter
+        """The buffer's GstCudaGraphTensorMeta (a plugin of 0.1 has the shorter
         layout, with no tensors[]), or None."""
-        return self._meta(ptr, "GcgTensorMetaAPI", _GcgTensorMeta,
-                          _GcgTensorMetaV1)
+        return self._meta(ptr, "GstCudaGraphTensorMetaAPI", _GstCudaGraphTensorMeta,
+                          _GstCudaGraphTensorMetaV1)
 
     def batch_meta(self, ptr):
-        """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
-        return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta,
-                          _GcgBatchMetaV2, _GcgBatchMetaV1)
+        """The buffer's GstCudaGraphBatchMeta (cudagraphbatch), or None."""
+        return self._meta(ptr, "GstCudaGraphBatchMetaAPI", _GstCudaGraphBatchMeta,
+                          _GstCudaGraphBatchMetaV2, _GstCudaGraphBatchMetaV1)
 
 
 _gst = _ctgst.once(_Gst)
@@ -681,7 +681,7 @@ def _meta_tensors(meta):
 
 
 def _listed_tensor(desc, index):
-    """(shape, dtype row, offset) of one GcgTensorMetaTensor, checked:
+    """(shape, dtype row, offset) of one GstCudaGraphTensorMetaTensor, checked:
     a known dtype, 1 to 8 positive dimensions, a size that is the
     shape's."""
     if desc.dtype not in _MODEL_DTYPES:
@@ -718,7 +718,7 @@ def _count(shape):
 
 class Tensor:
     """One output tensor of `cudagraphpreprocess`, described by its
-    GcgTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
+    GstCudaGraphTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
 
     Attributes read from the meta once, at construction: `shape` (outermost
     first), `dtype` ("float32", "float16", "uint8"; a model's tensors
@@ -752,7 +752,7 @@ class Tensor:
         ptr = gst.buffer_pointer(buffer)
         meta = gst.tensor_meta(ptr)
         if meta is None:
-            raise ValueError("the buffer has no GcgTensorMeta "
+            raise ValueError("the buffer has no GstCudaGraphTensorMeta "
                              "(not from cudagraphpreprocess?)")
         listed = _meta_tensors(meta)
         self.n_tensors = len(listed) or 1
@@ -797,7 +797,7 @@ class Tensor:
         self.batch = int(meta.batch)
         self.items = [
             {name: getattr(meta.items[i], name)
-             for name, _ in _GcgTensorMetaItem._fields_}
+             for name, _ in _GstCudaGraphTensorMetaItem._fields_}
             for i in range(min(meta.n_items, _META_MAX_ITEMS))
         ]
         self.pts = _ctgst.buffer_pts(ptr)
@@ -966,7 +966,7 @@ class Tensor:
 
 class BatchItem:
     """One item of a `cudagraphbatch` tensor: which stream and frame it
-    holds and how to map its pixels back (GcgBatchMeta, see
+    holds and how to map its pixels back (GstCudaGraphBatchMeta, see
     docs/cudagraphbatch.md)."""
 
     def __init__(self, index, source, item):
@@ -997,13 +997,13 @@ class BatchItem:
 
 
 def _batch_meta(sample_or_buffer):
-    """The GcgBatchMeta of a sample or buffer; ValueError without one."""
+    """The GstCudaGraphBatchMeta of a sample or buffer; ValueError without one."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
     meta = gst.batch_meta(gst.buffer_pointer(buffer))
     if meta is None:
-        raise ValueError("the buffer has no GcgBatchMeta "
+        raise ValueError("the buffer has no GstCudaGraphBatchMeta "
                          "(not from cudagraphbatch?)")
     return meta
 
@@ -1012,7 +1012,7 @@ def batch_items(sample_or_buffer):
     """The items of a `cudagraphbatch` buffer, in tensor order, as
     BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
     or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
+    keep the buffer alive.  ValueError when the buffer has no GstCudaGraphBatchMeta
     or when the meta lists more items than it holds, or an item of a
     source it does not list."""
     meta = _batch_meta(sample_or_buffer)
