@@ -103,8 +103,8 @@ GST_MAP_CUDA = 1 << 17
 _HOST_MEMORY_TYPES = (b"SystemMemory", b"CudaGraphPinnedMemory")
 
 # GcgModelDtype (lib/frame/gcg-model-graph.h), the types of a model's
-# tensors (GstCudaGraphTensorMetaTensor.dtype) -> (name, array-interface typestr,
-# DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
+# tensors (GstCudaGraphTensorMetaTensor.dtype) -> (name, array-interface
+# typestr, DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
 # (typestr None): DLPack only.  The names and sizes are lib/frame/
 # gcg-dtype.c's (the unit test python-meta-layout compares them).
 _MODEL_DTYPES = {
@@ -144,7 +144,8 @@ class _GstCudaGraphTensorMetaItem(ctypes.Structure):
 
 
 class _GstCudaGraphTensorMetaTensor(ctypes.Structure):
-    # Mirrors GstCudaGraphTensorMetaTensor: one tensor of a buffer with a model.
+    # Mirrors GstCudaGraphTensorMetaTensor: one tensor of a buffer with a
+    # model.
     _fields_ = [
         ("offset", ctypes.c_uint64),
         ("size", ctypes.c_uint64),
@@ -177,8 +178,9 @@ _META_HEAD = [
 
 
 class _GstCudaGraphTensorMeta(ctypes.Structure):
-    # Mirrors GstCudaGraphTensorMeta; ctypes applies the same natural alignment as
-    # the C compiler, and _Gst checks the size against the GstMetaInfo.
+    # Mirrors GstCudaGraphTensorMeta; ctypes applies the same natural
+    # alignment as the C compiler, and _Gst checks the size against the
+    # GstMetaInfo.
     _fields_ = _META_HEAD + [
         ("n_tensors", ctypes.c_uint),
         ("tensors", _GstCudaGraphTensorMetaTensor * _META_MAX_TENSORS),
@@ -186,8 +188,8 @@ class _GstCudaGraphTensorMeta(ctypes.Structure):
 
 
 class _GstCudaGraphTensorMetaV1(ctypes.Structure):
-    # GstCudaGraphTensorMeta before a buffer could carry a model's tensors (0.1):
-    # a plugin of that version describes one tensor.
+    # GstCudaGraphTensorMeta before a buffer could carry a model's tensors
+    # (0.1): a plugin of that version describes one tensor.
     _fields_ = _META_HEAD
 
 
@@ -246,8 +248,8 @@ class _GstCudaGraphBatchMeta(ctypes.Structure):
 
 
 class _GstCudaGraphBatchMetaV2(ctypes.Structure):
-    # GstCudaGraphBatchMeta before it listed streams with no frame (n_frames) and
-    # the batch's window: every source holds a frame.
+    # GstCudaGraphBatchMeta before it listed streams with no frame
+    # (n_frames) and the batch's window: every source holds a frame.
     _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
 
 
@@ -297,6 +299,14 @@ _DLPACK_FLAG_READ_ONLY = 1 << 0
 # --- GStreamer through ctypes ------------------------------------------------
 
 
+# The metas' API names (GST_CUDA_GRAPH_*_META_API_NAME), then the names a
+# plugin of 0.1 registered them under (before issue 25's rename).
+_TENSOR_META_APIS = ("GstCudaGraphTensorMetaAPI",
+                     "GcgTensorMetaAPI")  # rename-gst-prefix: keep
+_BATCH_META_APIS = ("GstCudaGraphBatchMetaAPI",
+                    "GcgBatchMetaAPI")  # rename-gst-prefix: keep
+
+
 class _Gst:
     """The few GStreamer calls PyGObject does not give with raw pointers
     (through _ctgst's handles): the meta is a C struct with no
@@ -314,17 +324,26 @@ class _Gst:
         address (int); TypeError for anything else (see _ctgst.address)."""
         return self.lib.address(buffer, self.buffer_type, "Buffer")
 
-    def _meta(self, ptr, api_name, *structs):
-        """The buffer's meta of API @api_name read as the one of @structs
-        (versions of its layout) whose size the plugin registered, or
-        None.  The API type exists only once the plugin is loaded, so it
-        is looked up lazily."""
-        api = self._meta_api.get(api_name, 0)
+    def _api(self, api_names):
+        """The GType of the first of @api_names registered (the meta's
+        name, then its name in older plugins), or 0.  The API type exists
+        only once the plugin is loaded, so it is looked up lazily."""
+        api = self._meta_api.get(api_names, 0)
+        for name in api_names:
+            if api != 0:
+                break
+            api = self.lib.g_type_from_name(name.encode())
+        if api != 0:
+            self._meta_api[api_names] = api
+        return api
+
+    def _meta(self, ptr, api_names, *structs):
+        """The buffer's meta of the API named one of @api_names read as
+        the one of @structs (versions of its layout) whose size the
+        plugin registered, or None."""
+        api = self._api(api_names)
         if api == 0:
-            api = self.lib.g_type_from_name(api_name.encode())
-            if api == 0:
-                return None
-            self._meta_api[api_name] = api
+            return None
         addr = self.lib.gst_buffer_get_meta(ptr, api)
         if not addr:
             return None
@@ -343,12 +362,12 @@ class _Gst:
     def tensor_meta(self, ptr):
         """The buffer's GstCudaGraphTensorMeta (a plugin of 0.1 has the shorter
         layout, with no tensors[]), or None."""
-        return self._meta(ptr, "GstCudaGraphTensorMetaAPI", _GstCudaGraphTensorMeta,
+        return self._meta(ptr, _TENSOR_META_APIS, _GstCudaGraphTensorMeta,
                           _GstCudaGraphTensorMetaV1)
 
     def batch_meta(self, ptr):
         """The buffer's GstCudaGraphBatchMeta (cudagraphbatch), or None."""
-        return self._meta(ptr, "GstCudaGraphBatchMetaAPI", _GstCudaGraphBatchMeta,
+        return self._meta(ptr, _BATCH_META_APIS, _GstCudaGraphBatchMeta,
                           _GstCudaGraphBatchMetaV2, _GstCudaGraphBatchMetaV1)
 
 
@@ -718,7 +737,8 @@ def _count(shape):
 
 class Tensor:
     """One output tensor of `cudagraphpreprocess`, described by its
-    GstCudaGraphTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
+    GstCudaGraphTensorMeta, exported in place (DLPack, CUDA array
+    interface, NumPy).
 
     Attributes read from the meta once, at construction: `shape` (outermost
     first), `dtype` ("float32", "float16", "uint8"; a model's tensors
@@ -997,7 +1017,8 @@ class BatchItem:
 
 
 def _batch_meta(sample_or_buffer):
-    """The GstCudaGraphBatchMeta of a sample or buffer; ValueError without one."""
+    """The GstCudaGraphBatchMeta of a sample or buffer; ValueError
+    without one."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
@@ -1012,8 +1033,9 @@ def batch_items(sample_or_buffer):
     """The items of a `cudagraphbatch` buffer, in tensor order, as
     BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
     or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GstCudaGraphBatchMeta
-    or when the meta lists more items than it holds, or an item of a
+    keep the buffer alive.  ValueError when the buffer has no
+    GstCudaGraphBatchMeta or when the meta lists more items than it holds,
+    or an item of a
     source it does not list."""
     meta = _batch_meta(sample_or_buffer)
     # items[] holds n_allocated items (a plugin of 0.1: at most the bound);
