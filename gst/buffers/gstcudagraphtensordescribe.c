@@ -9,6 +9,8 @@
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
+
+#include "gcg-dtype-private.h"
 #endif
 
 GstCudaGraphTensorMeta *
@@ -76,6 +78,44 @@ gst_cuda_graph_batch_meta_item_set (GstCudaGraphBatchMetaItem * item, guint sour
 #ifdef HAVE_GST_ANALYTICS
 /* GStreamer 1.26's own description of the same tensor, for its analytics
  * elements: the data is a buffer sharing @outbuf's memory. */
+
+/* GStreamer's name of each element type of the engine (#GcgModelDtype,
+ * whose one table, names and sizes, is lib/frame/gcg-dtype.c): a dtype
+ * added there needs its entry here, or it would read as 0 (INT4). */
+static const GstTensorDataType gst_data_types[] = {
+  [GCG_MODEL_DTYPE_FLOAT32] = GST_TENSOR_DATA_TYPE_FLOAT32,
+  [GCG_MODEL_DTYPE_FLOAT16] = GST_TENSOR_DATA_TYPE_FLOAT16,
+  [GCG_MODEL_DTYPE_BFLOAT16] = GST_TENSOR_DATA_TYPE_BFLOAT16,
+  [GCG_MODEL_DTYPE_UINT8] = GST_TENSOR_DATA_TYPE_UINT8,
+  [GCG_MODEL_DTYPE_INT8] = GST_TENSOR_DATA_TYPE_INT8,
+  [GCG_MODEL_DTYPE_INT32] = GST_TENSOR_DATA_TYPE_INT32,
+  [GCG_MODEL_DTYPE_INT64] = GST_TENSOR_DATA_TYPE_INT64,
+};
+
+/* The GstTensorDataType of @dtype (a #GcgModelDtype: a meta's, so
+ * unchecked); FALSE for a value that is none. */
+static gboolean
+gst_data_type (guint dtype, GstTensorDataType * type)
+{
+  if (dtype >= G_N_ELEMENTS (gst_data_types))
+    return FALSE;
+  *type = gst_data_types[dtype];
+  return TRUE;
+}
+
+/* The GstTensorDataType of the elements' own tensor of @tensor_type (a
+ * #GcgTensorType); FALSE for a value that is none (the engine's look-up
+ * answers float32 for those, so the answer is checked back). */
+static gboolean
+tensor_type_data_type (guint tensor_type, GstTensorDataType * type)
+{
+  GcgModelDtype dtype = gcg__tensor_type_get_dtype (tensor_type);
+  GcgTensorType back;
+
+  return gcg__model_dtype_get_tensor_type (dtype, &back)
+      && (guint) back == tensor_type && gst_data_type (dtype, type);
+}
+
 /* One GstTensor of @nbytes at @offset of @outbuf's memory. */
 static GstTensor *
 new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
@@ -95,12 +135,6 @@ static void
 add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
     const gchar * id)
 {
-  /* GcgModelDtype order. */
-  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
-    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_BFLOAT16,
-    GST_TENSOR_DATA_TYPE_UINT8, GST_TENSOR_DATA_TYPE_INT8,
-    GST_TENSOR_DATA_TYPE_INT32, GST_TENSOR_DATA_TYPE_INT64
-  };
   guint n = MIN (meta->n_tensors, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
   /* Added before the tensors' buffers share @outbuf's memory: from then on
    * @outbuf may no longer read as writable. */
@@ -110,11 +144,12 @@ add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
   for (guint i = 0; i < n; i++) {
     const GstCudaGraphTensorMetaTensor *t = &meta->tensors[i];
     gsize dims[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
+    GstTensorDataType type;
 
     for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS; d++)
       dims[d] = (gsize) t->shape[d];
-    if (t->dtype >= G_N_ELEMENTS (types)
-        || (tensors[i] = new_gst_tensor (outbuf, id, types[t->dtype],
+    if (!gst_data_type (t->dtype, &type)
+        || (tensors[i] = new_gst_tensor (outbuf, id, type,
                 t->offset, t->size, MIN (t->n_dims,
                     GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims)) == NULL) {
       for (guint j = 0; j < i; j++)
@@ -130,9 +165,7 @@ void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     const GstCudaGraphTensorMeta * meta, const gchar * id)
 {
-  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
-    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
-  };
+  GstTensorDataType type;
   gsize dims[4];
   GstTensor **tensors;
   GstTensorMeta *tmeta;
@@ -141,14 +174,14 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     add_packed_tensors (outbuf, meta, id);
     return;
   }
-  if (meta->type >= G_N_ELEMENTS (types))
+  if (!tensor_type_data_type (meta->type, &type))
     return;
   for (guint i = 0; i < 4; i++)
     dims[i] = meta->shape[i];
   /* As in add_packed_tensors(): before any buffer shares the memory. */
   tmeta = gst_buffer_add_tensor_meta (outbuf);
   tensors = g_new (GstTensor *, 1);
-  tensors[0] = new_gst_tensor (outbuf, id, types[meta->type], 0, meta->size,
+  tensors[0] = new_gst_tensor (outbuf, id, type, 0, meta->size,
       4, dims);
   if (tensors[0] == NULL) {
     g_free (tensors);
