@@ -16,7 +16,7 @@
          a copy (DLPack) when PyTorch has CUDA, a NumPy view otherwise
       -> a stand-in "model": per ROI, the mean colour and a sharpness score
          (variance of the Laplacian of the luma) and where the Laplacian
-         peaks, mapped back to source pixels through GcgTensorMeta
+         peaks, mapped back to source pixels through GstCudaGraphTensorMeta
       -> printed, with progress (frames, fps, CPU per frame).
 
 With --model net, a real network instead (TinyNet below: a small CNN with

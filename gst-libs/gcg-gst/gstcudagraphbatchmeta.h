@@ -11,25 +11,25 @@
 G_BEGIN_DECLS
 
 /**
- * GCG_BATCH_META_MAX_SOURCES:
+ * GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES:
  *
  * The most sources (sink pads) of one batch: the size of
- * #GcgBatchMeta.sources.
+ * #GstCudaGraphBatchMeta.sources.
  *
  * Since: 0.2
  */
-#define GCG_BATCH_META_MAX_SOURCES 64
+#define GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES 64
 /**
- * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE:
+ * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE:
  *
  * The most items of one source in a batch.
  *
  * Since: 0.2
  */
-#define GCG_BATCH_META_MAX_ITEMS_PER_SOURCE 64
+#define GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE 64
 
 /**
- * GcgBatchMetaSource:
+ * GstCudaGraphBatchMetaSource:
  * @pad_name: the sink pad the frame came on ("sink_0", …)
  * @stream_id: the stream id of that pad's stream-start, or %NULL
  * @pts: the frame's PTS (as it came, before any segment conversion);
@@ -43,7 +43,7 @@ G_BEGIN_DECLS
  *   crop; 0 for a stream with no frame)
  *
  * One stream's frame in a batch, or (in the entries from
- * #GcgBatchMeta.n_frames on) a stream that had no frame in the batch's
+ * #GstCudaGraphBatchMeta.n_frames on) a stream that had no frame in the batch's
  * window: an empty slot, never a repeated frame.
  *
  * Since: 0.2
@@ -58,11 +58,11 @@ typedef struct
   guint height;
   guint first_item;
   guint n_items;
-} GcgBatchMetaSource;
+} GstCudaGraphBatchMetaSource;
 
 /**
- * GcgBatchMetaItem:
- * @source: index into #GcgBatchMeta.sources
+ * GstCudaGraphBatchMetaItem:
+ * @source: index into #GstCudaGraphBatchMeta.sources
  * @roi_id: id of the #GstVideoRegionOfInterestMeta the item came from, -1
  *   for the whole frame or crop
  * @roi_x: left column of the source rectangle (clipped to the frame)
@@ -98,10 +98,10 @@ typedef struct
   gdouble scale_y;
   gdouble offset_x;
   gdouble offset_y;
-} GcgBatchMetaItem;
+} GstCudaGraphBatchMetaItem;
 
 /**
- * GcgBatchMeta:
+ * GstCudaGraphBatchMeta:
  * @meta: the parent #GstMeta
  * @n_sources: entries of @sources: the frames (the first @n_frames), then
  *   the streams with no frame in the batch's window
@@ -112,7 +112,7 @@ typedef struct
  * @n_items: items holding data; the tensor's other items are zeroed
  * @items: (array length=n_items): the items, in tensor order
  * @n_allocated: how many items @items holds (Since: 0.2): written once
- *   by gcg_buffer_add_batch_meta(); a meta whose @n_items exceeds it is
+ *   by gst_cuda_graph_buffer_add_batch_meta(); a meta whose @n_items exceeds it is
  *   not copied, and readers check @n_items against it
  * @n_frames: how many of @sources hold a frame (Since: 0.2; at most
  *   @n_sources): every item's source is below it
@@ -124,9 +124,9 @@ typedef struct
  *
  * Attached by `cudagraphbatch` to every batch: which stream, frame and
  * rectangle each tensor item holds, and how to map it back.  Its API type
- * is registered by libgcg-gst-1.0 (name "GcgBatchMetaAPI"), which the
+ * is registered by libgcg-gst-1.0 (name "GstCudaGraphBatchMetaAPI"), which the
  * plugin and applications link (pkg-config gcg-gst-1.0): read it with
- * gcg_buffer_get_batch_meta().
+ * gst_cuda_graph_buffer_get_batch_meta().
  *
  * Since: 0.2
  */
@@ -135,44 +135,44 @@ typedef struct
   GstMeta meta;
 
   guint n_sources;
-  GcgBatchMetaSource sources[GCG_BATCH_META_MAX_SOURCES];
+  GstCudaGraphBatchMetaSource sources[GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES];
   guint n_items;
-  GcgBatchMetaItem *items;
+  GstCudaGraphBatchMetaItem *items;
 
   /* Since 0.2: appended, so readers of the fields above are unchanged. */
   guint n_allocated;
   guint n_frames;
   GstClockTime window_start;
   GstClockTime window_duration;
-} GcgBatchMeta;
+} GstCudaGraphBatchMeta;
 
 /**
- * GCG_BATCH_META_API_NAME:
+ * GST_CUDA_GRAPH_BATCH_META_API_NAME:
  *
- * The name the #GcgBatchMeta API type is registered under.
+ * The name the #GstCudaGraphBatchMeta API type is registered under.
  *
  * Since: 0.2
  */
-#define GCG_BATCH_META_API_NAME "GcgBatchMetaAPI"
+#define GST_CUDA_GRAPH_BATCH_META_API_NAME "GstCudaGraphBatchMetaAPI"
 
 GCG_GST_API
-GType gcg_batch_meta_api_get_type (void);
+GType gst_cuda_graph_batch_meta_api_get_type (void);
 GCG_GST_API
-const GstMetaInfo *gcg_batch_meta_get_info (void);
+const GstMetaInfo *gst_cuda_graph_batch_meta_get_info (void);
 
-/* A meta for @n_items items (at most GCG_BATCH_META_MAX_SOURCES ×
- * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE), zeroed, n_sources and n_frames 0,
+/* A meta for @n_items items (at most GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES ×
+ * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE), zeroed, n_sources and n_frames 0,
  * no window (GST_CLOCK_TIME_NONE); NULL when @n_items is out of that
  * range. */
 GCG_GST_API
-GcgBatchMeta *gcg_buffer_add_batch_meta (GstBuffer * buffer, guint n_items);
+GstCudaGraphBatchMeta *gst_cuda_graph_buffer_add_batch_meta (GstBuffer * buffer, guint n_items);
 GCG_GST_API
-GcgBatchMeta *gcg_buffer_get_batch_meta (GstBuffer * buffer);
+GstCudaGraphBatchMeta *gst_cuda_graph_buffer_get_batch_meta (GstBuffer * buffer);
 GCG_GST_API
-GcgBatchMetaItem *gcg_batch_meta_get_item (GcgBatchMeta * meta,
+GstCudaGraphBatchMetaItem *gst_cuda_graph_batch_meta_get_item (GstCudaGraphBatchMeta * meta,
     guint index);
 GCG_GST_API
-GcgBatchMetaSource *gcg_batch_meta_get_source (GcgBatchMeta * meta,
+GstCudaGraphBatchMetaSource *gst_cuda_graph_batch_meta_get_source (GstCudaGraphBatchMeta * meta,
     guint index);
 
 G_END_DECLS

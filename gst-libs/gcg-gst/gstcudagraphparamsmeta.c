@@ -26,8 +26,8 @@
 
 #include <math.h>
 
-GST_DEBUG_CATEGORY_STATIC (gcg_gst_params_meta_debug);
-#define GST_CAT_DEFAULT gcg_gst_params_meta_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_params_meta_debug);
+#define GST_CAT_DEFAULT gst_cuda_graph_params_meta_debug
 
 /* The meta may have been registered by an application instead of
  * gst_cuda_graph_params_meta_register(): each path that logs makes sure. */
@@ -37,7 +37,7 @@ ensure_debug_category (void)
   static gsize done = 0;
 
   if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gcg_gst_params_meta_debug, "gcgparamsmeta", 0,
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_params_meta_debug, "gcgparamsmeta", 0,
         "the GcgParamsMeta custom meta");
     g_once_init_leave (&done, 1);
   }

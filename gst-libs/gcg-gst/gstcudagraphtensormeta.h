@@ -11,38 +11,38 @@
 G_BEGIN_DECLS
 
 /**
- * GCG_TENSOR_META_MAX_ITEMS:
+ * GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS:
  *
- * How many items #GcgTensorMeta.items holds.
+ * How many items #GstCudaGraphTensorMeta.items holds.
  *
  * Since: 0.2
  */
-#define GCG_TENSOR_META_MAX_ITEMS 64
+#define GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS 64
 /**
- * GCG_TENSOR_META_MAX_TENSORS:
+ * GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS:
  *
- * How many tensors #GcgTensorMeta.tensors holds.
+ * How many tensors #GstCudaGraphTensorMeta.tensors holds.
  *
  * Since: 0.2
  */
-#define GCG_TENSOR_META_MAX_TENSORS 24
+#define GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS 24
 /**
- * GCG_TENSOR_META_MAX_DIMS:
+ * GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS:
  *
- * How many dimensions #GcgTensorMetaTensor.shape holds.
+ * How many dimensions #GstCudaGraphTensorMetaTensor.shape holds.
  *
  * Since: 0.2
  */
-#define GCG_TENSOR_META_MAX_DIMS 8
+#define GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS 8
 
 /**
- * GcgTensorMetaItem:
+ * GstCudaGraphTensorMetaItem:
  * @roi_x: left column of the region (input pixels, clipped to the frame)
  * @roi_y: top row of the region
  * @roi_width: width of the region
  * @roi_height: height of the region
  * @scale_x: output pixels per input pixel, horizontally: the inverse of
- *   #GcgFrameItemMap's and #GcgBatchMetaItem's @scale_x (source pixels
+ *   #GcgFrameItemMap's and #GstCudaGraphBatchMetaItem's @scale_x (source pixels
  *   per item pixel), kept for the meta's readers
  * @scale_y: output pixels per input pixel, vertically (likewise inverse)
  * @pad_x: columns of padding left of the image in the item
@@ -68,12 +68,12 @@ typedef struct
   gint pad_x;
   gint pad_y;
   gint roi_id;
-} GcgTensorMetaItem;
+} GstCudaGraphTensorMetaItem;
 
 /**
- * GcgTensorMetaTensor:
+ * GstCudaGraphTensorMetaTensor:
  * @offset: where the tensor starts in the buffer's memory, in bytes (for
- *   CUDA memory its address is #GcgTensorMeta.data + @offset)
+ *   CUDA memory its address is #GstCudaGraphTensorMeta.data + @offset)
  * @size: its size in bytes
  * @dtype: its element type, a #GcgModelDtype (0 float32, 1 float16,
  *   2 bfloat16, 3 uint8, 4 int8, 5 int32, 6 int64)
@@ -90,14 +90,14 @@ typedef struct
   guint64 size;
   guint dtype;
   guint n_dims;
-  gint64 shape[GCG_TENSOR_META_MAX_DIMS];
-} GcgTensorMetaTensor;
+  gint64 shape[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
+} GstCudaGraphTensorMetaTensor;
 
 /**
- * GcgTensorMemory:
- * @GCG_TENSOR_MEMORY_SYSTEM: host memory: map the buffer to read it
- * @GCG_TENSOR_MEMORY_CUDA: device memory (GstCudaMemory) at
- *   #GcgTensorMeta.data
+ * GstCudaGraphTensorMemory:
+ * @GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM: host memory: map the buffer to read it
+ * @GST_CUDA_GRAPH_TENSOR_MEMORY_CUDA: device memory (GstCudaMemory) at
+ *   #GstCudaGraphTensorMeta.data
  *
  * Where a tensor lives.
  *
@@ -105,14 +105,14 @@ typedef struct
  */
 typedef enum
 {
-  GCG_TENSOR_MEMORY_SYSTEM = 0,
-  GCG_TENSOR_MEMORY_CUDA = 1,
-} GcgTensorMemory;
+  GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM = 0,
+  GST_CUDA_GRAPH_TENSOR_MEMORY_CUDA = 1,
+} GstCudaGraphTensorMemory;
 
 /**
- * GcgTensorMeta:
+ * GstCudaGraphTensorMeta:
  * @meta: the parent #GstMeta
- * @memory: a #GcgTensorMemory
+ * @memory: a #GstCudaGraphTensorMemory
  * @device_id: the CUDA device ordinal of CUDA memory, -1 for system memory
  * @data: device address of the buffer's memory (CUDA memory), 0 for
  *   system memory: the tensor's, or with @n_tensors where the offsets
@@ -146,11 +146,11 @@ typedef enum
  * @tensors: the buffer's tensors, when @n_tensors is not 0
  *
  * Attached by `cudagraphpreprocess` and `cudagraphbatch` (next to its
- * #GcgBatchMeta) to every tensor buffer they output, so an application
+ * #GstCudaGraphBatchMeta) to every tensor buffer they output, so an application
  * can map detections back to the input frames.  Its API type is
- * registered by libgcg-gst-1.0 (name "GcgTensorMetaAPI"), which the plugin
+ * registered by libgcg-gst-1.0 (name "GstCudaGraphTensorMetaAPI"), which the plugin
  * and applications link (pkg-config gcg-gst-1.0): read it with
- * gcg_buffer_get_tensor_meta().
+ * gst_cuda_graph_buffer_get_tensor_meta().
  *
  * Since: 0.2
  */
@@ -174,35 +174,35 @@ typedef struct
   guint height;
   guint batch;
   guint n_items;
-  GcgTensorMetaItem items[GCG_TENSOR_META_MAX_ITEMS];
+  GstCudaGraphTensorMetaItem items[GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS];
 
   /* Since 0.2: appended, so readers of the fields above are unchanged. */
   guint n_tensors;
-  GcgTensorMetaTensor tensors[GCG_TENSOR_META_MAX_TENSORS];
-} GcgTensorMeta;
+  GstCudaGraphTensorMetaTensor tensors[GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS];
+} GstCudaGraphTensorMeta;
 
 /**
- * GCG_TENSOR_META_API_NAME:
+ * GST_CUDA_GRAPH_TENSOR_META_API_NAME:
  *
- * The name the #GcgTensorMeta API type is registered under.
+ * The name the #GstCudaGraphTensorMeta API type is registered under.
  *
  * Since: 0.2
  */
-#define GCG_TENSOR_META_API_NAME "GcgTensorMetaAPI"
+#define GST_CUDA_GRAPH_TENSOR_META_API_NAME "GstCudaGraphTensorMetaAPI"
 
 GCG_GST_API
-GType gcg_tensor_meta_api_get_type (void);
+GType gst_cuda_graph_tensor_meta_api_get_type (void);
 GCG_GST_API
-const GstMetaInfo *gcg_tensor_meta_get_info (void);
+const GstMetaInfo *gst_cuda_graph_tensor_meta_get_info (void);
 GCG_GST_API
-GcgTensorMeta *gcg_buffer_add_tensor_meta (GstBuffer * buffer);
+GstCudaGraphTensorMeta *gst_cuda_graph_buffer_add_tensor_meta (GstBuffer * buffer);
 GCG_GST_API
-GcgTensorMeta *gcg_buffer_get_tensor_meta (GstBuffer * buffer);
+GstCudaGraphTensorMeta *gst_cuda_graph_buffer_get_tensor_meta (GstBuffer * buffer);
 GCG_GST_API
-GcgTensorMetaItem *gcg_tensor_meta_get_item (GcgTensorMeta * meta,
+GstCudaGraphTensorMetaItem *gst_cuda_graph_tensor_meta_get_item (GstCudaGraphTensorMeta * meta,
     guint index);
 GCG_GST_API
-GcgTensorMetaTensor *gcg_tensor_meta_get_tensor (GcgTensorMeta * meta,
+GstCudaGraphTensorMetaTensor *gst_cuda_graph_tensor_meta_get_tensor (GstCudaGraphTensorMeta * meta,
     guint index);
 
 G_END_DECLS

@@ -19,7 +19,7 @@
  * #GstCudaGraphBatch:max-rois, filtered by roi-type) or one item of the
  * whole frame (or the pad's crop), source after source.  N is
  * #GstCudaGraphBatch:batch-size × max-rois whatever a batch holds; the
- * #GcgBatchMeta on each buffer says how many items are valid and where
+ * #GstCudaGraphBatchMeta on each buffer says how many items are valid and where
  * each came from.
  *
  * With the CUDA backend the whole batch is one graph replay, captured on
@@ -36,7 +36,7 @@
  * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
  * window it gives (all, the first, the nearest, the last).  A fast
  * stream is never held to a slow one's rate, and a stream with no frame
- * in the window is left out of that batch, listed in the #GcgBatchMeta as
+ * in the window is left out of that batch, listed in the #GstCudaGraphBatchMeta as
  * an empty slot (never a repeated frame).  The batch leaves once every stream is done with the
  * window (its frames cover the window's end, its next frame lies past it,
  * or EOS); live, at the latest by the deadline (the window's end plus
@@ -110,8 +110,8 @@ G_DEFINE_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
     GST_RANK_NONE, gst_cuda_graph_batch_get_type (),
     gst_cuda_graph_params_meta_register ();
-    gcg_tensor_meta_get_info ();
-    gcg_batch_meta_get_info ());
+    gst_cuda_graph_tensor_meta_get_info ();
+    gst_cuda_graph_batch_meta_get_info ());
 
 static void gst_cuda_graph_batch_finalize (GObject * object);
 static void gst_cuda_graph_batch_set_context (GstElement * element,

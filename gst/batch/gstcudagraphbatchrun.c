@@ -222,15 +222,15 @@ add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
 
 /* @batch's frames as the meta's sources, with their items. */
 static void
-describe_frames (GstCudaGraphBatch * self, GcgBatchMeta * bmeta,
-    GcgTensorMeta * tmeta, Batch * batch, guint n_items)
+describe_frames (GstCudaGraphBatch * self, GstCudaGraphBatchMeta * bmeta,
+    GstCudaGraphTensorMeta * tmeta, Batch * batch, guint n_items)
 {
   const GcgFrameBatchConfig *c = &self->config;
   guint k = 0;
 
   for (guint s = 0; s < batch->n; s++) {
     BatchInput *in = &batch->inputs[s];
-    GcgBatchMetaSource *src = &bmeta->sources[s];
+    GstCudaGraphBatchMetaSource *src = &bmeta->sources[s];
     const GcgFrameParams *p = &batch->params[s];
 
     src->pad_name = gst_pad_get_name (in->pad);
@@ -258,11 +258,11 @@ describe_frames (GstCudaGraphBatch * self, GcgBatchMeta * bmeta,
  * slots a reader can see (no item, no time), as many as the array
  * holds. */
 static void
-describe_absent (GcgBatchMeta * bmeta, Batch * batch)
+describe_absent (GstCudaGraphBatchMeta * bmeta, Batch * batch)
 {
   for (guint a = 0; a < batch->n_absent
-      && bmeta->n_sources < GCG_BATCH_META_MAX_SOURCES; a++) {
-    GcgBatchMetaSource *src = &bmeta->sources[bmeta->n_sources];
+      && bmeta->n_sources < GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES; a++) {
+    GstCudaGraphBatchMetaSource *src = &bmeta->sources[bmeta->n_sources];
 
     src->pad_name = gst_pad_get_name (batch->absent[a]);
     src->stream_id = gst_pad_get_stream_id (GST_PAD (batch->absent[a]));
@@ -272,7 +272,7 @@ describe_absent (GcgBatchMeta * bmeta, Batch * batch)
   }
 }
 
-/* The batch's GcgBatchMeta and GcgTensorMeta. */
+/* The batch's GstCudaGraphBatchMeta and GstCudaGraphTensorMeta. */
 static void
 decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
     guint n_items, OutputTarget * t)
@@ -282,8 +282,8 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
     c->tensor_channels, c->out_width, c->out_height,
     c->max_sources * c->max_rois
   };
-  GcgBatchMeta *bmeta = gcg_buffer_add_batch_meta (outbuf, n_items);
-  GcgTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
+  GstCudaGraphBatchMeta *bmeta = gst_cuda_graph_buffer_add_batch_meta (outbuf, n_items);
+  GstCudaGraphTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
       self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
       t->device ? gcg_context_get_device_id (self->dev.context) : -1,
       t->device ? self->dev.stream : NULL);

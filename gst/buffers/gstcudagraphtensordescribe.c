@@ -9,14 +9,16 @@
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
+
+#include "gcg-dtype-private.h"
 #endif
 
-GcgTensorMeta *
+GstCudaGraphTensorMeta *
 gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
     const GstCudaGraphTensorDesc * desc, gsize size, guint64 data,
     gint device_id, GcgStream * stream)
 {
-  GcgTensorMeta *meta = gcg_buffer_add_tensor_meta (outbuf);
+  GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_add_tensor_meta (outbuf);
   guint64 c = desc->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
   gboolean nchw = desc->layout == GCG_TENSOR_LAYOUT_NCHW;
 
@@ -32,10 +34,10 @@ gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
   meta->width = desc->width;
   meta->height = desc->height;
   meta->batch = desc->batch;
-  meta->memory = GCG_TENSOR_MEMORY_SYSTEM;
+  meta->memory = GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM;
   if (stream == NULL)
     return meta;
-  meta->memory = GCG_TENSOR_MEMORY_CUDA;
+  meta->memory = GST_CUDA_GRAPH_TENSOR_MEMORY_CUDA;
   meta->data = data;
   meta->device_id = device_id;
   meta->stream = gcg_stream_get_handle (stream);
@@ -44,12 +46,12 @@ gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
 }
 
 void
-gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
+gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta * meta, guint i,
     const GcgFrameItemMap * map, gint roi_id)
 {
-  GcgTensorMetaItem *item;
+  GstCudaGraphTensorMetaItem *item;
 
-  if (i >= GCG_TENSOR_META_MAX_ITEMS)
+  if (i >= GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS)
     return;
   item = &meta->items[i];
   item->roi_x = map->roi.x;
@@ -64,10 +66,10 @@ gst_cuda_graph_tensor_meta_set_item (GcgTensorMeta * meta, guint i,
 }
 
 void
-gst_cuda_graph_batch_meta_item_set (GcgBatchMetaItem * item, guint source,
+gst_cuda_graph_batch_meta_item_set (GstCudaGraphBatchMetaItem * item, guint source,
     const GcgFrameItemMap * map, gint roi_id)
 {
-  *item = (GcgBatchMetaItem) {
+  *item = (GstCudaGraphBatchMetaItem) {
   source, roi_id, map->roi.x, map->roi.y, map->roi.width, map->roi.height,
         map->pad_x, map->pad_y, map->scale_x, map->scale_y, map->offset_x,
         map->offset_y};
@@ -76,6 +78,44 @@ gst_cuda_graph_batch_meta_item_set (GcgBatchMetaItem * item, guint source,
 #ifdef HAVE_GST_ANALYTICS
 /* GStreamer 1.26's own description of the same tensor, for its analytics
  * elements: the data is a buffer sharing @outbuf's memory. */
+
+/* GStreamer's name of each element type of the engine (#GcgModelDtype,
+ * whose one table, names and sizes, is lib/frame/gcg-dtype.c): a dtype
+ * added there needs its entry here, or it would read as 0 (INT4). */
+static const GstTensorDataType gst_data_types[] = {
+  [GCG_MODEL_DTYPE_FLOAT32] = GST_TENSOR_DATA_TYPE_FLOAT32,
+  [GCG_MODEL_DTYPE_FLOAT16] = GST_TENSOR_DATA_TYPE_FLOAT16,
+  [GCG_MODEL_DTYPE_BFLOAT16] = GST_TENSOR_DATA_TYPE_BFLOAT16,
+  [GCG_MODEL_DTYPE_UINT8] = GST_TENSOR_DATA_TYPE_UINT8,
+  [GCG_MODEL_DTYPE_INT8] = GST_TENSOR_DATA_TYPE_INT8,
+  [GCG_MODEL_DTYPE_INT32] = GST_TENSOR_DATA_TYPE_INT32,
+  [GCG_MODEL_DTYPE_INT64] = GST_TENSOR_DATA_TYPE_INT64,
+};
+
+/* The GstTensorDataType of @dtype (a #GcgModelDtype: a meta's, so
+ * unchecked); FALSE for a value that is none. */
+static gboolean
+gst_data_type (guint dtype, GstTensorDataType * type)
+{
+  if (dtype >= G_N_ELEMENTS (gst_data_types))
+    return FALSE;
+  *type = gst_data_types[dtype];
+  return TRUE;
+}
+
+/* The GstTensorDataType of the elements' own tensor of @tensor_type (a
+ * #GcgTensorType); FALSE for a value that is none (the engine's look-up
+ * answers float32 for those, so the answer is checked back). */
+static gboolean
+tensor_type_data_type (guint tensor_type, GstTensorDataType * type)
+{
+  GcgModelDtype dtype = gcg__tensor_type_get_dtype (tensor_type);
+  GcgTensorType back;
+
+  return gcg__model_dtype_get_tensor_type (dtype, &back)
+      && (guint) back == tensor_type && gst_data_type (dtype, type);
+}
+
 /* One GstTensor of @nbytes at @offset of @outbuf's memory. */
 static GstTensor *
 new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
@@ -92,31 +132,26 @@ new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
 
 /* A model's outputs (and kept input): one GstTensor each. */
 static void
-add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
+add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
     const gchar * id)
 {
-  /* GcgModelDtype order. */
-  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
-    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_BFLOAT16,
-    GST_TENSOR_DATA_TYPE_UINT8, GST_TENSOR_DATA_TYPE_INT8,
-    GST_TENSOR_DATA_TYPE_INT32, GST_TENSOR_DATA_TYPE_INT64
-  };
-  guint n = MIN (meta->n_tensors, GCG_TENSOR_META_MAX_TENSORS);
+  guint n = MIN (meta->n_tensors, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
   /* Added before the tensors' buffers share @outbuf's memory: from then on
    * @outbuf may no longer read as writable. */
   GstTensorMeta *tmeta = gst_buffer_add_tensor_meta (outbuf);
   GstTensor **tensors = g_new0 (GstTensor *, n);
 
   for (guint i = 0; i < n; i++) {
-    const GcgTensorMetaTensor *t = &meta->tensors[i];
-    gsize dims[GCG_TENSOR_META_MAX_DIMS];
+    const GstCudaGraphTensorMetaTensor *t = &meta->tensors[i];
+    gsize dims[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
+    GstTensorDataType type;
 
-    for (guint d = 0; d < t->n_dims && d < GCG_TENSOR_META_MAX_DIMS; d++)
+    for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS; d++)
       dims[d] = (gsize) t->shape[d];
-    if (t->dtype >= G_N_ELEMENTS (types)
-        || (tensors[i] = new_gst_tensor (outbuf, id, types[t->dtype],
+    if (!gst_data_type (t->dtype, &type)
+        || (tensors[i] = new_gst_tensor (outbuf, id, type,
                 t->offset, t->size, MIN (t->n_dims,
-                    GCG_TENSOR_META_MAX_DIMS), dims)) == NULL) {
+                    GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims)) == NULL) {
       for (guint j = 0; j < i; j++)
         gst_tensor_free (tensors[j]);
       g_free (tensors);
@@ -128,11 +163,9 @@ add_packed_tensors (GstBuffer * outbuf, const GcgTensorMeta * meta,
 
 void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GcgTensorMeta * meta, const gchar * id)
+    const GstCudaGraphTensorMeta * meta, const gchar * id)
 {
-  static const GstTensorDataType types[] = { GST_TENSOR_DATA_TYPE_FLOAT32,
-    GST_TENSOR_DATA_TYPE_FLOAT16, GST_TENSOR_DATA_TYPE_UINT8
-  };
+  GstTensorDataType type;
   gsize dims[4];
   GstTensor **tensors;
   GstTensorMeta *tmeta;
@@ -141,14 +174,14 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
     add_packed_tensors (outbuf, meta, id);
     return;
   }
-  if (meta->type >= G_N_ELEMENTS (types))
+  if (!tensor_type_data_type (meta->type, &type))
     return;
   for (guint i = 0; i < 4; i++)
     dims[i] = meta->shape[i];
   /* As in add_packed_tensors(): before any buffer shares the memory. */
   tmeta = gst_buffer_add_tensor_meta (outbuf);
   tensors = g_new (GstTensor *, 1);
-  tensors[0] = new_gst_tensor (outbuf, id, types[meta->type], 0, meta->size,
+  tensors[0] = new_gst_tensor (outbuf, id, type, 0, meta->size,
       4, dims);
   if (tensors[0] == NULL) {
     g_free (tensors);
@@ -159,7 +192,7 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
 #else
 void
 gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GcgTensorMeta * meta, const gchar * id)
+    const GstCudaGraphTensorMeta * meta, const gchar * id)
 {
 }
 #endif

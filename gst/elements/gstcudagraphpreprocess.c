@@ -71,7 +71,7 @@
  * memory kind when downstream accepts both.  Buffers leave while the GPU
  * may still write them: mapping one waits for that frame only.
  *
- * Every output buffer carries a #GcgTensorMeta (gstcudagraphtensormeta.h)
+ * Every output buffer carries a #GstCudaGraphTensorMeta (gstcudagraphtensormeta.h)
  * with where the tensor is (device pointer, size, shape, stream) and each
  * item's region, scale and padding, to map detections back to the frame;
  * built against GStreamer 1.26 or newer, also a `GstTensorMeta`.
@@ -88,7 +88,7 @@
  * caps then list the model's outputs (`num_tensors`, `dimensions`,
  * `types`), packed in one buffer, each at a multiple of 256 bytes, with
  * the preprocessed tensor first when
- * #GstCudaGraphPreprocess:model-keep-input is set; the #GcgTensorMeta
+ * #GstCudaGraphPreprocess:model-keep-input is set; the #GstCudaGraphTensorMeta
  * lists them in `tensors` (offset, size, type, shape) and still describes
  * the preprocessed items.  The model must live in the device's primary
  * context (PyTorch's): the element offers that context to the pipeline
@@ -178,7 +178,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphpreprocess,
     "cudagraphpreprocess", GST_RANK_NONE,
     gst_cuda_graph_preprocess_get_type (),
     gst_cuda_graph_params_meta_register ();
-    gcg_tensor_meta_get_info ());
+    gst_cuda_graph_tensor_meta_get_info ());
 
 static void gst_cuda_graph_preprocess_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
@@ -755,7 +755,7 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
   GcgStream *stream = NULL;
   guint64 data = 0;
   gint device_id = -1;
-  GcgTensorMeta *meta;
+  GstCudaGraphTensorMeta *meta;
   guint i;
 
   /* Items past the frame's ROIs were zeroed by the frame queue. */

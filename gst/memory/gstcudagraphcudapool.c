@@ -33,21 +33,21 @@ typedef struct
 
   GstMemoryMapFunction parent_map;
   GstMemoryCopyFunction parent_copy;
-} GcgFencedAllocator;
+} GstCudaGraphFencedAllocator;
 
 typedef struct
 {
   GstCudaAllocatorClass parent_class;
-} GcgFencedAllocatorClass;
+} GstCudaGraphFencedAllocatorClass;
 
-static GType gcg_fenced_allocator_get_type (void);
-G_DEFINE_TYPE (GcgFencedAllocator, gcg_fenced_allocator,
+static GType gst_cuda_graph_fenced_allocator_get_type (void);
+G_DEFINE_TYPE (GstCudaGraphFencedAllocator, gst_cuda_graph_fenced_allocator,
     GST_TYPE_CUDA_ALLOCATOR);
 
 static gpointer
 fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 {
-  GcgFencedAllocator *self = (GcgFencedAllocator *) mem->allocator;
+  GstCudaGraphFencedAllocator *self = (GstCudaGraphFencedAllocator *) mem->allocator;
 
   if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
     gst_cuda_graph_fence_wait (mem);
@@ -57,20 +57,20 @@ fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 static GstMemory *
 fenced_copy (GstMemory * mem, gssize offset, gssize size)
 {
-  GcgFencedAllocator *self = (GcgFencedAllocator *) mem->allocator;
+  GstCudaGraphFencedAllocator *self = (GstCudaGraphFencedAllocator *) mem->allocator;
 
   gst_cuda_graph_fence_wait (mem);
   return self->parent_copy (mem, offset, size);
 }
 
 static void
-gcg_fenced_allocator_class_init (GcgFencedAllocatorClass * klass)
+gst_cuda_graph_fenced_allocator_class_init (GstCudaGraphFencedAllocatorClass * klass)
 {
 }
 
 /* GstCudaAllocator sets its memory functions per instance: wrap them. */
 static void
-gcg_fenced_allocator_init (GcgFencedAllocator * self)
+gst_cuda_graph_fenced_allocator_init (GstCudaGraphFencedAllocator * self)
 {
   GstAllocator *allocator = GST_ALLOCATOR (self);
 
@@ -89,7 +89,7 @@ fenced_allocator (void)
   static GstAllocator *allocator = NULL;
 
   if (g_once_init_enter (&allocator)) {
-    GstAllocator *a = g_object_new (gcg_fenced_allocator_get_type (), NULL);
+    GstAllocator *a = g_object_new (gst_cuda_graph_fenced_allocator_get_type (), NULL);
 
     gst_object_ref_sink (a);
     GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
@@ -108,15 +108,15 @@ typedef struct
   GstVideoInfo info;            /* of the frame, or of the tensor's block */
   gboolean video;
   gsize size;
-} GcgCudaOutputPool;
+} GstCudaGraphCudaOutputPool;
 
 typedef struct
 {
   GstBufferPoolClass parent_class;
-} GcgCudaOutputPoolClass;
+} GstCudaGraphCudaOutputPoolClass;
 
-static GType gcg_cuda_output_pool_get_type (void);
-G_DEFINE_TYPE (GcgCudaOutputPool, gcg_cuda_output_pool,
+static GType gst_cuda_graph_cuda_output_pool_get_type (void);
+G_DEFINE_TYPE (GstCudaGraphCudaOutputPool, gst_cuda_graph_cuda_output_pool,
     GST_TYPE_BUFFER_POOL);
 
 /* A tensor is one row of RGBA "pixels" (GstCudaMemory takes a handful
@@ -132,7 +132,7 @@ tensor_info (GstVideoInfo * info, gsize size)
 }
 
 static GstMemory *
-output_pool_alloc_memory (GcgCudaOutputPool * self)
+output_pool_alloc_memory (GstCudaGraphCudaOutputPool * self)
 {
   /* GStreamer 1.24 gave the call a stream to order the memory's own work
    * on: none here, our fence orders it. */
@@ -149,7 +149,7 @@ output_pool_alloc_memory (GcgCudaOutputPool * self)
  * tells the buffer size the pool must announce (the pool resizes every
  * returning buffer to it), as GstCudaBufferPool does. */
 static gboolean
-pitched_size (GcgCudaOutputPool * self, gsize * size)
+pitched_size (GstCudaGraphCudaOutputPool * self, gsize * size)
 {
   GstMemory *mem = output_pool_alloc_memory (self);
 
@@ -163,7 +163,7 @@ pitched_size (GcgCudaOutputPool * self, gsize * size)
 static gboolean
 output_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
-  GcgCudaOutputPool *self = (GcgCudaOutputPool *) pool;
+  GstCudaGraphCudaOutputPool *self = (GstCudaGraphCudaOutputPool *) pool;
   GstCaps *caps = NULL;
   guint size, min, max;
 
@@ -187,7 +187,7 @@ output_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
   gst_buffer_pool_config_set_params (config, caps, (guint) self->size, min,
       max);
-  return GST_BUFFER_POOL_CLASS (gcg_cuda_output_pool_parent_class)->set_config
+  return GST_BUFFER_POOL_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)->set_config
       (pool, config);
 }
 
@@ -195,7 +195,7 @@ static GstFlowReturn
 output_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
-  GcgCudaOutputPool *self = (GcgCudaOutputPool *) pool;
+  GstCudaGraphCudaOutputPool *self = (GstCudaGraphCudaOutputPool *) pool;
   GstMemory *mem = output_pool_alloc_memory (self);
   GstVideoInfo *minfo;
   GstBuffer *buf;
@@ -221,12 +221,12 @@ output_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
 static void
 output_pool_finalize (GObject * object)
 {
-  gst_clear_object (&((GcgCudaOutputPool *) object)->context);
-  G_OBJECT_CLASS (gcg_cuda_output_pool_parent_class)->finalize (object);
+  gst_clear_object (&((GstCudaGraphCudaOutputPool *) object)->context);
+  G_OBJECT_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)->finalize (object);
 }
 
 static void
-gcg_cuda_output_pool_class_init (GcgCudaOutputPoolClass * klass)
+gst_cuda_graph_cuda_output_pool_class_init (GstCudaGraphCudaOutputPoolClass * klass)
 {
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
 
@@ -238,7 +238,7 @@ gcg_cuda_output_pool_class_init (GcgCudaOutputPoolClass * klass)
 }
 
 static void
-gcg_cuda_output_pool_init (GcgCudaOutputPool * self)
+gst_cuda_graph_cuda_output_pool_init (GstCudaGraphCudaOutputPool * self)
 {
 }
 
@@ -246,12 +246,12 @@ GstBufferPool *
 gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context, GstCaps * caps,
     gsize tensor_size, guint min_buffers, gsize * size)
 {
-  GcgCudaOutputPool *self;
+  GstCudaGraphCudaOutputPool *self;
   GstStructure *config;
 
   if (gst_context == NULL || tensor_size > G_MAXUINT)
     return NULL;
-  self = g_object_new (gcg_cuda_output_pool_get_type (), NULL);
+  self = g_object_new (gst_cuda_graph_cuda_output_pool_get_type (), NULL);
   gst_object_ref_sink (self);
   self->context = GST_CUDA_CONTEXT (gst_object_ref (gst_context));
   config = gst_buffer_pool_get_config (GST_BUFFER_POOL (self));

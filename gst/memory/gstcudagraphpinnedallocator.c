@@ -37,7 +37,7 @@ typedef struct
   GstMemory mem;
   guint8 *data;                 /* start of the pool block (NULL: shared) */
   gsize block_size;             /* size the block was allocated for */
-} GcgPinnedMemory;
+} GstCudaGraphPinnedMemory;
 
 struct _GstCudaGraphPinnedAllocator
 {
@@ -55,7 +55,7 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   GstCudaGraphPinnedAllocator *self =
       GST_CUDA_GRAPH_PINNED_ALLOCATOR (allocator);
   g_autoptr (GError) error = NULL;
-  GcgPinnedMemory *mem;
+  GstCudaGraphPinnedMemory *mem;
   gsize maxsize = size + params->prefix + params->padding;
   guint8 *data;
 
@@ -76,7 +76,7 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   if (params->flags & GST_MEMORY_FLAG_ZERO_PADDED && params->padding)
     memset (data + params->prefix + size, 0, params->padding);
 
-  mem = g_new0 (GcgPinnedMemory, 1);
+  mem = g_new0 (GstCudaGraphPinnedMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
       maxsize, params->align, params->prefix, size);
   mem->data = data;
@@ -89,7 +89,7 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
 {
   GstCudaGraphPinnedAllocator *self =
       GST_CUDA_GRAPH_PINNED_ALLOCATOR (allocator);
-  GcgPinnedMemory *mem = (GcgPinnedMemory *) memory;
+  GstCudaGraphPinnedMemory *mem = (GstCudaGraphPinnedMemory *) memory;
   g_autoptr (GError) error = NULL;
 
   /* A shared sub-memory borrows its parent's block. */
@@ -107,7 +107,7 @@ pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
 {
   if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
     gst_cuda_graph_fence_wait (memory);
-  return ((GcgPinnedMemory *) memory)->data;
+  return ((GstCudaGraphPinnedMemory *) memory)->data;
 }
 
 static void
@@ -118,14 +118,14 @@ pinned_unmap (GstMemory * memory)
 static GstMemory *
 pinned_share (GstMemory * memory, gssize offset, gssize size)
 {
-  GcgPinnedMemory *mem = (GcgPinnedMemory *) memory;
-  GcgPinnedMemory *sub;
+  GstCudaGraphPinnedMemory *mem = (GstCudaGraphPinnedMemory *) memory;
+  GstCudaGraphPinnedMemory *sub;
   GstMemory *parent;
 
   if (size == -1)
     size = memory->size - offset;
   parent = memory->parent ? memory->parent : memory;
-  sub = g_new0 (GcgPinnedMemory, 1);
+  sub = g_new0 (GstCudaGraphPinnedMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (sub),
       GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
       memory->allocator, parent, memory->maxsize, memory->align,

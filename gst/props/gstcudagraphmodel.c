@@ -331,14 +331,14 @@ gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
     GcgModelGraph * model, gboolean keep_input)
 {
   guint n = model ? MIN (n_packed (model, keep_input),
-      GCG_TENSOR_META_MAX_TENSORS) : 0;
+      GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS) : 0;
 
   memset (layout, 0, sizeof (*layout));
   layout->n_tensors = n;
   layout->size = model ? gcg_model_graph_get_packed_size (model, keep_input)
       : 0;
   for (guint t = 0; t < n; t++) {
-    GcgTensorMetaTensor *mt = &layout->tensors[t];
+    GstCudaGraphTensorMetaTensor *mt = &layout->tensors[t];
     GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
     guint n_dims = 0;
     const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
@@ -350,7 +350,7 @@ gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
     mt->offset = offset;
     mt->size = size;
     mt->dtype = dtype;
-    mt->n_dims = MIN (n_dims, GCG_TENSOR_META_MAX_DIMS);
+    mt->n_dims = MIN (n_dims, GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS);
     for (guint d = 0; d < mt->n_dims; d++)
       mt->shape[d] = shape[d];
   }
@@ -358,7 +358,7 @@ gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
 
 void
 gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout * layout,
-    GcgTensorMeta * meta)
+    GstCudaGraphTensorMeta * meta)
 {
   meta->size = layout->size;
   meta->n_tensors = layout->n_tensors;

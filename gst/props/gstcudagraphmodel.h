@@ -67,7 +67,7 @@ gboolean gst_cuda_graph_model_check_input (GcgModelGraph * model,
 GstStructure *gst_cuda_graph_model_structure_new (GcgModelGraph * model,
     gboolean keep_input, const GValue * framerate);
 
-/* The packed tensors of a model's output buffer as the GcgTensorMeta
+/* The packed tensors of a model's output buffer as the GstCudaGraphTensorMeta
  * lists them, worked out once per chain (or batch engine) on the
  * streaming thread, so each frame copies them instead of taking the
  * object lock and walking the model. */
@@ -75,7 +75,7 @@ typedef struct
 {
   gsize size;
   guint n_tensors;              /* 0: no model */
-  GcgTensorMetaTensor tensors[GCG_TENSOR_META_MAX_TENSORS];
+  GstCudaGraphTensorMetaTensor tensors[GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS];
 } GstCudaGraphModelLayout;
 
 /* @model may be NULL (an empty layout). */
@@ -83,6 +83,6 @@ void gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
     GcgModelGraph * model, gboolean keep_input);
 /* Sets @meta's size (the whole buffer), n_tensors and tensors[]. */
 void gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout *
-    layout, GcgTensorMeta * meta);
+    layout, GstCudaGraphTensorMeta * meta);
 
 G_END_DECLS

@@ -3,7 +3,7 @@
 """Zero-copy tensors from `cudagraphpreprocess`, for PyTorch, CuPy and NumPy.
 
 `cudagraphpreprocess` pushes `other/tensors` buffers that carry a
-`GcgTensorMeta` (gst-libs/gcg-gst/gstcudagraphtensormeta.h): where the
+`GstCudaGraphTensorMeta` (gst-libs/gcg-gst/gstcudagraphtensormeta.h): where the
 tensor is (host memory, or a device pointer into GStreamer's CUDA
 memory), its shape, element type and layout, the CUDA stream it is
 written on, and how each batch item was cut from the frame.  This module
@@ -103,8 +103,8 @@ GST_MAP_CUDA = 1 << 17
 _HOST_MEMORY_TYPES = (b"SystemMemory", b"CudaGraphPinnedMemory")
 
 # GcgModelDtype (lib/frame/gcg-model-graph.h), the types of a model's
-# tensors (GcgTensorMetaTensor.dtype) -> (name, array-interface typestr,
-# DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
+# tensors (GstCudaGraphTensorMetaTensor.dtype) -> (name, array-interface
+# typestr, DLPack code, bits).  NumPy and the CUDA array interface have no bfloat16
 # (typestr None): DLPack only.  The names and sizes are lib/frame/
 # gcg-dtype.c's (the unit test python-meta-layout compares them).
 _MODEL_DTYPES = {
@@ -129,7 +129,7 @@ _KDL_CPU = 1
 _KDL_CUDA = 2
 
 
-class _GcgTensorMetaItem(ctypes.Structure):
+class _GstCudaGraphTensorMetaItem(ctypes.Structure):
     _fields_ = [
         ("roi_x", ctypes.c_int),
         ("roi_y", ctypes.c_int),
@@ -143,8 +143,9 @@ class _GcgTensorMetaItem(ctypes.Structure):
     ]
 
 
-class _GcgTensorMetaTensor(ctypes.Structure):
-    # Mirrors GcgTensorMetaTensor: one tensor of a buffer with a model.
+class _GstCudaGraphTensorMetaTensor(ctypes.Structure):
+    # Mirrors GstCudaGraphTensorMetaTensor: one tensor of a buffer with a
+    # model.
     _fields_ = [
         ("offset", ctypes.c_uint64),
         ("size", ctypes.c_uint64),
@@ -172,22 +173,23 @@ _META_HEAD = [
         ("height", ctypes.c_uint),
         ("batch", ctypes.c_uint),
         ("n_items", ctypes.c_uint),
-        ("items", _GcgTensorMetaItem * _META_MAX_ITEMS),
+        ("items", _GstCudaGraphTensorMetaItem * _META_MAX_ITEMS),
 ]
 
 
-class _GcgTensorMeta(ctypes.Structure):
-    # Mirrors GcgTensorMeta; ctypes applies the same natural alignment as
-    # the C compiler, and _Gst checks the size against the GstMetaInfo.
+class _GstCudaGraphTensorMeta(ctypes.Structure):
+    # Mirrors GstCudaGraphTensorMeta; ctypes applies the same natural
+    # alignment as the C compiler, and _Gst checks the size against the
+    # GstMetaInfo.
     _fields_ = _META_HEAD + [
         ("n_tensors", ctypes.c_uint),
-        ("tensors", _GcgTensorMetaTensor * _META_MAX_TENSORS),
+        ("tensors", _GstCudaGraphTensorMetaTensor * _META_MAX_TENSORS),
     ]
 
 
-class _GcgTensorMetaV1(ctypes.Structure):
-    # GcgTensorMeta before a buffer could carry a model's tensors (0.1):
-    # a plugin of that version describes one tensor.
+class _GstCudaGraphTensorMetaV1(ctypes.Structure):
+    # GstCudaGraphTensorMeta before a buffer could carry a model's tensors
+    # (0.1): a plugin of that version describes one tensor.
     _fields_ = _META_HEAD
 
 
@@ -195,7 +197,7 @@ _BATCH_MAX_SOURCES = 64
 _BATCH_MAX_ITEMS = _BATCH_MAX_SOURCES * 64
 
 
-class _GcgBatchMetaSource(ctypes.Structure):
+class _GstCudaGraphBatchMetaSource(ctypes.Structure):
     _fields_ = [
         ("pad_name", ctypes.c_char_p),
         ("stream_id", ctypes.c_char_p),
@@ -208,7 +210,7 @@ class _GcgBatchMetaSource(ctypes.Structure):
     ]
 
 
-class _GcgBatchMetaItem(ctypes.Structure):
+class _GstCudaGraphBatchMetaItem(ctypes.Structure):
     _fields_ = [
         ("source", ctypes.c_uint),
         ("roi_id", ctypes.c_int),
@@ -229,14 +231,14 @@ _BATCH_HEAD = [
     ("meta_flags", ctypes.c_int),
     ("meta_info", ctypes.c_void_p),
     ("n_sources", ctypes.c_uint),
-    ("sources", _GcgBatchMetaSource * _BATCH_MAX_SOURCES),
+    ("sources", _GstCudaGraphBatchMetaSource * _BATCH_MAX_SOURCES),
     ("n_items", ctypes.c_uint),
-    ("items", ctypes.POINTER(_GcgBatchMetaItem)),
+    ("items", ctypes.POINTER(_GstCudaGraphBatchMetaItem)),
 ]
 
 
-class _GcgBatchMeta(ctypes.Structure):
-    # Mirrors GcgBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
+class _GstCudaGraphBatchMeta(ctypes.Structure):
+    # Mirrors GstCudaGraphBatchMeta (gst-libs/gcg-gst/gstcudagraphbatchmeta.h).
     _fields_ = _BATCH_HEAD + [
         ("n_allocated", ctypes.c_uint),
         ("n_frames", ctypes.c_uint),
@@ -245,14 +247,14 @@ class _GcgBatchMeta(ctypes.Structure):
     ]
 
 
-class _GcgBatchMetaV2(ctypes.Structure):
-    # GcgBatchMeta before it listed streams with no frame (n_frames) and
-    # the batch's window: every source holds a frame.
+class _GstCudaGraphBatchMetaV2(ctypes.Structure):
+    # GstCudaGraphBatchMeta before it listed streams with no frame
+    # (n_frames) and the batch's window: every source holds a frame.
     _fields_ = _BATCH_HEAD + [("n_allocated", ctypes.c_uint)]
 
 
-class _GcgBatchMetaV1(ctypes.Structure):
-    # GcgBatchMeta before it recorded how many items it holds (0.1).
+class _GstCudaGraphBatchMetaV1(ctypes.Structure):
+    # GstCudaGraphBatchMeta before it recorded how many items it holds (0.1).
     _fields_ = _BATCH_HEAD
 
 
@@ -297,6 +299,14 @@ _DLPACK_FLAG_READ_ONLY = 1 << 0
 # --- GStreamer through ctypes ------------------------------------------------
 
 
+# The metas' API names (GST_CUDA_GRAPH_*_META_API_NAME), then the names a
+# plugin of 0.1 registered them under (before issue 25's rename).
+_TENSOR_META_APIS = ("GstCudaGraphTensorMetaAPI",
+                     "GcgTensorMetaAPI")  # rename-gst-prefix: keep
+_BATCH_META_APIS = ("GstCudaGraphBatchMetaAPI",
+                    "GcgBatchMetaAPI")  # rename-gst-prefix: keep
+
+
 class _Gst:
     """The few GStreamer calls PyGObject does not give with raw pointers
     (through _ctgst's handles): the meta is a C struct with no
@@ -314,17 +324,26 @@ class _Gst:
         address (int); TypeError for anything else (see _ctgst.address)."""
         return self.lib.address(buffer, self.buffer_type, "Buffer")
 
-    def _meta(self, ptr, api_name, *structs):
-        """The buffer's meta of API @api_name read as the one of @structs
-        (versions of its layout) whose size the plugin registered, or
-        None.  The API type exists only once the plugin is loaded, so it
-        is looked up lazily."""
-        api = self._meta_api.get(api_name, 0)
+    def _api(self, api_names):
+        """The GType of the first of @api_names registered (the meta's
+        name, then its name in older plugins), or 0.  The API type exists
+        only once the plugin is loaded, so it is looked up lazily."""
+        api = self._meta_api.get(api_names, 0)
+        for name in api_names:
+            if api != 0:
+                break
+            api = self.lib.g_type_from_name(name.encode())
+        if api != 0:
+            self._meta_api[api_names] = api
+        return api
+
+    def _meta(self, ptr, api_names, *structs):
+        """The buffer's meta of the API named one of @api_names read as
+        the one of @structs (versions of its layout) whose size the
+        plugin registered, or None."""
+        api = self._api(api_names)
         if api == 0:
-            api = self.lib.g_type_from_name(api_name.encode())
-            if api == 0:
-                return None
-            self._meta_api[api_name] = api
+            return None
         addr = self.lib.gst_buffer_get_meta(ptr, api)
         if not addr:
             return None
@@ -341,15 +360,15 @@ class _Gst:
                " or ".join(str(ctypes.sizeof(s)) for s in structs)))
 
     def tensor_meta(self, ptr):
-        """The buffer's GcgTensorMeta (a plugin of 0.1 has the shorter
+        """The buffer's GstCudaGraphTensorMeta (a plugin of 0.1 has the shorter
         layout, with no tensors[]), or None."""
-        return self._meta(ptr, "GcgTensorMetaAPI", _GcgTensorMeta,
-                          _GcgTensorMetaV1)
+        return self._meta(ptr, _TENSOR_META_APIS, _GstCudaGraphTensorMeta,
+                          _GstCudaGraphTensorMetaV1)
 
     def batch_meta(self, ptr):
-        """The buffer's GcgBatchMeta (cudagraphbatch), or None."""
-        return self._meta(ptr, "GcgBatchMetaAPI", _GcgBatchMeta,
-                          _GcgBatchMetaV2, _GcgBatchMetaV1)
+        """The buffer's GstCudaGraphBatchMeta (cudagraphbatch), or None."""
+        return self._meta(ptr, _BATCH_META_APIS, _GstCudaGraphBatchMeta,
+                          _GstCudaGraphBatchMetaV2, _GstCudaGraphBatchMetaV1)
 
 
 _gst = _ctgst.once(_Gst)
@@ -681,7 +700,7 @@ def _meta_tensors(meta):
 
 
 def _listed_tensor(desc, index):
-    """(shape, dtype row, offset) of one GcgTensorMetaTensor, checked:
+    """(shape, dtype row, offset) of one GstCudaGraphTensorMetaTensor, checked:
     a known dtype, 1 to 8 positive dimensions, a size that is the
     shape's."""
     if desc.dtype not in _MODEL_DTYPES:
@@ -718,7 +737,8 @@ def _count(shape):
 
 class Tensor:
     """One output tensor of `cudagraphpreprocess`, described by its
-    GcgTensorMeta, exported in place (DLPack, CUDA array interface, NumPy).
+    GstCudaGraphTensorMeta, exported in place (DLPack, CUDA array
+    interface, NumPy).
 
     Attributes read from the meta once, at construction: `shape` (outermost
     first), `dtype` ("float32", "float16", "uint8"; a model's tensors
@@ -752,7 +772,7 @@ class Tensor:
         ptr = gst.buffer_pointer(buffer)
         meta = gst.tensor_meta(ptr)
         if meta is None:
-            raise ValueError("the buffer has no GcgTensorMeta "
+            raise ValueError("the buffer has no GstCudaGraphTensorMeta "
                              "(not from cudagraphpreprocess?)")
         listed = _meta_tensors(meta)
         self.n_tensors = len(listed) or 1
@@ -797,7 +817,7 @@ class Tensor:
         self.batch = int(meta.batch)
         self.items = [
             {name: getattr(meta.items[i], name)
-             for name, _ in _GcgTensorMetaItem._fields_}
+             for name, _ in _GstCudaGraphTensorMetaItem._fields_}
             for i in range(min(meta.n_items, _META_MAX_ITEMS))
         ]
         self.pts = _ctgst.buffer_pts(ptr)
@@ -966,7 +986,7 @@ class Tensor:
 
 class BatchItem:
     """One item of a `cudagraphbatch` tensor: which stream and frame it
-    holds and how to map its pixels back (GcgBatchMeta, see
+    holds and how to map its pixels back (GstCudaGraphBatchMeta, see
     docs/cudagraphbatch.md)."""
 
     def __init__(self, index, source, item):
@@ -997,13 +1017,14 @@ class BatchItem:
 
 
 def _batch_meta(sample_or_buffer):
-    """The GcgBatchMeta of a sample or buffer; ValueError without one."""
+    """The GstCudaGraphBatchMeta of a sample or buffer; ValueError
+    without one."""
     get_buffer = getattr(sample_or_buffer, "get_buffer", None)
     buffer = get_buffer() if get_buffer else sample_or_buffer
     gst = _gst()
     meta = gst.batch_meta(gst.buffer_pointer(buffer))
     if meta is None:
-        raise ValueError("the buffer has no GcgBatchMeta "
+        raise ValueError("the buffer has no GstCudaGraphBatchMeta "
                          "(not from cudagraphbatch?)")
     return meta
 
@@ -1012,8 +1033,9 @@ def batch_items(sample_or_buffer):
     """The items of a `cudagraphbatch` buffer, in tensor order, as
     BatchItem objects (a Gst.Sample, a Gst.Buffer, this module's `Sample`
     or a GstBuffer* address).  The values are copied: the list does not
-    keep the buffer alive.  ValueError when the buffer has no GcgBatchMeta
-    or when the meta lists more items than it holds, or an item of a
+    keep the buffer alive.  ValueError when the buffer has no
+    GstCudaGraphBatchMeta or when the meta lists more items than it holds,
+    or an item of a
     source it does not list."""
     meta = _batch_meta(sample_or_buffer)
     # items[] holds n_allocated items (a plugin of 0.1: at most the bound);

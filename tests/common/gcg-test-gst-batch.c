@@ -171,7 +171,7 @@ gcg_test_batch_push (GcgTestStream * s, GstBuffer * buf)
 }
 
 static void
-check_item (const GcgBatchMetaItem * it, const GcgTensorMetaItem * ri,
+check_item (const GstCudaGraphBatchMetaItem * it, const GstCudaGraphTensorMetaItem * ri,
     guint k)
 {
   GcgRect roi = { ri->roi_x, ri->roi_y, ri->roi_width, ri->roi_height };
@@ -200,9 +200,9 @@ static guint
 check_source (GstBuffer * batch, guint k, GcgTestStream * s,
     GstBuffer * ref, GstClockTime pts)
 {
-  GcgBatchMeta *bm = gcg_buffer_get_batch_meta (batch);
-  GcgTensorMeta *rm = gcg_buffer_get_tensor_meta (ref);
-  GcgBatchMetaSource *src = &bm->sources[k];
+  GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (batch);
+  GstCudaGraphTensorMeta *rm = gst_cuda_graph_buffer_get_tensor_meta (ref);
+  GstCudaGraphBatchMetaSource *src = &bm->sources[k];
   g_autofree gchar *pad_name = gst_pad_get_name (s->pad);
   GstMapInfo bmap, rmap;
 
@@ -250,7 +250,7 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   GstBuffer *refs[16] = { NULL };
   GstClockTime pts = frame * (GST_SECOND / 30);
   GstBuffer *out;
-  GcgBatchMeta *bm;
+  GstCudaGraphBatchMeta *bm;
   guint k = 0, i;
 
   for (i = 0; i < n_which; i++) {
@@ -267,7 +267,7 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
       : gst_harness_pull (f->out);
   g_assert_nonnull (out);
   g_assert_cmpuint (GST_BUFFER_PTS (out), ==, pts);
-  bm = gcg_buffer_get_batch_meta (out);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_nonnull (bm);
   g_assert_cmpuint (bm->n_frames, ==, n_which);
   gcg_test_batch_check_absent (bm, playing_streams (f) - n_which);
@@ -279,16 +279,16 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
     gst_buffer_unref (refs[i]);
   }
   g_assert_cmpuint (bm->n_items, ==, k);
-  g_assert_cmpuint (gcg_buffer_get_tensor_meta (out)->n_items, ==, k);
+  g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (out)->n_items, ==, k);
   return out;
 }
 
 void
-gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent)
+gcg_test_batch_check_absent (const GstCudaGraphBatchMeta * bm, guint n_absent)
 {
   g_assert_cmpuint (bm->n_sources, ==, bm->n_frames + n_absent);
   for (guint i = bm->n_frames; i < bm->n_sources; i++) {
-    const GcgBatchMetaSource *src = &bm->sources[i];
+    const GstCudaGraphBatchMetaSource *src = &bm->sources[i];
 
     g_assert_nonnull (src->pad_name);
     g_assert_cmpuint (src->n_items, ==, 0);

@@ -88,4 +88,4 @@ void gcg_test_batch_check_dims (GcgTestBatch * f, const gchar * dims);
 
 /* @bm lists @n_absent streams with no frame after its frames: empty
  * slots (no item, no time, no size), and no item names one. */
-void gcg_test_batch_check_absent (const GcgBatchMeta * bm, guint n_absent);
+void gcg_test_batch_check_absent (const GstCudaGraphBatchMeta * bm, guint n_absent);

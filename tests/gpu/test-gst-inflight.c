@@ -10,7 +10,7 @@
  * in-flight=4 as with in-flight=1, read in an order that is not always the
  * push order; the first few hundred equal backend=cpu's bit for bit.  A
  * tensor negotiated as other/tensors(memory:CUDAMemory) behind cudaupload
- * is GstCudaMemory whose GcgTensorMeta points where a GST_MAP_CUDA map
+ * is GstCudaMemory whose GstCudaGraphTensorMeta points where a GST_MAP_CUDA map
  * does, and holds the bytes of the system-memory path.  A flush and a caps
  * change in the middle of a run lose no frame, and a second identical
  * segment ends holding the device and pinned memory the first one held.
@@ -494,7 +494,7 @@ decorate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 static void
 check_cuda_tensor (GstBuffer * buf, GstCaps * caps, IsCudaMemoryFunc is_cuda)
 {
-  GcgTensorMeta *meta = gcg_buffer_get_tensor_meta (buf);
+  GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_get_tensor_meta (buf);
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   GstCapsFeatures *f = gst_caps_get_features (caps, 0);
   GstMapInfo map;
@@ -503,7 +503,7 @@ check_cuda_tensor (GstBuffer * buf, GstCaps * caps, IsCudaMemoryFunc is_cuda)
   g_assert_cmpuint (gst_buffer_n_memory (buf), ==, 1);
   g_assert_true (is_cuda (mem));
   g_assert_nonnull (meta);
-  g_assert_cmpuint (meta->memory, ==, GCG_TENSOR_MEMORY_CUDA);
+  g_assert_cmpuint (meta->memory, ==, GST_CUDA_GRAPH_TENSOR_MEMORY_CUDA);
   g_assert_cmpint (meta->device_id, >=, 0);
   g_assert_nonnull (meta->stream);
   g_assert_cmpuint (meta->size, ==, 4 * 3 * 48 * 48 * sizeof (gfloat));
@@ -571,18 +571,18 @@ run_tensor_pipeline (gboolean cuda, GArray * n_items)
       GST_STATE_CHANGE_FAILURE);
   for (;;) {
     GstBuffer *buf;
-    GcgTensorMeta *meta;
+    GstCudaGraphTensorMeta *meta;
 
     g_signal_emit_by_name (sink, "try-pull-sample", 20 * GST_SECOND, &sample);
     if (sample == NULL)
       break;
     buf = gst_sample_get_buffer (sample);
-    meta = gcg_buffer_get_tensor_meta (buf);
+    meta = gst_cuda_graph_buffer_get_tensor_meta (buf);
     g_assert_nonnull (meta);
     if (cuda)
       check_cuda_tensor (buf, gst_sample_get_caps (sample), is_cuda);
     else
-      g_assert_cmpuint (meta->memory, ==, GCG_TENSOR_MEMORY_SYSTEM);
+      g_assert_cmpuint (meta->memory, ==, GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM);
     g_array_append_val (n_items, meta->n_items);
     g_ptr_array_add (hashes, gcg_test_visible_sha1 (buf,
             gst_sample_get_caps (sample)));

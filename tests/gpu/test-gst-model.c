@@ -9,7 +9,7 @@
  * with model-keep-input, the output buffer holds three tensors at their
  * packed offsets: the kept tensor, bit-identical to the same element's
  * output without a model, and the two outputs, equal to it; the caps and
- * the GcgTensorMeta list the three; one capture.  Behind nvcodec's
+ * the GstCudaGraphTensorMeta list the three; one capture.  Behind nvcodec's
  * cudaupload, which opens its CUDA context after us (downstream elements
  * change state first) and would make a context of its own, the element's
  * offer of the primary context wins: every frame is read in place and
@@ -153,7 +153,7 @@ element_u64 (GstElement *e, const gchar *prop)
 static void
 check_meta (GstBuffer *out)
 {
-  GcgTensorMeta *meta = gcg_buffer_get_tensor_meta (out);
+  GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_get_tensor_meta (out);
 
   g_assert_nonnull (meta);
   g_assert_cmpuint (meta->n_tensors, ==, 3);
@@ -309,7 +309,7 @@ run_batch (GcgModelGraph *model)
     GstMapInfo map;
 
     if (model)
-      g_assert_cmpuint (gcg_buffer_get_tensor_meta (buf)->n_tensors, ==, 3);
+      g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (buf)->n_tensors, ==, 3);
     g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
     g_ptr_array_add (out, g_bytes_new (map.data, map.size));
     gst_buffer_unmap (buf, &map);

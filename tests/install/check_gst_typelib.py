@@ -113,7 +113,7 @@ def plugin_tensor_meta():
     pipeline.set_state(Gst.State.NULL)
     check(sample is not None, "cudagraphpreprocess gave a buffer")
     meta = GcgGst.buffer_get_tensor_meta(sample.get_buffer())
-    check(meta is not None, "the output carries a GcgTensorMeta")
+    check(meta is not None, "the output carries a GstCudaGraphTensorMeta")
     check((meta.width, meta.height, meta.n_items) == (32, 16, 1),
           "output tensor meta: %r"
           % ((meta.width, meta.height, meta.batch, meta.n_items),))

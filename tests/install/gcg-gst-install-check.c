@@ -28,7 +28,7 @@
 } G_STMT_END
 
 static void
-fill_tensor_meta (GcgTensorMeta *t)
+fill_tensor_meta (GstCudaGraphTensorMeta *t)
 {
   t->n_dims = 4;
   t->shape[0] = 2;
@@ -48,32 +48,32 @@ fill_tensor_meta (GcgTensorMeta *t)
 static gboolean
 check_tensor_meta (GstBuffer *buffer)
 {
-  GcgTensorMeta *t = gcg_buffer_get_tensor_meta (buffer);
+  GstCudaGraphTensorMeta *t = gst_cuda_graph_buffer_get_tensor_meta (buffer);
 
   CHECK (t != NULL);
-  CHECK (t->meta.info == gcg_tensor_meta_get_info ());
-  CHECK (t->meta.info->api == gcg_tensor_meta_api_get_type ());
-  CHECK (t->memory == GCG_TENSOR_MEMORY_SYSTEM && t->device_id == -1);
+  CHECK (t->meta.info == gst_cuda_graph_tensor_meta_get_info ());
+  CHECK (t->meta.info->api == gst_cuda_graph_tensor_meta_api_get_type ());
+  CHECK (t->memory == GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM && t->device_id == -1);
   CHECK (t->n_dims == 4 && t->shape[0] == 2 && t->shape[3] == 64);
   CHECK (t->width == 64 && t->height == 32 && t->batch == 2);
   CHECK (t->n_items == 1 && t->items[0].roi_x == 5);
   CHECK (t->items[0].roi_width == 40 && t->items[0].scale_x == 0.5f);
   CHECK (t->items[0].roi_id == 7 && t->n_tensors == 0);
-  CHECK (gcg_tensor_meta_get_item (t, 0) == &t->items[0]);
-  CHECK (gcg_tensor_meta_get_item (t, 1) == NULL);
-  CHECK (gcg_tensor_meta_get_tensor (t, 0) == NULL);
+  CHECK (gst_cuda_graph_tensor_meta_get_item (t, 0) == &t->items[0]);
+  CHECK (gst_cuda_graph_tensor_meta_get_item (t, 1) == NULL);
+  CHECK (gst_cuda_graph_tensor_meta_get_tensor (t, 0) == NULL);
   return TRUE;
 }
 
 static gboolean
 add_batch_meta (GstBuffer *buffer)
 {
-  GcgBatchMeta *b = gcg_buffer_add_batch_meta (buffer, 2);
+  GstCudaGraphBatchMeta *b = gst_cuda_graph_buffer_add_batch_meta (buffer, 2);
 
   CHECK (b != NULL && b->n_items == 2 && b->n_allocated == 2);
   /* Past the documented limit: refused, nothing attached. */
-  CHECK (gcg_buffer_add_batch_meta (buffer, GCG_BATCH_META_MAX_SOURCES
-          * GCG_BATCH_META_MAX_ITEMS_PER_SOURCE + 1) == NULL);
+  CHECK (gst_cuda_graph_buffer_add_batch_meta (buffer, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES
+          * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE + 1) == NULL);
   b->n_sources = 1;
   b->sources[0].pad_name = g_strdup ("sink_0");
   b->sources[0].pts = 40 * GST_MSECOND;
@@ -88,21 +88,21 @@ add_batch_meta (GstBuffer *buffer)
 static gboolean
 check_batch_meta (GstBuffer *buffer)
 {
-  GcgBatchMeta *b = gcg_buffer_get_batch_meta (buffer);
+  GstCudaGraphBatchMeta *b = gst_cuda_graph_buffer_get_batch_meta (buffer);
 
   CHECK (b != NULL);
-  CHECK (b->meta.info == gcg_batch_meta_get_info ());
-  CHECK (b->meta.info->api == gcg_batch_meta_api_get_type ());
+  CHECK (b->meta.info == gst_cuda_graph_batch_meta_get_info ());
+  CHECK (b->meta.info->api == gst_cuda_graph_batch_meta_api_get_type ());
   CHECK (b->n_sources == 1 && b->n_items == 2 && b->n_allocated == 2);
   CHECK (g_strcmp0 (b->sources[0].pad_name, "sink_0") == 0);
   CHECK (b->sources[0].stream_id == NULL);
   CHECK (b->sources[0].pts == 40 * GST_MSECOND && b->sources[0].n_items == 2);
   CHECK (b->items[1].roi_id == 3 && b->items[1].scale_x == 2.0);
   CHECK (b->items[1].offset_y == 16.0 && b->items[0].roi_id == 0);
-  CHECK (gcg_batch_meta_get_item (b, 1)->roi_id == 3);
-  CHECK (gcg_batch_meta_get_item (b, 2) == NULL);
-  CHECK (gcg_batch_meta_get_source (b, 0)->pts == 40 * GST_MSECOND);
-  CHECK (gcg_batch_meta_get_source (b, 1) == NULL);
+  CHECK (gst_cuda_graph_batch_meta_get_item (b, 1)->roi_id == 3);
+  CHECK (gst_cuda_graph_batch_meta_get_item (b, 2) == NULL);
+  CHECK (gst_cuda_graph_batch_meta_get_source (b, 0)->pts == 40 * GST_MSECOND);
+  CHECK (gst_cuda_graph_batch_meta_get_source (b, 1) == NULL);
   return TRUE;
 }
 
@@ -164,11 +164,11 @@ check_metas (void)
 {
   g_autoptr (GstBuffer) buffer = gst_buffer_new_allocate (NULL, 64, NULL);
   g_autoptr (GstBuffer) copy = NULL;
-  GcgTensorMeta *t;
+  GstCudaGraphTensorMeta *t;
 
-  CHECK (gcg_buffer_get_tensor_meta (buffer) == NULL);
-  CHECK (gcg_buffer_get_batch_meta (buffer) == NULL);
-  t = gcg_buffer_add_tensor_meta (buffer);
+  CHECK (gst_cuda_graph_buffer_get_tensor_meta (buffer) == NULL);
+  CHECK (gst_cuda_graph_buffer_get_batch_meta (buffer) == NULL);
+  t = gst_cuda_graph_buffer_add_tensor_meta (buffer);
   CHECK (t != NULL);
   fill_tensor_meta (t);
   if (!add_batch_meta (buffer))
@@ -188,12 +188,12 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (!check_metas () || !check_params_meta () || !check_tensor_caps ())
     return 1;
-  if (!dladdr ((void *) gcg_buffer_add_tensor_meta, &info)
+  if (!dladdr ((void *) gst_cuda_graph_buffer_add_tensor_meta, &info)
       || info.dli_fname == NULL) {
     g_printerr ("dladdr found no library\n");
     return 1;
   }
   printf ("tensor, batch and params metas and tensor caps: ok, "
-      "libgcg-gst-1.0 from %s: gcg_buffer_add_tensor_meta\n", info.dli_fname);
+      "libgcg-gst-1.0 from %s: gst_cuda_graph_buffer_add_tensor_meta\n", info.dli_fname);
   return 0;
 }

@@ -16,12 +16,12 @@ from gcg import tensor
 
 # C struct -> its mirror in gcg.tensor.
 MIRRORS = {
-    "GcgTensorMetaItem": tensor._GcgTensorMetaItem,
-    "GcgTensorMetaTensor": tensor._GcgTensorMetaTensor,
-    "GcgTensorMeta": tensor._GcgTensorMeta,
-    "GcgBatchMetaSource": tensor._GcgBatchMetaSource,
-    "GcgBatchMetaItem": tensor._GcgBatchMetaItem,
-    "GcgBatchMeta": tensor._GcgBatchMeta,
+    "GstCudaGraphTensorMetaItem": tensor._GstCudaGraphTensorMetaItem,
+    "GstCudaGraphTensorMetaTensor": tensor._GstCudaGraphTensorMetaTensor,
+    "GstCudaGraphTensorMeta": tensor._GstCudaGraphTensorMeta,
+    "GstCudaGraphBatchMetaSource": tensor._GstCudaGraphBatchMetaSource,
+    "GstCudaGraphBatchMetaItem": tensor._GstCudaGraphBatchMetaItem,
+    "GstCudaGraphBatchMeta": tensor._GstCudaGraphBatchMeta,
 }
 
 
@@ -96,8 +96,8 @@ def main():
     layout = c_layout(sys.argv[1])
     # The check itself can fail: a mirror with a field moved is caught.
     moved = {s: (dict(f), n) for s, (f, n) in layout.items()}
-    off, size = moved["GcgBatchMetaItem"][0]["scale_x"]
-    moved["GcgBatchMetaItem"][0]["scale_x"] = (off + 8, size)
+    off, size = moved["GstCudaGraphBatchMetaItem"][0]["scale_x"]
+    moved["GstCudaGraphBatchMetaItem"][0]["scale_x"] = (off + 8, size)
     if not problems(moved):
         print("a moved field went unnoticed")
         return 1

@@ -6,11 +6,11 @@ backend, system memory, deterministic from a seed.
 
 Each case takes a deep copy of one cudagraphpreprocess tensor buffer (or
 of one cudagraphbatch buffer), sometimes shrinks it, and writes hostile
-values into its GcgTensorMeta (sizes, offsets, n_dims, shapes whose
+values into its GstCudaGraphTensorMeta (sizes, offsets, n_dims, shapes whose
 product overflows 64 bits, n_tensors and n_items past their arrays,
 unknown dtypes, "CUDA memory" on a system-memory buffer) or its
-GcgBatchMeta (n_items past the items allocated, n_sources past the array,
-items naming missing sources).  Then from_buffer(), tensors(), numpy(),
+GstCudaGraphBatchMeta (n_items past the items allocated, n_sources past the
+array, items naming missing sources).  Then from_buffer(), tensors(), numpy(),
 __dlpack__ (consumed by NumPy) and __cuda_array_interface__ are each
 either refused with ValueError, IndexError, TypeError, BufferError or
 AttributeError, or give an array that lies inside the buffer's mapping

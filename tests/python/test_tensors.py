@@ -73,7 +73,7 @@ class Tensors(unittest.TestCase):
     def setUp(self):
         self.buffer = own_buffer()
         self.assertTrue(hasattr(meta_of(self.buffer), "n_tensors"),
-                        "this build's GcgTensorMeta has no tensors[]")
+                        "this build's GstCudaGraphTensorMeta has no tensors[]")
 
     def test_one_tensor_without_a_model(self):
         ts = tensor.tensors(self.buffer)

@@ -10,7 +10,7 @@
  * different sizes whose frames carry regions of interest.  Between frames
  * each case sets a few properties, pushes one frame per stream and pulls
  * the batch.  What is checked: nothing crashes or logs a critical; every
- * batch is as large as the first; its GcgBatchMeta lists at most the
+ * batch is as large as the first; its GstCudaGraphBatchMeta lists at most the
  * streams, at most the items it holds, each item naming a listed source
  * and a rectangle inside that source's frame; a stream whose crop misses
  * its frame is left out.  A second part sets the same values from a
@@ -97,13 +97,13 @@ set_hostile (GRand * r, GcgTestBatch * f, gchar * long_type)
 static void
 check_batch (GstBuffer * out)
 {
-  GcgBatchMeta *m = gcg_buffer_get_batch_meta (out);
+  GstCudaGraphBatchMeta *m = gst_cuda_graph_buffer_get_batch_meta (out);
 
   if (batch_size == 0)
     batch_size = gst_buffer_get_size (out);
   FUZZ_CHECK (gst_buffer_get_size (out) == batch_size, "a batch of %zu "
       "bytes, the first %zu", gst_buffer_get_size (out), batch_size);
-  FUZZ_CHECK (m != NULL, "a batch without a GcgBatchMeta");
+  FUZZ_CHECK (m != NULL, "a batch without a GstCudaGraphBatchMeta");
   FUZZ_CHECK (m->n_sources <= N_STREAMS, "%u sources", m->n_sources);
   FUZZ_CHECK (m->n_frames <= m->n_sources, "%u frames of %u sources",
       m->n_frames, m->n_sources);
@@ -112,8 +112,8 @@ check_batch (GstBuffer * out)
   n_left_out += N_STREAMS - m->n_frames;
   n_items_seen += m->n_items;
   for (guint i = 0; i < m->n_items; i++) {
-    const GcgBatchMetaItem *it = &m->items[i];
-    const GcgBatchMetaSource *src;
+    const GstCudaGraphBatchMetaItem *it = &m->items[i];
+    const GstCudaGraphBatchMetaSource *src;
 
     FUZZ_CHECK (it->source < m->n_frames, "item %u names source %u of %u "
         "frames", i, it->source, m->n_frames);
@@ -148,7 +148,7 @@ static void
 check_sources (GcgTestBatch * f, GstBuffer * out, const gboolean * hits,
     GstClockTime pts)
 {
-  GcgBatchMeta *m = gcg_buffer_get_batch_meta (out);
+  GstCudaGraphBatchMeta *m = gst_cuda_graph_buffer_get_batch_meta (out);
 
   FUZZ_CHECK (m != NULL && m->n_frames > 0
       && g_strcmp0 (m->sources[0].pad_name, "sink_0") == 0,

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A deterministic fuzz test of tensor metas arriving from upstream (issue
- * 23 item 5): frames carrying a GcgTensorMeta and a GcgBatchMeta whose
+ * 23 item 5): frames carrying a GstCudaGraphTensorMeta and a GstCudaGraphBatchMeta whose
  * fields lie (n_items, n_tensors, n_sources past their arrays, sizes and
  * offsets past the buffer, shapes whose product overflows, unknown enums,
  * an items count larger than the items allocated) are copied
@@ -62,7 +62,7 @@ rand_count (GRand * r, guint64 bound)
 static void
 lie_tensor_meta (GRand * r, GstBuffer * buf)
 {
-  GcgTensorMeta *m = (GcgTensorMeta *) gst_buffer_add_meta (buf, tensor_info,
+  GstCudaGraphTensorMeta *m = (GstCudaGraphTensorMeta *) gst_buffer_add_meta (buf, tensor_info,
       NULL);
 
   /* Pointers stay NULL: a reader cannot check where a pointer points,
@@ -78,21 +78,21 @@ lie_tensor_meta (GRand * r, GstBuffer * buf)
   m->channels = (guint) rand_count (r, 3);
   m->width = (guint) rand_count (r, 64);
   m->height = (guint) rand_count (r, 64);
-  m->batch = (guint) rand_count (r, GCG_TENSOR_META_MAX_ITEMS);
-  m->n_items = (guint) rand_count (r, GCG_TENSOR_META_MAX_ITEMS);
-  for (guint i = 0; i < GCG_TENSOR_META_MAX_ITEMS; i++) {
+  m->batch = (guint) rand_count (r, GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS);
+  m->n_items = (guint) rand_count (r, GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS);
+  for (guint i = 0; i < GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS; i++) {
     m->items[i].roi_width = (gint) rand_count (r, 32);
     m->items[i].scale_x = g_rand_boolean (r) ? 0.0f : 1e30f;
   }
-  m->n_tensors = (guint) rand_count (r, GCG_TENSOR_META_MAX_TENSORS);
-  for (guint i = 0; i < GCG_TENSOR_META_MAX_TENSORS; i++) {
-    GcgTensorMetaTensor *t = &m->tensors[i];
+  m->n_tensors = (guint) rand_count (r, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
+  for (guint i = 0; i < GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS; i++) {
+    GstCudaGraphTensorMetaTensor *t = &m->tensors[i];
 
     t->offset = rand_count (r, 32 * 24 * 4);
     t->size = rand_count (r, 32 * 24 * 4);
     t->dtype = (guint) rand_count (r, 7);
-    t->n_dims = (guint) rand_count (r, GCG_TENSOR_META_MAX_DIMS);
-    for (guint d = 0; d < GCG_TENSOR_META_MAX_DIMS; d++)
+    t->n_dims = (guint) rand_count (r, GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS);
+    for (guint d = 0; d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS; d++)
       t->shape[d] = (gint64) rand_count (r, 1 << 16);
   }
 }
@@ -101,7 +101,7 @@ static void
 lie_batch_meta (GRand * r, GstBuffer * buf)
 {
   guint n = g_rand_int_range (r, 0, 8);
-  GcgBatchMeta *m = (GcgBatchMeta *) gst_buffer_add_meta (buf, batch_info,
+  GstCudaGraphBatchMeta *m = (GstCudaGraphBatchMeta *) gst_buffer_add_meta (buf, batch_info,
       GUINT_TO_POINTER (n));
   guint real_sources = g_rand_int_range (r, 0, 3);
 
@@ -114,7 +114,7 @@ lie_batch_meta (GRand * r, GstBuffer * buf)
     m->items[i].source = (guint) rand_count (r, real_sources);
   /* n_sources past the array; n_items past the items allocated. */
   m->n_sources = g_rand_boolean (r) ? real_sources :
-      (guint) rand_count (r, GCG_BATCH_META_MAX_SOURCES);
+      (guint) rand_count (r, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES);
   if (m->n_sources < real_sources)
     m->n_sources = real_sources;
   if (g_rand_int_range (r, 0, 3) == 0)
@@ -122,7 +122,7 @@ lie_batch_meta (GRand * r, GstBuffer * buf)
 }
 
 static gboolean
-batch_meta_lies (const GcgBatchMeta * m)
+batch_meta_lies (const GstCudaGraphBatchMeta * m)
 {
   return m->n_items > m->n_allocated;
 }
@@ -131,7 +131,7 @@ batch_meta_lies (const GcgBatchMeta * m)
 static void
 check_written_meta (GstBuffer * out)
 {
-  GcgTensorMeta *m = gcg_buffer_get_tensor_meta (out);
+  GstCudaGraphTensorMeta *m = gst_cuda_graph_buffer_get_tensor_meta (out);
   gsize size = gst_buffer_get_size (out);
 
   if (m == NULL)
@@ -139,9 +139,9 @@ check_written_meta (GstBuffer * out)
   n_outputs++;
   FUZZ_CHECK (m->size <= size, "meta size %" G_GUINT64_FORMAT " of a %zu-"
       "byte buffer", m->size, size);
-  FUZZ_CHECK (m->n_items <= GCG_TENSOR_META_MAX_ITEMS, "n_items %u",
+  FUZZ_CHECK (m->n_items <= GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS, "n_items %u",
       m->n_items);
-  FUZZ_CHECK (m->n_tensors <= GCG_TENSOR_META_MAX_TENSORS, "n_tensors %u",
+  FUZZ_CHECK (m->n_tensors <= GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS, "n_tensors %u",
       m->n_tensors);
   for (guint i = 0; i < m->n_tensors; i++)
     FUZZ_CHECK (m->tensors[i].offset + m->tensors[i].size <= size,
@@ -152,7 +152,7 @@ check_written_meta (GstBuffer * out)
 static void
 check_copies (GRand * r, GstBuffer * buf)
 {
-  GcgBatchMeta *bm = gcg_buffer_get_batch_meta (buf);
+  GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (buf);
   gboolean lies = bm != NULL && batch_meta_lies (bm);
   gsize size = gst_buffer_get_size (buf);
   gsize off = g_rand_int_range (r, 0, (gint32) size);
@@ -161,18 +161,18 @@ check_copies (GRand * r, GstBuffer * buf)
       : gst_buffer_copy_deep (buf);
   g_autoptr (GstBuffer) part = NULL;
 
-  FUZZ_CHECK (gcg_buffer_get_tensor_meta (whole) != NULL,
+  FUZZ_CHECK (gst_cuda_graph_buffer_get_tensor_meta (whole) != NULL,
       "a whole copy lost the tensor meta");
-  FUZZ_CHECK ((gcg_buffer_get_batch_meta (whole) != NULL) == (bm && !lies),
+  FUZZ_CHECK ((gst_cuda_graph_buffer_get_batch_meta (whole) != NULL) == (bm && !lies),
       "a whole copy %s the batch meta (n_items %u of %u allocated)",
-      gcg_buffer_get_batch_meta (whole) ? "kept" : "dropped",
+      gst_cuda_graph_buffer_get_batch_meta (whole) ? "kept" : "dropped",
       bm ? bm->n_items : 0, bm ? bm->n_allocated : 0);
   n_whole_copies++;
   part = gst_buffer_copy_region (buf, GST_BUFFER_COPY_ALL, off, len);
   if (off == 0 && len == size)
     return;
-  FUZZ_CHECK (gcg_buffer_get_tensor_meta (part) == NULL
-      && gcg_buffer_get_batch_meta (part) == NULL,
+  FUZZ_CHECK (gst_cuda_graph_buffer_get_tensor_meta (part) == NULL
+      && gst_cuda_graph_buffer_get_batch_meta (part) == NULL,
       "a copy of %zu bytes at %zu of %zu kept a tensor meta", len, off, size);
   n_region_copies++;
 }
@@ -252,11 +252,11 @@ register_metas (void)
   static const guint8 grey[4] = { 100, 100, 100, 255 };
   GstBuffer *out = batch_one (gcg_test_solid_new (RGBA_32x24, grey, 4, 0));
 
-  g_assert_nonnull (gcg_buffer_get_batch_meta (out));
-  g_assert_nonnull (gcg_buffer_get_tensor_meta (out));
+  g_assert_nonnull (gst_cuda_graph_buffer_get_batch_meta (out));
+  g_assert_nonnull (gst_cuda_graph_buffer_get_tensor_meta (out));
   gst_buffer_unref (out);
-  tensor_info = gst_meta_get_info ("GcgTensorMeta");
-  batch_info = gst_meta_get_info ("GcgBatchMeta");
+  tensor_info = gst_meta_get_info ("GstCudaGraphTensorMeta");
+  batch_info = gst_meta_get_info ("GstCudaGraphBatchMeta");
   g_assert_nonnull (tensor_info);
   g_assert_nonnull (batch_info);
 }
@@ -288,25 +288,25 @@ test_batch_meta_counts (void)
   static const guint8 grey[4] = { 100, 100, 100, 255 };
   g_autoptr (GstBuffer) buf = gcg_test_solid_new (RGBA_32x24, grey, 4, 0);
   g_autoptr (GstBuffer) copy = NULL;
-  GcgBatchMeta *m;
+  GstCudaGraphBatchMeta *m;
 
   register_metas ();
-  m = (GcgBatchMeta *) gst_buffer_add_meta (buf, batch_info,
+  m = (GstCudaGraphBatchMeta *) gst_buffer_add_meta (buf, batch_info,
       GUINT_TO_POINTER (2));
   g_assert_cmpuint (m->n_allocated, ==, 2);
   m->sources[0].pad_name = g_strdup ("sink_0");
-  m->n_sources = GCG_BATCH_META_MAX_SOURCES + 1000;
+  m->n_sources = GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES + 1000;
   copy = gst_buffer_copy (buf);
-  m = gcg_buffer_get_batch_meta (copy);
+  m = gst_cuda_graph_buffer_get_batch_meta (copy);
   g_assert_nonnull (m);
-  g_assert_cmpuint (m->n_sources, ==, GCG_BATCH_META_MAX_SOURCES);
+  g_assert_cmpuint (m->n_sources, ==, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES);
   g_assert_cmpstr (m->sources[0].pad_name, ==, "sink_0");
   gst_clear_buffer (&copy);
 
-  m = gcg_buffer_get_batch_meta (buf);
+  m = gst_cuda_graph_buffer_get_batch_meta (buf);
   m->n_items = 3;
   copy = gst_buffer_copy (buf);
-  g_assert_null (gcg_buffer_get_batch_meta (copy));
+  g_assert_null (gst_cuda_graph_buffer_get_batch_meta (copy));
 }
 
 int

@@ -37,7 +37,7 @@ typedef struct
 } Figures;
 
 static void
-count_batch (Figures * fig, GcgBatchMeta * bm)
+count_batch (Figures * fig, GstCudaGraphBatchMeta * bm)
 {
   GstClockTime lo = GST_CLOCK_TIME_NONE, hi = 0;
 
@@ -63,7 +63,7 @@ count_batch (Figures * fig, GcgBatchMeta * bm)
 static GstPadProbeReturn
 on_batch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  GcgBatchMeta *bm = gcg_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER
+  GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER
       (info));
 
   g_assert_nonnull (bm);

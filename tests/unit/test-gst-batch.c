@@ -99,7 +99,7 @@ test_crop (void)
   GcgRect crop = { 10, 4, 30, 26 };
   g_autoptr (GstBuffer) out = NULL;
   GcgFrameItemMap map;
-  GcgBatchMeta *bm;
+  GstCudaGraphBatchMeta *bm;
   GcgTestBatch f;
   gdouble x, y;
 
@@ -110,7 +110,7 @@ test_crop (void)
       30, "crop-height", 0, NULL);
   gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (1), 5, 0));
   out = gst_harness_pull (f.out);
-  bm = gcg_buffer_get_batch_meta (out);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_cmpuint (bm->n_items, ==, 1);
   g_assert_cmpint (bm->items[0].roi_x, ==, 10);
   g_assert_cmpint (bm->items[0].roi_y, ==, 4);
@@ -159,14 +159,14 @@ test_crop_outside (void)
     for (guint fr = 0; fr < 3; fr++) {
       GstClockTime pts = (round * 3 + fr) * (GST_SECOND / 30);
       GstBuffer *out;
-      GcgBatchMeta *bm;
+      GstCudaGraphBatchMeta *bm;
 
       for (guint i = 0; i < 2; i++)
         gcg_test_batch_push (&f.streams[i],
             gcg_test_batch_frame (f.streams[i].caps, i, pts));
       out = gst_harness_pull (f.out);
       g_assert_nonnull (out);
-      bm = gcg_buffer_get_batch_meta (out);
+      bm = gst_cuda_graph_buffer_get_batch_meta (out);
       g_assert_cmpuint (bm->n_frames, ==, 1);
       g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
       gst_buffer_unref (out);
@@ -225,10 +225,10 @@ test_fair (gconstpointer data)
     threads[i] = g_thread_new ("pusher", push_frames, &pushers[i]);
   for (guint b = 0; b < n_batches; b++) {
     GstBuffer *out = gst_harness_pull (f.out);
-    GcgBatchMeta *bm;
+    GstCudaGraphBatchMeta *bm;
 
     g_assert_nonnull (out);
-    bm = gcg_buffer_get_batch_meta (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_nonnull (bm);
     for (guint k = 0; k < bm->n_frames; k++) {
       guint idx;
@@ -300,7 +300,7 @@ test_live_rates (void)
   for (guint k = 0; k < 9; k++) {
     GstClockTime t = k * window, now;
     GstBuffer *out;
-    GcgBatchMeta *bm;
+    GstCudaGraphBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
             t));
@@ -313,7 +313,7 @@ test_live_rates (void)
     g_assert_nonnull (out);
     now = gst_clock_get_time (GST_ELEMENT_CLOCK (f.batch));
     g_assert_cmpuint (now, <=, t + window + timeout);
-    bm = gcg_buffer_get_batch_meta (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_cmpuint (bm->n_frames, ==, k % 3 == 0 ? 2 : 1);
     g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
     for (guint i = 0; i < bm->n_frames; i++)
@@ -349,7 +349,7 @@ test_file_rates (void)
   for (guint k = 0; k < 7; k++) {
     GstClockTime t = k * WINDOW;
     GstBuffer *out;
-    GcgBatchMeta *bm;
+    GstCudaGraphBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
             t));
@@ -360,7 +360,7 @@ test_file_rates (void)
       gcg_test_batch_push (&f.streams[1], slow_frame (k / 3 + 1));
     out = gst_harness_pull (f.out);
     g_assert_nonnull (out);
-    bm = gcg_buffer_get_batch_meta (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_cmpuint (bm->n_frames, ==, k % 3 == 0 ? 2 : 1);
     for (guint i = 0; i < bm->n_frames; i++)
       g_assert_cmpuint (bm->sources[i].running_time, ==, t);
@@ -374,7 +374,7 @@ static void
 test_timeout (void)
 {
   guint second[] = { 1 };
-  GcgBatchMeta *bm;
+  GstCudaGraphBatchMeta *bm;
   GcgTestBatch f;
   GstBuffer *out;
 
@@ -383,7 +383,7 @@ test_timeout (void)
   gcg_test_batch_add_stream (&f, CAPS (2), 2);
   run_all (&f, 0, NULL);
   out = gcg_test_batch_run (&f, second, 1, 1, NULL);
-  bm = gcg_buffer_get_batch_meta (out);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
   gst_buffer_unref (out);
   /* The dimensions stay those of the full batch. */
@@ -467,10 +467,10 @@ test_strategies (void)
     threads[i] = g_thread_new ("pusher", push_then_eos, &pushers[i]);
   for (guint b = 0; b < 2; b++) {
     GstBuffer *out = gst_harness_pull (f.out);
-    GcgBatchMeta *bm;
+    GstCudaGraphBatchMeta *bm;
 
     g_assert_nonnull (out);
-    bm = gcg_buffer_get_batch_meta (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
     g_assert_cmpuint (bm->window_duration, ==, 100 * GST_MSECOND);
     g_assert_cmpuint (bm->n_frames, ==, 5);
@@ -523,7 +523,7 @@ test_overlap (gconstpointer data)
   gcg_test_batch_eos (s);
   for (guint b = 0; b < 3; b++) {
     GstBuffer *out = gst_harness_pull (f.out);
-    GcgBatchMeta *bm = gcg_buffer_get_batch_meta (out);
+    GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (out);
 
     g_assert_cmpuint (bm->n_frames, ==, 1);
     g_assert_cmpuint (bm->window_start, ==, b * 100 * GST_MSECOND);
@@ -573,7 +573,7 @@ test_overlap_later (void)
   TimedPusher pushers[2];
   GThread *threads[2];
   GstBuffer *out;
-  GcgBatchMeta *bm;
+  GstCudaGraphBatchMeta *bm;
   GcgTestBatch f;
 
   gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=4 batch-duration="
@@ -590,7 +590,7 @@ test_overlap_later (void)
     threads[i] = g_thread_new ("pusher", push_times, &pushers[i]);
   gst_buffer_unref (gst_harness_pull (f.out));
   out = gst_harness_pull (f.out);
-  bm = gcg_buffer_get_batch_meta (out);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_cmpuint (bm->window_start, ==, 100 * GST_MSECOND);
   g_assert_cmpuint (bm->n_frames, ==, 3);
   g_assert_cmpstr (bm->sources[2].pad_name, ==, "sink_1");
@@ -609,7 +609,7 @@ test_late (void)
 {
   g_autoptr (GstBus) bus = gst_bus_new ();
   g_autoptr (GstMessage) qos = NULL;
-  GcgBatchMeta *bm;
+  GstCudaGraphBatchMeta *bm;
   GstBuffer *out;
   GcgTestBatch f;
   guint64 processed, dropped;
@@ -631,7 +631,7 @@ test_late (void)
   gcg_test_batch_push (&f.streams[0], frame_at (&f.streams[0], 2));
   gst_harness_crank_single_clock_wait (f.out);
   out = gst_harness_pull (f.out);
-  bm = gcg_buffer_get_batch_meta (out);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_cmpuint (bm->n_frames, ==, 1);
   g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
   g_assert_cmpuint (bm->sources[0].running_time, ==,
@@ -774,13 +774,13 @@ test_hostile (void)
   /* The bad frame is left out; the other stream's frame goes on. */
   for (guint kind = 0; kind < 2; kind++) {
     GstBuffer *out;
-    GcgBatchMeta *bm;
+    GstCudaGraphBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], bad_frame (kind));
     gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (CAPS (1), 7,
             GST_SECOND + kind * (GST_SECOND / 30)));
     out = gst_harness_pull (f.out);
-    bm = gcg_buffer_get_batch_meta (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_cmpuint (bm->n_frames, ==, 1);
     g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
     gst_buffer_unref (out);

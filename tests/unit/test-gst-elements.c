@@ -817,7 +817,7 @@ test_preprocess_rois (void)
       "pad-value=7", caps, NULL);
   GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
   GstVideoRegionOfInterestMeta *r1, *r2;
-  GcgTensorMeta *meta;
+  GstCudaGraphTensorMeta *meta;
   GstMapInfo map;
   GstBuffer *out;
 
@@ -843,7 +843,7 @@ test_preprocess_rois (void)
     g_assert_cmpuint (map.data[i], ==, 0);
   gst_buffer_unmap (out, &map);
 
-  meta = gcg_buffer_get_tensor_meta (out);
+  meta = gst_cuda_graph_buffer_get_tensor_meta (out);
   g_assert_nonnull (meta);
   g_assert_cmpuint (meta->batch, ==, 4);
   g_assert_cmpuint (meta->n_items, ==, 2);
@@ -871,7 +871,7 @@ test_preprocess_rois (void)
   gst_buffer_add_video_region_of_interest_meta (in, "face", 0, 0, 16, 8);
   gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 4, 16, 16);
   out = gcg_test_push_pull (h, in);
-  meta = gcg_buffer_get_tensor_meta (out);
+  meta = gst_cuda_graph_buffer_get_tensor_meta (out);
   g_assert_cmpuint (meta->n_items, ==, 1);
   g_assert_cmpint (meta->items[0].roi_x, ==, 40);
   gst_buffer_unref (out);
@@ -950,7 +950,7 @@ test_roi_type_unused (void)
       "cudagraphpreprocess");
   GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
   GstVideoRegionOfInterestMeta *r;
-  GcgTensorMeta *meta;
+  GstCudaGraphTensorMeta *meta;
   GstBuffer *out;
 
   g_object_set (e, "roi-type", unused, NULL);
@@ -960,7 +960,7 @@ test_roi_type_unused (void)
   r = gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 4, 16, 16);
   r->id = 22;
   out = gcg_test_push_pull (h, in);
-  meta = gcg_buffer_get_tensor_meta (out);
+  meta = gst_cuda_graph_buffer_get_tensor_meta (out);
   g_assert_nonnull (meta);
   g_assert_cmpuint (meta->n_items, ==, 1);
   g_assert_cmpint (meta->items[0].roi_id, ==, -1);

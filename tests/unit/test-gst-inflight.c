@@ -155,11 +155,11 @@ static void
 check_tensor_meta (GstBuffer * out, guint i, const gchar * in_caps)
 {
   GstVideoInfo info = gcg_test_info (in_caps);
-  GcgTensorMeta *meta = gcg_buffer_get_tensor_meta (out);
+  GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_get_tensor_meta (out);
   guint n = n_rois_of (i);
 
   g_assert_nonnull (meta);
-  g_assert_cmpuint (meta->memory, ==, GCG_TENSOR_MEMORY_SYSTEM);
+  g_assert_cmpuint (meta->memory, ==, GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM);
   g_assert_cmpuint (meta->batch, ==, 3);
   g_assert_cmpuint (meta->size, ==, 3 * 3 * 16 * 16 * sizeof (gfloat));
   g_assert_cmpuint (meta->shape[0], ==, 3);

@@ -4,7 +4,7 @@
  *
  * GStreamer's own GstTensorMeta (gstreamer-analytics-1.0, 1.26+) on
  * cudagraphpreprocess's output, CPU backend: one tensor named after the
- * element, whose dims, data type and dims order say what our GcgTensorMeta
+ * element, whose dims, data type and dims order say what our GstCudaGraphTensorMeta
  * says, and whose data is the output buffer's memory (not a copy), for
  * each layout, type and channel count, with a batch of ROIs too.
  *
@@ -59,7 +59,7 @@ assert_same_memory (GstBuffer * data, GstBuffer * out)
 static void
 check_tensor (GstBuffer * out, const Case * c)
 {
-  GcgTensorMeta *ours = gcg_buffer_get_tensor_meta (out);
+  GstCudaGraphTensorMeta *ours = gst_cuda_graph_buffer_get_tensor_meta (out);
   GstTensorMeta *tmeta = gst_buffer_get_tensor_meta (out);
   const GstTensor *t;
   gsize n_dims = 0, *dims, n = 1;
@@ -82,7 +82,7 @@ check_tensor (GstBuffer * out, const Case * c)
     g_assert_cmpuint (dims[i], ==, ours->shape[i]);
     n *= dims[i];
   }
-  g_assert_cmpuint (ours->memory, ==, GCG_TENSOR_MEMORY_SYSTEM);
+  g_assert_cmpuint (ours->memory, ==, GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM);
   g_assert_cmpuint (ours->size, ==, n * c->item_size);
   g_assert_cmpuint (gst_buffer_get_size (t->data), ==, ours->size);
   g_assert_cmpuint (gst_buffer_get_size (out), ==, ours->size);
@@ -107,7 +107,7 @@ test_case (gconstpointer data)
     out = gcg_test_push_pull (h, in);
     check_tensor (out, c);
     /* No ROI meta: the whole frame is the one item. */
-    g_assert_cmpuint (gcg_buffer_get_tensor_meta (out)->n_items, ==,
+    g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (out)->n_items, ==,
         MAX (c->n_rois, 1));
     gst_buffer_unref (out);
   }
