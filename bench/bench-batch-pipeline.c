@@ -19,7 +19,11 @@
  * --only=ROW runs one row (to profile it; no comparison is printed).
  * --backend=cpu runs the same on the CPU reference (a smoke run: small
  * frames advised, --width/--height); without a GPU and with the default
- * backend it exits 77.
+ * backend it exits 77.  --side sets the tensor's side (default 640, 64
+ * on the CPU backend): with a tiny side on the CPU backend the kernel
+ * work is next to nothing and what is left is the elements' own cost
+ * (how cudagraphbatch's hand-off from its pads is profiled without a
+ * GPU).
  */
 #include <gcg.h>
 #include "gcg-bench-util.h"
@@ -140,13 +144,15 @@ main (int argc, char **argv)
   Options o = { "cuda", 3000, 1920, 1080, 640, TRUE };
   g_autofree gchar *backend = NULL;
   g_autofree gchar *only = NULL;
-  gint frames = 3000, width = 1920, height = 1080;
+  gint frames = 3000, width = 1920, height = 1080, side = 0;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "N"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
         "cuda (default) or cpu (a smoke run)", "B"},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "Input width", "W"},
     {"height", 0, 0, G_OPTION_ARG_INT, &height, "Input height", "H"},
+    {"side", 0, 0, G_OPTION_ARG_INT, &side,
+        "Tensor side (default 640, 64 with --backend=cpu)", "S"},
     {"only", 0, 0, G_OPTION_ARG_STRING, &only,
         "Run this row alone, no comparison (to profile it)", "ROW"},
     {NULL}
@@ -162,10 +168,12 @@ main (int argc, char **argv)
   g_option_context_add_group (options, gst_init_get_option_group ());
   if (!g_option_context_parse (options, &argc, &argv, &error) || frames < 2
       || width < 16 || height < 16 || width > 8192 || height > 8192
+      || side < 0 || side == 1 || side > 4096
       || (backend && !g_str_equal (backend, "cuda")
           && !g_str_equal (backend, "cpu"))) {
     fprintf (stderr, "bench-batch-pipeline: %s\n", error ? error->message
-        : "--frames ≥ 2, sizes 16 to 8192, --backend cuda or cpu");
+        : "--frames ≥ 2, sizes 16 to 8192, side 2 to 4096, --backend cuda "
+        "or cpu");
     return 2;
   }
   o.frames = frames;
@@ -184,6 +192,8 @@ main (int argc, char **argv)
     }
   }
 
+  if (side > 0)
+    o.side = side;
   printf ("bench-batch-pipeline: %u streams of %ux%u NV12 (%s) → %u×%u "
       "float32 letterboxed, backend %s, %u frames per stream\n", STREAMS,
       o.width, o.height, o.cuda_memory ? "CUDA memory" : "system memory",
