@@ -15,7 +15,10 @@
  * Each row runs --frames frames per stream to EOS (sinks not synced) and
  * prints fps per stream, process CPU µs per batch of 16 frames (user +
  * system, from getrusage around the run), the same less the `alone` row's
- * (what the preprocessing adds), and the ratio of that to `separate`'s.
+ * (what the preprocessing adds), the ratio of that to `separate`'s, and
+ * the context switches per batch of 16 frames (voluntary and not, all
+ * threads): what handing frames from thread to thread costs, a count that
+ * the machine's load hardly moves, unlike the times.
  * --only=ROW runs one row (to profile it; no comparison is printed).
  * --backend=cpu runs the same on the CPU reference (a smoke run: small
  * frames advised, --width/--height); without a GPU and with the default
@@ -46,6 +49,7 @@ typedef struct
 {
   gdouble fps;                  /* per stream */
   gdouble cpu_us;               /* per batch of STREAMS frames */
+  gdouble switches;             /* context switches, per batch */
 } Result;
 
 static gdouble
@@ -56,6 +60,15 @@ cpu_s (void)
   getrusage (RUSAGE_SELF, &u);
   return u.ru_utime.tv_sec + u.ru_stime.tv_sec
       + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+static gdouble
+context_switches (void)
+{
+  struct rusage u;
+
+  getrusage (RUSAGE_SELF, &u);
+  return (gdouble) u.ru_nvcsw + u.ru_nivcsw;
 }
 
 /* Source @i, ending in "! " so a sink or a pad name can follow. */
@@ -109,7 +122,7 @@ run_row (const Options *o, const gchar *row)
   g_autoptr (GstBus) bus = NULL;
   g_autoptr (GstMessage) msg = NULL;
   gint64 t0;
-  gdouble c0;
+  gdouble c0, s0;
   Result r;
 
   gcg_bench_check (pipeline != NULL && error == NULL, row, error);
@@ -122,10 +135,12 @@ run_row (const Options *o, const gchar *row)
           30 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS, "preroll", NULL);
   t0 = gcg_bench_now_ns ();
   c0 = cpu_s ();
+  s0 = context_switches ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   r.cpu_us = (cpu_s () - c0) * 1e6 / o->frames;
+  r.switches = (context_switches () - s0) / o->frames;
   r.fps = o->frames / ((gcg_bench_now_ns () - t0) / 1e9);
   if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     g_autofree gchar *dbg = NULL;
@@ -198,8 +213,8 @@ main (int argc, char **argv)
       "float32 letterboxed, backend %s, %u frames per stream\n", STREAMS,
       o.width, o.height, o.cuda_memory ? "CUDA memory" : "system memory",
       o.side, o.side, o.backend, o.frames);
-  printf ("%-12s | fps/stream | CPU µs/batch | less alone | vs separate\n",
-      "row");
+  printf ("%-12s | fps/stream | CPU µs/batch | less alone | vs separate "
+      "| switches/batch\n", "row");
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     gdouble net;
 
@@ -211,7 +226,9 @@ main (int argc, char **argv)
         res[i].cpu_us, i ? net : 0.0);
     if (i >= 1 && !only)
       printf (" %9.2f×", (res[1].cpu_us - res[0].cpu_us) / MAX (net, 1e-3));
-    printf ("\n");
+    else
+      printf (" %10s", "");
+    printf (" | %14.1f\n", res[i].switches);
     fflush (stdout);
   }
   return 0;
