@@ -15,11 +15,18 @@
  * Each row runs --frames frames per stream to EOS (sinks not synced) and
  * prints fps per stream, process CPU µs per batch of 16 frames (user +
  * system, from getrusage around the run), the same less the `alone` row's
- * (what the preprocessing adds), and the ratio of that to `separate`'s.
+ * (what the preprocessing adds), the ratio of that to `separate`'s, and
+ * the context switches per batch of 16 frames (voluntary and not, all
+ * threads): what handing frames from thread to thread costs, a count that
+ * the machine's load hardly moves, unlike the times.
  * --only=ROW runs one row (to profile it; no comparison is printed).
  * --backend=cpu runs the same on the CPU reference (a smoke run: small
  * frames advised, --width/--height); without a GPU and with the default
- * backend it exits 77.
+ * backend it exits 77.  --side sets the tensor's side (default 640, 64
+ * on the CPU backend): with a tiny side on the CPU backend the kernel
+ * work is next to nothing and what is left is the elements' own cost
+ * (how cudagraphbatch's hand-off from its pads is profiled without a
+ * GPU).
  */
 #include <gcg.h>
 #include "gcg-bench-util.h"
@@ -42,6 +49,7 @@ typedef struct
 {
   gdouble fps;                  /* per stream */
   gdouble cpu_us;               /* per batch of STREAMS frames */
+  gdouble switches;             /* context switches, per batch */
 } Result;
 
 static gdouble
@@ -52,6 +60,15 @@ cpu_s (void)
   getrusage (RUSAGE_SELF, &u);
   return u.ru_utime.tv_sec + u.ru_stime.tv_sec
       + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+static gdouble
+context_switches (void)
+{
+  struct rusage u;
+
+  getrusage (RUSAGE_SELF, &u);
+  return (gdouble) u.ru_nvcsw + u.ru_nivcsw;
 }
 
 /* Source @i, ending in "! " so a sink or a pad name can follow. */
@@ -105,7 +122,7 @@ run_row (const Options *o, const gchar *row)
   g_autoptr (GstBus) bus = NULL;
   g_autoptr (GstMessage) msg = NULL;
   gint64 t0;
-  gdouble c0;
+  gdouble c0, s0;
   Result r;
 
   gcg_bench_check (pipeline != NULL && error == NULL, row, error);
@@ -118,10 +135,12 @@ run_row (const Options *o, const gchar *row)
           30 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS, "preroll", NULL);
   t0 = gcg_bench_now_ns ();
   c0 = cpu_s ();
+  s0 = context_switches ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   r.cpu_us = (cpu_s () - c0) * 1e6 / o->frames;
+  r.switches = (context_switches () - s0) / o->frames;
   r.fps = o->frames / ((gcg_bench_now_ns () - t0) / 1e9);
   if (msg == NULL || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     g_autofree gchar *dbg = NULL;
@@ -140,13 +159,15 @@ main (int argc, char **argv)
   Options o = { "cuda", 3000, 1920, 1080, 640, TRUE };
   g_autofree gchar *backend = NULL;
   g_autofree gchar *only = NULL;
-  gint frames = 3000, width = 1920, height = 1080;
+  gint frames = 3000, width = 1920, height = 1080, side = 0;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "N"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
         "cuda (default) or cpu (a smoke run)", "B"},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "Input width", "W"},
     {"height", 0, 0, G_OPTION_ARG_INT, &height, "Input height", "H"},
+    {"side", 0, 0, G_OPTION_ARG_INT, &side,
+        "Tensor side (default 640, 64 with --backend=cpu)", "S"},
     {"only", 0, 0, G_OPTION_ARG_STRING, &only,
         "Run this row alone, no comparison (to profile it)", "ROW"},
     {NULL}
@@ -162,10 +183,12 @@ main (int argc, char **argv)
   g_option_context_add_group (options, gst_init_get_option_group ());
   if (!g_option_context_parse (options, &argc, &argv, &error) || frames < 2
       || width < 16 || height < 16 || width > 8192 || height > 8192
+      || side < 0 || side == 1 || side > 4096
       || (backend && !g_str_equal (backend, "cuda")
           && !g_str_equal (backend, "cpu"))) {
     fprintf (stderr, "bench-batch-pipeline: %s\n", error ? error->message
-        : "--frames ≥ 2, sizes 16 to 8192, --backend cuda or cpu");
+        : "--frames ≥ 2, sizes 16 to 8192, side 2 to 4096, --backend cuda "
+        "or cpu");
     return 2;
   }
   o.frames = frames;
@@ -184,12 +207,14 @@ main (int argc, char **argv)
     }
   }
 
+  if (side > 0)
+    o.side = side;
   printf ("bench-batch-pipeline: %u streams of %ux%u NV12 (%s) → %u×%u "
       "float32 letterboxed, backend %s, %u frames per stream\n", STREAMS,
       o.width, o.height, o.cuda_memory ? "CUDA memory" : "system memory",
       o.side, o.side, o.backend, o.frames);
-  printf ("%-12s | fps/stream | CPU µs/batch | less alone | vs separate\n",
-      "row");
+  printf ("%-12s | fps/stream | CPU µs/batch | less alone | vs separate "
+      "| switches/batch\n", "row");
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     gdouble net;
 
@@ -201,7 +226,9 @@ main (int argc, char **argv)
         res[i].cpu_us, i ? net : 0.0);
     if (i >= 1 && !only)
       printf (" %9.2f×", (res[1].cpu_us - res[0].cpu_us) / MAX (net, 1e-3));
-    printf ("\n");
+    else
+      printf (" %10s", "");
+    printf (" | %14.1f\n", res[i].switches);
     fflush (stdout);
   }
   return 0;

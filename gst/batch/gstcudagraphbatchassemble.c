@@ -100,7 +100,7 @@ gboolean
 gst_cuda_graph_batch_all_pads_eos (GList * pads)
 {
   for (GList * l = pads; l; l = l->next) {
-    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (l->data)))
+    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD_CAST (l->data)))
       return FALSE;
   }
   return TRUE;
@@ -220,7 +220,7 @@ void
 gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
     GstCudaGraphBatchPad * pad, GstBuffer * buffer, Batch * batch)
 {
-  GstAggregatorPad *apad = GST_AGGREGATOR_PAD (pad);
+  GstAggregatorPad *apad = GST_AGGREGATOR_PAD_CAST (pad);
   BatchInput *in = &batch->inputs[batch->n];
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
   GcgRect region;

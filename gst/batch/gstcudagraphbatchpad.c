@@ -133,6 +133,7 @@ gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad * self)
   self->strategy = DEFAULT_BATCH_STRATEGY;
   g_queue_init (&self->window.held);
   self->window.taken_until = GST_CLOCK_TIME_NONE;
+  self->window.strategy = DEFAULT_BATCH_STRATEGY;
 }
 
 static gint *

@@ -16,6 +16,10 @@ G_BEGIN_DECLS
 #define GST_TYPE_CUDA_GRAPH_BATCH_PAD (gst_cuda_graph_batch_pad_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST,
     CUDA_GRAPH_BATCH_PAD, GstAggregatorPad)
+/* Without the type check, for the streaming thread's loops over the
+ * element's sink pads (all of this type: the template says so), where
+ * the checks were a tenth of a batch's own work. */
+#define GST_CUDA_GRAPH_BATCH_PAD_CAST(obj) ((GstCudaGraphBatchPad *) (obj))
 
 /* Takes the video caps of the pad's stream (from the aggregator's
  * streaming thread, in order with the buffers): FALSE for caps the frame
@@ -59,6 +63,9 @@ typedef struct
 {
   GQueue held;                  /* GstBuffer*, owned, oldest first */
   GstClockTime taken_until;
+  /* The pad's batch-strategy, read once per window collected (a change
+   * takes effect at the next batch, never halfway through one). */
+  GstCudaGraphBatchStrategy strategy;
   /* first-in-batch-with-overlap: its last unused frame of the half window
    * before the window's start (owned), a candidate for the window. */
   GstBuffer *spare;

@@ -69,14 +69,15 @@ add_time (GstClockTime a, GstClockTime b)
 static GstCudaGraphBatchPadWindow *
 pad_window (gpointer pad)
 {
-  return gst_cuda_graph_batch_pad_get_window (GST_CUDA_GRAPH_BATCH_PAD (pad));
+  return gst_cuda_graph_batch_pad_get_window (GST_CUDA_GRAPH_BATCH_PAD_CAST
+      (pad));
 }
 
+/* The strategy read for the window being collected (collect()). */
 static GstCudaGraphBatchStrategy
 strategy_of (gpointer pad)
 {
-  return gst_cuda_graph_batch_pad_get_strategy (GST_CUDA_GRAPH_BATCH_PAD
-      (pad));
+  return pad_window (pad)->strategy;
 }
 
 /* One frame per window, the first (or, with overlap, the nearest). */
@@ -116,7 +117,7 @@ scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
     *earliest = min_time (*earliest,
         gst_cuda_graph_batch_running_time (pad, head));
     *duration = min_time (*duration,
-        frame_duration (GST_CUDA_GRAPH_BATCH_PAD (pad), head));
+        frame_duration (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad), head));
     gst_buffer_unref (head);
   }
   return held;
@@ -261,25 +262,44 @@ overlap_start (GstCudaGraphBatch * self)
   return self->window_start > half ? self->window_start - half : 0;
 }
 
+/* Whether @pad has a head frame, with its running time in @rt. */
+static gboolean
+peek_time (GstAggregatorPad * pad, GstClockTime * rt)
+{
+  GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
+
+  if (head == NULL)
+    return FALSE;
+  *rt = gst_cuda_graph_batch_running_time (pad, head);
+  gst_buffer_unref (head);
+  return TRUE;
+}
+
 /* Drops @pad's head frames that start before the window: late ones
  * (counted), or, for first-in-batch, ones of a window the pad already had
  * its frame in (passed over).  With overlap, one that starts at most half
- * a window early is kept as the pad's spare instead (the latest such). */
-static void
-drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad)
+ * a window early is kept as the pad's spare instead (the latest such).
+ * Returns whether it stopped at a head frame, with its running time in
+ * @head_rt (so the caller need not look at it again: each look takes the
+ * pad's locks). */
+static gboolean
+drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad,
+    GstClockTime * head_rt)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
   GstBuffer *head;
+  GstClockTime rt;
 
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
-    return;
-  while ((head = gst_aggregator_pad_peek_buffer (pad))) {
-    GstClockTime rt = gst_cuda_graph_batch_running_time (pad, head);
-
-    gst_buffer_unref (head);
-    if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= self->window_start)
-      return;
+    return FALSE;
+  while (peek_time (pad, &rt)) {
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= self->window_start) {
+      *head_rt = rt;
+      return TRUE;
+    }
     head = gst_aggregator_pad_pop_buffer (pad);
+    if (head == NULL)
+      break;                    /* flushed meanwhile */
     if (overlaps (pad) && rt >= overlap_start (self)) {
       gst_clear_buffer (&w->spare);
       w->spare = head;
@@ -292,6 +312,7 @@ drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad)
       drop_late (self, pad, head, rt);
     }
   }
+  return FALSE;
 }
 
 /* --- collecting a window ------------------------------------------------- */
@@ -303,7 +324,9 @@ hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
 {
   GQueue *held = &pad_window (pad)->held;
 
-  switch (gst_cuda_graph_batch_pad_get_strategy (pad)) {
+  if (buf == NULL)
+    return;                     /* the pad was flushed meanwhile */
+  switch (strategy_of (pad)) {
     case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH:
     case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP:
       if (!g_queue_is_empty (held)) {
@@ -334,7 +357,8 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
     return FALSE;
   if (takes_first (pad))
     return TRUE;
-  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD (pad), last);
+  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD_CAST (pad),
+      last);
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
       : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
@@ -353,7 +377,8 @@ take_later (GstCudaGraphBatch * self, GstCudaGraphBatchPad * pad,
   if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
       || rt >= add_time (end, self->window_duration / 2))
     return;
-  hold_frame (pad, gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad)));
+  hold_frame (pad, gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD_CAST
+          (pad)));
 }
 
 /* The window is complete: a pad's spare (with overlap) replaces its frame
@@ -386,21 +411,22 @@ static gboolean
 collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
     GstClockTime end, gboolean live)
 {
-  GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD (pad);
-  GstBuffer *head;
+  GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD_CAST (pad);
+  GstClockTime rt = GST_CLOCK_TIME_NONE;
+  gboolean peeked = drop_before_window (self, pad, &rt);
+  GstBuffer *buf;
 
-  drop_before_window (self, pad);
-  while (!held_covers (bpad, end)
-      && (head = gst_aggregator_pad_peek_buffer (pad))) {
-    GstClockTime rt = gst_cuda_graph_batch_running_time (pad, head);
-
-    gst_buffer_unref (head);
+  while (!held_covers (bpad, end) && (peeked || peek_time (pad, &rt))) {
+    peeked = FALSE;
     if (GST_CLOCK_TIME_IS_VALID (end) && GST_CLOCK_TIME_IS_VALID (rt)
         && rt >= end) {
       take_later (self, bpad, rt, end);
       return TRUE;              /* its next frame is past the window */
     }
-    hold_frame (bpad, gst_aggregator_pad_pop_buffer (pad));
+    buf = gst_aggregator_pad_pop_buffer (pad);
+    if (buf == NULL)
+      break;                    /* flushed meanwhile */
+    hold_frame (bpad, buf);
     if (!GST_CLOCK_TIME_IS_VALID (end))
       return TRUE;              /* no windows: one frame per batch */
   }
@@ -419,6 +445,9 @@ gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
       (GST_AGGREGATOR (self)));
   gboolean done = TRUE;
 
+  for (GList * l = pads; l; l = l->next)
+    pad_window (l->data)->strategy =
+        gst_cuda_graph_batch_pad_get_strategy (l->data);
   for (GList * l = pads; l; l = l->next)
     done &= collect_pad (self, l->data, end, live);
   if (!done && !timeout)

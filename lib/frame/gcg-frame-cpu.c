@@ -69,21 +69,24 @@ run_band (gpointer data, gpointer user_data)
   g_mutex_unlock (&band->latch->lock);
 }
 
-/* One pool for the process, as wide as the machine; NULL when threads
- * cannot be made (then everything runs on the caller's thread). */
+/* One pool for the process, as wide as the machine (its width in
+ * @n_threads: g_get_num_processors() reads a sysfs file each call, too
+ * dear once per frame); NULL when threads cannot be made (then
+ * everything runs on the caller's thread). */
 static GThreadPool *
-get_pool (void)
+get_pool (guint * n_threads)
 {
   static GThreadPool *pool;
+  static guint width = 1;
   static gsize once = 0;
 
   if (g_once_init_enter (&once)) {
-    guint n = MIN (g_get_num_processors (), MAX_BANDS);
-
-    if (n > 1)
-      pool = g_thread_pool_new (run_band, NULL, (gint) n, FALSE, NULL);
+    width = MIN (g_get_num_processors (), MAX_BANDS);
+    if (width > 1)
+      pool = g_thread_pool_new (run_band, NULL, (gint) width, FALSE, NULL);
     g_once_init_leave (&once, 1);
   }
+  *n_threads = width;
   return pool;
 }
 
@@ -93,11 +96,11 @@ static void
 run_banded (const GcgFrameChainConfig *config,
     const GcgFrameKernelParams *kp, gint32 rows)
 {
-  GThreadPool *pool = get_pool ();
+  guint width;
+  GThreadPool *pool = get_pool (&width);
   Band bands[MAX_BANDS];
   Latch latch;
-  guint n = pool ? MIN ((guint) (rows / MIN_ROWS_PER_BAND),
-      g_get_num_processors ()) : 1;
+  guint n = pool ? MIN ((guint) (rows / MIN_ROWS_PER_BAND), width) : 1;
 
   n = CLAMP (n, 1, MAX_BANDS);
   if (n == 1) {
