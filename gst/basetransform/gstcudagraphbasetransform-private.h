@@ -97,9 +97,6 @@ typedef struct
   GstVideoInfo in_info;
   GstVideoInfo out_info;
   gsize out_size;
-  /* Device address of the last output when it was device memory, else 0
-   * (for the subclasses' metadata). */
-  guint64 out_device_ptr;
 } GstCudaGraphBaseTransformPrivate;
 
 GstCudaGraphBaseTransformPrivate *gst_cuda_graph_base_transform_get_priv

@@ -349,30 +349,6 @@ gst_cuda_graph_base_transform_offer_primary_context (GstCudaGraphBaseTransform
       &GET_PRIV (self)->gst_context);
 }
 
-/**
- * gst_cuda_graph_base_transform_get_output_location:
- * @self: a #GstCudaGraphBaseTransform
- * @device_ptr: (out): device address of the last output
- * @device_id: (out): its CUDA device
- * @stream: (out) (transfer none): the stream writing it
- *
- * Returns: %TRUE when the last output went to device memory (then the out
- *   values are set), %FALSE for host memory
- */
-gboolean
-gst_cuda_graph_base_transform_get_output_location (GstCudaGraphBaseTransform
-    * self, guint64 * device_ptr, gint * device_id, GcgStream ** stream)
-{
-  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
-
-  if (priv->out_device_ptr == 0 || priv->dev.context == NULL)
-    return FALSE;
-  *device_ptr = priv->out_device_ptr;
-  *device_id = gcg_context_get_device_id (priv->dev.context);
-  *stream = priv->dev.stream;
-  return TRUE;
-}
-
 const GstVideoInfo *
 gst_cuda_graph_base_transform_get_in_info (GstCudaGraphBaseTransform * self)
 {

@@ -18,6 +18,24 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaGraphBaseTransform,
     GstBaseTransform)
 
 /**
+ * GstCudaGraphOutputLocation:
+ * @device_ptr: device address of the output buffer's first plane, as the
+ *   base transform mapped it
+ * @device_id: its CUDA device
+ * @stream: (transfer none): the stream writing it
+ *
+ * Where a frame's output lies in device memory.  The base transform maps
+ * the output buffer, so it alone knows the address; the engine only
+ * writes there.
+ */
+typedef struct
+{
+  guint64 device_ptr;
+  gint device_id;
+  GcgStream *stream;
+} GstCudaGraphOutputLocation;
+
+/**
  * GstCudaGraphBaseTransformClass:
  * @parent_class: the parent class
  * @configure: fills the output side of @config (output kind, format or
@@ -33,7 +51,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaGraphBaseTransform,
  *   last good ones, so processing never fails on them.
  * @decorate: called after a frame was queued, to attach metadata to
  *   @outbuf that describes how it was made (the GPU may still be writing
- *   @outbuf: never map it here)
+ *   @outbuf: never map it here); its location is where the base mapped
+ *   it in device memory, %NULL for host memory
  *
  * The shared base of the cudagraph elements: it owns the CUDA context,
  * stream, device allocator and the #GcgFrameChain built for the current
@@ -52,7 +71,8 @@ struct _GstCudaGraphBaseTransformClass
   void (*fill_params) (GstCudaGraphBaseTransform *self, GstBuffer *inbuf,
       GcgFrameParams *params);
   void (*decorate) (GstCudaGraphBaseTransform *self, GstBuffer *outbuf,
-      const GcgFrameParams *params);
+      const GcgFrameParams *params,
+      const GstCudaGraphOutputLocation *location);
   /* Optional: the input caps failed to negotiate and @downstream (the
    * caps downstream takes, not ANY) is not CUDA-only; post an error that
    * says why when the subclass knows. */
@@ -91,9 +111,6 @@ GcgBackend gst_cuda_graph_base_transform_get_active_backend
 void gst_cuda_graph_base_transform_offer_primary_context
     (GstCudaGraphBaseTransform *self, gint device_id);
 
-gboolean gst_cuda_graph_base_transform_get_output_location
-    (GstCudaGraphBaseTransform *self, guint64 *device_ptr, gint *device_id,
-    GcgStream **stream);
 
 /* The debug category of the base transform (and of its graph cache), set
  * up by its class_init.  The helpers every element shares log under

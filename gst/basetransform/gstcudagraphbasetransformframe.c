@@ -164,7 +164,6 @@ finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
   return gcg_frame_queue_wait (priv->queue, seq, error);
 }
 
-/* Queues @frame (its input mapped) into @outbuf; takes @frame. */
 /* Where the input is for the frame queue: pageable host memory that came
  * from an upstream pool is registered with the driver on first sight and
  * read by DMA from then on, as pinned memory is. */
@@ -180,9 +179,13 @@ input_memory_kind (GstCudaGraphBaseTransformPrivate * priv,
   return kind;
 }
 
+/* Queues @frame (its input mapped; taken) into @outbuf, which it maps; sets
+ * @location where that mapping put @outbuf in device memory (0 for host
+ * memory). */
 static GstFlowReturn
 submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
-    InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf)
+    InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf,
+    GstCudaGraphOutputLocation * location)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
@@ -211,8 +214,11 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     return frame_failed (self, error, pts);
   }
   /* @frame belongs to the queue now. */
-  priv->out_device_ptr =
-      out.kind == GCG_MEMORY_KIND_DEVICE ? params->dst[0] : 0;
+  if (out.kind == GCG_MEMORY_KIND_DEVICE) {
+    location->device_ptr = out.data[0];
+    location->device_id = gcg_context_get_device_id (priv->dev.context);
+    location->stream = priv->dev.stream;
+  }
   ready = finish_output (priv, outbuf, &out, seq, &error);
   unmap_output (outbuf, &m);
   /* A frame that failed while we waited for it was reported by
@@ -237,6 +243,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
       GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GcgFrameParams params;
+  GstCudaGraphOutputLocation location = { 0, -1, NULL };
   InFlightFrame *frame;
   GstFlowReturn ret;
   GstMapFlags in_dev;
@@ -299,13 +306,14 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
             GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
     return GST_FLOW_ERROR;
   }
-  ret = submit_frame (self, &params, frame, in_dev, outbuf);
+  ret = submit_frame (self, &params, frame, in_dev, outbuf, &location);
   if (ret != GST_FLOW_OK)
     return ret;
 
   gst_cuda_graph_base_transform_count_frame (self);
   if (klass->decorate)
-    klass->decorate (self, outbuf, &params);
+    klass->decorate (self, outbuf, &params,
+        location.device_ptr != 0 ? &location : NULL);
   /* A frame done meanwhile may have failed once too often. */
   return priv->flow_error ? GST_FLOW_ERROR : GST_FLOW_OK;
 }

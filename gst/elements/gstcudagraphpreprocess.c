@@ -200,7 +200,8 @@ static gboolean gst_cuda_graph_preprocess_get_caps_size
 static void gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *
     base, GstBuffer * inbuf, GcgFrameParams * params);
 static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *
-    base, GstBuffer * outbuf, const GcgFrameParams * params);
+    base, GstBuffer * outbuf, const GcgFrameParams * params,
+    const GstCudaGraphOutputLocation * location);
 static gboolean gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *
     base, GcgFrameChain * chain, GError ** error);
 static GstStateChangeReturn gst_cuda_graph_preprocess_change_state
@@ -743,7 +744,8 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
 
 static void
 gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
-    GstBuffer * outbuf, const GcgFrameParams * params)
+    GstBuffer * outbuf, const GcgFrameParams * params,
+    const GstCudaGraphOutputLocation * location)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GcgFrameChainConfig *config =
@@ -752,18 +754,14 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
     config->tensor_channels, config->out_width, config->out_height,
     config->max_rois
   };
-  GcgStream *stream = NULL;
-  guint64 data = 0;
-  gint device_id = -1;
   GstCudaGraphTensorMeta *meta;
   guint i;
 
   /* Items past the frame's ROIs were zeroed by the frame queue. */
-  gst_cuda_graph_base_transform_get_output_location (base, &data, &device_id,
-      &stream);
   meta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
-      gcg_frame_chain_config_get_output_size (config), data, device_id,
-      stream);
+      gcg_frame_chain_config_get_output_size (config),
+      location ? location->device_ptr : 0, location ? location->device_id : -1,
+      location ? location->stream : NULL);
   if (self->layout.n_tensors > 0)
     gst_cuda_graph_model_layout_apply (&self->layout, meta);
   meta->n_items = self->n_items;
