@@ -133,7 +133,7 @@ typedef struct
   GstElement *pipeline;
   GstAppSrc *src;
   GstBus *bus;
-  GstBufferPool *pool;          /* set under lock: the bus handler flushes it */
+  GstBufferPool *pool;          /* under lock: the bus handler flushes it */
   GstMapFlags map_flags;
   guint n_frames;               /* warm-up + timed */
   guint first_timed;

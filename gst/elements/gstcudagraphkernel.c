@@ -285,7 +285,7 @@ gst_cuda_graph_kernel_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* --- start: what can be known before the device opens --------------------- */
+/* --- start: what can be known before the device opens -------------------- */
 
 /* "WxH" (or "W" for W × 1), each 1..1024, at most 1024 threads; NULL or
  * "" is the default.  FALSE for anything else. */

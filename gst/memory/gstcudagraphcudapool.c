@@ -25,7 +25,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_cuda_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_cuda_pool_debug
 
-/* --- the fenced allocator ------------------------------------------------- */
+/* --- the fenced allocator ------------------------------------------------ */
 
 typedef struct
 {
@@ -98,7 +98,7 @@ fenced_allocator (void)
   return allocator;
 }
 
-/* --- the pool -------------------------------------------------------------- */
+/* --- the pool ------------------------------------------------------------ */
 
 typedef struct
 {

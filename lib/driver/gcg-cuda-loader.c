@@ -33,10 +33,12 @@ static GPrivate last_fault;
 
 #define GCG_CUDA_NAME(name, params) #name,
 #define GCG_NVRTC_NAME(name) #name,
+/* clang-format off */
 static const gchar *const func_names[] = {
   GCG_CUDA_FUNCS (GCG_CUDA_NAME)
   GCG_NVRTC_FAULT_FUNCS (GCG_NVRTC_NAME)
 };
+/* clang-format on */
 #undef GCG_NVRTC_NAME
 #undef GCG_CUDA_NAME
 G_STATIC_ASSERT (G_N_ELEMENTS (func_names) == GCG_FAULT_N_FUNCS);

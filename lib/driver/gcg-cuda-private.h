@@ -207,7 +207,9 @@ typedef struct
 /* Every driver entry point the project calls: X (name, parameter list).
  * Resolved with cuGetProcAddress at CUDA 12.0 semantics, so versioned
  * symbols (cuMemAlloc_v2, cuGraphExecUpdate_v2, ...) come back with the
- * signatures written here. */
+ * signatures written here.  One entry a line, kept by hand: clang-format
+ * cannot tell the parameter lists from expressions. */
+/* clang-format off */
 #define GCG_CUDA_FUNCS(X) \
   X (cuInit, (unsigned int flags)) \
   X (cuDriverGetVersion, (int *version)) \
@@ -310,6 +312,7 @@ typedef struct
           CUgraphExecUpdateResultInfo *info)) \
   X (cuGraphDebugDotPrint, (CUgraph graph, const char *path, \
           unsigned int flags))
+/* clang-format on */
 
 /* NVRTC's entry points that fault injection can fail too (lib/nvrtc calls
  * them through GCG_NVRTC_CALL, gcg-nvrtc-private.h).  They have no slot in
@@ -329,6 +332,7 @@ typedef struct
  * (GCG_FAULT_N_FUNCS in all). */
 #define GCG_CUDA_ID(name, params) GCG_CUDA_ID_##name,
 #define GCG_NVRTC_ID(name) GCG_CUDA_ID_##name,
+/* clang-format off */
 typedef enum
 {
   GCG_CUDA_FUNCS (GCG_CUDA_ID)
@@ -337,6 +341,7 @@ typedef enum
   GCG_NVRTC_FAULT_FUNCS (GCG_NVRTC_ID)
   GCG_FAULT_N_FUNCS
 } GcgCudaId;
+/* clang-format on */
 #undef GCG_NVRTC_ID
 #undef GCG_CUDA_ID
 

@@ -253,7 +253,7 @@ cpu_completion_delay (void)
   return hook ? MIN (hook (), 1000) : 0;
 }
 
-/* --- life cycle ----------------------------------------------------------- */
+/* --- life cycle ---------------------------------------------------------- */
 
 static void
 free_slot_staging (GcgFrameQueue *self, Slot *slot)
@@ -491,7 +491,7 @@ gcg_frame_queue_get_stream (GcgFrameQueue *self)
   return self->stream;
 }
 
-/* --- retiring frames ------------------------------------------------------ */
+/* --- retiring frames ----------------------------------------------------- */
 
 static Slot *
 slot_of (GcgFrameQueue *self, guint64 seq)
@@ -805,7 +805,7 @@ gcg_frame_queue_get_slot_waits (GcgFrameQueue *self)
   return n;
 }
 
-/* --- submitting a frame --------------------------------------------------- */
+/* --- submitting a frame -------------------------------------------------- */
 
 static gboolean
 planes_valid (const GcgFramePlanes *p, gsize *total, GError **error)

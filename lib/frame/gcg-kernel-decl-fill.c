@@ -52,7 +52,8 @@ to_int_range (const GcgFrameValue *value, gint64 min, guint64 max,
       return TRUE;
     case GCG_FRAME_VALUE_DOUBLE:
       d = value->v.d;
-      /* 2^64 and 2^63 are exact doubles: compare against them, not max. */
+      /* 2^64 and 2^63 are exact doubles: compare against them, not
+       * against max. */
       if (!isfinite (d) || d != floor (d) || d < (gdouble) min
           || d >= (max == G_MAXUINT64 ? 18446744073709551616.0 :
               (gdouble) max + 1.0))

@@ -28,6 +28,8 @@ static const struct
 
 #define P GCG_KERNEL_PARAM_U64
 #define I GCG_KERNEL_PARAM_I32
+/* Grouped by kind, as in GcgFrameParams: kept by hand. */
+/* clang-format off */
 static const struct
 {
   const gchar *name;
@@ -42,6 +44,7 @@ static const struct
   { "frame", P }, { "pts", P },
   { "items", I },
 };
+/* clang-format on */
 #undef P
 #undef I
 
@@ -72,7 +75,8 @@ parse_type (const gchar *s, GcgKernelParamType *type)
 /* C++17's keywords (and C++20's, and the alternative operator names),
  * and NULL, a macro NVRTC defines: a member so named would make the
  * generated struct fail to compile (tests/unit/test-fuzz-kernel-decl.c
- * compiles every layout it takes). */
+ * compiles every layout it takes).  Filled lines, kept by hand. */
+/* clang-format off */
 static const gchar *const keywords[] = {
   "NULL",
   "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
@@ -90,6 +94,7 @@ static const gchar *const keywords[] = {
   "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
   "wchar_t", "while", "xor", "xor_eq",
 };
+/* clang-format on */
 
 static gboolean
 is_identifier (const gchar *s)

@@ -28,7 +28,9 @@ typedef struct
   GList link;
 } GcgMemPoolScope;
 
+/* clang-format off */
 #define GCG_MEM_POOL_SCOPE_INIT { 0, NULL, FALSE, { NULL, NULL, NULL } }
+/* clang-format on */
 
 gboolean gcg__mem_pool_scope_enter (GcgMemPoolScope *scope,
     GcgCapturePool *pool, GError **error);

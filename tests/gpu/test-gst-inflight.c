@@ -42,7 +42,7 @@
 #define GST_MAP_CUDA (GST_MAP_FLAG_LAST << 1)
 #endif
 
-/* --- inputs --------------------------------------------------------------- */
+/* --- inputs -------------------------------------------------------------- */
 
 static void
 base_luma (guint x, guint y, guint8 * px, gpointer user_data)
@@ -176,7 +176,7 @@ static const Case preprocess_case = {
   decorate_preprocess,
 };
 
-/* --- outputs -------------------------------------------------------------- */
+/* --- outputs ------------------------------------------------------------- */
 
 /* Hashes of two runs agree frame for frame; the mismatches are counted
  * and the first few named before failing. */
@@ -198,7 +198,7 @@ assert_same_hashes (GPtrArray * a, GPtrArray * b, guint n, const gchar * what)
     g_error ("%s: %u of %u frames differ", what, bad, n);
 }
 
-/* --- harness runs --------------------------------------------------------- */
+/* --- harness runs -------------------------------------------------------- */
 
 typedef struct
 {
@@ -361,7 +361,7 @@ run_plan (const Case * c, const Plan * plan, Result * res)
   gst_harness_teardown (h);
 }
 
-/* --- long runs ------------------------------------------------------------ */
+/* --- long runs ----------------------------------------------------------- */
 
 /* 10 000 frames with in-flight=1 and with in-flight=4: the same bytes
  * frame for frame, a graph captured once; backend=cpu gives them too. */
@@ -410,7 +410,7 @@ test_long (gconstpointer data)
   result_clear (&rc);
 }
 
-/* --- flush and caps change ------------------------------------------------ */
+/* --- flush and caps change ----------------------------------------------- */
 
 #define CYCLE_FRAMES 96
 
@@ -451,7 +451,7 @@ test_flush_caps (gconstpointer data)
   result_clear (&res);
 }
 
-/* --- tensors in CUDA memory ----------------------------------------------- */
+/* --- tensors in CUDA memory ---------------------------------------------- */
 
 #ifdef HAVE_GST_CUDA
 #define TENSOR_FRAMES 60

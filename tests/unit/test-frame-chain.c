@@ -780,7 +780,8 @@ test_letterbox (void)
           g_assert_cmpuint (o[2], ==, 31);
           g_assert_cmpuint (o[3], ==, 255);
         } else {
-          /* Nearest: x -> floor ((x + 0.5) * 0.8), y -> floor ((y' + 0.5) * 2/3). */
+          /* Nearest: x -> floor ((x + 0.5) * 0.8),
+           * y -> floor ((y' + 0.5) * 2/3). */
           guint ix = (guint) floor ((x + 0.5) * 0.8);
           guint iy = (guint) floor ((y - top + 0.5) * 2.0 / 3.0);
 
@@ -935,16 +936,16 @@ test_float16 (void)
     {0.0f, 0x0000}, {-0.0f, 0x8000}, {1.0f, 0x3c00}, {-2.0f, 0xc000},
     {65504.0f, 0x7bff}, {65519.0f, 0x7bff}, {65520.0f, 0x7c00},
     {1e10f, 0x7c00}, {-1e10f, 0xfc00}, {INFINITY, 0x7c00},
-    {5.9604645e-08f, 0x0001},                 /* 2^-24 */
-    {2.9802322e-08f, 0x0000},                 /* 2^-25: tie to even 0 */
-    {8.940697e-08f, 0x0002},                  /* 1.5 * 2^-24: tie to 2 */
-    {6.1035156e-05f, 0x0400},                 /* 2^-14, smallest normal */
-    {6.102e-05f, 0x0400},                     /* rounds up into normal */
-    {6.1e-05f, 0x03ff},
-    {1.00048828125f, 0x3c00},                 /* 1 + 2^-11: tie to even */
-    {1.00146484375f, 0x3c02},                 /* 1 + 3 * 2^-11: tie up */
-    {1.0009765625f, 0x3c01},
-    {0.1f, 0x2e66}, {3.14159265f, 0x4248}, {1e-9f, 0x0000},
+    { 5.9604645e-08f, 0x0001 },               /* 2^-24 */
+    { 2.9802322e-08f, 0x0000 },               /* 2^-25: tie to even 0 */
+    { 8.940697e-08f, 0x0002 },                /* 1.5 * 2^-24: tie to 2 */
+    { 6.1035156e-05f, 0x0400 },               /* 2^-14, smallest normal */
+    { 6.102e-05f, 0x0400 },                   /* rounds up into normal */
+    { 6.1e-05f, 0x03ff },
+    { 1.00048828125f, 0x3c00 },               /* 1 + 2^-11: tie to even */
+    { 1.00146484375f, 0x3c02 },               /* 1 + 3 * 2^-11: tie up */
+    { 1.0009765625f, 0x3c01 },
+    { 0.1f, 0x2e66 }, { 3.14159265f, 0x4248 }, { 1e-9f, 0x0000 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1008,7 +1009,8 @@ test_batch_and_clipping (void)
       for (guint ch = 0; ch < 3; ch++) {
         g_assert_cmpuint (out[ch * 16 + y * 4 + x], ==,
             at (&in, 0, 2 + x, 3 + y)[ch]);
-        /* 2x2 crop stretched to 4x4: each input pixel twice each way. */
+        /* 2x2 crop stretched to 4x4: each input pixel twice each
+         * way. */
         g_assert_cmpuint (out[item + ch * 16 + y * 4 + x], ==,
             at (&in, 0, 14 + x / 2, y / 2)[ch]);
         g_assert_cmpuint (out[2 * item + ch * 16 + y * 4 + x], ==, ch + 1);

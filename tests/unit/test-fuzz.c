@@ -487,7 +487,8 @@ fuzz_frame (GRand * r, const GstVideoInfo * info)
       return buf;
     }
     case 6:{
-      /* A meta of another size than the caps, laid out right for itself. */
+      /* A meta of another size than the caps, laid out right for
+       * itself. */
       GstVideoInfo other;
       gint w = rand_dim (r), h = rand_dim (r);
 

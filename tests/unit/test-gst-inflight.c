@@ -30,7 +30,7 @@
 #define IN_CAPS "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
 #define IN_CAPS2 "video/x-raw,format=NV12,width=48,height=36,framerate=30/1"
 
-/* --- per-frame input ------------------------------------------------------ */
+/* --- per-frame input ----------------------------------------------------- */
 
 /* Luma that moves with the frame number, so that every frame differs (one
  * byte per pixel: the harness helper fills plane 0 of NV12). */
@@ -135,7 +135,7 @@ make_input (const Case * c, const gchar * caps, guint i)
   return buf;
 }
 
-/* --- outputs -------------------------------------------------------------- */
+/* --- outputs ------------------------------------------------------------- */
 
 /* The visible bytes of a video frame (row padding is never written), or
  * the whole tensor. */
@@ -180,7 +180,7 @@ check_tensor_meta (GstBuffer * out, guint i, const gchar * in_caps)
   }
 }
 
-/* --- runs ----------------------------------------------------------------- */
+/* --- runs ---------------------------------------------------------------- */
 
 typedef enum
 {
@@ -356,7 +356,7 @@ test_case (gconstpointer data)
     g_assert_false (g_bytes_equal (ref->pdata[i], ref->pdata[i - 1]));
 }
 
-/* --- the property --------------------------------------------------------- */
+/* --- the property -------------------------------------------------------- */
 
 static void
 check_property (const gchar * factory)
