@@ -79,8 +79,8 @@ replay (const Trace *trace, const Method *m, guint pairs)
     if (live[slot])
       m->free (m->data, live[slot]);
     if (!m->alloc (m->data, trace->sizes[i % TRACE_LEN], &live[slot])) {
-      g_printerr ("%s: allocating %" G_GSIZE_FORMAT " bytes failed\n",
-          m->name, trace->sizes[i % TRACE_LEN]);
+      g_printerr ("%s: allocating %" G_GSIZE_FORMAT " bytes failed\n", m->name,
+          trace->sizes[i % TRACE_LEN]);
       exit (1);
     }
   }
@@ -131,7 +131,8 @@ static gboolean
 async_alloc (gpointer data, gsize size, guint64 *ptr)
 {
   return GCG_CU (cuMemAllocAsync, ptr, size,
-      gcg__stream_get_cu (((Env *) data)->stream)) == CUDA_SUCCESS;
+             gcg__stream_get_cu (((Env *) data)->stream))
+      == CUDA_SUCCESS;
 }
 
 static void
@@ -169,7 +170,10 @@ static gdouble
 video_trace (Env *env, GcgAllocatorStats *out)
 {
   static const guint res[][2] = {
-    {1920, 1080}, {1280, 720}, {3840, 2160}, {1920, 1080},
+    { 1920, 1080 },
+    { 1280, 720 },
+    { 3840, 2160 },
+    { 1920, 1080 },
   };
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   g_autoptr (GcgAllocatorStats) stats = NULL;
@@ -203,9 +207,9 @@ main (int argc, char **argv)
   g_autofree Trace *trace = g_new0 (Trace, 1);
   Env env = { 0 };
   Method methods[] = {
-    {"GcgAllocator", ours_alloc, ours_free, &env, 200000},
-    {"cuMemAllocAsync/FreeAsync", async_alloc, async_free, &env, 200000},
-    {"cuMemAlloc/cuMemFree", sync_alloc, sync_free, &env, 2000},
+    { "GcgAllocator", ours_alloc, ours_free, &env, 200000 },
+    { "cuMemAllocAsync/FreeAsync", async_alloc, async_free, &env, 200000 },
+    { "cuMemAlloc/cuMemFree", sync_alloc, sync_free, &env, 2000 },
   };
   gdouble ns[G_N_ELEMENTS (methods)], ratio;
   GcgAllocatorStats video;
@@ -231,12 +235,12 @@ main (int argc, char **argv)
   }
   ratio = video_trace (&env, &video);
   printf ("video-like trace (2000 frames, 1080p/720p/4K, 4 in flight): peak "
-      "reserved %.1f MiB / peak allocated %.1f MiB = %.3f\n",
+          "reserved %.1f MiB / peak allocated %.1f MiB = %.3f\n",
       video.reserved_bytes_peak / (gdouble) MiB,
       video.allocated_bytes_peak / (gdouble) MiB, ratio);
   printf ("goals: faster than cuMemAllocAsync: %s; >= 50x faster than "
-      "cuMemAlloc: %s\n", ns[0] < ns[1] ? "yes" : "NO",
-      ns[2] / ns[0] >= 50 ? "yes" : "NO");
+          "cuMemAlloc: %s\n",
+      ns[0] < ns[1] ? "yes" : "NO", ns[2] / ns[0] >= 50 ? "yes" : "NO");
 
   g_clear_object (&env.allocator);
   g_clear_object (&env.stream);

@@ -75,9 +75,10 @@ context_switches (void)
 static void
 append_source (GString *s, const Options *o, guint i)
 {
-  g_string_append_printf (s, " videotestsrc num-buffers=1 pattern=%u ! "
-      "video/x-raw,format=NV12,width=%u,height=%u,framerate=30/1 ! ", i % 20,
-      o->width, o->height);
+  g_string_append_printf (s,
+      " videotestsrc num-buffers=1 pattern=%u ! "
+      "video/x-raw,format=NV12,width=%u,height=%u,framerate=30/1 ! ",
+      i % 20, o->width, o->height);
   if (o->cuda_memory)
     g_string_append (s, "cudaupload ! video/x-raw(memory:CUDAMemory) ! ");
   g_string_append_printf (s, "imagefreeze num-buffers=%u ! ", o->frames);
@@ -87,15 +88,18 @@ static gchar *
 describe (const Options *o, const gchar *row)
 {
   GString *s = g_string_new (NULL);
-  g_autofree gchar *pre = g_strdup_printf ("width=%u height=%u "
-      "letterbox=symmetric mean=\"0.485,0.456,0.406\" "
-      "std=\"0.229,0.224,0.225\" backend=%s", o->side, o->side, o->backend);
+  g_autofree gchar *pre =
+      g_strdup_printf ("width=%u height=%u "
+                       "letterbox=symmetric mean=\"0.485,0.456,0.406\" "
+                       "std=\"0.229,0.224,0.225\" backend=%s",
+          o->side, o->side, o->backend);
   const gchar *mem = o->cuda_memory ? "(memory:CUDAMemory)" : "";
 
   if (g_str_has_prefix (row, "batch")) {
-    g_string_append_printf (s, "cudagraphbatch name=b %s%s ! "
-        "other/tensors%s ! fakesink sync=false", pre,
-        g_str_equal (row, "batch eager") ? " use-graph=false" : "", mem);
+    g_string_append_printf (s,
+        "cudagraphbatch name=b %s%s ! "
+        "other/tensors%s ! fakesink sync=false",
+        pre, g_str_equal (row, "batch eager") ? " use-graph=false" : "", mem);
     for (guint i = 0; i < STREAMS; i++) {
       append_source (s, o, i);
       g_string_append_printf (s, "b.sink_%u", i);
@@ -130,9 +134,11 @@ run_row (const Options *o, const gchar *row)
   /* Start-up (contexts, negotiation, captures) happens before PAUSED
    * completes and the first frames: it is not in the figures. */
   gcg_bench_check (gst_element_set_state (pipeline, GST_STATE_PAUSED)
-      != GST_STATE_CHANGE_FAILURE, "PAUSED", NULL);
-  gcg_bench_check (gst_element_get_state (pipeline, NULL, NULL,
-          30 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS, "preroll", NULL);
+          != GST_STATE_CHANGE_FAILURE,
+      "PAUSED", NULL);
+  gcg_bench_check (gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND)
+          == GST_STATE_CHANGE_SUCCESS,
+      "preroll", NULL);
   t0 = gcg_bench_now_ns ();
   c0 = cpu_s ();
   s0 = context_switches ();
@@ -160,35 +166,39 @@ main (int argc, char **argv)
   g_autofree gchar *backend = NULL;
   g_autofree gchar *only = NULL;
   gint frames = 3000, width = 1920, height = 1080, side = 0;
-  GOptionEntry entries[] = {
-    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "N"},
-    {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
-        "cuda (default) or cpu (a smoke run)", "B"},
-    {"width", 0, 0, G_OPTION_ARG_INT, &width, "Input width", "W"},
-    {"height", 0, 0, G_OPTION_ARG_INT, &height, "Input height", "H"},
-    {"side", 0, 0, G_OPTION_ARG_INT, &side,
-        "Tensor side (default 640, 64 with --backend=cpu)", "S"},
-    {"only", 0, 0, G_OPTION_ARG_STRING, &only,
-        "Run this row alone, no comparison (to profile it)", "ROW"},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
+                                 "Frames per stream", "N" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend,
+        "cuda (default) or cpu (a smoke run)", "B" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Input width", "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Input height", "H" },
+    { "side", 0, 0, G_OPTION_ARG_INT, &side,
+        "Tensor side (default 640, 64 with --backend=cpu)", "S" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only,
+        "Run this row alone, no comparison (to profile it)", "ROW" },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
   static const gchar *const rows[] = {
-    "alone", "separate", "batch", "batch eager",
+    "alone",
+    "separate",
+    "batch",
+    "batch eager",
   };
   Result res[G_N_ELEMENTS (rows)];
 
   g_option_context_add_main_entries (options, entries, NULL);
   g_option_context_add_group (options, gst_init_get_option_group ());
   if (!g_option_context_parse (options, &argc, &argv, &error) || frames < 2
-      || width < 16 || height < 16 || width > 8192 || height > 8192
-      || side < 0 || side == 1 || side > 4096
+      || width < 16 || height < 16 || width > 8192 || height > 8192 || side < 0
+      || side == 1 || side > 4096
       || (backend && !g_str_equal (backend, "cuda")
           && !g_str_equal (backend, "cpu"))) {
-    fprintf (stderr, "bench-batch-pipeline: %s\n", error ? error->message
-        : "--frames ≥ 2, sizes 16 to 8192, side 2 to 4096, --backend cuda "
-        "or cpu");
+    fprintf (stderr, "bench-batch-pipeline: %s\n",
+        error
+            ? error->message
+            : "--frames ≥ 2, sizes 16 to 8192, side 2 to 4096, --backend cuda "
+              "or cpu");
     return 2;
   }
   o.frames = frames;
@@ -200,8 +210,8 @@ main (int argc, char **argv)
     o.side = 64;
   } else {
     g_object_unref (gcg_bench_open_gpu ("bench-batch-pipeline"));
-    if (!gst_registry_check_feature_version (gst_registry_get (),
-            "cudaupload", 1, 0, 0)) {
+    if (!gst_registry_check_feature_version (gst_registry_get (), "cudaupload",
+            1, 0, 0)) {
       printf ("bench-batch-pipeline: skipped, no cudaupload (nvcodec)\n");
       return 77;
     }
@@ -210,11 +220,13 @@ main (int argc, char **argv)
   if (side > 0)
     o.side = side;
   printf ("bench-batch-pipeline: %u streams of %ux%u NV12 (%s) → %u×%u "
-      "float32 letterboxed, backend %s, %u frames per stream\n", STREAMS,
-      o.width, o.height, o.cuda_memory ? "CUDA memory" : "system memory",
-      o.side, o.side, o.backend, o.frames);
+          "float32 letterboxed, backend %s, %u frames per stream\n",
+      STREAMS, o.width, o.height,
+      o.cuda_memory ? "CUDA memory" : "system memory", o.side, o.side,
+      o.backend, o.frames);
   printf ("%-12s | fps/stream | CPU µs/batch | less alone | vs separate "
-      "| switches/batch\n", "row");
+          "| switches/batch\n",
+      "row");
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
     gdouble net;
 

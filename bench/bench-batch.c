@@ -96,8 +96,7 @@ chain_config (const Workload *w, GcgFrameChainConfig *c)
 }
 
 /* Times @run over warm-up + timed batches; @run queues batch @k. */
-typedef void (*RunFunc) (Bench *b, const Workload *w, gpointer data,
-    guint k);
+typedef void (*RunFunc) (Bench *b, const Workload *w, gpointer data, guint k);
 
 /* Host µs inside the calls, with the stream drained every few batches so
  * the parameter ring never fills: the work of a batch, not a wait for the
@@ -118,8 +117,7 @@ time_host (Bench *b, const Workload *w, RunFunc run, gpointer data)
     run (b, w, data, k);
     host += gcg_bench_now_ns () - t0;
   }
-  gcg_bench_check (gcg_stream_synchronize (b->stream, &error), "sync",
-      error);
+  gcg_bench_check (gcg_stream_synchronize (b->stream, &error), "sync", error);
   return host / 1e3 / b->batches;
 }
 
@@ -143,7 +141,7 @@ time_runs (Bench *b, const Workload *w, RunFunc run, gpointer data)
   }
   gcg_bench_record (b->stream, b->stop);
   gcg_bench_check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
-      && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
+          && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
       "events", error);
   t.gpu_us = ms * 1e3 / b->batches;
   t.fps = b->batches / ((gcg_bench_now_ns () - wall0) / 1e9);
@@ -164,7 +162,8 @@ run_batch (Bench *b, const Workload *w, gpointer data, guint k)
     fill_params (b, w, i, k, 0, &params[i]);
   }
   gcg_bench_check (gcg_frame_batch_process (data, SOURCES, sources, params,
-          b->out, b->stream, NULL, &error), "batch", error);
+                       b->out, b->stream, NULL, &error),
+      "batch", error);
 }
 
 static Timing
@@ -203,7 +202,8 @@ run_chains (Bench *b, const Workload *w, gpointer data, guint k)
 
     fill_params (b, w, i, k, dst, &p);
     gcg_bench_check (gcg_frame_chain_process (c->chains[i], &p, b->stream,
-            &error), "chain", error);
+                         &error),
+        "chain", error);
     dst += c->item_size * MAX (w->rois, 1);
   }
 }
@@ -218,11 +218,11 @@ time_chains (Bench *b, const Workload *w, guint n)
 
   chain_config (w, &config);
   config.max_rois = MAX (w->rois, 1);
-  c.item_size = gcg_frame_chain_config_get_output_size (&config)
-      / config.max_rois;
+  c.item_size =
+      gcg_frame_chain_config_get_output_size (&config) / config.max_rois;
   for (guint i = 0; i < n; i++) {
-    c.chains[i] = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, b->ctx,
-        &error);
+    c.chains[i] =
+        gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, b->ctx, &error);
     gcg_bench_check (c.chains[i] != NULL, "chain", error);
   }
   t = time_runs (b, w, run_chains, &c);
@@ -234,8 +234,7 @@ time_chains (Bench *b, const Workload *w, guint n)
 static void
 print_row (const gchar *name, Timing t, const Timing *ref)
 {
-  printf ("  %-22s | %9.1f | %9.1f | %8.0f", name, t.gpu_us, t.host_us,
-      t.fps);
+  printf ("  %-22s | %9.1f | %9.1f | %8.0f", name, t.gpu_us, t.host_us, t.fps);
   if (ref != NULL)
     printf (" | %5.2f× | %5.2f×", ref->gpu_us / t.gpu_us,
         ref->host_us / t.host_us);
@@ -255,7 +254,8 @@ run_workload (Bench *b, const Workload *w)
       w->rois ? " × 4 ROIs" : "", SOURCES * MAX (w->rois, 1), w->out_size,
       w->out_size);
   printf ("  %-22s | GPU µs/b  | host µs/b | fps/strm | GPU vs | host vs "
-      "16 chains\n", "");
+          "16 chains\n",
+      "");
   print_row ("batch, graph", batch, &separate);
   print_row ("batch, eager", eager, &separate);
   print_row ("16 chains, graph each", separate, &separate);
@@ -273,16 +273,17 @@ setup (Bench *b)
 
   b->ctx = gcg_bench_open_gpu ("bench-batch");
   gcg_bench_check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
-      && gcg_context_push (b->ctx, &error)
-      && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
-      && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
-      && GCG_CU_OK (&error, cuMemAlloc, &b->out,
-          (gsize) SOURCES * ROIS * 3 * 640 * 640 * 4), "setup", error);
+          && gcg_context_push (b->ctx, &error)
+          && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
+          && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
+          && GCG_CU_OK (&error, cuMemAlloc, &b->out,
+              (gsize) SOURCES * ROIS * 3 * 640 * 640 * 4),
+      "setup", error);
   for (guint i = 0; i < SOURCES; i++) {
     for (gsize j = 0; j < in_size; j++)
       host[j] = (guint8) ((j + i * 977) * 2654435761u >> 24);
     gcg_bench_check (GCG_CU_OK (&error, cuMemAlloc, &b->in[i], in_size)
-        && GCG_CU_OK (&error, cuMemcpyHtoD, b->in[i], host, in_size),
+            && GCG_CU_OK (&error, cuMemcpyHtoD, b->in[i], host, in_size),
         "upload", error);
   }
 }
@@ -309,12 +310,10 @@ main (int argc, char **argv)
   };
   Bench b = { 0 };
   gint batches = 500, warmup = 50;
-  GOptionEntry entries[] = {
-    {"batches", 0, 0, G_OPTION_ARG_INT, &batches, "Timed batches per row",
-        "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed batches first", "N"},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "batches", 0, 0, G_OPTION_ARG_INT, &batches,
+                                 "Timed batches per row", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed batches first", "N" },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
 
@@ -329,8 +328,8 @@ main (int argc, char **argv)
   b.warmup = warmup;
   setup (&b);
   printf ("bench-batch: %s, %u batches per row after %u warm-up, queued "
-      "back to back on one stream\n", gcg_context_get_name (b.ctx),
-      b.batches, b.warmup);
+          "back to back on one stream\n",
+      gcg_context_get_name (b.ctx), b.batches, b.warmup);
   for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
     run_workload (&b, &workloads[i]);
   teardown (&b);

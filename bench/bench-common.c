@@ -34,5 +34,6 @@ gcg_bench_record (GcgStream *stream, gpointer event)
   GError *error = NULL;
 
   gcg_bench_check (GCG_CU_OK (&error, cuEventRecord, (CUevent) event,
-          gcg__stream_get_cu (stream)), "cuEventRecord", error);
+                       gcg__stream_get_cu (stream)),
+      "cuEventRecord", error);
 }

@@ -60,7 +60,7 @@ elapsed_ms (Bench *b)
   gfloat ms = 0;
 
   gcg_bench_check (GCG_CU_OK (&error, cuEventSynchronize, b->stop)
-      && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
+          && GCG_CU_OK (&error, cuEventElapsedTime, &ms, b->start, b->stop),
       "events", error);
   return ms;
 }
@@ -74,13 +74,14 @@ measure_copy (Bench *b)
   const guint reps = 20;
 
   gcg_bench_check (GCG_CU_OK (&error, cuMemAlloc, &src, COPY_BYTES)
-      && GCG_CU_OK (&error, cuMemAlloc, &dst, COPY_BYTES), "copy buffers",
-      error);
+          && GCG_CU_OK (&error, cuMemAlloc, &dst, COPY_BYTES),
+      "copy buffers", error);
   for (guint i = 0; i < reps + 2; i++) {
     if (i == 2)
       gcg_bench_record (b->stream, b->start);
     gcg_bench_check (GCG_CU_OK (&error, cuMemcpyDtoDAsync, dst, src, COPY_BYTES,
-            gcg__stream_get_cu (b->stream)), "cuMemcpyDtoDAsync", error);
+                         gcg__stream_get_cu (b->stream)),
+        "cuMemcpyDtoDAsync", error);
   }
   gcg_bench_record (b->stream, b->stop);
   b->copy_gbs = 2.0 * COPY_BYTES * reps / (elapsed_ms (b) * 1e6);
@@ -161,7 +162,8 @@ time_host (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0)
     if (f >= b->warmup)
       host += gcg_bench_now_ns () - t0;
     gcg_bench_check (GCG_CU_OK (&error, cuStreamSynchronize,
-            gcg__stream_get_cu (b->stream)), "cuStreamSynchronize", error);
+                         gcg__stream_get_cu (b->stream)),
+        "cuStreamSynchronize", error);
   }
   return host / 1e3 / b->frames;
 }
@@ -170,8 +172,8 @@ static Timing
 time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA,
-      b->ctx, &error);
+  g_autoptr (GcgFrameChain)
+      chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
   GcgFrameParams p;
 
   gcg_bench_check (chain != NULL, "chain", error);
@@ -191,7 +193,8 @@ lookup_strength (const gchar *name, GcgFrameValue *value, gpointer data)
 }
 
 /* examples/kernels/vignette.cu's gcg-params line. */
-#define VIGNETTE_DECL "src=src0,dst=dst0,src_pitch=src_pitch0," \
+#define VIGNETTE_DECL \
+  "src=src0,dst=dst0,src_pitch=src_pitch0," \
   "dst_pitch=dst_pitch0,width=out_width,height=out_height," \
   "strength=meta:strength:f32:0.5"
 
@@ -234,8 +237,10 @@ time_user_kernel (Bench *b, const GcgFrameChainConfig *c, gboolean kernel,
     op = gcg_kernel_op_new_from_file (b->ctx,
         GCG_BENCH_EXAMPLES_DIR "/kernels/vignette.cu", "vignette",
         VIGNETTE_DECL, &error);
-    gcg_bench_check (op != NULL && gcg_frame_chain_add_kernel (chain, op,
-            GCG_KERNEL_POSITION_AFTER, &error), "vignette.cu", error);
+    gcg_bench_check (op != NULL
+            && gcg_frame_chain_add_kernel (chain, op, GCG_KERNEL_POSITION_AFTER,
+                &error),
+        "vignette.cu", error);
     gcg__frame_chain_set_value_lookup (chain, lookup_strength, &n);
   }
   t.pipelined = time_chain (b, chain, &p, TRUE);
@@ -260,17 +265,17 @@ run_user_kernel_rows (Bench *b, const GcgFrameChainConfig *c)
   KernelTiming alone = time_user_kernel (b, c, TRUE, TRUE);
 
   printf ("\nuser kernel (examples/kernels/vignette.cu, its strength a "
-      "per-frame value) after the video op, graph replay\n");
+          "per-frame value) after the video op, graph replay\n");
   printf ("row                | GPU µs/f | host µs/f | host µs/f, GPU idle\n");
   print_kernel_row ("op alone", &op);
   print_kernel_row ("op + kernel fused", &fused);
   print_kernel_row ("kernel alone", &alone);
   printf ("fused - op         | %8.2f | %8.2f | %8.2f   (GPU: %.2f x the "
-      "kernel alone)\n", fused.pipelined.gpu_us - op.pipelined.gpu_us,
+          "kernel alone)\n",
+      fused.pipelined.gpu_us - op.pipelined.gpu_us,
       fused.pipelined.host_us - op.pipelined.host_us,
       fused.host_us - op.host_us,
-      (fused.pipelined.gpu_us - op.pipelined.gpu_us) /
-      alone.pipelined.gpu_us);
+      (fused.pipelined.gpu_us - op.pipelined.gpu_us) / alone.pipelined.gpu_us);
   fflush (stdout);
 }
 
@@ -278,8 +283,8 @@ static gdouble
 time_cpu (Bench *b, const GcgFrameChainConfig *c)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU,
-      NULL, &error);
+  g_autoptr (GcgFrameChain)
+      chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU, NULL, &error);
   GcgFrameParams p;
   gint64 t0;
 
@@ -295,15 +300,17 @@ time_cpu (Bench *b, const GcgFrameChainConfig *c)
 static void
 run_row (Bench *b, const gchar *name, const GcgFrameChainConfig *c)
 {
-  gsize bytes = IN_W * IN_H * 3 / 2 + gcg_frame_chain_config_get_output_size (c);
+  gsize bytes =
+      IN_W * IN_H * 3 / 2 + gcg_frame_chain_config_get_output_size (c);
   Timing graph = time_gpu (b, c, TRUE);
   Timing eager = time_gpu (b, c, FALSE);
   gdouble gbs = bytes / (graph.gpu_us * 1e3);
   gdouble cpu_ms = b->cpu_frames ? time_cpu (b, c) : 0;
 
   printf ("%-6s | %8.2f | %8.2f | %8.2f | %8.2f | %7.2f | %6.1f | %5.1f%% | "
-      "%8.1f\n", name, graph.gpu_us, graph.host_us, eager.gpu_us,
-      eager.host_us, bytes / 1e6, gbs, 100.0 * gbs / b->copy_gbs, cpu_ms);
+          "%8.1f\n",
+      name, graph.gpu_us, graph.host_us, eager.gpu_us, eager.host_us,
+      bytes / 1e6, gbs, 100.0 * gbs / b->copy_gbs, cpu_ms);
   fflush (stdout);
 }
 
@@ -316,17 +323,19 @@ setup (Bench *b)
 
   b->ctx = gcg_bench_open_gpu ("bench-frame-chain");
   gcg_bench_check ((b->stream = gcg_stream_new (b->ctx, &error)) != NULL
-      && gcg_context_push (b->ctx, &error)
-      && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
-      && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
-      && GCG_CU_OK (&error, cuMemAlloc, &b->in, in_size)
-      && GCG_CU_OK (&error, cuMemAlloc, &b->out, out_size), "setup", error);
+          && gcg_context_push (b->ctx, &error)
+          && GCG_CU_OK (&error, cuEventCreate, &b->start, CU_EVENT_DEFAULT)
+          && GCG_CU_OK (&error, cuEventCreate, &b->stop, CU_EVENT_DEFAULT)
+          && GCG_CU_OK (&error, cuMemAlloc, &b->in, in_size)
+          && GCG_CU_OK (&error, cuMemAlloc, &b->out, out_size),
+      "setup", error);
   b->host_in = g_malloc (in_size);
   b->host_out = g_malloc (out_size);
   for (gsize i = 0; i < in_size; i++)
     b->host_in[i] = (guint8) (i * 2654435761u >> 24);
   gcg_bench_check (GCG_CU_OK (&error, cuMemcpyHtoD, b->in, b->host_in, in_size)
-      && GCG_CU_OK (&error, cuCtxSynchronize), "upload", error);
+          && GCG_CU_OK (&error, cuCtxSynchronize),
+      "upload", error);
 }
 
 static void
@@ -348,13 +357,12 @@ main (int argc, char **argv)
 {
   Bench b = { 0 };
   gint frames = 1000, warmup = 100, cpu_frames = 3;
-  GOptionEntry entries[] = {
-    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per variant", "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N"},
-    {"cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
-      "CPU reference frames (0: skip)", "N"},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
+                                 "Timed frames per variant", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N" },
+    { "cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
+        "CPU reference frames (0: skip)", "N" },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
   GcgFrameChainConfig tensor, video;
@@ -387,12 +395,12 @@ main (int argc, char **argv)
   video.letterbox = GCG_LETTERBOX_NONE;
 
   printf ("bench-frame-chain: %s, %u frames per variant after %u warm-up, "
-      "pipelined; device copy %.0f GB/s (read + write)\n",
+          "pipelined; device copy %.0f GB/s (read + write)\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup, b.copy_gbs);
   printf ("output |  graph   |  graph   |  eager   |  eager   |  bytes  | "
-      "graph  | of copy |   CPU\n");
+          "graph  | of copy |   CPU\n");
   printf ("       | GPU µs/f | host µs/f| GPU µs/f | host µs/f|  MB/f   | "
-      " GB/s  |   bw    |  ms/f\n");
+          " GB/s  |   bw    |  ms/f\n");
   run_row (&b, "tensor", &tensor);
   run_row (&b, "video", &video);
   run_user_kernel_rows (&b, &video);

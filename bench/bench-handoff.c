@@ -56,7 +56,7 @@ typedef struct
 /* One item into @p's pad, waiting while it is full; wakes the batching
  * thread as the design says. */
 static void
-push (Handoff * h, Pad * p, gint index)
+push (Handoff *h, Pad *p, gint index)
 {
   gboolean was_empty;
 
@@ -89,7 +89,7 @@ producer (gpointer data)
 }
 
 static gboolean
-all_ready (Handoff * h)
+all_ready (Handoff *h)
 {
   gboolean ready = TRUE;
 
@@ -104,7 +104,7 @@ all_ready (Handoff * h)
 /* GstAggregator: wait until every pad has an item (each push wakes us),
  * then pop one from each (each pop wakes its stream). */
 static void
-take_batch_aggregator (Handoff * h)
+take_batch_aggregator (Handoff *h)
 {
   g_mutex_lock (&h->src_lock);
   while (!all_ready (h))
@@ -121,7 +121,7 @@ take_batch_aggregator (Handoff * h)
 /* Waits for pad @i's next item (the element's lock taken before the
  * pad's, as push() does). */
 static void
-wait_for (Handoff * h, gint i)
+wait_for (Handoff *h, gint i)
 {
   Pad *p = &h->pads[i];
   gboolean empty;
@@ -140,7 +140,7 @@ wait_for (Handoff * h, gint i)
 /* Bounded queues: take each pad's head in turn, a stream woken once its
  * queue is down to half. */
 static void
-take_batch_bounded (Handoff * h)
+take_batch_bounded (Handoff *h)
 {
   for (gint i = 0; i < STREAMS; i++) {
     Pad *p = &h->pads[i];
@@ -159,7 +159,7 @@ take_batch_bounded (Handoff * h)
 }
 
 static void
-run (Handoff * h)
+run (Handoff *h)
 {
   Producer producers[STREAMS];
   GThread *threads[STREAMS];
@@ -183,12 +183,13 @@ run (Handoff * h)
     g_thread_join (threads[i]);
   t1 = g_get_monotonic_time ();
   getrusage (RUSAGE_SELF, &u1);
-  cpu = (u1.ru_utime.tv_sec - u0.ru_utime.tv_sec
-      + u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) * 1e6
-      + (u1.ru_utime.tv_usec - u0.ru_utime.tv_usec
-      + u1.ru_stime.tv_usec - u0.ru_stime.tv_usec);
-  switches = (gdouble) (u1.ru_nvcsw - u0.ru_nvcsw)
-      + (u1.ru_nivcsw - u0.ru_nivcsw);
+  cpu = (u1.ru_utime.tv_sec - u0.ru_utime.tv_sec + u1.ru_stime.tv_sec
+            - u0.ru_stime.tv_sec)
+          * 1e6
+      + (u1.ru_utime.tv_usec - u0.ru_utime.tv_usec + u1.ru_stime.tv_usec
+          - u0.ru_stime.tv_usec);
+  switches =
+      (gdouble) (u1.ru_nvcsw - u0.ru_nvcsw) + (u1.ru_nivcsw - u0.ru_nivcsw);
   printf ("%-10s | %5d | %12.1f | %13.1f | %14.1f\n",
       h->bounded ? "bounded" : "aggregator", h->depth, cpu / h->batches,
       (t1 - t0) / (gdouble) h->batches, switches / h->batches);
@@ -200,22 +201,21 @@ main (int argc, char **argv)
 {
   gint depth = 8;
   gint64 batches = 50000;
-  GOptionEntry entries[] = {
-    {"batches", 0, 0, G_OPTION_ARG_INT64, &batches, "Batches", "N"},
-    {"depth", 0, 0, G_OPTION_ARG_INT, &depth,
-        "Items a pad holds in the bounded design", "D"},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "batches", 0, 0, G_OPTION_ARG_INT64, &batches,
+                                 "Batches", "N" },
+    { "depth", 0, 0, G_OPTION_ARG_INT, &depth,
+        "Items a pad holds in the bounded design", "D" },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
   /* Static: two designs' locks and counters, reused one after the other. */
   static Handoff h;
 
   g_option_context_add_main_entries (options, entries, NULL);
-  if (!g_option_context_parse (options, &argc, &argv, &error)
-      || batches < 1 || depth < 2 || depth > MAX_DEPTH) {
-    fprintf (stderr, "bench-handoff: %s\n", error ? error->message
-        : "--batches ≥ 1, --depth 2 to 1024");
+  if (!g_option_context_parse (options, &argc, &argv, &error) || batches < 1
+      || depth < 2 || depth > MAX_DEPTH) {
+    fprintf (stderr, "bench-handoff: %s\n",
+        error ? error->message : "--batches ≥ 1, --depth 2 to 1024");
     return 2;
   }
   for (guint i = 0; i < STREAMS; i++) {
@@ -227,9 +227,10 @@ main (int argc, char **argv)
   h.batches = batches;
   h.consumer_waits_for = -1;
   printf ("bench-handoff: %d streams → 1 thread, %" G_GINT64_FORMAT
-      " batches of one item each\n", STREAMS, batches);
+          " batches of one item each\n",
+      STREAMS, batches);
   printf ("design     | depth | CPU µs/batch | wall µs/batch | "
-      "switches/batch\n");
+          "switches/batch\n");
   /* GstAggregator's depth for a non-live stream, then the bounded one. */
   h.bounded = FALSE;
   h.depth = 1;

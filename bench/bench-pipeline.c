@@ -71,14 +71,17 @@
  * first frame loads kernels and captures the graph. */
 #define PRIMER_WAIT_MS 500
 
-#define IN_CAPS "format=NV12, width=1920, height=1080, framerate=30/1, " \
+#define IN_CAPS \
+  "format=NV12, width=1920, height=1080, framerate=30/1, " \
   "pixel-aspect-ratio=1/1"
-#define PREPROCESS "cudagraphpreprocess name=pre backend=cuda width=640 " \
+#define PREPROCESS \
+  "cudagraphpreprocess name=pre backend=cuda width=640 " \
   "height=640 letterbox=symmetric mean=\"0.485,0.456,0.406\" " \
   "std=\"0.229,0.224,0.225\""
 /* pixel-aspect-ratio keeps the peer from stretching 16:9 into a square
  * with non-square pixels instead of adding borders. */
-#define PEER_CAPS "video/x-raw, format=RGB, width=640, height=640, " \
+#define PEER_CAPS \
+  "video/x-raw, format=RGB, width=640, height=640, " \
   "pixel-aspect-ratio=1/1"
 
 typedef enum
@@ -178,10 +181,12 @@ copies_fps (const Copies *c, gboolean round_trip, guint warmup, guint frames)
       t0 = gcg_bench_now_ns ();
     }
     gcg_bench_check (gcg_stream_copy_to_device (c->stream, c->dev_in,
-            c->host_in, IN_BYTES, &error), "H2D copy", error);
+                         c->host_in, IN_BYTES, &error),
+        "H2D copy", error);
     if (round_trip)
       gcg_bench_check (gcg_stream_copy_to_host (c->stream, c->host_out,
-              c->dev_out, OUT_BYTES, &error), "D2H copy", error);
+                           c->dev_out, OUT_BYTES, &error),
+          "D2H copy", error);
   }
   gcg_bench_check (gcg_stream_synchronize (c->stream, &error), "sync", error);
   return frames / ((gcg_bench_now_ns () - t0) / 1e9);
@@ -201,9 +206,11 @@ measure_copy_bound (Bench *b)
   c.stream = gcg_stream_new (b->ctx, &error);
   gcg_bench_check (c.stream != NULL, "stream", error);
   gcg_bench_check (gcg_allocator_alloc (allocator, IN_BYTES, c.stream,
-          &c.dev_in, &error), "device input", error);
+                       &c.dev_in, &error),
+      "device input", error);
   gcg_bench_check (gcg_allocator_alloc (allocator, OUT_BYTES, c.stream,
-          &c.dev_out, &error), "device output", error);
+                       &c.dev_out, &error),
+      "device output", error);
   c.host_in = gcg_host_pool_alloc (host_pool, IN_BYTES, &error);
   gcg_bench_check (c.host_in != NULL, "pinned input", error);
   c.host_out = gcg_host_pool_alloc (host_pool, OUT_BYTES, &error);
@@ -269,11 +276,11 @@ pool_start (GstBufferPool *pool, GstCaps *caps, guint n, GError **error)
    * its version when it still gives what was asked. */
   if (!gst_buffer_pool_set_config (pool, config)) {
     config = gst_buffer_pool_get_config (pool);
-    if (!gst_buffer_pool_config_validate_params (config, caps, info.size, n,
-            n) || !gst_buffer_pool_set_config (pool, config)) {
+    if (!gst_buffer_pool_config_validate_params (config, caps, info.size, n, n)
+        || !gst_buffer_pool_set_config (pool, config)) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "%s refused %u buffers of the input caps",
-          G_OBJECT_TYPE_NAME (pool), n);
+          "%s refused %u buffers of the input caps", G_OBJECT_TYPE_NAME (pool),
+          n);
       return FALSE;
     }
   }
@@ -292,8 +299,8 @@ static gboolean
 pool_fill (GstBufferPool *pool, GstCaps *caps, guint n, gboolean *sysmem,
     GError **error)
 {
-  g_autoptr (GPtrArray) held =
-      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+  g_autoptr (GPtrArray)
+      held = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
   GstVideoInfo info;
 
   gst_video_info_from_caps (&info, caps);
@@ -336,7 +343,7 @@ on_new_sample (GstAppSink *sink, gpointer user_data)
   now = gcg_bench_now_ns ();
   gst_buffer_unmap (buf, &map);
   idx = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) / FRAME_NS
-      : G_MAXUINT64;
+                                      : G_MAXUINT64;
   if (idx >= run->n_frames) {
     GST_ELEMENT_ERROR (sink, STREAM, FAILED, (NULL),
         ("output PTS %" GST_TIME_FORMAT " is no frame of ours",
@@ -412,7 +419,8 @@ static GstCaps *
 input_caps (InputKind input)
 {
   return gst_caps_from_string (input == INPUT_CUDA
-      ? "video/x-raw(memory:CUDAMemory), " IN_CAPS : "video/x-raw, " IN_CAPS);
+          ? "video/x-raw(memory:CUDAMemory), " IN_CAPS
+          : "video/x-raw, " IN_CAPS);
 }
 
 /* Builds appsrc ! @job->middle ! queue ! appsink.  The queue lets the
@@ -422,21 +430,21 @@ input_caps (InputKind input)
 static gboolean
 run_open (Run *run, const Bench *b, const Job *job, GError **error)
 {
-  g_autofree gchar *desc = g_strdup_printf ("appsrc name=src format=time "
+  g_autofree gchar *desc = g_strdup_printf (
+      "appsrc name=src format=time "
       "! %s ! queue max-size-buffers=%u max-size-bytes=0 max-size-time=0 "
-      "! appsink name=sink sync=false enable-last-sample=false", job->middle,
-      job->buffers);
-  GstAppSinkCallbacks callbacks = {.new_sample = on_new_sample };
+      "! appsink name=sink sync=false enable-last-sample=false",
+      job->middle, job->buffers);
+  GstAppSinkCallbacks callbacks = { .new_sample = on_new_sample };
   g_autoptr (GstCaps) in_caps = input_caps (job->input);
   g_autoptr (GstCaps) out_caps = gst_caps_from_string (job->out_caps);
   g_autoptr (GstElement) sink = NULL;
 
-  run->pipeline = gst_parse_launch_full (desc, NULL,
-      GST_PARSE_FLAG_FATAL_ERRORS, error);
+  run->pipeline =
+      gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS, error);
   if (run->pipeline == NULL)
     return FALSE;
-  run->src = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (run->pipeline),
-          "src"));
+  run->src = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (run->pipeline), "src"));
   sink = gst_bin_get_by_name (GST_BIN (run->pipeline), "sink");
   gst_app_src_set_caps (run->src, in_caps);
   gst_app_sink_set_caps (GST_APP_SINK (sink), out_caps);
@@ -469,7 +477,8 @@ wait_first (Run *run, guint ms)
 
   g_mutex_lock (&run->lock);
   while (run->received == 0 && !run->failed
-      && g_cond_wait_until (&run->cond, &run->lock, deadline));
+      && g_cond_wait_until (&run->cond, &run->lock, deadline))
+    ;
   done = run->received > 0;
   g_mutex_unlock (&run->lock);
   return done;
@@ -510,8 +519,8 @@ push_primers (Run *run)
 static GstBufferPool *
 query_proposed_pool (Run *run, GstCaps *caps, GError **error)
 {
-  g_autoptr (GstPad) pad = gst_element_get_static_pad (GST_ELEMENT (run->src),
-      "src");
+  g_autoptr (GstPad)
+      pad = gst_element_get_static_pad (GST_ELEMENT (run->src), "src");
   g_autoptr (GstQuery) query = gst_query_new_allocation (caps, TRUE);
   GstBufferPool *pool = NULL;
 
@@ -550,8 +559,8 @@ static gboolean
 input_pool_start (const Bench *b, Run *run, const Job *job, GError **error)
 {
   g_autoptr (GstCaps) caps = input_caps (job->input);
-  g_autoptr (GstBufferPool) pool = input_pool_new (b, run, job->input, caps,
-      error);
+  g_autoptr (GstBufferPool)
+      pool = input_pool_new (b, run, job->input, caps, error);
   gboolean sysmem = FALSE;
 
   if (pool == NULL || !pool_start (pool, caps, job->buffers, error)
@@ -590,9 +599,9 @@ static gboolean
 wait_eos (Run *run, GError **error)
 {
   for (;;) {
-    g_autoptr (GstMessage) msg = gst_bus_timed_pop_filtered (run->bus,
-        WAIT_S * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
+    g_autoptr (GstMessage)
+        msg = gst_bus_timed_pop_filtered (run->bus, WAIT_S * GST_SECOND,
+            GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT);
     const GstStructure *s;
 
     if (msg == NULL) {
@@ -619,8 +628,8 @@ wait_eos (Run *run, GError **error)
 static gboolean
 fail (Run *run, const gchar *what, GError **error)
 {
-  g_autoptr (GstMessage) msg = gst_bus_timed_pop_filtered (run->bus,
-      GST_SECOND, GST_MESSAGE_ERROR);
+  g_autoptr (GstMessage) msg =
+      gst_bus_timed_pop_filtered (run->bus, GST_SECOND, GST_MESSAGE_ERROR);
 
   if (msg)
     gst_message_parse_error (msg, error, NULL);
@@ -674,8 +683,9 @@ percentile (const gint64 *v, guint n, guint pct)
 static gint64
 cpu_ns (const struct rusage *u)
 {
-  return (u->ru_utime.tv_sec + u->ru_stime.tv_sec) * G_GINT64_CONSTANT
-      (1000000000) + (u->ru_utime.tv_usec + u->ru_stime.tv_usec) * 1000;
+  return (u->ru_utime.tv_sec + u->ru_stime.tv_sec)
+      * G_GINT64_CONSTANT (1000000000)
+      + (u->ru_utime.tv_usec + u->ru_stime.tv_usec) * 1000;
 }
 
 /* Throughput and CPU between the reads of the last warm-up frame and the
@@ -695,8 +705,8 @@ summarize (const Run *run, Result *r)
     return FALSE;
   qsort (latency, got, sizeof (gint64), compare_i64);
   r->fps = got / ((end - start) / 1e9);
-  r->cpu_us = (cpu_ns (&run->usage_end) - cpu_ns (&run->usage_start)) / 1e3
-      / got;
+  r->cpu_us =
+      (cpu_ns (&run->usage_end) - cpu_ns (&run->usage_start)) / 1e3 / got;
   r->p50_us = percentile (latency, got, 50) / 1e3;
   r->p99_us = percentile (latency, got, 99) / 1e3;
   return TRUE;
@@ -724,8 +734,8 @@ describe (const Run *run, const Path *path, Result *r)
   else if (s == NULL)
     g_strlcpy (r->note, "no cudagraph-stats", sizeof (r->note));
   else if (stat_u64 (s, "failed-frames") > 0)
-    g_snprintf (r->note, sizeof (r->note), "%" G_GUINT64_FORMAT
-        " frames failed", stat_u64 (s, "failed-frames"));
+    g_snprintf (r->note, sizeof (r->note),
+        "%" G_GUINT64_FORMAT " frames failed", stat_u64 (s, "failed-frames"));
   else if (path->input == INPUT_CUDA
       && stat_u64 (s, "in-place-inputs") < run->n_frames)
     g_strlcpy (r->note, "input copied", sizeof (r->note));
@@ -762,13 +772,12 @@ measure (const Bench *b, const Job *job, const Path *path, Result *r)
 static gdouble
 measure_peer (const Bench *b, guint threads, Result *r)
 {
-  Job job = { INPUT_PAGEABLE, NULL, PEER_CAPS, GST_MAP_READ, 3,
-    b->cpu_frames
-  };
+  Job job = { INPUT_PAGEABLE, NULL, PEER_CAPS, GST_MAP_READ, 3, b->cpu_frames };
   gboolean ok;
 
   job.middle = g_strdup_printf ("videoconvertscale n-threads=%u "
-      "add-borders=true", threads);
+                                "add-borders=true",
+      threads);
   ok = measure (b, &job, NULL, r);
   g_free (job.middle);
   if (!ok) {
@@ -776,8 +785,8 @@ measure_peer (const Bench *b, guint threads, Result *r)
     return 0;
   }
   printf ("CPU peer: videoconvertscale n-threads=%-2u %8.1f fps, %8.1f CPU "
-      "µs/frame, p50 %.0f µs, p99 %.0f µs\n", threads, r->fps, r->cpu_us,
-      r->p50_us, r->p99_us);
+          "µs/frame, p50 %.0f µs, p99 %.0f µs\n",
+      threads, r->fps, r->cpu_us, r->p50_us, r->p99_us);
   return r->fps;
 }
 
@@ -800,14 +809,14 @@ measure_peers (Bench *b)
 /* --- the table ---------------------------------------------------------- */
 
 static const Path paths[] = {
-  {INPUT_PINNED, FALSE, TRUE},
-  {INPUT_PINNED, FALSE, FALSE},
-  {INPUT_PAGEABLE, FALSE, TRUE},
-  {INPUT_PINNED, TRUE, TRUE},
-  {INPUT_PINNED, TRUE, FALSE},
-  {INPUT_PAGEABLE, TRUE, TRUE},
-  {INPUT_CUDA, TRUE, TRUE},
-  {INPUT_CUDA, TRUE, FALSE},
+  { INPUT_PINNED, FALSE, TRUE },
+  { INPUT_PINNED, FALSE, FALSE },
+  { INPUT_PAGEABLE, FALSE, TRUE },
+  { INPUT_PINNED, TRUE, TRUE },
+  { INPUT_PINNED, TRUE, FALSE },
+  { INPUT_PAGEABLE, TRUE, TRUE },
+  { INPUT_CUDA, TRUE, TRUE },
+  { INPUT_CUDA, TRUE, FALSE },
 };
 
 static const guint in_flights[] = { 1, 2, 4, 8 };
@@ -842,8 +851,7 @@ run_row (Bench *b, const Path *path, guint in_flight)
 {
   Job job = { path->input, NULL,
     path->cuda_out ? "other/tensors(memory:CUDAMemory)" : "other/tensors",
-    GST_MAP_READ, in_flight + 2, b->frames
-  };
+    GST_MAP_READ, in_flight + 2, b->frames };
   Result r;
 
 #ifdef HAVE_GST_CUDA
@@ -877,14 +885,14 @@ measure_framework (Bench *b)
 #ifdef HAVE_GST_CUDA
   Job job = { INPUT_CUDA, (gchar *) "identity",
     "video/x-raw(memory:CUDAMemory)", GST_MAP_READ | GST_MAP_CUDA, 6,
-    b->frames
-  };
+    b->frames };
   Result r;
 
   if (measure (b, &job, NULL, &r))
     printf ("GStreamer alone (CUDA buffers, appsrc ! identity ! queue ! "
-        "appsink mapping each): %.1f fps, %.1f CPU µs/frame, p50 %.0f µs, "
-        "p99 %.0f µs\n", r.fps, r.cpu_us, r.p50_us, r.p99_us);
+            "appsink mapping each): %.1f fps, %.1f CPU µs/frame, p50 %.0f µs, "
+            "p99 %.0f µs\n",
+        r.fps, r.cpu_us, r.p50_us, r.p99_us);
   else
     printf ("GStreamer alone: %s\n", r.note);
 #endif
@@ -894,7 +902,8 @@ static gboolean
 row_wanted (const Bench *b, const Path *path, guint in_flight)
 {
   return (b->only_input == NULL
-      || g_ascii_strcasecmp (b->only_input, input_names[path->input]) == 0)
+             || g_ascii_strcasecmp (b->only_input, input_names[path->input])
+                 == 0)
       && (b->only_in_flight == 0 || b->only_in_flight == in_flight);
 }
 
@@ -902,7 +911,7 @@ static void
 run_table (Bench *b)
 {
   printf ("input    | output | launch | in-flight |      fps | CPU µs/f "
-      "| p50 µs  | p99 µs  | of copy | vs CPU  | notes\n");
+          "| p50 µs  | p99 µs  | of copy | vs CPU  | notes\n");
   for (guint p = 0; p < G_N_ELEMENTS (paths); p++) {
 #ifndef HAVE_GST_CUDA
     if (paths[p].input == INPUT_CUDA || paths[p].cuda_out) {
@@ -916,8 +925,8 @@ run_table (Bench *b)
         run_row (b, &paths[p], in_flights[i]);
   }
   printf ("of copy: fps / the copies' fps (system out: H2D + D2H; CUDA out "
-      "from system in: H2D); vs CPU: fps / the faster CPU peer; input "
-      "buffers going round: in-flight + 2\n");
+          "from system in: H2D); vs CPU: fps / the faster CPU peer; input "
+          "buffers going round: in-flight + 2\n");
 }
 
 /* --- user kernels ------------------------------------------------------- */
@@ -930,7 +939,8 @@ run_table (Bench *b)
  * after cudagraphpreprocess only the fused form exists. */
 
 /* NV12 copied, one thread per luma byte (the even ones copy a UV pair). */
-#define COPY_KERNEL "cudagraphkernel backend=cuda in-flight=4 entry=copy " \
+#define COPY_KERNEL \
+  "cudagraphkernel backend=cuda in-flight=4 entry=copy " \
   "source=\"extern \\\"C\\\" __global__ void copy (const gcg_params *p) {" \
   " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
   " int y = blockIdx.y * blockDim.y + threadIdx.y;" \
@@ -962,7 +972,8 @@ run_table (Bench *b)
   " for (int c = 0; c < 3; c++) d[c] = (unsigned char) __fmaf_rn (s[c], f," \
   "   0.5f);" \
   " d[3] = s[3]; }"
-#define VIGNETTE_PARAMS "src=src0,dst=dst0,src_pitch=src_pitch0," \
+#define VIGNETTE_PARAMS \
+  "src=src0,dst=dst0,src_pitch=src_pitch0," \
   "dst_pitch=dst_pitch0,width=out_width,height=out_height," \
   "strength=f32:0.5"
 /* The tensor scaled in place (1x3x640x640 float32: one thread per pixel,
@@ -975,9 +986,11 @@ run_table (Bench *b)
   " float *t = (float *) p->t; size_t n = (size_t) p->w * p->h;" \
   " size_t i = (size_t) y * p->w + x;" \
   " for (int c = 0; c < 3; c++) t[c * n + i] *= p->g; }"
-#define CONVERT_640 "cudagraphconvert backend=cuda in-flight=4 " \
+#define CONVERT_640 \
+  "cudagraphconvert backend=cuda in-flight=4 " \
   "letterbox=symmetric"
-#define RGBA_640 "video/x-raw(memory:CUDAMemory), format=RGBA, width=640, " \
+#define RGBA_640 \
+  "video/x-raw(memory:CUDAMemory), format=RGBA, width=640, " \
   "height=640, pixel-aspect-ratio=1/1"
 
 typedef struct
@@ -988,34 +1001,41 @@ typedef struct
 } KernelRow;
 
 static const KernelRow kernel_rows[] = {
-  {"cudagraphconvert NV12 copy (built-in)",
+  { "cudagraphconvert NV12 copy (built-in)",
       "cudagraphconvert backend=cuda in-flight=4 method=nearest "
-        "crop-width=1920",
-      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080"},
-  {"cudagraphkernel NV12 copy (user kernel)", COPY_KERNEL,
-      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080"},
-  {"cudagraphconvert -> 640x640 RGBA", CONVERT_640, RGBA_640},
-  {"cudagraphconvert + vignette fused", CONVERT_640 " kernel-entry=vignette "
-        "kernel-source=\"" VIGNETTE_SOURCE "\" kernel-params=\""
-        VIGNETTE_PARAMS "\"", RGBA_640},
-  {"cudagraphconvert ! cudagraphkernel vignette", CONVERT_640
-        " ! cudagraphkernel backend=cuda in-flight=4 entry=vignette "
-        "source=\"" VIGNETTE_SOURCE "\" params=\"" VIGNETTE_PARAMS "\"",
-      RGBA_640},
-  {"cudagraphconvert ! cudagraphkernel vignette in-place", CONVERT_640
-        " ! cudagraphkernel backend=cuda in-flight=4 in-place=true "
-        "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
-        VIGNETTE_PARAMS "\"", RGBA_640},
-  {"... both sync-mode=poll", CONVERT_640 " sync-mode=poll ! "
-        "cudagraphkernel backend=cuda in-flight=4 sync-mode=poll "
-        "entry=vignette source=\"" VIGNETTE_SOURCE "\" params=\""
-        VIGNETTE_PARAMS "\"", RGBA_640},
-  {"cudagraphpreprocess", PREPROCESS " in-flight=4",
-      "other/tensors(memory:CUDAMemory)"},
-  {"cudagraphpreprocess + tensor gain fused", PREPROCESS " in-flight=4 "
-        "kernel-entry=gain kernel-source=\"" TENSOR_SOURCE "\" "
-        "kernel-params=\"t=dst0,w=out_width,h=out_height,g=f32:1.5\"",
-      "other/tensors(memory:CUDAMemory)"},
+      "crop-width=1920",
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080" },
+  { "cudagraphkernel NV12 copy (user kernel)", COPY_KERNEL,
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=1920, height=1080" },
+  { "cudagraphconvert -> 640x640 RGBA", CONVERT_640, RGBA_640 },
+  { "cudagraphconvert + vignette fused",
+      CONVERT_640 " kernel-entry=vignette "
+                  "kernel-source=\"" VIGNETTE_SOURCE
+                  "\" kernel-params=\"" VIGNETTE_PARAMS "\"",
+      RGBA_640 },
+  { "cudagraphconvert ! cudagraphkernel vignette",
+      CONVERT_640 " ! cudagraphkernel backend=cuda in-flight=4 entry=vignette "
+                  "source=\"" VIGNETTE_SOURCE "\" params=\"" VIGNETTE_PARAMS
+                  "\"",
+      RGBA_640 },
+  { "cudagraphconvert ! cudagraphkernel vignette in-place",
+      CONVERT_640 " ! cudagraphkernel backend=cuda in-flight=4 in-place=true "
+                  "entry=vignette source=\"" VIGNETTE_SOURCE
+                  "\" params=\"" VIGNETTE_PARAMS "\"",
+      RGBA_640 },
+  { "... both sync-mode=poll",
+      CONVERT_640 " sync-mode=poll ! "
+                  "cudagraphkernel backend=cuda in-flight=4 sync-mode=poll "
+                  "entry=vignette source=\"" VIGNETTE_SOURCE
+                  "\" params=\"" VIGNETTE_PARAMS "\"",
+      RGBA_640 },
+  { "cudagraphpreprocess", PREPROCESS " in-flight=4",
+      "other/tensors(memory:CUDAMemory)" },
+  { "cudagraphpreprocess + tensor gain fused",
+      PREPROCESS " in-flight=4 "
+                 "kernel-entry=gain kernel-source=\"" TENSOR_SOURCE "\" "
+                 "kernel-params=\"t=dst0,w=out_width,h=out_height,g=f32:1.5\"",
+      "other/tensors(memory:CUDAMemory)" },
 };
 
 static void
@@ -1024,13 +1044,13 @@ run_kernel_rows (Bench *b)
 #ifdef HAVE_GST_CUDA
   static const Path path = { INPUT_CUDA, TRUE, TRUE };
 
-  printf ("user kernels (1080p NV12 CUDA memory in, CUDA memory out, graph, "
+  printf (
+      "user kernels (1080p NV12 CUDA memory in, CUDA memory out, graph, "
       "in-flight 4)                 |      fps | CPU µs/f | p50 µs  | p99 µs  "
       "| notes\n");
   for (guint i = 0; i < G_N_ELEMENTS (kernel_rows); i++) {
     Job job = { INPUT_CUDA, (gchar *) kernel_rows[i].middle,
-      kernel_rows[i].out_caps, GST_MAP_READ | GST_MAP_CUDA, 6, b->frames
-    };
+      kernel_rows[i].out_caps, GST_MAP_READ | GST_MAP_CUDA, 6, b->frames };
     Result r;
 
     printf ("%-60s", kernel_rows[i].label);
@@ -1043,7 +1063,7 @@ run_kernel_rows (Bench *b)
     fflush (stdout);
   }
   printf ("CPU µs/f is the whole process's; two-element rows count both "
-      "elements (their stats: the last element's)\n");
+          "elements (their stats: the last element's)\n");
 #else
   printf ("user kernels: not built (no gstreamer-cuda)\n");
 #endif
@@ -1056,15 +1076,15 @@ run_kernel_rows (Bench *b)
 static void
 find_plugin (void)
 {
-  GstElementFactory *factory = gst_element_factory_find
-      ("cudagraphpreprocess");
+  GstElementFactory *factory = gst_element_factory_find ("cudagraphpreprocess");
 
   if (factory == NULL) {
     gst_registry_scan_path (gst_registry_get (), GCG_BENCH_PLUGIN_DIR);
     factory = gst_element_factory_find ("cudagraphpreprocess");
   }
   if (factory == NULL) {
-    fprintf (stderr, "bench-pipeline: no cudagraphpreprocess element; set "
+    fprintf (stderr,
+        "bench-pipeline: no cudagraphpreprocess element; set "
         "GST_PLUGIN_PATH to the build's gst/ folder\n");
     exit (1);
   }
@@ -1078,7 +1098,8 @@ share_context (Bench *b)
 {
 #ifdef HAVE_GST_CUDA
   if (!gst_cuda_load_library ()) {
-    fprintf (stderr, "bench-pipeline: gstreamer-cuda could not load the "
+    fprintf (stderr,
+        "bench-pipeline: gstreamer-cuda could not load the "
         "driver: CUDA memory rows will fail\n");
     return;
   }
@@ -1108,22 +1129,21 @@ parse_args (Bench *b, int *argc, char ***argv)
   gint frames = 3000, warmup = 200, cpu_frames = 500, in_flight = 0;
   gchar *input = NULL;
   gboolean kernels_only = FALSE;
-  GOptionEntry entries[] = {
-    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per row", "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
-        "Untimed frames first (at least 1)", "N"},
-    {"cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
-        "Timed frames of the CPU peer (0: skip it)", "N"},
-    {"input", 0, 0, G_OPTION_ARG_STRING, &input,
-        "Rows of this input only (pinned, pageable, CUDA)", "KIND"},
-    {"in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
-        "Rows of this in-flight depth only", "N"},
-    {"sync-mode", 0, 0, G_OPTION_ARG_STRING, &b->sync_mode,
-        "The element's sync-mode (its default otherwise)", "MODE"},
-    {"kernels-only", 0, 0, G_OPTION_ARG_NONE, &kernels_only,
-        "Only the user-kernel rows (after the copy bound)", NULL},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
+                                 "Timed frames per row", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
+        "Untimed frames first (at least 1)", "N" },
+    { "cpu-frames", 0, 0, G_OPTION_ARG_INT, &cpu_frames,
+        "Timed frames of the CPU peer (0: skip it)", "N" },
+    { "input", 0, 0, G_OPTION_ARG_STRING, &input,
+        "Rows of this input only (pinned, pageable, CUDA)", "KIND" },
+    { "in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
+        "Rows of this in-flight depth only", "N" },
+    { "sync-mode", 0, 0, G_OPTION_ARG_STRING, &b->sync_mode,
+        "The element's sync-mode (its default otherwise)", "MODE" },
+    { "kernels-only", 0, 0, G_OPTION_ARG_NONE, &kernels_only,
+        "Only the user-kernel rows (after the copy bound)", NULL },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
 
@@ -1131,8 +1151,9 @@ parse_args (Bench *b, int *argc, char ***argv)
   g_option_context_add_group (options, gst_init_get_option_group ());
   if (!g_option_context_parse (options, argc, argv, &error) || frames < 1
       || warmup < 1 || cpu_frames < 0 || in_flight < 0) {
-    fprintf (stderr, "bench-pipeline: %s\n", error ? error->message
-        : "--frames and --warmup must be ≥ 1, --cpu-frames ≥ 0");
+    fprintf (stderr, "bench-pipeline: %s\n",
+        error ? error->message
+              : "--frames and --warmup must be ≥ 1, --cpu-frames ≥ 0");
     exit (2);
   }
   b->frames = frames;
@@ -1154,13 +1175,13 @@ main (int argc, char **argv)
   share_context (&b);
 
   printf ("bench-pipeline: %s; appsrc 1080p NV12 ! cudagraphpreprocess "
-      "(1x3x640x640 float32, letterboxed, mean/std) ! queue ! appsink "
-      "mapping each output; %u frames per row after %u warm-up\n",
+          "(1x3x640x640 float32, letterboxed, mean/std) ! queue ! appsink "
+          "mapping each output; %u frames per row after %u warm-up\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup);
   measure_copy_bound (&b);
   printf ("copies alone (pinned, one stream, back to back): H2D of %d B "
-      "%.1f fps; H2D + D2H of %d B %.1f fps\n", IN_BYTES, b.h2d_fps,
-      OUT_BYTES, b.round_trip_fps);
+          "%.1f fps; H2D + D2H of %d B %.1f fps\n",
+      IN_BYTES, b.h2d_fps, OUT_BYTES, b.round_trip_fps);
   if (!b.kernels_only) {
     measure_peers (&b);
     measure_framework (&b);

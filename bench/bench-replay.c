@@ -54,8 +54,8 @@ enqueue_chain (Bench *b, guint kernels)
   void *params[] = { &b->data, &n, &value };
 
   for (guint k = 0; k < kernels; k++) {
-    if (!GCG_CU_OK (&error, cuLaunchKernel, b->add, 1, 1, 1, N_VALUES, 1, 1,
-            0, gcg__stream_get_cu (b->stream), params, NULL))
+    if (!GCG_CU_OK (&error, cuLaunchKernel, b->add, 1, 1, 1, N_VALUES, 1, 1, 0,
+            gcg__stream_get_cu (b->stream), params, NULL))
       gcg_bench_die ("cuLaunchKernel", error);
   }
 }
@@ -152,10 +152,10 @@ run_row (Bench *b, guint kernels)
   gdouble graph_pipe = time_pipelined (b, kernels, graph);
 
   printf ("%7u | %10.2f | %10.2f | %10.2f | %10.2f | %11.2f | %11.2f |"
-      " %10.2f | %10.2f | %10.2f\n", kernels, eager.host_us, eager.wall_us,
-      replay.host_us, replay.wall_us, eager.host_us / replay.host_us,
-      eager.wall_us / replay.wall_us, eager_pipe, graph_pipe,
-      eager_pipe / graph_pipe);
+          " %10.2f | %10.2f | %10.2f\n",
+      kernels, eager.host_us, eager.wall_us, replay.host_us, replay.wall_us,
+      eager.host_us / replay.host_us, eager.wall_us / replay.wall_us,
+      eager_pipe, graph_pipe, eager_pipe / graph_pipe);
   fflush (stdout);
   g_object_unref (graph);
 }
@@ -168,13 +168,13 @@ setup (Bench *b)
   b->ctx = gcg_bench_open_gpu ("bench-replay");
   if (!(b->stream = gcg_stream_new (b->ctx, &error))
       || !gcg_context_push (b->ctx, &error)
-      || !(b->add = gcg__context_get_function (b->ctx, "gcg_test_add_u32",
-              &error))
+      || !(b->add =
+               gcg__context_get_function (b->ctx, "gcg_test_add_u32", &error))
       || !GCG_CU_OK (&error, cuMemAlloc, &b->data, N_VALUES * 4)
       || !GCG_CU_OK (&error, cuMemsetD32Async, b->data, 0, N_VALUES,
           gcg__stream_get_cu (b->stream))
-      || !(b->value = gcg_device_scalar_new (b->ctx, GCG_SCALAR_TYPE_UINT32,
-              &error))
+      || !(b->value =
+               gcg_device_scalar_new (b->ctx, GCG_SCALAR_TYPE_UINT32, &error))
       || !gcg_device_scalar_set_uint (b->value, 1, &error)
       || !gcg_device_scalar_update (b->value, b->stream, &error))
     gcg_bench_die ("setup", error);
@@ -187,11 +187,10 @@ main (int argc, char **argv)
   static const guint chains[] = { 1, 10, 30, 100 };
   Bench b = { 0 };
   gint frames = 2000, warmup = 200;
-  GOptionEntry entries[] = {
-    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per row", "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N"},
-    {NULL}
-  };
+  GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
+                                 "Timed frames per row", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed frames first", "N" },
+    { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
 
@@ -207,11 +206,12 @@ main (int argc, char **argv)
   setup (&b);
 
   printf ("bench-replay: %s, %u frames per row after %u warm-up; one frame "
-      "at a time, then pipelined (no wait between frames)\n",
+          "at a time, then pipelined (no wait between frames)\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup);
   printf ("kernels | eager host | eager wall | graph host | graph wall | "
-      " host ratio |  wall ratio | eager pipe | graph pipe | pipe ratio\n");
-  printf ("        |   µs/frame |   µs/frame |   µs/frame |   µs/frame | "
+          " host ratio |  wall ratio | eager pipe | graph pipe | pipe ratio\n");
+  printf (
+      "        |   µs/frame |   µs/frame |   µs/frame |   µs/frame | "
       "eager/graph | eager/graph |   µs/frame |   µs/frame | eager/graph\n");
   for (guint i = 0; i < G_N_ELEMENTS (chains); i++)
     run_row (&b, chains[i]);

@@ -71,9 +71,11 @@ setup (Bench *b, const GcgFrameChainConfig *c)
   b->in_size = IN_W * IN_H * 3 / 2;
   b->out_size = gcg_frame_chain_config_get_output_size (c);
   check (gcg_allocator_alloc (b->allocator, b->in_size, b->stream, &b->in,
-          &error), "alloc in", error);
+             &error),
+      "alloc in", error);
   check (gcg_allocator_alloc (b->allocator, b->out_size, b->stream, &b->out,
-          &error), "alloc out", error);
+             &error),
+      "alloc out", error);
   b->host_in = gcg_host_pool_alloc (b->host_pool, b->in_size, &error);
   check (b->host_in != NULL, "pin in", error);
   b->host_out = gcg_host_pool_alloc (b->host_pool, b->out_size, &error);
@@ -103,11 +105,13 @@ frame (Bench *b, GcgFrameChain *chain, GcgFrameParams *p)
   GError *error = NULL;
 
   check (gcg_stream_copy_to_device (b->stream, b->in, b->host_in, b->in_size,
-          &error), "upload", error);
+             &error),
+      "upload", error);
   check (gcg_frame_chain_process (chain, p, b->stream, &error), "process",
       error);
   check (gcg_stream_copy_to_host (b->stream, b->host_out, b->out, b->out_size,
-          &error), "download", error);
+             &error),
+      "download", error);
   check (gcg_stream_synchronize (b->stream, &error), "synchronize", error);
 }
 
@@ -117,8 +121,8 @@ run_mode (Bench *b, const GcgFrameChainConfig *c, GcgSyncMode mode)
   static const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
   static const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
   GError *error = NULL;
-  g_autoptr (GcgFrameChain) chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA,
-      b->ctx, &error);
+  g_autoptr (GcgFrameChain)
+      chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
   GcgFrameParams p;
   gint64 wall0 = 0, cpu0 = 0;
   Cost cost;
@@ -179,8 +183,8 @@ main (int argc, char **argv)
   setup (&b, &c);
 
   printf ("bench-sync: %s, %u frames per mode after %u warm-up, one at a "
-      "time: upload 1080p NV12 (%.1f MB, pinned), replay, download "
-      "1x3x640x640 float32 (%.1f MB, pinned), wait\n",
+          "time: upload 1080p NV12 (%.1f MB, pinned), replay, download "
+          "1x3x640x640 float32 (%.1f MB, pinned), wait\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup, b.in_size / 1e6,
       b.out_size / 1e6);
   /* Alternated twice so no mode gets the warmer GPU. */
@@ -194,9 +198,9 @@ main (int argc, char **argv)
   print_mode ("blocking", &block);
   print_mode ("poll", &poll);
   printf ("blocking / driver: wall %.2fx, CPU %.2fx; poll / driver: wall "
-      "%.2fx, CPU %.2fx\n", block.wall_us / spin.wall_us,
-      block.cpu_us / spin.cpu_us, poll.wall_us / spin.wall_us,
-      poll.cpu_us / spin.cpu_us);
+          "%.2fx, CPU %.2fx\n",
+      block.wall_us / spin.wall_us, block.cpu_us / spin.cpu_us,
+      poll.wall_us / spin.wall_us, poll.cpu_us / spin.cpu_us);
   teardown (&b);
   return 0;
 }

@@ -21,8 +21,8 @@ G_BEGIN_DECLS
  * The log macros evaluate GST_CAT_DEFAULT only when their level is
  * enabled. */
 static inline GstDebugCategory *
-gst_cuda_graph_debug_category (GstDebugCategory ** slot, const gchar * name,
-    const gchar * description)
+gst_cuda_graph_debug_category (GstDebugCategory **slot, const gchar *name,
+    const gchar *description)
 {
   if (g_once_init_enter (slot)) {
     GstDebugCategory *category = NULL;

@@ -23,7 +23,7 @@
 #include "gstcudagraphelements.h"
 
 static gboolean
-plugin_init (GstPlugin * plugin)
+plugin_init (GstPlugin *plugin)
 {
   gboolean ret = FALSE;
 

@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-typedef void (*GcgTestPixelFunc) (guint x, guint y, guint8 * px,
+typedef void (*GcgTestPixelFunc) (guint x, guint y, guint8 *px,
     gpointer user_data);
 
 static inline GstVideoInfo
-gcg_test_info (const gchar * caps_str)
+gcg_test_info (const gchar *caps_str)
 {
   g_autoptr (GstCaps) caps = gst_caps_from_string (caps_str);
   GstVideoInfo info;
@@ -32,7 +32,7 @@ gcg_test_info (const gchar * caps_str)
 /* A frame of @caps_str whose packed pixels (or luma plane) come from
  * @func; the other planes of YUV formats are set to @chroma. */
 static inline GstBuffer *
-gcg_test_frame_new (const gchar * caps_str, GcgTestPixelFunc func,
+gcg_test_frame_new (const gchar *caps_str, GcgTestPixelFunc func,
     gpointer user_data, guint8 chroma)
 {
   GstVideoInfo info = gcg_test_info (caps_str);
@@ -51,7 +51,7 @@ gcg_test_frame_new (const gchar * caps_str, GcgTestPixelFunc func,
   for (p = 1; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++)
     memset (GST_VIDEO_FRAME_PLANE_DATA (&frame, p), chroma,
         GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p)
-        * GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
+            * GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
   gst_video_frame_unmap (&frame);
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
@@ -60,7 +60,7 @@ gcg_test_frame_new (const gchar * caps_str, GcgTestPixelFunc func,
 
 /* Every pixel the same bytes (up to 4). */
 static inline void
-gcg_test_solid_px (guint x, guint y, guint8 * px, gpointer user_data)
+gcg_test_solid_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   const guint8 *v = user_data;
 
@@ -68,7 +68,7 @@ gcg_test_solid_px (guint x, guint y, guint8 * px, gpointer user_data)
 }
 
 static inline GstBuffer *
-gcg_test_solid_new (const gchar * caps_str, const guint8 * bytes, guint n,
+gcg_test_solid_new (const gchar *caps_str, const guint8 *bytes, guint n,
     guint8 chroma)
 {
   guint8 v[5] = { (guint8) n };
@@ -79,7 +79,7 @@ gcg_test_solid_new (const gchar * caps_str, const guint8 * bytes, guint n,
 
 /* Pixel at (x, y) of a packed frame or of plane 0. */
 static inline const guint8 *
-gcg_test_pixel (GstVideoFrame * frame, guint x, guint y)
+gcg_test_pixel (GstVideoFrame *frame, guint x, guint y)
 {
   return (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
       + y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)
@@ -89,7 +89,7 @@ gcg_test_pixel (GstVideoFrame * frame, guint x, guint y)
 /* A moving pattern (frame @user_data as an integer), so every frame
  * differs. */
 static inline void
-gcg_test_moving_px (guint x, guint y, guint8 * px, gpointer user_data)
+gcg_test_moving_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   guint t = GPOINTER_TO_UINT (user_data);
 
@@ -101,7 +101,7 @@ gcg_test_moving_px (guint x, guint y, guint8 * px, gpointer user_data)
 
 /* Both buffers hold the same bytes, all of them. */
 static inline void
-gcg_test_assert_same_bytes (GstBuffer * a, GstBuffer * b)
+gcg_test_assert_same_bytes (GstBuffer *a, GstBuffer *b)
 {
   GstMapInfo ma, mb;
 
@@ -116,7 +116,7 @@ gcg_test_assert_same_bytes (GstBuffer * a, GstBuffer * b)
  * message of the error it posted when that failed, or NULL when the
  * change worked. */
 static inline gchar *
-gcg_test_start_error (GstElement * element)
+gcg_test_start_error (GstElement *element)
 {
   g_autoptr (GstBus) bus = gst_bus_new ();
   gchar *text = NULL;
@@ -124,8 +124,7 @@ gcg_test_start_error (GstElement * element)
   gst_element_set_bus (element, bus);
   if (gst_element_set_state (element, GST_STATE_PAUSED)
       == GST_STATE_CHANGE_FAILURE) {
-    g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus,
-        GST_MESSAGE_ERROR);
+    g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     GError *error = NULL;
 
     g_assert_nonnull (msg);
@@ -141,8 +140,8 @@ gcg_test_start_error (GstElement * element)
 /* A harness around @launch (an element description) whose sink accepts
  * @out_caps (NULL: anything), fed @in_caps. */
 static inline GstHarness *
-gcg_test_harness_new (const gchar * launch, const gchar * in_caps,
-    const gchar * out_caps)
+gcg_test_harness_new (const gchar *launch, const gchar *in_caps,
+    const gchar *out_caps)
 {
   GstHarness *h = gst_harness_new_parse (launch);
 
@@ -154,7 +153,7 @@ gcg_test_harness_new (const gchar * launch, const gchar * in_caps,
 
 /* Pushes @in (taking it) and returns the output buffer. */
 static inline GstBuffer *
-gcg_test_push_pull (GstHarness * h, GstBuffer * in)
+gcg_test_push_pull (GstHarness *h, GstBuffer *in)
 {
   GstBuffer *out;
 
@@ -165,7 +164,7 @@ gcg_test_push_pull (GstHarness * h, GstBuffer * in)
 }
 
 static inline guint64
-gcg_test_get_u64 (GstHarness * h, const gchar * factory, const gchar * prop)
+gcg_test_get_u64 (GstHarness *h, const gchar *factory, const gchar *prop)
 {
   g_autoptr (GstElement) e = gst_harness_find_element (h, factory);
   guint64 v = 0;

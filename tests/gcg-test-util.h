@@ -57,7 +57,8 @@ static inline void
 gcg_test_no_gst_cuda (void)
 {
   if (gcg_test_gst_cuda_expected ()) {
-    g_test_message ("nvcc and gstreamer-cuda-1.0 were found but the plugin "
+    g_test_message (
+        "nvcc and gstreamer-cuda-1.0 were found but the plugin "
         "was built without the interop: gst/meson.build's probe failed "
         "(see meson-logs/meson-log.txt)");
     g_test_fail ();
@@ -79,7 +80,7 @@ gcg_test_seed (guint32 fixed)
 
   if (v != NULL && *v != '\0' && g_strcmp0 (v, "0") != 0)
     seed = g_strcmp0 (v, "1") == 0 ? (guint32) g_test_rand_int ()
-        : (guint32) g_ascii_strtoull (v, NULL, 0);
+                                   : (guint32) g_ascii_strtoull (v, NULL, 0);
   g_test_message ("seed %u (GCG_TEST_RANDOM_SEED=%u replays it)", seed, seed);
   return seed;
 }
@@ -96,8 +97,8 @@ gcg_test_open_gpu (void)
   gint count;
 
   if (!gcg_driver_init (&error)) {
-    g_autofree gchar *why = g_strdup_printf ("no CUDA driver: %s",
-        error->message);
+    g_autofree gchar *why =
+        g_strdup_printf ("no CUDA driver: %s", error->message);
 
     gcg_test_skip_or_fail (why);
     return NULL;

@@ -49,7 +49,7 @@ static atomic_uint n_samples;
 static const char *out_path;
 
 static void
-on_prof (int sig, siginfo_t * info, void *uctx)
+on_prof (int sig, siginfo_t *info, void *uctx)
 {
   unsigned i = atomic_fetch_add (&n_samples, 1);
 
@@ -76,7 +76,7 @@ write_module (struct dl_phdr_info *info, size_t size, void *data)
 static void
 write_out (void)
 {
-  struct itimerval off = { {0, 0}, {0, 0} };
+  struct itimerval off = { { 0, 0 }, { 0, 0 } };
   unsigned n = atomic_load (&n_samples);
   FILE *f;
 
@@ -103,9 +103,9 @@ write_out (void)
 static void *
 start_later (void *data)
 {
-  double delay = atof (getenv ("GCG_CPUPROF_DELAY") ? : "2");
-  long hz = atol (getenv ("GCG_CPUPROF_HZ") ? : "2000");
-  struct itimerval every = { {0, 0}, {0, 0} };
+  double delay = atof (getenv ("GCG_CPUPROF_DELAY") ?: "2");
+  long hz = atol (getenv ("GCG_CPUPROF_HZ") ?: "2000");
+  struct itimerval every = { { 0, 0 }, { 0, 0 } };
 
   (void) data;
   usleep ((useconds_t) (delay * 1e6));
@@ -115,8 +115,7 @@ start_later (void *data)
   return NULL;
 }
 
-__attribute__((constructor))
-static void
+__attribute__ ((constructor)) static void
 cpuprof_init (void)
 {
   struct sigaction sa;

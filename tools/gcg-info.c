@@ -17,8 +17,8 @@ print_device (gint ordinal, GError **error)
   guint64 free_bytes = 0;
   gint major, minor;
 
-  if (ctx == NULL || !gcg_context_get_memory_info (ctx, &free_bytes, NULL,
-          error))
+  if (ctx == NULL
+      || !gcg_context_get_memory_info (ctx, &free_bytes, NULL, error))
     return FALSE;
   gcg_context_get_compute_capability (ctx, &major, &minor);
   printf ("device %d: %s\n", ordinal, gcg_context_get_name (ctx));
@@ -42,7 +42,8 @@ main (int argc, char **argv)
 
   printf ("gst-cudagraph %d.%d.%d\n", GCG_MAJOR_VERSION, GCG_MINOR_VERSION,
       GCG_MICRO_VERSION);
-  printf ("embedded kernels: %s\n", *archs ? archs : "none (built without nvcc)");
+  printf ("embedded kernels: %s\n",
+      *archs ? archs : "none (built without nvcc)");
   if (!gcg_driver_get_version (&version, &error)
       || (count = gcg_context_get_device_count (&error)) < 0) {
     fprintf (stderr, "gcg-info: %s\n", error->message);

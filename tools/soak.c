@@ -69,11 +69,11 @@ typedef struct
 } Metric;
 
 static const Metric metrics[] = {
-  {"resident memory", G_STRUCT_OFFSET (Sample, rss), FALSE},
-  {"device memory used", G_STRUCT_OFFSET (Sample, device_used), TRUE},
-  {"allocator bytes allocated", G_STRUCT_OFFSET (Sample, allocated), TRUE},
-  {"allocator bytes reserved", G_STRUCT_OFFSET (Sample, reserved), TRUE},
-  {"pinned bytes in use", G_STRUCT_OFFSET (Sample, pinned), TRUE},
+  { "resident memory", G_STRUCT_OFFSET (Sample, rss), FALSE },
+  { "device memory used", G_STRUCT_OFFSET (Sample, device_used), TRUE },
+  { "allocator bytes allocated", G_STRUCT_OFFSET (Sample, allocated), TRUE },
+  { "allocator bytes reserved", G_STRUCT_OFFSET (Sample, reserved), TRUE },
+  { "pinned bytes in use", G_STRUCT_OFFSET (Sample, pinned), TRUE },
 };
 
 #define METRIC(sample, m) \
@@ -91,12 +91,13 @@ typedef struct
 } ElementCase;
 
 static const ElementCase elements[] = {
-  {"cudagraphconvert", "graph-cache-size=2", "video/x-raw,format=RGBA,width=64,height=40,framerate=1000/1",
-      FALSE, NULL},
-  {"cudagraphpreprocess", "graph-cache-size=2 width=32 height=32 max-rois=4",
-      NULL, TRUE, NULL},
-  {"cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
-      "sink_%u"},
+  { "cudagraphconvert", "graph-cache-size=2",
+      "video/x-raw,format=RGBA,width=64,height=40,framerate=1000/1", FALSE,
+      NULL },
+  { "cudagraphpreprocess", "graph-cache-size=2 width=32 height=32 max-rois=4",
+      NULL, TRUE, NULL },
+  { "cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
+      "sink_%u" },
 };
 
 /* Caps 0 every other change, 1 to 3 in turn in between.  Small frames:
@@ -117,10 +118,9 @@ caps_for_period (guint64 period)
 /* The whole input frame of @info, a fixed pattern; shared by every buffer
  * of those caps (the elements only read it). */
 static GstMemory *
-input_memory (const GstVideoInfo * info)
+input_memory (const GstVideoInfo *info)
 {
-  GstMemory *mem = gst_allocator_alloc (NULL, GST_VIDEO_INFO_SIZE (info),
-      NULL);
+  GstMemory *mem = gst_allocator_alloc (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
   GstMapInfo map;
 
   gst_memory_map (mem, &map, GST_MAP_WRITE);
@@ -131,19 +131,18 @@ input_memory (const GstVideoInfo * info)
 }
 
 static void
-add_params_meta (GstBuffer * buf, guint64 i)
+add_params_meta (GstBuffer *buf, guint64 i)
 {
   GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
 
-  gst_structure_set (gst_custom_meta_get_structure (meta),
-      "brightness", G_TYPE_DOUBLE, ((gint) (i % 21) - 10) / 100.0,
-      "contrast", G_TYPE_DOUBLE, 0.8 + (i % 9) / 20.0,
-      "gain", G_TYPE_DOUBLE, 0.9 + (i % 5) / 25.0, NULL);
+  gst_structure_set (gst_custom_meta_get_structure (meta), "brightness",
+      G_TYPE_DOUBLE, ((gint) (i % 21) - 10) / 100.0, "contrast", G_TYPE_DOUBLE,
+      0.8 + (i % 9) / 20.0, "gain", G_TYPE_DOUBLE, 0.9 + (i % 5) / 25.0, NULL);
 }
 
 /* Rectangles that move with @i and stay inside the frame. */
 static void
-add_region_metas (GstBuffer * buf, const GstVideoInfo * info, guint64 i,
+add_region_metas (GstBuffer *buf, const GstVideoInfo *info, guint64 i,
     gboolean rois)
 {
   guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
@@ -153,8 +152,8 @@ add_region_metas (GstBuffer * buf, const GstVideoInfo * info, guint64 i,
     guint x = (guint) ((i + 13 * r) % (w / 2)), y = (guint) ((i + r) % (h / 2));
 
     if (rois) {
-      gst_buffer_add_video_region_of_interest_meta (buf, "soak", x, y,
-          w / 2, h / 2);
+      gst_buffer_add_video_region_of_interest_meta (buf, "soak", x, y, w / 2,
+          h / 2);
     } else {
       GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
 
@@ -167,7 +166,7 @@ add_region_metas (GstBuffer * buf, const GstVideoInfo * info, guint64 i,
 }
 
 static GstBuffer *
-input_buffer (GstMemory * mem, const GstVideoInfo * info, guint64 i,
+input_buffer (GstMemory *mem, const GstVideoInfo *info, guint64 i,
     gboolean rois)
 {
   GstBuffer *buf = gst_buffer_new ();
@@ -182,7 +181,7 @@ input_buffer (GstMemory * mem, const GstVideoInfo * info, guint64 i,
 }
 
 static void
-push_segment (GstHarness * h)
+push_segment (GstHarness *h)
 {
   GstSegment segment;
 
@@ -191,7 +190,7 @@ push_segment (GstHarness * h)
 }
 
 static void
-flush (GstHarness * h)
+flush (GstHarness *h)
 {
   gst_harness_push_event (h, gst_event_new_flush_start ());
   gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
@@ -211,7 +210,7 @@ resident_bytes (void)
 }
 
 static gint64
-device_used_bytes (GcgContext * context)
+device_used_bytes (GcgContext *context)
 {
   guint64 free_bytes = 0, total = 0;
 
@@ -222,7 +221,7 @@ device_used_bytes (GcgContext * context)
 }
 
 static gint64
-stats_field (const GstStructure * s, const gchar * field)
+stats_field (const GstStructure *s, const gchar *field)
 {
   guint64 v;
 
@@ -230,8 +229,8 @@ stats_field (const GstStructure * s, const gchar * field)
 }
 
 static void
-read_stats (const GstStructure * s, Sample * sample, guint64 * dropped,
-    guint64 * failed)
+read_stats (const GstStructure *s, Sample *sample, guint64 *dropped,
+    guint64 *failed)
 {
   sample->allocated = stats_field (s, "device-bytes-allocated");
   sample->reserved = stats_field (s, "device-bytes-reserved");
@@ -247,18 +246,18 @@ read_stats (const GstStructure * s, Sample * sample, guint64 * dropped,
  * process); warnings are printed, an error fails.  FALSE when no stats
  * came within 10 s or an error did. */
 static gboolean
-element_stats (GstHarness * h, GstBus * bus, Sample * sample,
-    guint64 * dropped, guint64 * failed)
+element_stats (GstHarness *h, GstBus *bus, Sample *sample, guint64 *dropped,
+    guint64 *failed)
 {
   gboolean have_stats = FALSE, error = FALSE;
   GstMessage *msg;
 
-  gst_harness_push_event (h, gst_event_new_custom
-      (GST_EVENT_CUSTOM_DOWNSTREAM,
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
           gst_structure_new_empty ("cudagraph-stats-request")));
   /* An aggregator answers from its own thread: wait for the figures. */
-  while ((msg = gst_bus_timed_pop (bus, have_stats || error ? 0
-              : 10 * GST_SECOND))) {
+  while ((msg = gst_bus_timed_pop (bus,
+              have_stats || error ? 0 : 10 * GST_SECOND))) {
     const GstStructure *s = gst_message_get_structure (msg);
     g_autoptr (GError) err = NULL;
 
@@ -291,13 +290,13 @@ print_figure (gint64 v, gint64 unit)
 static void
 print_header (void)
 {
-  g_print ("%-20s %10s %12s %12s %12s %12s %12s %7s %8s\n", "element",
-      "frame", "rss KiB", "device KiB", "alloc KiB", "reserved KiB",
-      "pinned KiB", "chains", "captures");
+  g_print ("%-20s %10s %12s %12s %12s %12s %12s %7s %8s\n", "element", "frame",
+      "rss KiB", "device KiB", "alloc KiB", "reserved KiB", "pinned KiB",
+      "chains", "captures");
 }
 
 static void
-print_sample (const gchar * element, const Sample * s)
+print_sample (const gchar *element, const Sample *s)
 {
   g_print ("%-20s %10" G_GUINT64_FORMAT, element, s->frame);
   print_figure (s->rss, 1024);
@@ -312,15 +311,15 @@ print_sample (const gchar * element, const Sample * s)
 /* Counts the figures of @samples after the warm-up that exceed the
  * largest warm-up value by more than the tolerance, saying which. */
 static guint
-count_growth (const Options * o, const gchar * element, GArray * samples,
+count_growth (const Options *o, const gchar *element, GArray *samples,
     gboolean check_rss)
 {
   guint problems = 0;
 
   for (guint m = 0; m < G_N_ELEMENTS (metrics); m++) {
     const Metric *metric = &metrics[m];
-    gint64 tolerance = 1024 * (metric->device ? o->device_tolerance_kib
-        : o->rss_tolerance_kib);
+    gint64 tolerance = 1024
+        * (metric->device ? o->device_tolerance_kib : o->rss_tolerance_kib);
     gint64 base = -1;
 
     if (!check_rss && !metric->device)
@@ -333,9 +332,10 @@ count_growth (const Options * o, const gchar * element, GArray * samples,
         base = MAX (base, v);
       } else if (v >= 0 && base >= 0 && v > base + tolerance) {
         g_print ("FAIL %s: %s grew from %" G_GINT64_FORMAT " KiB (warm-up) "
-            "to %" G_GINT64_FORMAT " KiB at frame %" G_GUINT64_FORMAT
-            " (tolerance %" G_GINT64_FORMAT " KiB)\n", element, metric->name,
-            base / 1024, v / 1024, s->frame, tolerance / 1024);
+                 "to %" G_GINT64_FORMAT " KiB at frame %" G_GUINT64_FORMAT
+                 " (tolerance %" G_GINT64_FORMAT " KiB)\n",
+            element, metric->name, base / 1024, v / 1024, s->frame,
+            tolerance / 1024);
         problems++;
         break;
       }
@@ -419,13 +419,14 @@ run_pull_all (Run *r)
 static gboolean
 run_sample (Run *r, guint64 frames)
 {
-  Sample s = { 0, };
+  Sample s = {
+    0,
+  };
   guint64 dropped = 0, failed = 0;
 
   s.frame = frames;
   if (!element_stats (r->h, r->bus, &s, &dropped, &failed)) {
-    g_print ("FAIL %s: no cudagraph-stats message, or an error\n",
-        r->e->name);
+    g_print ("FAIL %s: no cudagraph-stats message, or an error\n", r->e->name);
     return FALSE;
   }
   s.rss = resident_bytes ();
@@ -434,7 +435,8 @@ run_sample (Run *r, guint64 frames)
   print_sample (r->e->name, &s);
   if (dropped || failed || r->pulled != frames) {
     g_print ("FAIL %s: %" G_GUINT64_FORMAT " frames in, %" G_GUINT64_FORMAT
-        " out, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " failed\n",
+             " out, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
+             " failed\n",
         r->e->name, frames, r->pulled, dropped, failed);
     return FALSE;
   }
@@ -444,7 +446,7 @@ run_sample (Run *r, guint64 frames)
 /* A harness around the element of @launch whose request pad from
  * @template it feeds. */
 static GstHarness *
-new_request_pad_harness (const gchar * launch, const gchar * template)
+new_request_pad_harness (const gchar *launch, const gchar *template)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) element = gst_parse_launch (launch, &error);
@@ -456,17 +458,17 @@ new_request_pad_harness (const gchar * launch, const gchar * template)
 
 /* Runs every frame through one element; returns the problems found. */
 static guint
-soak_element (const Options * o, const ElementCase * e, GcgContext * context)
+soak_element (const Options *o, const ElementCase *e, GcgContext *context)
 {
-  g_autofree gchar *launch = g_strdup_printf ("%s backend=%s %s", e->name,
-      o->backend, e->props);
+  g_autofree gchar *launch =
+      g_strdup_printf ("%s backend=%s %s", e->name, o->backend, e->props);
   g_autoptr (GstBus) bus = gst_bus_new ();
   Run r = { o, e, NULL, bus, context, NULL, NULL };
   guint problems = 0;
 
   r.samples = g_array_new (FALSE, TRUE, sizeof (Sample));
   r.h = e->request_pad ? new_request_pad_harness (launch, e->request_pad)
-      : gst_harness_new_parse (launch);
+                       : gst_harness_new_parse (launch);
   gst_element_set_bus (r.h->element, bus);
   if (e->out_caps)
     gst_harness_set_sink_caps_str (r.h, e->out_caps);
@@ -497,33 +499,34 @@ soak_element (const Options * o, const ElementCase * e, GcgContext * context)
 }
 
 static gboolean
-parse_options (int argc, char **argv, Options * o)
+parse_options (int argc, char **argv, Options *o)
 {
   gchar *backend = NULL, *element = NULL;
-  GOptionEntry entries[] = {
-    {"frames", 'n', 0, G_OPTION_ARG_INT64, &o->frames,
-        "Frames through each element (1000000)", "N"},
-    {"caps-every", 0, 0, G_OPTION_ARG_INT64, &o->caps_every,
-        "Frames between caps changes (10000)", "N"},
-    {"flush-every", 0, 0, G_OPTION_ARG_INT64, &o->flush_every,
-        "Frames between flushes (50000)", "N"},
-    {"sample-every", 0, 0, G_OPTION_ARG_INT64, &o->sample_every,
-        "Frames between samples (as --caps-every)", "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT64, &o->warmup,
+  GOptionEntry entries[] = { { "frames", 'n', 0, G_OPTION_ARG_INT64, &o->frames,
+                                 "Frames through each element (1000000)", "N" },
+    { "caps-every", 0, 0, G_OPTION_ARG_INT64, &o->caps_every,
+        "Frames between caps changes (10000)", "N" },
+    { "flush-every", 0, 0, G_OPTION_ARG_INT64, &o->flush_every,
+        "Frames between flushes (50000)", "N" },
+    { "sample-every", 0, 0, G_OPTION_ARG_INT64, &o->sample_every,
+        "Frames between samples (as --caps-every)", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT64, &o->warmup,
         "Frames before the baseline is taken (six caps changes, and at "
-        "least one flush)", "N"},
-    {"rss-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->rss_tolerance_kib,
-        "Resident memory growth allowed after the warm-up, KiB (8192)", "KIB"},
-    {"device-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->device_tolerance_kib,
-        "Device and pinned memory growth allowed, KiB (2048)", "KIB"},
-    {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
-        "cpu, cuda or auto (auto)", "NAME"},
-    {"element", 'e', 0, G_OPTION_ARG_STRING, &element,
+        "least one flush)",
+        "N" },
+    { "rss-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->rss_tolerance_kib,
+        "Resident memory growth allowed after the warm-up, KiB (8192)", "KIB" },
+    { "device-tolerance", 0, 0, G_OPTION_ARG_INT64, &o->device_tolerance_kib,
+        "Device and pinned memory growth allowed, KiB (2048)", "KIB" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
+        "cpu, cuda or auto (auto)", "NAME" },
+    { "element", 'e', 0, G_OPTION_ARG_STRING, &element,
         "convert, preprocess, batch or all (all; both: convert and "
-        "preprocess)", "NAME"},
-    {NULL}
-  };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- memory soak of "
+        "preprocess)",
+        "NAME" },
+    { NULL } };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (
+      "- memory soak of "
       "cudagraphconvert, cudagraphpreprocess and cudagraphbatch "
       "(GST_PLUGIN_PATH must hold "
       "the plugin: build/gst in a build tree)");
@@ -544,18 +547,19 @@ parse_options (int argc, char **argv, Options * o)
   if (o->frames <= 0 || o->caps_every <= 0 || o->flush_every <= 0
       || o->sample_every <= 0 || o->rss_tolerance_kib < 0
       || o->device_tolerance_kib < 0
-      || !g_strv_contains ((const gchar *[]) {"cpu", "cuda", "auto", NULL},
+      || !g_strv_contains ((const gchar *[]) { "cpu", "cuda", "auto", NULL },
           o->backend)
-      || !g_strv_contains ((const gchar *[]) {"convert", "preprocess",
-              "batch", "both", "all", NULL}, o->element)) {
+      || !g_strv_contains ((const gchar *[]) { "convert", "preprocess", "batch",
+                               "both", "all", NULL },
+          o->element)) {
     g_printerr ("soak: counts must be positive, --backend cpu, cuda or "
-        "auto, --element convert, preprocess, batch, both or all\n");
+                "auto, --element convert, preprocess, batch, both or all\n");
     return FALSE;
   }
   if (o->frames <= o->warmup)
     g_printerr ("soak: warning: %" G_GINT64_FORMAT " frames end within the "
-        "warm-up (%" G_GINT64_FORMAT "): nothing is checked\n", o->frames,
-        o->warmup);
+                "warm-up (%" G_GINT64_FORMAT "): nothing is checked\n",
+        o->frames, o->warmup);
   return TRUE;
 }
 
@@ -563,7 +567,7 @@ parse_options (int argc, char **argv, Options * o)
  * samples and warm-up alike, so that the unit suite's leak check of it
  * takes half a minute rather than five. */
 static void
-scale_for_valgrind (Options * o)
+scale_for_valgrind (Options *o)
 {
   if (!under_valgrind ())
     return;
@@ -578,7 +582,7 @@ scale_for_valgrind (Options * o)
 /* The device to read used memory from, when the backend may be CUDA;
  * NULL otherwise.  *no_gpu says --backend=cuda cannot run. */
 static GcgContext *
-open_device (const Options * o, gboolean * no_gpu)
+open_device (const Options *o, gboolean *no_gpu)
 {
   g_autoptr (GError) error = NULL;
   GcgContext *context;
@@ -596,7 +600,7 @@ open_device (const Options * o, gboolean * no_gpu)
 
 /* Whether --element=@choice runs element @name. */
 static gboolean
-selected (const gchar * choice, const gchar * name)
+selected (const gchar *choice, const gchar *name)
 {
   if (g_str_equal (choice, "all"))
     return TRUE;
@@ -621,11 +625,12 @@ main (int argc, char **argv)
   if (no_gpu)
     return 77;
   g_print ("soak: %" G_GINT64_FORMAT " frames per element, backend %s, caps "
-      "change every %" G_GINT64_FORMAT ", flush every %" G_GINT64_FORMAT
-      ", warm-up %" G_GINT64_FORMAT " frames%s\n", o.frames, o.backend,
-      o.caps_every, o.flush_every, o.warmup,
-      rss_is_meaningful ()? "" : " (resident memory not checked: ASan or "
-      "valgrind)");
+           "change every %" G_GINT64_FORMAT ", flush every %" G_GINT64_FORMAT
+           ", warm-up %" G_GINT64_FORMAT " frames%s\n",
+      o.frames, o.backend, o.caps_every, o.flush_every, o.warmup,
+      rss_is_meaningful () ? ""
+                           : " (resident memory not checked: ASan or "
+                             "valgrind)");
   print_header ();
   for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
     g_autoptr (GstElementFactory) factory = NULL;
@@ -635,7 +640,8 @@ main (int argc, char **argv)
     factory = gst_element_factory_find (elements[i].name);
     if (factory == NULL) {
       g_print ("FAIL %s: no such element (GST_PLUGIN_PATH must hold the "
-          "cudagraph plugin: build/gst in a build tree)\n", elements[i].name);
+               "cudagraph plugin: build/gst in a build tree)\n",
+          elements[i].name);
       problems++;
       continue;
     }

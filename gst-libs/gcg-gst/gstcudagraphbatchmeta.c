@@ -20,7 +20,8 @@
 #include <string.h>
 
 #define MAX_ITEMS \
-  (GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE)
+  (GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES \
+      * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE)
 
 /**
  * gst_cuda_graph_batch_meta_api_get_type:
@@ -39,14 +40,15 @@ gst_cuda_graph_batch_meta_api_get_type (void)
   static const gchar *tags[] = { "tensor", NULL };
 
   if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register (GST_CUDA_GRAPH_BATCH_META_API_NAME, tags);
+    GType t =
+        gst_meta_api_type_register (GST_CUDA_GRAPH_BATCH_META_API_NAME, tags);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
 static gboolean
-batch_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+batch_meta_init (GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
   GstCudaGraphBatchMeta *bmeta = (GstCudaGraphBatchMeta *) meta;
   guint n_items = GPOINTER_TO_UINT (params);
@@ -64,13 +66,13 @@ batch_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 
 /* The sources the array can hold, whatever n_sources says. */
 static guint
-n_sources (const GstCudaGraphBatchMeta * bmeta)
+n_sources (const GstCudaGraphBatchMeta *bmeta)
 {
   return MIN (bmeta->n_sources, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES);
 }
 
 static void
-batch_meta_free (GstMeta * meta, GstBuffer * buffer)
+batch_meta_free (GstMeta *meta, GstBuffer *buffer)
 {
   GstCudaGraphBatchMeta *bmeta = (GstCudaGraphBatchMeta *) meta;
 
@@ -83,7 +85,7 @@ batch_meta_free (GstMeta * meta, GstBuffer * buffer)
 }
 
 static gboolean
-batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+batch_meta_transform (GstBuffer *dest, GstMeta *meta, GstBuffer *buffer,
     GQuark type, gpointer data)
 {
   GstCudaGraphBatchMeta *src = (GstCudaGraphBatchMeta *) meta;
@@ -98,7 +100,8 @@ batch_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
   dst = gst_cuda_graph_buffer_add_batch_meta (dest, src->n_items);
   if (dst == NULL)
     return FALSE;
-  memcpy (dst->items, src->items, src->n_items * sizeof (GstCudaGraphBatchMetaItem));
+  memcpy (dst->items, src->items,
+      src->n_items * sizeof (GstCudaGraphBatchMetaItem));
   dst->n_sources = n_sources (src);
   for (guint i = 0; i < dst->n_sources; i++) {
     dst->sources[i] = src->sources[i];
@@ -128,11 +131,12 @@ gst_cuda_graph_batch_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = gst_meta_register (gst_cuda_graph_batch_meta_api_get_type (),
-        "GstCudaGraphBatchMeta", sizeof (GstCudaGraphBatchMeta), batch_meta_init,
-        batch_meta_free, batch_meta_transform);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  if (g_once_init_enter ((GstMetaInfo **) &info)) {
+    const GstMetaInfo *mi =
+        gst_meta_register (gst_cuda_graph_batch_meta_api_get_type (),
+            "GstCudaGraphBatchMeta", sizeof (GstCudaGraphBatchMeta),
+            batch_meta_init, batch_meta_free, batch_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) &info, (GstMetaInfo *) mi);
   }
   return info;
 }
@@ -154,7 +158,7 @@ gst_cuda_graph_batch_meta_get_info (void)
  * Since: 0.2
  */
 GstCudaGraphBatchMeta *
-gst_cuda_graph_buffer_add_batch_meta (GstBuffer * buffer, guint n_items)
+gst_cuda_graph_buffer_add_batch_meta (GstBuffer *buffer, guint n_items)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
@@ -179,7 +183,7 @@ gst_cuda_graph_buffer_add_batch_meta (GstBuffer * buffer, guint n_items)
  * Since: 0.2
  */
 GstCudaGraphBatchMeta *
-gst_cuda_graph_buffer_get_batch_meta (GstBuffer * buffer)
+gst_cuda_graph_buffer_get_batch_meta (GstBuffer *buffer)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
@@ -201,7 +205,7 @@ gst_cuda_graph_buffer_get_batch_meta (GstBuffer * buffer)
  * Since: 0.2
  */
 GstCudaGraphBatchMetaItem *
-gst_cuda_graph_batch_meta_get_item (GstCudaGraphBatchMeta * meta, guint index)
+gst_cuda_graph_batch_meta_get_item (GstCudaGraphBatchMeta *meta, guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
 
@@ -223,7 +227,7 @@ gst_cuda_graph_batch_meta_get_item (GstCudaGraphBatchMeta * meta, guint index)
  * Since: 0.2
  */
 GstCudaGraphBatchMetaSource *
-gst_cuda_graph_batch_meta_get_source (GstCudaGraphBatchMeta * meta, guint index)
+gst_cuda_graph_batch_meta_get_source (GstCudaGraphBatchMeta *meta, guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
 

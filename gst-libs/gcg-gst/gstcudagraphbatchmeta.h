@@ -165,14 +165,15 @@ const GstMetaInfo *gst_cuda_graph_batch_meta_get_info (void);
  * no window (GST_CLOCK_TIME_NONE); NULL when @n_items is out of that
  * range. */
 GCG_GST_API
-GstCudaGraphBatchMeta *gst_cuda_graph_buffer_add_batch_meta (GstBuffer * buffer, guint n_items);
+GstCudaGraphBatchMeta *gst_cuda_graph_buffer_add_batch_meta (GstBuffer *buffer,
+    guint n_items);
 GCG_GST_API
-GstCudaGraphBatchMeta *gst_cuda_graph_buffer_get_batch_meta (GstBuffer * buffer);
+GstCudaGraphBatchMeta *gst_cuda_graph_buffer_get_batch_meta (GstBuffer *buffer);
 GCG_GST_API
-GstCudaGraphBatchMetaItem *gst_cuda_graph_batch_meta_get_item (GstCudaGraphBatchMeta * meta,
-    guint index);
+GstCudaGraphBatchMetaItem *gst_cuda_graph_batch_meta_get_item (
+    GstCudaGraphBatchMeta *meta, guint index);
 GCG_GST_API
-GstCudaGraphBatchMetaSource *gst_cuda_graph_batch_meta_get_source (GstCudaGraphBatchMeta * meta,
-    guint index);
+GstCudaGraphBatchMetaSource *gst_cuda_graph_batch_meta_get_source (
+    GstCudaGraphBatchMeta *meta, guint index);
 
 G_END_DECLS

@@ -14,8 +14,7 @@ G_BEGIN_DECLS
  * of the buffer) must not carry them, or a reader would trust a size the
  * copy does not have. */
 static inline gboolean
-gst_cuda_graph_meta_copies_whole (GstBuffer * buffer, GQuark type,
-    gpointer data)
+gst_cuda_graph_meta_copies_whole (GstBuffer *buffer, GQuark type, gpointer data)
 {
   GstMetaTransformCopy *copy = data;
 
@@ -23,7 +22,7 @@ gst_cuda_graph_meta_copies_whole (GstBuffer * buffer, GQuark type,
     return FALSE;
   return copy == NULL || !copy->region
       || (copy->offset == 0
-          && (copy->size == (gsize) - 1
+          && (copy->size == (gsize) -1
               || copy->size == gst_buffer_get_size (buffer)));
 }
 

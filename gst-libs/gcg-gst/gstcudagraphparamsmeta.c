@@ -37,8 +37,8 @@ ensure_debug_category (void)
   static gsize done = 0;
 
   if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_params_meta_debug, "gcgparamsmeta", 0,
-        "the GcgParamsMeta custom meta");
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_params_meta_debug, "gcgparamsmeta",
+        0, "the GcgParamsMeta custom meta");
     g_once_init_leave (&done, 1);
   }
 }
@@ -56,7 +56,7 @@ ensure_debug_category (void)
  * Since: 0.2
  */
 gboolean
-gst_cuda_graph_values_finite (const gfloat * values, guint n)
+gst_cuda_graph_values_finite (const gfloat *values, guint n)
 {
   guint i;
 
@@ -83,8 +83,8 @@ gst_cuda_graph_params_meta_register (void)
 
   /* An application may have registered it already, with the same name. */
   if (gst_meta_get_info (GST_CUDA_GRAPH_PARAMS_META_NAME) == NULL)
-    gst_meta_register_custom (GST_CUDA_GRAPH_PARAMS_META_NAME, tags, NULL,
-        NULL, NULL);
+    gst_meta_register_custom (GST_CUDA_GRAPH_PARAMS_META_NAME, tags, NULL, NULL,
+        NULL);
 }
 
 /**
@@ -103,8 +103,8 @@ gst_cuda_graph_params_meta_register (void)
  * Since: 0.2
  */
 GstCustomMeta *
-gst_cuda_graph_buffer_add_params_meta (GstBuffer * buffer,
-    const GstStructure * values)
+gst_cuda_graph_buffer_add_params_meta (GstBuffer *buffer,
+    const GstStructure *values)
 {
   GstCustomMeta *meta;
 
@@ -125,8 +125,7 @@ gst_cuda_graph_buffer_add_params_meta (GstBuffer * buffer,
 }
 
 static void
-override_from_field (const GstStructure * s, const gchar * field,
-    gfloat * value)
+override_from_field (const GstStructure *s, const gchar *field, gfloat *value)
 {
   gdouble d;
 
@@ -149,8 +148,8 @@ override_from_field (const GstStructure * s, const gchar * field,
  * Since: 0.2
  */
 void
-gst_cuda_graph_apply_params_meta (GstObject * self,
-    GstBuffer * buffer, GcgFrameParams * params)
+gst_cuda_graph_apply_params_meta (GstObject *self, GstBuffer *buffer,
+    GcgFrameParams *params)
 {
   GstCustomMeta *meta;
   GstStructure *s;

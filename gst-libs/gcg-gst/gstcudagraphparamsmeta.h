@@ -34,8 +34,8 @@ GstCustomMeta *gst_cuda_graph_buffer_add_params_meta (GstBuffer *buffer,
     const GstStructure *values);
 
 GCG_GST_API
-void gst_cuda_graph_apply_params_meta (GstObject *self,
-    GstBuffer *buffer, GcgFrameParams *params);
+void gst_cuda_graph_apply_params_meta (GstObject *self, GstBuffer *buffer,
+    GcgFrameParams *params);
 
 GCG_GST_API
 gboolean gst_cuda_graph_values_finite (const gfloat *values, guint n);

@@ -55,8 +55,8 @@ dimensions_string (GcgTensorLayout layout, guint c, guint w, guint h, guint n)
  * Since: 0.2
  */
 GstStructure *
-gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
-    const GValue * framerate)
+gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc *desc,
+    const GValue *framerate)
 {
   g_autofree gchar *dims = NULL;
   GstStructure *s;
@@ -64,17 +64,14 @@ gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
   dims = dimensions_string (desc->layout,
       desc->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3, desc->width,
       desc->height, desc->batch);
-  s = gst_structure_new ("other/tensors",
-      "format", G_TYPE_STRING, "static",
-      "num_tensors", G_TYPE_INT, 1,
-      "dimensions", G_TYPE_STRING, dims,
-      "types", G_TYPE_STRING, gst_cuda_graph_tensor_type_name (desc->type),
-      NULL);
+  s = gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
+      "num_tensors", G_TYPE_INT, 1, "dimensions", G_TYPE_STRING, dims, "types",
+      G_TYPE_STRING, gst_cuda_graph_tensor_type_name (desc->type), NULL);
   if (framerate)
     gst_structure_set_value (s, "framerate", framerate);
   else
-    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1,
-        G_MAXINT, 1, NULL);
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT,
+        1, NULL);
   return s;
 }
 
@@ -94,8 +91,8 @@ gst_cuda_graph_tensor_structure_new (const GstCudaGraphTensorDesc * desc,
  * Since: 0.2
  */
 gboolean
-gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
-    GcgTensorType * type, gsize * type_size)
+gst_cuda_graph_tensor_caps_parse (GstCaps *caps, guint dims[4],
+    GcgTensorType *type, gsize *type_size)
 {
   const GstStructure *s;
   g_auto (GStrv) parts = NULL;
@@ -140,8 +137,8 @@ gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
  * Since: 0.2
  */
 gboolean
-gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
-    GcgTensorType * type, guint * width, guint * height, guint * batch)
+gst_cuda_graph_tensor_caps_get_shape (GstCaps *caps, GcgTensorLayout layout,
+    GcgTensorType *type, guint *width, guint *height, guint *batch)
 {
   gsize type_size;
   guint dims[4];
@@ -168,7 +165,7 @@ gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps, GcgTensorLayout layout,
  * Since: 0.2
  */
 gboolean
-gst_cuda_graph_tensor_caps_get_size (GstCaps * caps, gsize * size)
+gst_cuda_graph_tensor_caps_get_size (GstCaps *caps, gsize *size)
 {
   GcgTensorType type;
   gsize type_size;

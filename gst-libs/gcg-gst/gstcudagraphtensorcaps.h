@@ -21,7 +21,8 @@ G_BEGIN_DECLS
  *
  * Since: 0.2
  */
-#define GST_CUDA_GRAPH_TENSOR_CAPS_BODY "format = (string) static, " \
+#define GST_CUDA_GRAPH_TENSOR_CAPS_BODY \
+  "format = (string) static, " \
   "num_tensors = (int) 1, types = (string) { float32, float16, uint8 }, " \
   "framerate = (fraction) [ 0/1, MAX ]"
 /**
@@ -31,8 +32,8 @@ G_BEGIN_DECLS
  *
  * Since: 0.2
  */
-#define GST_CUDA_GRAPH_TENSOR_CAPS "other/tensors, " \
-  GST_CUDA_GRAPH_TENSOR_CAPS_BODY
+#define GST_CUDA_GRAPH_TENSOR_CAPS \
+  "other/tensors, " GST_CUDA_GRAPH_TENSOR_CAPS_BODY
 
 /**
  * GST_CUDA_GRAPH_TENSOR_SRC_CAPS:
@@ -44,7 +45,8 @@ G_BEGIN_DECLS
  * Since: 0.2
  */
 #ifdef HAVE_GST_CUDA
-#define GST_CUDA_GRAPH_TENSOR_SRC_CAPS GST_CUDA_GRAPH_TENSOR_CAPS \
+#define GST_CUDA_GRAPH_TENSOR_SRC_CAPS \
+  GST_CUDA_GRAPH_TENSOR_CAPS \
   "; other/tensors(memory:CUDAMemory), " GST_CUDA_GRAPH_TENSOR_CAPS_BODY
 #else
 #define GST_CUDA_GRAPH_TENSOR_SRC_CAPS GST_CUDA_GRAPH_TENSOR_CAPS
@@ -58,7 +60,8 @@ G_BEGIN_DECLS
  *
  * Since: 0.2
  */
-#define GST_CUDA_GRAPH_MODEL_CAPS_BODY "format = (string) static, " \
+#define GST_CUDA_GRAPH_MODEL_CAPS_BODY \
+  "format = (string) static, " \
   "num_tensors = (int) [ 1, 17 ], framerate = (fraction) [ 0/1, MAX ]"
 /**
  * GST_CUDA_GRAPH_MODEL_SRC_CAPS:
@@ -70,12 +73,12 @@ G_BEGIN_DECLS
  * Since: 0.2
  */
 #ifdef HAVE_GST_CUDA
-#define GST_CUDA_GRAPH_MODEL_SRC_CAPS "other/tensors, " \
-  GST_CUDA_GRAPH_MODEL_CAPS_BODY "; other/tensors(memory:CUDAMemory), " \
-  GST_CUDA_GRAPH_MODEL_CAPS_BODY
+#define GST_CUDA_GRAPH_MODEL_SRC_CAPS \
+  "other/tensors, " GST_CUDA_GRAPH_MODEL_CAPS_BODY \
+  "; other/tensors(memory:CUDAMemory), " GST_CUDA_GRAPH_MODEL_CAPS_BODY
 #else
-#define GST_CUDA_GRAPH_MODEL_SRC_CAPS "other/tensors, " \
-  GST_CUDA_GRAPH_MODEL_CAPS_BODY
+#define GST_CUDA_GRAPH_MODEL_SRC_CAPS \
+  "other/tensors, " GST_CUDA_GRAPH_MODEL_CAPS_BODY
 #endif
 
 /**
@@ -105,19 +108,19 @@ GCG_GST_API
 const gchar *gst_cuda_graph_tensor_type_name (GcgTensorType type);
 
 GCG_GST_API
-GstStructure *gst_cuda_graph_tensor_structure_new
-    (const GstCudaGraphTensorDesc * desc, const GValue * framerate);
+GstStructure *gst_cuda_graph_tensor_structure_new (
+    const GstCudaGraphTensorDesc *desc, const GValue *framerate);
 
 GCG_GST_API
-gboolean gst_cuda_graph_tensor_caps_parse (GstCaps * caps, guint dims[4],
-    GcgTensorType * type, gsize * type_size);
+gboolean gst_cuda_graph_tensor_caps_parse (GstCaps *caps, guint dims[4],
+    GcgTensorType *type, gsize *type_size);
 
 GCG_GST_API
-gboolean gst_cuda_graph_tensor_caps_get_shape (GstCaps * caps,
-    GcgTensorLayout layout, GcgTensorType * type, guint * width,
-    guint * height, guint * batch);
+gboolean gst_cuda_graph_tensor_caps_get_shape (GstCaps *caps,
+    GcgTensorLayout layout, GcgTensorType *type, guint *width, guint *height,
+    guint *batch);
 
 GCG_GST_API
-gboolean gst_cuda_graph_tensor_caps_get_size (GstCaps * caps, gsize * size);
+gboolean gst_cuda_graph_tensor_caps_get_size (GstCaps *caps, gsize *size);
 
 G_END_DECLS

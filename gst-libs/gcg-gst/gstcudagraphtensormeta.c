@@ -36,14 +36,15 @@ gst_cuda_graph_tensor_meta_api_get_type (void)
   static const gchar *tags[] = { "tensor", NULL };
 
   if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register (GST_CUDA_GRAPH_TENSOR_META_API_NAME, tags);
+    GType t =
+        gst_meta_api_type_register (GST_CUDA_GRAPH_TENSOR_META_API_NAME, tags);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
 static gboolean
-tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+tensor_meta_init (GstMeta *meta, gpointer params, GstBuffer *buffer)
 {
   GstCudaGraphTensorMeta *tmeta = (GstCudaGraphTensorMeta *) meta;
 
@@ -54,13 +55,13 @@ tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 }
 
 static void
-tensor_meta_free (GstMeta * meta, GstBuffer * buffer)
+tensor_meta_free (GstMeta *meta, GstBuffer *buffer)
 {
   g_clear_object (&((GstCudaGraphTensorMeta *) meta)->stream_owner);
 }
 
 static gboolean
-tensor_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+tensor_meta_transform (GstBuffer *dest, GstMeta *meta, GstBuffer *buffer,
     GQuark type, gpointer data)
 {
   GstCudaGraphTensorMeta *src = (GstCudaGraphTensorMeta *) meta;
@@ -95,12 +96,12 @@ gst_cuda_graph_tensor_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = gst_meta_register (gst_cuda_graph_tensor_meta_api_get_type (),
-        "GstCudaGraphTensorMeta", sizeof (GstCudaGraphTensorMeta), tensor_meta_init,
-        tensor_meta_free,
-        tensor_meta_transform);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  if (g_once_init_enter ((GstMetaInfo **) &info)) {
+    const GstMetaInfo *mi =
+        gst_meta_register (gst_cuda_graph_tensor_meta_api_get_type (),
+            "GstCudaGraphTensorMeta", sizeof (GstCudaGraphTensorMeta),
+            tensor_meta_init, tensor_meta_free, tensor_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) &info, (GstMetaInfo *) mi);
   }
   return info;
 }
@@ -117,7 +118,7 @@ gst_cuda_graph_tensor_meta_get_info (void)
  * Since: 0.2
  */
 GstCudaGraphTensorMeta *
-gst_cuda_graph_buffer_add_tensor_meta (GstBuffer * buffer)
+gst_cuda_graph_buffer_add_tensor_meta (GstBuffer *buffer)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
@@ -138,7 +139,7 @@ gst_cuda_graph_buffer_add_tensor_meta (GstBuffer * buffer)
  * Since: 0.2
  */
 GstCudaGraphTensorMeta *
-gst_cuda_graph_buffer_get_tensor_meta (GstBuffer * buffer)
+gst_cuda_graph_buffer_get_tensor_meta (GstBuffer *buffer)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
@@ -160,7 +161,7 @@ gst_cuda_graph_buffer_get_tensor_meta (GstBuffer * buffer)
  * Since: 0.2
  */
 GstCudaGraphTensorMetaItem *
-gst_cuda_graph_tensor_meta_get_item (GstCudaGraphTensorMeta * meta, guint index)
+gst_cuda_graph_tensor_meta_get_item (GstCudaGraphTensorMeta *meta, guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
 
@@ -182,7 +183,8 @@ gst_cuda_graph_tensor_meta_get_item (GstCudaGraphTensorMeta * meta, guint index)
  * Since: 0.2
  */
 GstCudaGraphTensorMetaTensor *
-gst_cuda_graph_tensor_meta_get_tensor (GstCudaGraphTensorMeta * meta, guint index)
+gst_cuda_graph_tensor_meta_get_tensor (GstCudaGraphTensorMeta *meta,
+    guint index)
 {
   g_return_val_if_fail (meta != NULL, NULL);
 

@@ -195,14 +195,16 @@ GType gst_cuda_graph_tensor_meta_api_get_type (void);
 GCG_GST_API
 const GstMetaInfo *gst_cuda_graph_tensor_meta_get_info (void);
 GCG_GST_API
-GstCudaGraphTensorMeta *gst_cuda_graph_buffer_add_tensor_meta (GstBuffer * buffer);
+GstCudaGraphTensorMeta *gst_cuda_graph_buffer_add_tensor_meta (
+    GstBuffer *buffer);
 GCG_GST_API
-GstCudaGraphTensorMeta *gst_cuda_graph_buffer_get_tensor_meta (GstBuffer * buffer);
+GstCudaGraphTensorMeta *gst_cuda_graph_buffer_get_tensor_meta (
+    GstBuffer *buffer);
 GCG_GST_API
-GstCudaGraphTensorMetaItem *gst_cuda_graph_tensor_meta_get_item (GstCudaGraphTensorMeta * meta,
-    guint index);
+GstCudaGraphTensorMetaItem *gst_cuda_graph_tensor_meta_get_item (
+    GstCudaGraphTensorMeta *meta, guint index);
 GCG_GST_API
-GstCudaGraphTensorMetaTensor *gst_cuda_graph_tensor_meta_get_tensor (GstCudaGraphTensorMeta * meta,
-    guint index);
+GstCudaGraphTensorMetaTensor *gst_cuda_graph_tensor_meta_get_tensor (
+    GstCudaGraphTensorMeta *meta, guint index);
 
 G_END_DECLS

@@ -99,8 +99,8 @@ typedef struct
   gsize out_size;
 } GstCudaGraphBaseTransformPrivate;
 
-GstCudaGraphBaseTransformPrivate *gst_cuda_graph_base_transform_get_priv
-    (GstCudaGraphBaseTransform * self);
+GstCudaGraphBaseTransformPrivate *gst_cuda_graph_base_transform_get_priv (
+    GstCudaGraphBaseTransform *self);
 
 #define GET_PRIV(self) gst_cuda_graph_base_transform_get_priv (self)
 
@@ -110,58 +110,57 @@ GstBaseTransformClass *gst_cuda_graph_base_transform_get_parent_class (void);
 #define PARENT_CLASS (gst_cuda_graph_base_transform_get_parent_class ())
 
 /* gstcudagraphbasetransformprops.c */
-void gst_cuda_graph_base_transform_install_properties (GObjectClass *
-    gobject_class);
-void gst_cuda_graph_base_transform_init_properties
-    (GstCudaGraphBaseTransformPrivate * priv);
+void gst_cuda_graph_base_transform_install_properties (
+    GObjectClass *gobject_class);
+void gst_cuda_graph_base_transform_init_properties (
+    GstCudaGraphBaseTransformPrivate *priv);
 
 /* gstcudagraphbasetransformstats.c */
-void gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *
-    self);
-void gst_cuda_graph_base_transform_count_chain_activated
-    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain);
-void gst_cuda_graph_base_transform_count_chain_retired
-    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain);
-void gst_cuda_graph_base_transform_count_frame (GstCudaGraphBaseTransform *
-    self);
-gboolean gst_cuda_graph_base_transform_count_failure
-    (GstCudaGraphBaseTransform * self, const GError * error,
-    GstClockTime pts, const gchar * what);
-void gst_cuda_graph_base_transform_post_stats (GstCudaGraphBaseTransform *
-    self);
+void gst_cuda_graph_base_transform_reset_counters (
+    GstCudaGraphBaseTransform *self);
+void gst_cuda_graph_base_transform_count_chain_activated (
+    GstCudaGraphBaseTransform *self, GcgFrameChain *chain);
+void gst_cuda_graph_base_transform_count_chain_retired (
+    GstCudaGraphBaseTransform *self, GcgFrameChain *chain);
+void gst_cuda_graph_base_transform_count_frame (
+    GstCudaGraphBaseTransform *self);
+gboolean gst_cuda_graph_base_transform_count_failure (
+    GstCudaGraphBaseTransform *self, const GError *error, GstClockTime pts,
+    const gchar *what);
+void gst_cuda_graph_base_transform_post_stats (GstCudaGraphBaseTransform *self);
 
 /* gstcudagraphbasetransformcaps.c */
-gboolean gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
-    GstCaps * incaps, GstCaps * outcaps);
-gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform *
-    trans, GstPadDirection direction, GstCaps * caps, gsize size,
-    GstCaps * othercaps, gsize * othersize);
+gboolean gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
+    GstCaps *incaps, GstCaps *outcaps);
+gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, gsize size, GstCaps *othercaps,
+    gsize *othersize);
 /* After the input caps failed to negotiate: says so with an error that
  * names the cause where we know it (downstream takes only CUDA memory,
  * which the CPU backend cannot write), instead of a bare not-negotiated. */
-void gst_cuda_graph_base_transform_explain_caps_failure
-    (GstCudaGraphBaseTransform * self);
-gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *
-    trans, GstCaps * caps, gsize * size);
-gboolean gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform *
-    trans, GstQuery * decide_query, GstQuery * query);
-gboolean gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform *
-    trans, GstQuery * query);
-GstFlowReturn gst_cuda_graph_base_transform_prepare_output_buffer
-    (GstBaseTransform * trans, GstBuffer * input, GstBuffer ** outbuf);
+void gst_cuda_graph_base_transform_explain_caps_failure (
+    GstCudaGraphBaseTransform *self);
+gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *trans,
+    GstCaps *caps, gsize *size);
+gboolean gst_cuda_graph_base_transform_propose_allocation (
+    GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query);
+gboolean gst_cuda_graph_base_transform_decide_allocation (
+    GstBaseTransform *trans, GstQuery *query);
+GstFlowReturn gst_cuda_graph_base_transform_prepare_output_buffer (
+    GstBaseTransform *trans, GstBuffer *input, GstBuffer **outbuf);
 
 /* gstcudagraphbasetransformchain.c */
-gboolean gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform
-    * self, GError ** error);
-void gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform *
-    self, const GcgFrameChainConfig * config);
-void gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform *
-    self);
+gboolean gst_cuda_graph_base_transform_build_chain (
+    GstCudaGraphBaseTransform *self, GError **error);
+void gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform *self,
+    const GcgFrameChainConfig *config);
+void gst_cuda_graph_base_transform_retire_chain (
+    GstCudaGraphBaseTransform *self);
 
 /* gstcudagraphbasetransformframe.c */
-void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *
-    trans, GstBuffer * buffer);
-GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform *
-    trans, GstBuffer * inbuf, GstBuffer * outbuf);
+void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *trans,
+    GstBuffer *buffer);
+GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
+    GstBuffer *inbuf, GstBuffer *outbuf);
 
 G_END_DECLS

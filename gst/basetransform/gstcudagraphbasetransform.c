@@ -62,7 +62,6 @@
  * Since: 0.1
  */
 
-
 #include "gstcudagraphbasetransform-private.h"
 #include "gstcudagraphcudainterop.h"
 
@@ -75,19 +74,18 @@ GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaGraphBaseTransform,
     gst_cuda_graph_base_transform, GST_TYPE_BASE_TRANSFORM);
 
-static void gst_cuda_graph_base_transform_finalize (GObject * object);
-static gboolean gst_cuda_graph_base_transform_start (GstBaseTransform * trans);
-static gboolean gst_cuda_graph_base_transform_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_graph_base_transform_sink_event (GstBaseTransform *
-    trans, GstEvent * event);
-static void gst_cuda_graph_base_transform_set_context (GstElement * element,
-    GstContext * context);
-static gboolean gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
+static void gst_cuda_graph_base_transform_finalize (GObject *object);
+static gboolean gst_cuda_graph_base_transform_start (GstBaseTransform *trans);
+static gboolean gst_cuda_graph_base_transform_stop (GstBaseTransform *trans);
+static gboolean gst_cuda_graph_base_transform_sink_event (
+    GstBaseTransform *trans, GstEvent *event);
+static void gst_cuda_graph_base_transform_set_context (GstElement *element,
+    GstContext *context);
+static gboolean gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
+    GstPadDirection direction, GstQuery *query);
 
 static void
-gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *
-    klass)
+gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -138,7 +136,7 @@ gst_cuda_graph_base_transform_debug_init (void)
 }
 
 static void
-gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -148,7 +146,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform * self)
 }
 
 GstCudaGraphBaseTransformPrivate *
-gst_cuda_graph_base_transform_get_priv (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_get_priv (GstCudaGraphBaseTransform *self)
 {
   return gst_cuda_graph_base_transform_get_instance_private (self);
 }
@@ -159,11 +157,11 @@ gst_cuda_graph_base_transform_get_parent_class (void)
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class);
 }
 
-static void gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *
-    self);
+static void gst_cuda_graph_base_transform_close (
+    GstCudaGraphBaseTransform *self);
 
 static void
-gst_cuda_graph_base_transform_finalize (GObject * object)
+gst_cuda_graph_base_transform_finalize (GObject *object)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (object);
 
@@ -171,14 +169,14 @@ gst_cuda_graph_base_transform_finalize (GObject * object)
   gst_cuda_graph_chain_cache_free (GET_PRIV (self)->chain_cache);
   gst_cuda_graph_user_kernel_clear (&GET_PRIV (self)->kernel);
 
-  G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)->finalize
-      (object);
+  G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)
+      ->finalize (object);
 }
 
 /* --- state --------------------------------------------------------------- */
 
 static void
-gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -201,19 +199,19 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform * self)
 }
 
 static gboolean
-open_backend (GstCudaGraphBaseTransform * self)
+open_backend (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   gst_cuda_graph_base_transform_reset_counters (self);
-  return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self),
-      &priv->run, &priv->gst_context);
+  return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self), &priv->run,
+      &priv->gst_context);
 }
 
 /* The queue the frames run through: on the stream for CUDA, synchronous
  * for the CPU backend. */
 static gboolean
-open_queue (GstCudaGraphBaseTransform * self)
+open_queue (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
@@ -235,14 +233,14 @@ open_queue (GstCudaGraphBaseTransform * self)
 }
 
 static gboolean
-gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
+gst_cuda_graph_base_transform_start (GstBaseTransform *trans)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   priv->started = open_backend (self)
       && gst_cuda_graph_user_kernel_start (&priv->kernel, GST_ELEMENT (self),
-      priv->dev.active, priv->dev.context)
+          priv->dev.active, priv->dev.context)
       && open_queue (self);
   if (!priv->started)
     gst_cuda_graph_base_transform_close (self);
@@ -250,7 +248,7 @@ gst_cuda_graph_base_transform_start (GstBaseTransform * trans)
 }
 
 static gboolean
-gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
+gst_cuda_graph_base_transform_stop (GstBaseTransform *trans)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
@@ -267,17 +265,16 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform * trans)
  * (they left already: nothing is held back) and forgets past failures; a
  * stats request posts the stats as they are (frames may be in flight). */
 static gboolean
-gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
-    GstEvent * event)
+gst_cuda_graph_base_transform_sink_event (GstBaseTransform *trans,
+    GstEvent *event)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:
-      if (GST_BASE_TRANSFORM_CLASS
-          (gst_cuda_graph_base_transform_parent_class)->sink_event (trans,
-              event))
+      if (GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
+              ->sink_event (trans, event))
         return TRUE;
       gst_cuda_graph_base_transform_explain_caps_failure (self);
       return FALSE;
@@ -301,8 +298,8 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
       break;
   }
 
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_base_transform_parent_class)->sink_event (trans, event);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
+      ->sink_event (trans, event);
 }
 
 /* --- context sharing ---------------------------------------------------- */
@@ -310,8 +307,8 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform * trans,
 /* A "gst.cuda.context" from the pipeline or a neighbour; kept only while we
  * have none (the one our chain runs in is never replaced mid-stream). */
 static void
-gst_cuda_graph_base_transform_set_context (GstElement * element,
-    GstContext * context)
+gst_cuda_graph_base_transform_set_context (GstElement *element,
+    GstContext *context)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (element));
@@ -319,13 +316,13 @@ gst_cuda_graph_base_transform_set_context (GstElement * element,
   gst_cuda_graph_device_set_context (element, context, &priv->run,
       &priv->gst_context);
 
-  GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)->set_context
-      (element, context);
+  GST_ELEMENT_CLASS (gst_cuda_graph_base_transform_parent_class)
+      ->set_context (element, context);
 }
 
 static gboolean
-gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
+gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
+    GstPadDirection direction, GstQuery *query)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
@@ -333,37 +330,36 @@ gst_cuda_graph_base_transform_query (GstBaseTransform * trans,
   if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
           &priv->gst_context))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_base_transform_parent_class)->query (trans, direction,
-      query);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
+      ->query (trans, direction, query);
 }
 
 /* --- helpers for the subclasses ------------------------------------------ */
 
 /* See gst_cuda_graph_device_offer_primary(). */
 void
-gst_cuda_graph_base_transform_offer_primary_context (GstCudaGraphBaseTransform
-    * self, gint device_id)
+gst_cuda_graph_base_transform_offer_primary_context (
+    GstCudaGraphBaseTransform *self, gint device_id)
 {
   gst_cuda_graph_device_offer_primary (GST_ELEMENT (self), device_id,
       &GET_PRIV (self)->gst_context);
 }
 
 const GstVideoInfo *
-gst_cuda_graph_base_transform_get_in_info (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_get_in_info (GstCudaGraphBaseTransform *self)
 {
   return &GET_PRIV (self)->in_info;
 }
 
 const GcgFrameChainConfig *
-gst_cuda_graph_base_transform_get_config (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_get_config (GstCudaGraphBaseTransform *self)
 {
   return &GET_PRIV (self)->config;
 }
 
 GcgBackend
-gst_cuda_graph_base_transform_get_active_backend (GstCudaGraphBaseTransform *
-    self)
+gst_cuda_graph_base_transform_get_active_backend (
+    GstCudaGraphBaseTransform *self)
 {
   return GET_PRIV (self)->dev.active;
 }

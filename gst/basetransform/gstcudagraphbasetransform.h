@@ -66,13 +66,12 @@ struct _GstCudaGraphBaseTransformClass
   gboolean (*configure) (GstCudaGraphBaseTransform *self,
       const GstVideoInfo *in_info, GstCaps *outcaps,
       GcgFrameChainConfig *config);
-  gboolean (*get_caps_size) (GstCudaGraphBaseTransform *self,
-      GstCaps *caps, gsize *size);
+  gboolean (*get_caps_size) (GstCudaGraphBaseTransform *self, GstCaps *caps,
+      gsize *size);
   void (*fill_params) (GstCudaGraphBaseTransform *self, GstBuffer *inbuf,
       GcgFrameParams *params);
   void (*decorate) (GstCudaGraphBaseTransform *self, GstBuffer *outbuf,
-      const GcgFrameParams *params,
-      const GstCudaGraphOutputLocation *location);
+      const GcgFrameParams *params, const GstCudaGraphOutputLocation *location);
   /* Optional: the input caps failed to negotiate and @downstream (the
    * caps downstream takes, not ANY) is not CUDA-only; post an error that
    * says why when the subclass knows. */
@@ -88,29 +87,28 @@ struct _GstCudaGraphBaseTransformClass
 };
 
 /* What the subclasses may read about the current negotiation. */
-const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info
-    (GstCudaGraphBaseTransform *self);
-const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config
-    (GstCudaGraphBaseTransform *self);
+const GstVideoInfo *gst_cuda_graph_base_transform_get_in_info (
+    GstCudaGraphBaseTransform *self);
+const GcgFrameChainConfig *gst_cuda_graph_base_transform_get_config (
+    GstCudaGraphBaseTransform *self);
 
 /* transform_caps()'s last step, for both subclasses: the memory kinds the
  * element can use on the other pad, in its order, within @filter. */
-GstCaps *gst_cuda_graph_base_transform_restrict_caps
-    (GstCudaGraphBaseTransform * self, GstPadDirection direction,
-    GstCaps * caps, GstCaps * filter);
+GstCaps *gst_cuda_graph_base_transform_restrict_caps (
+    GstCudaGraphBaseTransform *self, GstPadDirection direction, GstCaps *caps,
+    GstCaps *filter);
 
 /* Bytes of one buffer of video @caps: a video element's
  * GstCudaGraphBaseTransformClass.get_caps_size; FALSE when @caps do not
  * say. */
-gboolean gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size);
+gboolean gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform *base,
+    GstCaps *caps, gsize *size);
 
-GcgBackend gst_cuda_graph_base_transform_get_active_backend
-    (GstCudaGraphBaseTransform *self);
+GcgBackend gst_cuda_graph_base_transform_get_active_backend (
+    GstCudaGraphBaseTransform *self);
 
-void gst_cuda_graph_base_transform_offer_primary_context
-    (GstCudaGraphBaseTransform *self, gint device_id);
-
+void gst_cuda_graph_base_transform_offer_primary_context (
+    GstCudaGraphBaseTransform *self, gint device_id);
 
 /* The debug category of the base transform (and of its graph cache), set
  * up by its class_init.  The helpers every element shares log under
@@ -120,6 +118,6 @@ void gst_cuda_graph_base_transform_debug_init (void);
 /* Whether a user kernel is set (kernel-source or kernel-location); call
  * with the object lock held.  Such an element never passes through. */
 gboolean gst_cuda_graph_base_transform_has_user_kernel_locked (
-    GstCudaGraphBaseTransform * self);
+    GstCudaGraphBaseTransform *self);
 
 G_END_DECLS

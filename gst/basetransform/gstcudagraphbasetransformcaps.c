@@ -18,8 +18,8 @@
 
 /* The input side of the configuration. */
 static gboolean
-configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
-    GcgFrameChainConfig * config)
+configure_input (GstCudaGraphBaseTransform *self, const GstVideoInfo *info,
+    GcgFrameChainConfig *config)
 {
   config->in_width = GST_VIDEO_INFO_WIDTH (info);
   config->in_height = GST_VIDEO_INFO_HEIGHT (info);
@@ -28,8 +28,8 @@ configure_input (GstCudaGraphBaseTransform * self, const GstVideoInfo * info,
 }
 
 gboolean
-gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
-    GstCaps * incaps, GstCaps * outcaps)
+gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
+    GstCaps *incaps, GstCaps *outcaps)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformClass *klass =
@@ -39,8 +39,8 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
   GcgFrameChainConfig config;
   GstVideoInfo in_info;
 
-  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
-      incaps, outcaps);
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT, incaps,
+      outcaps);
   /* Zeroed first: configurations are compared with memcmp. */
   memset (&config, 0, sizeof (config));
   gcg_frame_chain_config_init (&config);
@@ -72,24 +72,24 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform * trans,
 }
 
 static gboolean
-caps_are_video (GstCaps * caps)
+caps_are_video (GstCaps *caps)
 {
   return caps != NULL && gst_caps_get_size (caps) > 0
       && gst_structure_has_name (gst_caps_get_structure (caps, 0),
-      "video/x-raw");
+          "video/x-raw");
 }
 
 gboolean
-gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform * trans,
-    GstCaps * caps, gsize * size)
+gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *trans,
+    GstCaps *caps, gsize *size)
 {
   GstVideoInfo info;
 
   /* Tensor caps go to the subclass without gst_video_info_from_caps(),
    * which logs an error for every caps that are not video. */
   if (!caps_are_video (caps))
-    return GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (trans)->get_caps_size
-        (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), caps, size);
+    return GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (trans)->get_caps_size (
+        GST_CUDA_GRAPH_BASE_TRANSFORM (trans), caps, size);
   if (!gst_video_info_from_caps (&info, caps))
     return FALSE;
   *size = GST_VIDEO_INFO_SIZE (&info);
@@ -99,9 +99,9 @@ gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform * trans,
 /* The output size depends only on the output caps: an input buffer may be
  * larger than its caps say (padded strides from a video meta). */
 gboolean
-gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size,
-    GstCaps * othercaps, gsize * othersize)
+gst_cuda_graph_base_transform_transform_size (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, gsize size, GstCaps *othercaps,
+    gsize *othersize)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
@@ -121,7 +121,7 @@ gst_cuda_graph_base_transform_transform_size (GstBaseTransform * trans,
 /* Input buffers stay with us until their frame is done: upstream needs
  * that many more than it would otherwise. */
 static guint
-proposed_min_buffers (GstCudaGraphBaseTransformPrivate * priv)
+proposed_min_buffers (GstCudaGraphBaseTransformPrivate *priv)
 {
   return priv->queue ? gcg_frame_queue_get_depth (priv->queue) + 1 : 2;
 }
@@ -130,8 +130,8 @@ proposed_min_buffers (GstCudaGraphBaseTransformPrivate * priv)
  * so that its frames are copied to the device asynchronously at full bus
  * speed; and says which metas we read instead of having them applied. */
 gboolean
-gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
+gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform *trans,
+    GstQuery *decide_query, GstQuery *query)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
@@ -158,8 +158,8 @@ gst_cuda_graph_base_transform_propose_allocation (GstBaseTransform * trans,
 }
 
 gboolean
-gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
+gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform *trans,
+    GstQuery *query)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCaps *caps;
@@ -167,8 +167,8 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
   gsize size = 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !gst_cuda_graph_base_transform_get_unit_size (trans,
-          caps, &size))
+  if (caps == NULL
+      || !gst_cuda_graph_base_transform_get_unit_size (trans, caps, &size))
     size = 0;
   if (!gst_cuda_graph_device_decide_allocation (&GET_PRIV (self)->dev,
           GST_ELEMENT (self), query, caps, caps_are_video (caps), size))
@@ -180,8 +180,8 @@ gst_cuda_graph_base_transform_decide_allocation (GstBaseTransform * trans,
  * class's allocation failed: out of memory) is an error the user sees,
  * with its size. */
 GstFlowReturn
-gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *
-    trans, GstBuffer * input, GstBuffer ** outbuf)
+gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *trans,
+    GstBuffer *input, GstBuffer **outbuf)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
@@ -189,12 +189,14 @@ gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *
 
   ret = PARENT_CLASS->prepare_output_buffer (trans, input, outbuf);
   if (ret == GST_FLOW_ERROR) {
-    g_autofree gchar *size = g_format_size_full (priv->out_size,
-        G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree gchar *size =
+        g_format_size_full (priv->out_size, G_FORMAT_SIZE_IEC_UNITS);
 
     GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
         ("Cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes "
-            "(%s)", priv->out_size, size), (NULL));
+         "(%s)",
+            priv->out_size, size),
+        (NULL));
   }
   return ret;
 }
@@ -205,7 +207,7 @@ gst_cuda_graph_base_transform_prepare_output_buffer (GstBaseTransform *
  * GStreamer's CUDA elements; before start that is not known yet, and the
  * caps may offer it. */
 static gboolean
-can_output_cuda_memory (GstCudaGraphBaseTransform * self)
+can_output_cuda_memory (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -217,10 +219,10 @@ can_output_cuda_memory (GstCudaGraphBaseTransform * self)
 /* Downstream's caps (transfer full), NULL when it takes any: what it could
  * take of ours is then not the question. */
 static GstCaps *
-downstream_caps (GstCudaGraphBaseTransform * self)
+downstream_caps (GstCudaGraphBaseTransform *self)
 {
-  GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self),
-      NULL);
+  GstCaps *peer =
+      gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self), NULL);
 
   if (peer != NULL && gst_caps_is_any (peer))
     g_clear_pointer (&peer, gst_caps_unref);
@@ -228,8 +230,8 @@ downstream_caps (GstCudaGraphBaseTransform * self)
 }
 
 void
-gst_cuda_graph_base_transform_explain_caps_failure (GstCudaGraphBaseTransform
-    * self)
+gst_cuda_graph_base_transform_explain_caps_failure (
+    GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformClass *klass =
       GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
@@ -255,7 +257,7 @@ gst_cuda_graph_base_transform_explain_caps_failure (GstCudaGraphBaseTransform
  * hands over device memory rather than downloading a frame for us to
  * upload again. */
 static GstCaps *
-order_input_caps (GstCudaGraphBaseTransform * self, GstCaps * caps)
+order_input_caps (GstCudaGraphBaseTransform *self, GstCaps *caps)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   gboolean cuda;
@@ -285,8 +287,8 @@ order_input_caps (GstCudaGraphBaseTransform * self, GstCaps * caps)
  * Returns: (transfer full): the caps for transform_caps() to return
  */
 GstCaps *
-gst_cuda_graph_base_transform_restrict_caps (GstCudaGraphBaseTransform *
-    self, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_graph_base_transform_restrict_caps (GstCudaGraphBaseTransform *self,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCaps *result;
 
@@ -302,8 +304,8 @@ gst_cuda_graph_base_transform_restrict_caps (GstCudaGraphBaseTransform *
 }
 
 gboolean
-gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size)
+gst_cuda_graph_video_caps_size (GstCudaGraphBaseTransform *base, GstCaps *caps,
+    gsize *size)
 {
   GstVideoInfo info;
 

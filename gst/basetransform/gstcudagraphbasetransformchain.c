@@ -18,7 +18,7 @@
 /* Makes @chain (transfer full) the current one; the counters go on from
  * its counts as they are now. */
 static void
-activate_chain (GstCudaGraphBaseTransform * self, GcgFrameChain * chain)
+activate_chain (GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
 {
   gst_cuda_graph_base_transform_count_chain_activated (self, chain);
   GET_PRIV (self)->chain = chain;
@@ -28,7 +28,7 @@ activate_chain (GstCudaGraphBaseTransform * self, GcgFrameChain * chain)
  * while current in the retired totals so the counters go on across caps
  * changes. */
 void
-gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -43,7 +43,7 @@ gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform * self)
  * once the next chain was looked up, which may be the one dropped
  * otherwise. */
 static void
-trim_chain_cache (GstCudaGraphBaseTransform * self)
+trim_chain_cache (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   guint cache_size;
@@ -58,8 +58,8 @@ trim_chain_cache (GstCudaGraphBaseTransform * self)
  * cached chain of earlier caps with this configuration (its graph is
  * replayed, not captured again), else a new one. */
 gboolean
-gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
-    GError ** error)
+gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform *self,
+    GError **error)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   const GcgFrameChainConfig *config = &priv->config;
@@ -78,8 +78,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
     return TRUE;
   }
   if (priv->kernel_only)
-    chain = gcg__frame_chain_new_stages_only (config, priv->dev.context,
-        error);
+    chain = gcg__frame_chain_new_stages_only (config, priv->dev.context, error);
   else
     chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
         error);
@@ -112,8 +111,8 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform * self,
  * the caps: each buffer tries again and counts as a failed frame until it
  * works, so max-errors decides, as for any other driver failure. */
 void
-gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform * self,
-    const GcgFrameChainConfig * config)
+gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform *self,
+    const GcgFrameChainConfig *config)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -129,4 +128,3 @@ gst_cuda_graph_base_transform_use_config (GstCudaGraphBaseTransform * self,
   priv->config = *config;
   priv->have_config = TRUE;
 }
-

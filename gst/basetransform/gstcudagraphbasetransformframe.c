@@ -22,8 +22,8 @@
 typedef GstCudaGraphInFlightFrame InFlightFrame;
 
 void
-gst_cuda_graph_base_transform_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
+gst_cuda_graph_base_transform_before_transform (GstBaseTransform *trans,
+    GstBuffer *buffer)
 {
   GstClockTime ts = GST_BUFFER_PTS (buffer);
 
@@ -50,8 +50,8 @@ typedef struct
  * when the output is the input buffer itself: a buffer mapped once
  * cannot be mapped for writing again, so its planes serve as both. */
 static gboolean
-map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
-    GstVideoFrame * in_frame, OutputMapping * m, GcgFramePlanes * planes)
+map_output (GstCudaGraphBaseTransformPrivate *priv, GstBuffer *outbuf,
+    GstVideoFrame *in_frame, OutputMapping *m, GcgFramePlanes *planes)
 {
   GstMapFlags device = gst_cuda_graph_device_map_flags (&priv->dev, outbuf);
   GcgMemoryKind kind = gst_cuda_graph_memory_kind (outbuf, device);
@@ -84,7 +84,7 @@ map_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
 }
 
 static void
-unmap_output (GstBuffer * outbuf, OutputMapping * m)
+unmap_output (GstBuffer *outbuf, OutputMapping *m)
 {
   if (m->in_place)
     return;
@@ -95,18 +95,17 @@ unmap_output (GstBuffer * outbuf, OutputMapping * m)
 }
 
 static void
-fill_common_params (GstBuffer * inbuf, guint64 frames,
-    GcgFrameParams * params)
+fill_common_params (GstBuffer *inbuf, guint64 frames, GcgFrameParams *params)
 {
   gcg_frame_params_init (params);
   params->pts = GST_BUFFER_PTS_IS_VALID (inbuf) ? GST_BUFFER_PTS (inbuf) : 0;
-  params->frame_number = GST_BUFFER_OFFSET_IS_VALID (inbuf)
-      ? GST_BUFFER_OFFSET (inbuf) : frames;
+  params->frame_number =
+      GST_BUFFER_OFFSET_IS_VALID (inbuf) ? GST_BUFFER_OFFSET (inbuf) : frames;
 }
 
 /* A frame that failed before it was queued is dropped. */
 static GstFlowReturn
-frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
+frame_failed (GstCudaGraphBaseTransform *self, const GError *error,
     GstClockTime pts)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
@@ -128,7 +127,7 @@ frame_failed (GstCudaGraphBaseTransform * self, const GError * error,
  * the run before it, not the drops that came after it while it was on
  * the GPU. */
 static void
-frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
+frame_done (GcgFrameQueue *queue, guint64 seq, const GError *error,
     gpointer user_data)
 {
   InFlightFrame *frame = user_data;
@@ -140,8 +139,8 @@ frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
     priv->consecutive_errors =
         (guint) (priv->launch_failures - frame->launch_failures);
   else if (!g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED)
-      && gst_cuda_graph_base_transform_count_failure (self, error,
-          frame->pts, "its output is invalid"))
+      && gst_cuda_graph_base_transform_count_failure (self, error, frame->pts,
+          "its output is invalid"))
     priv->flow_error = TRUE;
   gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
 }
@@ -150,8 +149,8 @@ frame_done (GcgFrameQueue * queue, guint64 seq, const GError * error,
  * wait for it (our pinned memory, our CUDA memory: the map waits on a
  * fence); any other memory is complete before it leaves. */
 static gboolean
-finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
-    const GcgFramePlanes * out, guint64 seq, GError ** error)
+finish_output (GstCudaGraphBaseTransformPrivate *priv, GstBuffer *outbuf,
+    const GcgFramePlanes *out, guint64 seq, GError **error)
 {
   if (priv->dev.active != GCG_BACKEND_CUDA)
     return TRUE;
@@ -168,8 +167,8 @@ finish_output (GstCudaGraphBaseTransformPrivate * priv, GstBuffer * outbuf,
  * from an upstream pool is registered with the driver on first sight and
  * read by DMA from then on, as pinned memory is. */
 static GcgMemoryKind
-input_memory_kind (GstCudaGraphBaseTransformPrivate * priv,
-    GstBuffer * inbuf, GstMapFlags in_dev)
+input_memory_kind (GstCudaGraphBaseTransformPrivate *priv, GstBuffer *inbuf,
+    GstMapFlags in_dev)
 {
   GcgMemoryKind kind = gst_cuda_graph_memory_kind (inbuf, in_dev);
 
@@ -183,9 +182,9 @@ input_memory_kind (GstCudaGraphBaseTransformPrivate * priv,
  * @location where that mapping put @outbuf in device memory (0 for host
  * memory). */
 static GstFlowReturn
-submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
-    InFlightFrame * frame, GstMapFlags in_dev, GstBuffer * outbuf,
-    GstCudaGraphOutputLocation * location)
+submit_frame (GstCudaGraphBaseTransform *self, GcgFrameParams *params,
+    InFlightFrame *frame, GstMapFlags in_dev, GstBuffer *outbuf,
+    GstCudaGraphOutputLocation *location)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   g_autoptr (GError) error = NULL;
@@ -200,13 +199,14 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
     gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the output buffer (%" G_GSIZE_FORMAT " bytes needed)",
-            priv->out_size), (NULL));
+            priv->out_size),
+        (NULL));
     return GST_FLOW_ERROR;
   }
   gst_cuda_graph_planes_from_frame (&in, &frame->in_frame,
       input_memory_kind (priv, frame->in_frame.buffer, in_dev));
-  queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in,
-      &out, frame_done, frame, &seq, &error);
+  queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in, &out,
+      frame_done, frame, &seq, &error);
   if (!queued) {
     unmap_output (outbuf, &m);
     gst_video_frame_unmap (&frame->in_frame);
@@ -235,8 +235,8 @@ submit_frame (GstCudaGraphBaseTransform * self, GcgFrameParams * params,
 }
 
 GstFlowReturn
-gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer * outbuf)
+gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
+    GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformClass *klass =
@@ -297,13 +297,14 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform * trans,
    * only cannot be mapped for writing as well. */
   if (!gst_video_frame_map (&frame->in_frame, &priv->in_info, inbuf,
           GST_MAP_READ | in_dev | no_fence
-          | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
+              | (inbuf == outbuf ? GST_MAP_WRITE : 0))) {
     gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot map the input buffer as %s %dx%d",
             GST_VIDEO_INFO_NAME (&priv->in_info),
             GST_VIDEO_INFO_WIDTH (&priv->in_info),
-            GST_VIDEO_INFO_HEIGHT (&priv->in_info)), (NULL));
+            GST_VIDEO_INFO_HEIGHT (&priv->in_info)),
+        (NULL));
     return GST_FLOW_ERROR;
   }
   ret = submit_frame (self, &params, frame, in_dev, outbuf, &location);

@@ -31,24 +31,25 @@ enum
 
 static const GstCudaGraphRunPropsText run_text = {
   .backend = "Where the frame chain runs: auto (CUDA when a GPU is usable, "
-      "the CPU reference otherwise), cuda, or cpu",
+             "the CPU reference otherwise), cuda, or cpu",
   .use_graph = "Capture the chain into a CUDA graph once and replay it per "
-      "frame (FALSE launches the same kernels eagerly, for A/B "
-      "measurement)",
+               "frame (FALSE launches the same kernels eagerly, for A/B "
+               "measurement)",
   .in_flight_nick = "Frames in flight",
-  .in_flight = "Frames whose GPU work may be queued at once: buffers leave "
+  .in_flight =
+      "Frames whose GPU work may be queued at once: buffers leave "
       "the element while the GPU still works on them, and whoever maps one "
       "first waits for that frame only (1 = one frame at a time)",
   .max_in_flight = GCG_FRAME_QUEUE_MAX_DEPTH,
   .captures = "Graph captures since start (one per negotiated caps)",
   .replays = "Frames that replayed a graph captured on an earlier frame "
-      "(N buffers of one caps: 1 capture, N-1 replays)",
+             "(N buffers of one caps: 1 capture, N-1 replays)",
   .eager_frames = "Frames run without a graph (use-graph=false, or the CPU "
-      "backend)",
+                  "backend)",
 };
 
 static void
-install_settings (GObjectClass * gobject_class)
+install_settings (GObjectClass *gobject_class)
 {
   g_object_class_install_property (gobject_class, PROP_SYNC_MODE,
       g_param_spec_enum ("sync-mode", "Sync mode",
@@ -63,30 +64,32 @@ install_settings (GObjectClass * gobject_class)
           "Consecutive frames that may fail to process (a driver error, "
           "say) before the element errors out; each failed frame is "
           "dropped with a warning (-1 = never error out, 0 = error out on "
-          "the first)", -1, G_MAXINT, DEFAULT_MAX_ERRORS, PLAYING_FLAGS));
+          "the first)",
+          -1, G_MAXINT, DEFAULT_MAX_ERRORS, PLAYING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
       g_param_spec_uint ("graph-cache-size", "Graph cache size",
           "Frame chains of earlier caps kept, with their captured graphs "
           "and device memory, besides the current one: caps changing back "
           "to one of them replay its graph instead of capturing again; the "
           "least recently used one is dropped when more are kept (0 = "
-          "none; a smaller value takes effect at the next caps change)", 0,
-          GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
+          "none; a smaller value takes effect at the next caps change)",
+          0, GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
           PLAYING_FLAGS));
 }
 
 static void
-install_counters (GObjectClass * gobject_class)
+install_counters (GObjectClass *gobject_class)
 {
   g_object_class_install_property (gobject_class, PROP_DROPPED_FRAMES,
       g_param_spec_uint64 ("dropped-frames", "Dropped frames",
-          "Frames dropped because processing them failed", 0, G_MAXUINT64,
-          0, RO));
+          "Frames dropped because processing them failed", 0, G_MAXUINT64, 0,
+          RO));
   g_object_class_install_property (gobject_class, PROP_FAILED_FRAMES,
       g_param_spec_uint64 ("failed-frames", "Failed frames",
           "Frames whose processing failed: the dropped ones, and those that "
           "failed on the GPU after their buffer had left (reported with a "
-          "warning naming their PTS)", 0, G_MAXUINT64, 0, RO));
+          "warning naming their PTS)",
+          0, G_MAXUINT64, 0, RO));
   g_object_class_install_property (gobject_class, PROP_CHAINS_BUILT,
       g_param_spec_uint64 ("chains-built", "Chains built",
           "Frame chains built since start: one per caps not found in the "
@@ -95,8 +98,8 @@ install_counters (GObjectClass * gobject_class)
 }
 
 static void
-gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_base_transform_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
@@ -115,8 +118,8 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
     default:
       if (!gst_cuda_graph_user_kernel_set (&priv->kernel, PROP_KERNEL_FIRST,
               prop_id, value)
-          && !gst_cuda_graph_run_props_set (&priv->run, PROP_RUN_FIRST,
-              prop_id, value))
+          && !gst_cuda_graph_run_props_set (&priv->run, PROP_RUN_FIRST, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -124,8 +127,8 @@ gst_cuda_graph_base_transform_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_base_transform_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (object));
@@ -153,8 +156,8 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
     default:
       if (!gst_cuda_graph_user_kernel_get (&priv->kernel, PROP_KERNEL_FIRST,
               prop_id, value)
-          && !gst_cuda_graph_run_props_get (&priv->run, PROP_RUN_FIRST,
-              prop_id, value))
+          && !gst_cuda_graph_run_props_get (&priv->run, PROP_RUN_FIRST, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -162,8 +165,8 @@ gst_cuda_graph_base_transform_get_property (GObject * object, guint prop_id,
 }
 
 gboolean
-gst_cuda_graph_base_transform_has_user_kernel_locked (GstCudaGraphBaseTransform
-    * self)
+gst_cuda_graph_base_transform_has_user_kernel_locked (
+    GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -171,8 +174,7 @@ gst_cuda_graph_base_transform_has_user_kernel_locked (GstCudaGraphBaseTransform
 }
 
 void
-gst_cuda_graph_base_transform_install_properties (GObjectClass *
-    gobject_class)
+gst_cuda_graph_base_transform_install_properties (GObjectClass *gobject_class)
 {
   gobject_class->set_property = gst_cuda_graph_base_transform_set_property;
   gobject_class->get_property = gst_cuda_graph_base_transform_get_property;
@@ -180,14 +182,13 @@ gst_cuda_graph_base_transform_install_properties (GObjectClass *
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   install_settings (gobject_class);
   install_counters (gobject_class);
-  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST,
-      TRUE);
+  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST, TRUE);
   gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
 void
-gst_cuda_graph_base_transform_init_properties
-    (GstCudaGraphBaseTransformPrivate * priv)
+gst_cuda_graph_base_transform_init_properties (
+    GstCudaGraphBaseTransformPrivate *priv)
 {
   gst_cuda_graph_run_props_init (&priv->run);
   gst_cuda_graph_user_kernel_init (&priv->kernel);

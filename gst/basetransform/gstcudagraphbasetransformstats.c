@@ -13,7 +13,7 @@
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
 static void
-chain_counts (GcgFrameChain * chain, GstCudaGraphChainCounts * counts)
+chain_counts (GcgFrameChain *chain, GstCudaGraphChainCounts *counts)
 {
   counts->captures = gcg_frame_chain_get_capture_count (chain);
   counts->launches = gcg_frame_chain_get_replay_count (chain);
@@ -21,8 +21,7 @@ chain_counts (GcgFrameChain * chain, GstCudaGraphChainCounts * counts)
 }
 
 void
-gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *
-    self)
+gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -42,8 +41,8 @@ gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *
 /* @chain becomes the current one: the counters go on from its counts as
  * they are now. */
 void
-gst_cuda_graph_base_transform_count_chain_activated
-    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain)
+gst_cuda_graph_base_transform_count_chain_activated (
+    GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -56,8 +55,8 @@ gst_cuda_graph_base_transform_count_chain_activated
  * goes to the retired totals, so the counters go on across caps
  * changes. */
 void
-gst_cuda_graph_base_transform_count_chain_retired
-    (GstCudaGraphBaseTransform * self, GcgFrameChain * chain)
+gst_cuda_graph_base_transform_count_chain_retired (
+    GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GstCudaGraphChainCounts now;
@@ -72,7 +71,7 @@ gst_cuda_graph_base_transform_count_chain_retired
 
 /* A frame was queued on the current chain. */
 void
-gst_cuda_graph_base_transform_count_frame (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_count_frame (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GstCudaGraphChainCounts now;
@@ -93,8 +92,8 @@ gst_cuda_graph_base_transform_count_frame (GstCudaGraphBaseTransform * self)
  * GstVideoDecoder's max-errors; only a run of failures (a lost device, a
  * sticky CUDA error) stops the pipeline. */
 gboolean
-gst_cuda_graph_base_transform_count_failure (GstCudaGraphBaseTransform *
-    self, const GError * error, GstClockTime pts, const gchar * what)
+gst_cuda_graph_base_transform_count_failure (GstCudaGraphBaseTransform *self,
+    const GError *error, GstClockTime pts, const gchar *what)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   gint max_errors;
@@ -104,13 +103,15 @@ gst_cuda_graph_base_transform_count_failure (GstCudaGraphBaseTransform *
   priv->failed++;
   GST_OBJECT_UNLOCK (self);
   priv->consecutive_errors++;
-  GST_WARNING_OBJECT (self, "frame %" GST_TIME_FORMAT " failed (%u in a row):"
-      " %s", GST_TIME_ARGS (pts), priv->consecutive_errors, error->message);
+  GST_WARNING_OBJECT (self,
+      "frame %" GST_TIME_FORMAT " failed (%u in a row):"
+      " %s",
+      GST_TIME_ARGS (pts), priv->consecutive_errors, error->message);
   if (max_errors >= 0 && priv->consecutive_errors > (guint) max_errors) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Processing a frame failed %u times in a row (frame PTS %"
-            GST_TIME_FORMAT "): %s", priv->consecutive_errors,
-            GST_TIME_ARGS (pts), error->message),
+        ("Processing a frame failed %u times in a row (frame PTS %" GST_TIME_FORMAT
+         "): %s",
+            priv->consecutive_errors, GST_TIME_ARGS (pts), error->message),
         ("max-errors is %d", max_errors));
     return TRUE;
   }
@@ -123,25 +124,22 @@ gst_cuda_graph_base_transform_count_failure (GstCudaGraphBaseTransform *
 }
 
 void
-gst_cuda_graph_base_transform_post_stats (GstCudaGraphBaseTransform * self)
+gst_cuda_graph_base_transform_post_stats (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GstStructure *s;
 
   GST_OBJECT_LOCK (self);
   s = gst_cuda_graph_run_stats_new (priv->dev.active, &priv->run.counts);
-  gst_structure_set (s,
-      "chains-built", G_TYPE_UINT64, priv->chains_built,
-      "frames", G_TYPE_UINT64, priv->frames,
-      "dropped-frames", G_TYPE_UINT64, priv->dropped,
-      "failed-frames", G_TYPE_UINT64, priv->failed,
-      "in-place-inputs", G_TYPE_UINT64, priv->in_place_in,
-      "in-place-outputs", G_TYPE_UINT64, priv->in_place_out, NULL);
+  gst_structure_set (s, "chains-built", G_TYPE_UINT64, priv->chains_built,
+      "frames", G_TYPE_UINT64, priv->frames, "dropped-frames", G_TYPE_UINT64,
+      priv->dropped, "failed-frames", G_TYPE_UINT64, priv->failed,
+      "in-place-inputs", G_TYPE_UINT64, priv->in_place_in, "in-place-outputs",
+      G_TYPE_UINT64, priv->in_place_out, NULL);
   GST_OBJECT_UNLOCK (self);
   if (priv->queue)
-    gst_structure_set (s,
-        "in-flight", G_TYPE_UINT, gcg_frame_queue_get_depth (priv->queue),
-        "slot-waits", G_TYPE_UINT64,
+    gst_structure_set (s, "in-flight", G_TYPE_UINT,
+        gcg_frame_queue_get_depth (priv->queue), "slot-waits", G_TYPE_UINT64,
         gcg_frame_queue_get_slot_waits (priv->queue), NULL);
   gst_cuda_graph_device_add_memory_stats (&priv->dev, s);
 

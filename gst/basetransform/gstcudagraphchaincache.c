@@ -29,13 +29,13 @@ gst_cuda_graph_chain_cache_new (void)
 }
 
 void
-gst_cuda_graph_chain_cache_clear (GstCudaGraphChainCache * cache)
+gst_cuda_graph_chain_cache_clear (GstCudaGraphChainCache *cache)
 {
   g_queue_clear_full (&cache->chains, g_object_unref);
 }
 
 void
-gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache * cache)
+gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache *cache)
 {
   if (cache == NULL)
     return;
@@ -46,7 +46,7 @@ gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache * cache)
 /* Configurations are plain structs of 32-bit fields with no padding,
  * zeroed before they are filled: equal bytes mean the same work. */
 static gboolean
-chain_has_config (GcgFrameChain * chain, const GcgFrameChainConfig * config)
+chain_has_config (GcgFrameChain *chain, const GcgFrameChainConfig *config)
 {
   GcgFrameChainConfig own;
 
@@ -56,10 +56,10 @@ chain_has_config (GcgFrameChain * chain, const GcgFrameChainConfig * config)
 }
 
 GcgFrameChain *
-gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache * cache,
-    const GcgFrameChainConfig * config)
+gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
+    const GcgFrameChainConfig *config)
 {
-  for (GList * l = cache->chains.head; l; l = l->next) {
+  for (GList *l = cache->chains.head; l; l = l->next) {
     GcgFrameChain *chain = l->data;
 
     if (chain_has_config (chain, config)) {
@@ -71,14 +71,14 @@ gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache * cache,
 }
 
 void
-gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache * cache,
-    GcgFrameChain * chain)
+gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache *cache,
+    GcgFrameChain *chain)
 {
   g_queue_push_head (&cache->chains, chain);
 }
 
 void
-gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache * cache,
+gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache *cache,
     guint max_chains)
 {
   while (cache->chains.length > max_chains) {

@@ -21,23 +21,23 @@ typedef struct _GstCudaGraphChainCache GstCudaGraphChainCache;
 #define GST_CUDA_GRAPH_CHAIN_CACHE_MAX 16
 
 GstCudaGraphChainCache *gst_cuda_graph_chain_cache_new (void);
-void gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache * cache);
+void gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache *cache);
 
 /* The chain made for @config, removed from the cache (transfer full), or
  * NULL when there is none. */
-GcgFrameChain *gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *
-    cache, const GcgFrameChainConfig * config);
+GcgFrameChain *gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
+    const GcgFrameChainConfig *config);
 
 /* Keeps @chain (transfer full) as the most recently used. */
-void gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache * cache,
-    GcgFrameChain * chain);
+void gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache *cache,
+    GcgFrameChain *chain);
 
 /* Drops the least recently used chains beyond @max_chains.  A dropped
  * chain's memory goes back once the frames still running it are done
  * (each frame in flight holds a reference). */
-void gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache * cache,
+void gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache *cache,
     guint max_chains);
 
-void gst_cuda_graph_chain_cache_clear (GstCudaGraphChainCache * cache);
+void gst_cuda_graph_chain_cache_clear (GstCudaGraphChainCache *cache);
 
 G_END_DECLS

@@ -14,8 +14,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
 void
-gst_cuda_graph_in_flight_pool_init (GstCudaGraphInFlightPool * pool,
-    guint depth)
+gst_cuda_graph_in_flight_pool_init (GstCudaGraphInFlightPool *pool, guint depth)
 {
   gst_cuda_graph_in_flight_pool_clear (pool);
   pool->n_slots = depth + 1;
@@ -28,7 +27,7 @@ gst_cuda_graph_in_flight_pool_init (GstCudaGraphInFlightPool * pool,
 
 /* Every record must be back (the queue cancelled or drained first). */
 void
-gst_cuda_graph_in_flight_pool_clear (GstCudaGraphInFlightPool * pool)
+gst_cuda_graph_in_flight_pool_clear (GstCudaGraphInFlightPool *pool)
 {
   g_clear_pointer (&pool->slots, g_free);
   pool->n_slots = 0;
@@ -37,7 +36,7 @@ gst_cuda_graph_in_flight_pool_clear (GstCudaGraphInFlightPool * pool)
 
 /* A record whose fields the caller sets (in_frame by its map). */
 GstCudaGraphInFlightFrame *
-gst_cuda_graph_in_flight_pool_take (GstCudaGraphInFlightPool * pool)
+gst_cuda_graph_in_flight_pool_take (GstCudaGraphInFlightPool *pool)
 {
   GstCudaGraphInFlightFrame *frame = pool->free;
 
@@ -54,8 +53,8 @@ gst_cuda_graph_in_flight_pool_take (GstCudaGraphInFlightPool * pool)
 }
 
 void
-gst_cuda_graph_in_flight_pool_give (GstCudaGraphInFlightPool * pool,
-    GstCudaGraphInFlightFrame * frame)
+gst_cuda_graph_in_flight_pool_give (GstCudaGraphInFlightPool *pool,
+    GstCudaGraphInFlightFrame *frame)
 {
   if (frame->from_heap) {
     g_free (frame);

@@ -34,12 +34,12 @@ typedef struct
   GstCudaGraphInFlightFrame *free;
 } GstCudaGraphInFlightPool;
 
-void gst_cuda_graph_in_flight_pool_init (GstCudaGraphInFlightPool * pool,
+void gst_cuda_graph_in_flight_pool_init (GstCudaGraphInFlightPool *pool,
     guint depth);
-void gst_cuda_graph_in_flight_pool_clear (GstCudaGraphInFlightPool * pool);
-GstCudaGraphInFlightFrame *gst_cuda_graph_in_flight_pool_take
-    (GstCudaGraphInFlightPool * pool);
-void gst_cuda_graph_in_flight_pool_give (GstCudaGraphInFlightPool * pool,
-    GstCudaGraphInFlightFrame * frame);
+void gst_cuda_graph_in_flight_pool_clear (GstCudaGraphInFlightPool *pool);
+GstCudaGraphInFlightFrame *gst_cuda_graph_in_flight_pool_take (
+    GstCudaGraphInFlightPool *pool);
+void gst_cuda_graph_in_flight_pool_give (GstCudaGraphInFlightPool *pool,
+    GstCudaGraphInFlightFrame *frame);
 
 G_END_DECLS

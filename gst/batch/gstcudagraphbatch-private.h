@@ -116,57 +116,55 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
     CUDA_GRAPH_BATCH, GstAggregator)
 
 /* gstcudagraphbatchprops.c */
-void gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class);
-void gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self);
+void gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class);
+void gst_cuda_graph_batch_init_properties (GstCudaGraphBatch *self);
 
 /* gstcudagraphbatchcaps.c */
-guint gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch * self);
-void gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch * self);
-GstFlowReturn gst_cuda_graph_batch_update_src_caps (GstAggregator * agg,
-    GstCaps * caps, GstCaps ** ret);
-gboolean gst_cuda_graph_batch_negotiated_src_caps (GstAggregator * agg,
-    GstCaps * caps);
-gboolean gst_cuda_graph_batch_decide_allocation (GstAggregator * agg,
-    GstQuery * query);
-gboolean gst_cuda_graph_batch_propose_allocation (GstAggregator * agg,
-    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+guint gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch *self);
+GstFlowReturn gst_cuda_graph_batch_update_src_caps (GstAggregator *agg,
+    GstCaps *caps, GstCaps **ret);
+gboolean gst_cuda_graph_batch_negotiated_src_caps (GstAggregator *agg,
+    GstCaps *caps);
+gboolean gst_cuda_graph_batch_decide_allocation (GstAggregator *agg,
+    GstQuery *query);
+gboolean gst_cuda_graph_batch_propose_allocation (GstAggregator *agg,
+    GstAggregatorPad *pad, GstQuery *decide_query, GstQuery *query);
 
 /* gstcudagraphbatchassemble.c */
-Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch * self);
-void gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self,
-    Batch * batch);
-void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self,
-    guint keep);
-void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self);
-GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self);
-gboolean gst_cuda_graph_batch_all_pads_eos (GList * pads);
-GstClockTime gst_cuda_graph_batch_running_time (GstAggregatorPad * pad,
-    GstBuffer * buf);
-void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
-    GstCudaGraphBatchPad * pad, GstBuffer * buffer, Batch * batch);
+Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch);
+void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch *self, guint keep);
+void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch *self);
+GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch *self);
+gboolean gst_cuda_graph_batch_all_pads_eos (GList *pads);
+GstClockTime gst_cuda_graph_batch_running_time (GstAggregatorPad *pad,
+    GstBuffer *buf);
+void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
+    GstCudaGraphBatchPad *pad, GstBuffer *buffer, Batch *batch);
 
 /* gstcudagraphbatchwindow.c */
-GstClockTime gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self,
-    GList * pads);
+GstClockTime gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self,
+    GList *pads);
 /* Takes each pad's frames for the window ending at @end into its held
  * frames; TRUE when the window is complete (every pad done with it, or
  * @timeout: the live deadline passed). */
-gboolean gst_cuda_graph_batch_collect (GstCudaGraphBatch * self,
-    GList * pads, GstClockTime end, gboolean timeout);
-GList *gst_cuda_graph_batch_list_absent (GList * pads);
+gboolean gst_cuda_graph_batch_collect (GstCudaGraphBatch *self, GList *pads,
+    GstClockTime end, gboolean timeout);
+GList *gst_cuda_graph_batch_list_absent (GList *pads);
 /* Moves up to @max held frames into @batch (pads taking turns), with the
  * window and @absent (the streams without a frame in it); FALSE when
  * no pad held any. */
-gboolean gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
-    GList * absent, Batch * batch, guint max);
-void gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
+gboolean gst_cuda_graph_batch_fill (GstCudaGraphBatch *self, GList *pads,
+    GList *absent, Batch *batch, guint max);
+void gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
     GstClockTime fallback);
-void gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self);
+void gst_cuda_graph_batch_reset_window (GstCudaGraphBatch *self);
 
 /* gstcudagraphbatchrun.c */
-void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,
-    GstCudaGraphRunCounts * counts);
-GstFlowReturn gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self,
-    Batch * batch);
+void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,
+    GstCudaGraphRunCounts *counts);
+GstFlowReturn gst_cuda_graph_batch_push_batch (GstCudaGraphBatch *self,
+    Batch *batch);
 
 G_END_DECLS

@@ -98,13 +98,13 @@ GST_DEBUG_CATEGORY (gst_cuda_graph_batch_debug);
 
 #define BATCH_FORMATS "{ NV12, I420, RGBA, BGRA, RGB, BGR, GRAY8 }"
 
-static GstStaticPadTemplate sink_template =
-GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink_%u",
+    GST_PAD_SINK, GST_PAD_REQUEST,
     GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (BATCH_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS "; "
-        GST_CUDA_GRAPH_MODEL_SRC_CAPS));
+    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS
+        "; " GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
 G_DEFINE_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST_TYPE_AGGREGATOR);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
@@ -113,25 +113,25 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
     gst_cuda_graph_tensor_meta_get_info ();
     gst_cuda_graph_batch_meta_get_info ());
 
-static void gst_cuda_graph_batch_finalize (GObject * object);
-static void gst_cuda_graph_batch_set_context (GstElement * element,
-    GstContext * context);
-static gboolean gst_cuda_graph_batch_start (GstAggregator * agg);
-static GstStateChangeReturn gst_cuda_graph_batch_change_state (GstElement *
-    element, GstStateChange transition);
-static gboolean gst_cuda_graph_batch_stop (GstAggregator * agg);
-static gboolean gst_cuda_graph_batch_sink_event (GstAggregator * agg,
-    GstAggregatorPad * pad, GstEvent * event);
-static gboolean gst_cuda_graph_batch_sink_query (GstAggregator * agg,
-    GstAggregatorPad * pad, GstQuery * query);
-static gboolean gst_cuda_graph_batch_src_query (GstAggregator * agg,
-    GstQuery * query);
-static GstFlowReturn gst_cuda_graph_batch_aggregate (GstAggregator * agg,
+static void gst_cuda_graph_batch_finalize (GObject *object);
+static void gst_cuda_graph_batch_set_context (GstElement *element,
+    GstContext *context);
+static gboolean gst_cuda_graph_batch_start (GstAggregator *agg);
+static GstStateChangeReturn gst_cuda_graph_batch_change_state (
+    GstElement *element, GstStateChange transition);
+static gboolean gst_cuda_graph_batch_stop (GstAggregator *agg);
+static gboolean gst_cuda_graph_batch_sink_event (GstAggregator *agg,
+    GstAggregatorPad *pad, GstEvent *event);
+static gboolean gst_cuda_graph_batch_sink_query (GstAggregator *agg,
+    GstAggregatorPad *pad, GstQuery *query);
+static gboolean gst_cuda_graph_batch_src_query (GstAggregator *agg,
+    GstQuery *query);
+static GstFlowReturn gst_cuda_graph_batch_aggregate (GstAggregator *agg,
     gboolean timeout);
-static GstFlowReturn gst_cuda_graph_batch_flush (GstAggregator * agg);
+static GstFlowReturn gst_cuda_graph_batch_flush (GstAggregator *agg);
 
 static void
-gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass * klass)
+gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -145,8 +145,7 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass * klass)
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_set_static_metadata (element_class,
-      "CUDA graph batch preprocessor",
-      "Filter/Converter/Video/Tensor/Hardware",
+      "CUDA graph batch preprocessor", "Filter/Converter/Video/Tensor/Hardware",
       "Batches one frame (or its regions of interest) of each of many video "
       "streams into one inference tensor with one CUDA graph replay",
       "gst-cudagraph authors");
@@ -178,7 +177,7 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass * klass)
 }
 
 static void
-gst_cuda_graph_batch_init (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_init (GstCudaGraphBatch *self)
 {
   gst_cuda_graph_batch_init_properties (self);
   self->dev.active = GCG_BACKEND_CPU;
@@ -190,7 +189,7 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch * self)
 }
 
 static void
-gst_cuda_graph_batch_finalize (GObject * object)
+gst_cuda_graph_batch_finalize (GObject *object)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
 
@@ -208,47 +207,47 @@ gst_cuda_graph_batch_finalize (GObject * object)
 /* A "gst.cuda.context" from the pipeline or a neighbour; kept only while we
  * have none (the one we run in is never replaced mid-stream). */
 static void
-gst_cuda_graph_batch_set_context (GstElement * element, GstContext * context)
+gst_cuda_graph_batch_set_context (GstElement *element, GstContext *context)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
 
   gst_cuda_graph_device_set_context (element, context, &self->run,
       &self->gst_context);
 
-  GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)->set_context
-      (element, context);
+  GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)
+      ->set_context (element, context);
 }
 
 static gboolean
-answer_context_query (GstCudaGraphBatch * self, GstQuery * query)
+answer_context_query (GstCudaGraphBatch *self, GstQuery *query)
 {
   return gst_cuda_graph_device_context_query (GST_ELEMENT (self), query,
       &self->gst_context);
 }
 
 static gboolean
-gst_cuda_graph_batch_src_query (GstAggregator * agg, GstQuery * query)
+gst_cuda_graph_batch_src_query (GstAggregator *agg, GstQuery *query)
 {
   if (answer_context_query (GST_CUDA_GRAPH_BATCH (agg), query))
     return TRUE;
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)->src_query
-      (agg, query);
+  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
+      ->src_query (agg, query);
 }
 
 static gboolean
-gst_cuda_graph_batch_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
-    GstQuery * query)
+gst_cuda_graph_batch_sink_query (GstAggregator *agg, GstAggregatorPad *pad,
+    GstQuery *query)
 {
   if (answer_context_query (GST_CUDA_GRAPH_BATCH (agg), query))
     return TRUE;
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)->sink_query
-      (agg, pad, query);
+  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
+      ->sink_query (agg, pad, query);
 }
 
 /* --- state --------------------------------------------------------------- */
 
 static void
-reset_counters (GstCudaGraphBatch * self)
+reset_counters (GstCudaGraphBatch *self)
 {
   GST_OBJECT_LOCK (self);
   memset (&self->retired, 0, sizeof (self->retired));
@@ -261,15 +260,15 @@ reset_counters (GstCudaGraphBatch * self)
 }
 
 static gboolean
-gst_cuda_graph_batch_start (GstAggregator * agg)
+gst_cuda_graph_batch_start (GstAggregator *agg)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
   reset_counters (self);
   gst_cuda_graph_batch_reset_window (self);
   self->next_pad = 0;
-  if (!gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self),
-          &self->run, &self->gst_context))
+  if (!gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self), &self->run,
+          &self->gst_context))
     return FALSE;
   if (gst_cuda_graph_user_kernel_start (&self->kernel, GST_ELEMENT (self),
           self->dev.active, self->dev.context)
@@ -283,7 +282,7 @@ gst_cuda_graph_batch_start (GstAggregator * agg)
 /* With a model, the device's primary context goes to the pipeline before
  * the decoders upstream open (see cudagraphpreprocess). */
 static GstStateChangeReturn
-gst_cuda_graph_batch_change_state (GstElement * element,
+gst_cuda_graph_batch_change_state (GstElement *element,
     GstStateChange transition)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
@@ -295,12 +294,12 @@ gst_cuda_graph_batch_change_state (GstElement * element,
       gst_cuda_graph_device_offer_primary (element, device_id,
           &self->gst_context);
   }
-  return GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)->change_state
-      (element, transition);
+  return GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)
+      ->change_state (element, transition);
 }
 
 static gboolean
-gst_cuda_graph_batch_stop (GstAggregator * agg)
+gst_cuda_graph_batch_stop (GstAggregator *agg)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
 
@@ -315,22 +314,22 @@ gst_cuda_graph_batch_stop (GstAggregator * agg)
 }
 
 static GstFlowReturn
-gst_cuda_graph_batch_flush (GstAggregator * agg)
+gst_cuda_graph_batch_flush (GstAggregator *agg)
 {
   gst_cuda_graph_batch_retire_all (GST_CUDA_GRAPH_BATCH (agg));
   gst_cuda_graph_batch_reset_window (GST_CUDA_GRAPH_BATCH (agg));
   return GST_FLOW_OK;
 }
 
-static void post_stats_now (GstCudaGraphBatch * self);
+static void post_stats_now (GstCudaGraphBatch *self);
 
 /* Caps come in order with the buffers: a stream's new size or format is
  * a new description for its next frames, never a new capture.  A
  * cudagraph-stats-request posts the figures at once, as the single-frame
  * elements do. */
 static gboolean
-gst_cuda_graph_batch_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
-    GstEvent * event)
+gst_cuda_graph_batch_sink_event (GstAggregator *agg, GstAggregatorPad *pad,
+    GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
       && gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
@@ -345,8 +344,8 @@ gst_cuda_graph_batch_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       return FALSE;
     }
   }
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)->sink_event
-      (agg, pad, event);
+  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
+      ->sink_event (agg, pad, event);
 }
 
 /* --- batching ------------------------------------------------------------ */
@@ -355,11 +354,11 @@ gst_cuda_graph_batch_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
  * later (without windows, a timeout later), so the aggregator does not
  * spin. */
 static void
-skip_empty_deadline (GstCudaGraphBatch * self)
+skip_empty_deadline (GstCudaGraphBatch *self)
 {
   GstClockTime latency = gst_aggregator_get_latency (GST_AGGREGATOR (self));
-  GstClockTime next = gst_aggregator_simple_get_next_time (GST_AGGREGATOR
-      (self));
+  GstClockTime next =
+      gst_aggregator_simple_get_next_time (GST_AGGREGATOR (self));
 
   if (!GST_CLOCK_TIME_IS_VALID (next))
     return;
@@ -369,7 +368,7 @@ skip_empty_deadline (GstCudaGraphBatch * self)
 /* A renegotiation when batch-size is 0 and pads were requested beyond the
  * negotiated batch (the next batch captures again). */
 static void
-check_growth (GstCudaGraphBatch * self)
+check_growth (GstCudaGraphBatch *self)
 {
   guint batch_size;
 
@@ -377,8 +376,7 @@ check_growth (GstCudaGraphBatch * self)
   batch_size = self->batch_size;
   GST_OBJECT_UNLOCK (self);
   if (batch_size == 0 && self->engine
-      && gst_cuda_graph_batch_count_sink_pads (self)
-      > self->config.max_sources)
+      && gst_cuda_graph_batch_count_sink_pads (self) > self->config.max_sources)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
 }
 
@@ -386,7 +384,7 @@ check_growth (GstCudaGraphBatch * self)
  * in flight are done) and the memory held, which gst-launch-1.0 -m
  * prints. */
 static void
-post_stats (GstCudaGraphBatch * self)
+post_stats (GstCudaGraphBatch *self)
 {
   if (self->stats_posted)
     return;
@@ -395,17 +393,16 @@ post_stats (GstCudaGraphBatch * self)
 }
 
 static void
-post_stats_now (GstCudaGraphBatch * self)
+post_stats_now (GstCudaGraphBatch *self)
 {
   GstStructure *s;
 
   gst_cuda_graph_batch_retire_all (self);
   GST_OBJECT_LOCK (self);
   s = gst_cuda_graph_run_stats_new (self->dev.active, &self->run.counts);
-  gst_structure_set (s,
-      "batches", G_TYPE_UINT64, self->batches,
-      "frames", G_TYPE_UINT64, self->frames,
-      "dropped-late", G_TYPE_UINT64, self->dropped_late, NULL);
+  gst_structure_set (s, "batches", G_TYPE_UINT64, self->batches, "frames",
+      G_TYPE_UINT64, self->frames, "dropped-late", G_TYPE_UINT64,
+      self->dropped_late, NULL);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_device_add_memory_stats (&self->dev, s);
   gst_element_post_message (GST_ELEMENT (self),
@@ -415,8 +412,8 @@ post_stats_now (GstCudaGraphBatch * self)
 /* Pushes one batch of the window's held frames (up to batch-size, pads
  * taking turns); *@any FALSE when none were held. */
 static GstFlowReturn
-push_one (GstCudaGraphBatch * self, GList * pads, GList * absent,
-    gboolean * any, GstClockTime * end)
+push_one (GstCudaGraphBatch *self, GList *pads, GList *absent, gboolean *any,
+    GstClockTime *end)
 {
   Batch *batch = gst_cuda_graph_batch_new_batch (self);
   GstFlowReturn ret = GST_FLOW_OK;
@@ -448,7 +445,7 @@ done:
  * need (a batch is pushed when full), and the next window opens.  FALSE
  * in *@pushed when it held no frame. */
 static GstFlowReturn
-push_window (GstCudaGraphBatch * self, GList * pads, gboolean * pushed)
+push_window (GstCudaGraphBatch *self, GList *pads, gboolean *pushed)
 {
   GList *absent = gst_cuda_graph_batch_list_absent (pads);
   GstClockTime end = GST_CLOCK_TIME_NONE;
@@ -467,7 +464,7 @@ push_window (GstCudaGraphBatch * self, GList * pads, gboolean * pushed)
 }
 
 static GstFlowReturn
-gst_cuda_graph_batch_aggregate (GstAggregator * agg, gboolean timeout)
+gst_cuda_graph_batch_aggregate (GstAggregator *agg, gboolean timeout)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GList *pads = gst_cuda_graph_batch_list_sink_pads (self);

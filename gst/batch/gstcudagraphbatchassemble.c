@@ -20,7 +20,7 @@
 /* A Batch is some 200 KB (64 mapped frames and their values): they are
  * kept for the next batches rather than allocated and zeroed each time. */
 Batch *
-gst_cuda_graph_batch_new_batch (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self)
 {
   Batch *batch = g_queue_pop_head (&self->spare);
 
@@ -29,7 +29,7 @@ gst_cuda_graph_batch_new_batch (GstCudaGraphBatch * self)
 
 /* Releases @batch's inputs and keeps it for a later batch. */
 void
-gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self, Batch * batch)
+gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch)
 {
   for (guint i = 0; i < batch->n; i++) {
     BatchInput *in = &batch->inputs[i];
@@ -54,7 +54,7 @@ gst_cuda_graph_batch_free_batch (GstCudaGraphBatch * self, Batch * batch)
 /* Releases the inputs of the batches the GPU is done with, oldest first;
  * waits for the oldest while more than @keep are left. */
 void
-gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self, guint keep)
+gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch *self, guint keep)
 {
   Batch *batch;
 
@@ -64,10 +64,12 @@ gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self, guint keep)
 
     if (batch->fence
         && !(g_queue_get_length (&self->pending) > keep
-            ? gcg_fence_wait (batch->fence, &error)
-            : gcg_fence_query (batch->fence, &done, &error)))
-      GST_WARNING_OBJECT (self, "a batch failed on the GPU after it left: "
-          "%s", error->message);
+                ? gcg_fence_wait (batch->fence, &error)
+                : gcg_fence_query (batch->fence, &done, &error)))
+      GST_WARNING_OBJECT (self,
+          "a batch failed on the GPU after it left: "
+          "%s",
+          error->message);
     else if (!done)
       return;
     gst_cuda_graph_batch_free_batch (self, g_queue_pop_head (&self->pending));
@@ -75,7 +77,7 @@ gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch * self, guint keep)
 }
 
 void
-gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_retire_all (GstCudaGraphBatch *self)
 {
   gst_cuda_graph_batch_retire_batches (self, 0);
 }
@@ -84,22 +86,22 @@ gst_cuda_graph_batch_retire_all (GstCudaGraphBatch * self)
 
 /* The pads to take frames from this time, in pad order (refs). */
 GList *
-gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch *self)
 {
   GList *pads;
 
   GST_OBJECT_LOCK (self);
   pads = g_list_copy (GST_ELEMENT (self)->sinkpads);
-  for (GList * l = pads; l; l = l->next)
+  for (GList *l = pads; l; l = l->next)
     gst_object_ref (l->data);
   GST_OBJECT_UNLOCK (self);
   return pads;
 }
 
 gboolean
-gst_cuda_graph_batch_all_pads_eos (GList * pads)
+gst_cuda_graph_batch_all_pads_eos (GList *pads)
 {
-  for (GList * l = pads; l; l = l->next) {
+  for (GList *l = pads; l; l = l->next) {
     if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD_CAST (l->data)))
       return FALSE;
   }
@@ -109,7 +111,7 @@ gst_cuda_graph_batch_all_pads_eos (GList * pads)
 /* Every plane holds the rows the chain reads: upstream's video meta and
  * buffer are its word only. */
 static gboolean
-planes_fit (GstVideoFrame * frame, GError ** error)
+planes_fit (GstVideoFrame *frame, GError **error)
 {
   GcgFramePlanes planes;
 
@@ -125,8 +127,8 @@ planes_fit (GstVideoFrame * frame, GError ** error)
         || !g_size_checked_add (&need, need, row) || need > planes.size[i]) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "plane %u (stride %d, %" G_GSIZE_FORMAT " bytes) does not hold "
-          "%u rows of %" G_GSIZE_FORMAT " bytes", i, planes.stride[i],
-          planes.size[i], rows, row);
+          "%u rows of %" G_GSIZE_FORMAT " bytes",
+          i, planes.stride[i], planes.size[i], rows, row);
       return FALSE;
     }
   }
@@ -136,12 +138,10 @@ planes_fit (GstVideoFrame * frame, GError ** error)
 /* Maps @in's buffer as its pad's caps say; FALSE (with a warning: the
  * frame is left out) when it does not hold them. */
 static gboolean
-map_input (GstCudaGraphBatch * self, BatchInput * in,
-    const GstVideoInfo * info)
+map_input (GstCudaGraphBatch *self, BatchInput *in, const GstVideoInfo *info)
 {
   g_autoptr (GError) error = NULL;
-  GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev,
-      in->buffer);
+  GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev, in->buffer);
 
   if (dev)
     gst_cuda_graph_cuda_wait_ready (in->buffer);
@@ -153,20 +153,20 @@ map_input (GstCudaGraphBatch * self, BatchInput * in,
       return TRUE;
   } else if (error == NULL) {
     g_set_error (&error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "the buffer does not hold a %s %dx%d frame",
-        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info));
+        "the buffer does not hold a %s %dx%d frame", GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
   }
   GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-      ("Leaving a frame of %s out of the batch: %s",
-          GST_PAD_NAME (in->pad), error->message), (NULL));
+      ("Leaving a frame of %s out of the batch: %s", GST_PAD_NAME (in->pad),
+          error->message),
+      (NULL));
   return FALSE;
 }
 
 /* The per-frame values of @in, as cudagraphpreprocess fills them. */
 static void
-fill_params (GstCudaGraphBatch * self, BatchInput * in,
-    const GcgRect * region, GcgFrameParams * params)
+fill_params (GstCudaGraphBatch *self, BatchInput *in, const GcgRect *region,
+    GcgFrameParams *params)
 {
   gchar *roi_type;
   GstBuffer *buf = in->buffer;
@@ -175,21 +175,21 @@ fill_params (GstCudaGraphBatch * self, BatchInput * in,
 
   gcg_frame_params_init (params);
   params->pts = GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) : 0;
-  params->frame_number = GST_BUFFER_OFFSET_IS_VALID (buf)
-      ? GST_BUFFER_OFFSET (buf) : self->frames;
+  params->frame_number =
+      GST_BUFFER_OFFSET_IS_VALID (buf) ? GST_BUFFER_OFFSET (buf) : self->frames;
   for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in->frame); i++) {
-    params->src[i] = (guint64) (guintptr)
-        GST_VIDEO_FRAME_PLANE_DATA (&in->frame, i);
+    params->src[i] =
+        (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in->frame, i);
     params->src_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in->frame, i);
   }
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_fill_params (&self->props, params);
-  roi_type = gst_cuda_graph_batch_pad_ref_roi_type (in->pad,
-      self->props.roi_type);
+  roi_type =
+      gst_cuda_graph_batch_pad_ref_roi_type (in->pad, self->props.roi_type);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_apply_params_meta (GST_OBJECT (self), buf, params);
-  in->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (in->pad), buf,
-      region, roi_type, max_rois, params, in->ids);
+  in->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (in->pad), buf, region,
+      roi_type, max_rois, params, in->ids);
   g_clear_pointer (&roi_type, g_ref_string_release);
   /* The chain reads no ROI as the whole frame: a crop is one ROI. */
   cropped = region->x != 0 || region->y != 0
@@ -200,7 +200,7 @@ fill_params (GstCudaGraphBatch * self, BatchInput * in,
 }
 
 GstClockTime
-gst_cuda_graph_batch_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+gst_cuda_graph_batch_running_time (GstAggregatorPad *pad, GstBuffer *buf)
 {
   GstClockTime rt;
 
@@ -217,8 +217,8 @@ gst_cuda_graph_batch_running_time (GstAggregatorPad * pad, GstBuffer * buf)
  * batched; a frame that cannot (no caps, crop outside it, buffer too
  * small) is dropped. */
 void
-gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
-    GstCudaGraphBatchPad * pad, GstBuffer * buffer, Batch * batch)
+gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
+    GstCudaGraphBatchPad *pad, GstBuffer *buffer, Batch *batch)
 {
   GstAggregatorPad *apad = GST_AGGREGATOR_PAD_CAST (pad);
   BatchInput *in = &batch->inputs[batch->n];
@@ -230,8 +230,9 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch * self,
     return;
   in->pad = gst_object_ref (pad);
   in->running_time = gst_cuda_graph_batch_running_time (apad, in->buffer);
-  if (info == NULL || !gst_cuda_graph_batch_pad_get_region (pad,
-          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &region)
+  if (info == NULL
+      || !gst_cuda_graph_batch_pad_get_region (pad, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), &region)
       || !map_input (self, in, info)) {
     if (in->mapped)
       gst_video_frame_unmap (&in->frame);

@@ -17,7 +17,7 @@
 /* --- negotiation --------------------------------------------------------- */
 
 guint
-gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch *self)
 {
   guint n;
 
@@ -29,7 +29,7 @@ gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch * self)
 
 /* Streams in the largest batch: the property, else the sink pads now. */
 static guint
-wanted_sources (GstCudaGraphBatch * self)
+wanted_sources (GstCudaGraphBatch *self)
 {
   guint n;
 
@@ -44,7 +44,7 @@ wanted_sources (GstCudaGraphBatch * self)
 
 /* The framerate of the first stream that has caps, for the tensor caps. */
 static void
-first_framerate (GstCudaGraphBatch * self, GValue * fr)
+first_framerate (GstCudaGraphBatch *self, GValue *fr)
 {
   gint n = 0, d = 1;
   GList *l;
@@ -52,8 +52,7 @@ first_framerate (GstCudaGraphBatch * self, GValue * fr)
   GST_OBJECT_LOCK (self);
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
     const GstVideoInfo *info =
-        gst_cuda_graph_batch_pad_get_info (GST_CUDA_GRAPH_BATCH_PAD
-        (l->data));
+        gst_cuda_graph_batch_pad_get_info (GST_CUDA_GRAPH_BATCH_PAD (l->data));
 
     if (info) {
       n = GST_VIDEO_INFO_FPS_N (info);
@@ -69,8 +68,8 @@ first_framerate (GstCudaGraphBatch * self, GValue * fr)
 /* Our tensor caps (both memory kinds, CUDA only where we can write it),
  * within @caps (downstream's). */
 GstFlowReturn
-gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
-    GstCaps ** ret)
+gst_cuda_graph_batch_update_src_caps (GstAggregator *agg, GstCaps *caps,
+    GstCaps **ret)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCudaGraphTensorDesc desc;
@@ -84,8 +83,8 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
 
   first_framerate (self, &fr);
   GST_OBJECT_LOCK (self);
-  gst_cuda_graph_tensor_props_get_desc (&self->props,
-      n * self->props.max_rois, &desc);
+  gst_cuda_graph_tensor_props_get_desc (&self->props, n * self->props.max_rois,
+      &desc);
   asked = self->run.backend;
   if (self->model.model != NULL && self->model.error == NULL)
     model = g_object_ref (self->model.model);
@@ -93,8 +92,9 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
   GST_OBJECT_UNLOCK (self);
   /* With a model the buffer holds its outputs, for its batch. */
   ours = gst_caps_new_full (model
-      ? gst_cuda_graph_model_structure_new (model, keep_input, &fr)
-      : gst_cuda_graph_tensor_structure_new (&desc, &fr), NULL);
+          ? gst_cuda_graph_model_structure_new (model, keep_input, &fr)
+          : gst_cuda_graph_tensor_structure_new (&desc, &fr),
+      NULL);
   g_value_unset (&fr);
   ours = gst_cuda_graph_caps_add_memory_kinds (ours);
   cuda = self->dev.active == GCG_BACKEND_CUDA && self->dev.cuda_context;
@@ -116,8 +116,8 @@ gst_cuda_graph_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
 /* The engine's configuration for negotiated @caps; FALSE for caps we did
  * not offer. */
 static gboolean
-config_from_caps (GstCudaGraphBatch * self, GstCaps * caps,
-    GcgFrameBatchConfig * config)
+config_from_caps (GstCudaGraphBatch *self, GstCaps *caps,
+    GcgFrameBatchConfig *config)
 {
   guint batch;
 
@@ -142,8 +142,8 @@ config_from_caps (GstCudaGraphBatch * self, GstCaps * caps,
   }
   GST_OBJECT_UNLOCK (self);
   if (!gst_cuda_graph_tensor_caps_get_shape (caps, config->tensor_layout,
-          &config->tensor_type, &config->out_width, &config->out_height,
-          &batch) || batch % config->max_rois != 0)
+          &config->tensor_type, &config->out_width, &config->out_height, &batch)
+      || batch % config->max_rois != 0)
     return FALSE;
   config->max_sources = batch / config->max_rois;
   return TRUE;
@@ -152,7 +152,7 @@ config_from_caps (GstCudaGraphBatch * self, GstCaps * caps,
 /* The engine's counts move to the retired totals, so the counters go on
  * across renegotiations. */
 void
-gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch *self)
 {
   GstCudaGraphRunCounts now;
 
@@ -171,12 +171,11 @@ gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch * self)
 /* The model, when one is set, after the batch's kernel (CUDA only: the
  * start refused a model on the CPU backend). */
 static gboolean
-attach_model (GstCudaGraphBatch * self, GcgFrameBatch * engine,
-    GError ** error)
+attach_model (GstCudaGraphBatch *self, GcgFrameBatch *engine, GError **error)
 {
   gboolean keep_input = FALSE;
-  g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
-      GST_ELEMENT (self), &keep_input);
+  g_autoptr (GcgModelGraph) model =
+      gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self), &keep_input);
 
   gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
   return model == NULL
@@ -186,18 +185,19 @@ attach_model (GstCudaGraphBatch * self, GcgFrameBatch * engine,
 /* A new engine for @config unless the current one has it (renegotiating
  * to the same caps keeps the capture). */
 static gboolean
-ensure_engine (GstCudaGraphBatch * self, const GcgFrameBatchConfig * config)
+ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
 {
   g_autoptr (GError) error = NULL;
   GcgFrameBatch *engine;
 
   if (self->engine && memcmp (&self->config, config, sizeof (*config)) == 0)
     return TRUE;
-  engine = gcg_frame_batch_new (config, self->dev.active, self->dev.context,
-      &error);
+  engine =
+      gcg_frame_batch_new (config, self->dev.active, self->dev.context, &error);
   if (engine != NULL
       && (!gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
-              &error) || !attach_model (self, engine, &error)))
+              &error)
+          || !attach_model (self, engine, &error)))
     g_clear_object (&engine);
   if (engine == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -208,15 +208,16 @@ ensure_engine (GstCudaGraphBatch * self, const GcgFrameBatchConfig * config)
   self->engine = engine;
   self->config = *config;
   self->out_size = gcg_frame_batch_get_output_size (engine);
-  GST_INFO_OBJECT (self, "%u streams x %u items of %ux%u, %" G_GSIZE_FORMAT
-      " bytes (%s backend)", config->max_sources, config->max_rois,
-      config->out_width, config->out_height, self->out_size,
+  GST_INFO_OBJECT (self,
+      "%u streams x %u items of %ux%u, %" G_GSIZE_FORMAT " bytes (%s backend)",
+      config->max_sources, config->max_rois, config->out_width,
+      config->out_height, self->out_size,
       self->dev.active == GCG_BACKEND_CUDA ? "cuda" : "cpu");
   return TRUE;
 }
 
 gboolean
-gst_cuda_graph_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
+gst_cuda_graph_batch_negotiated_src_caps (GstAggregator *agg, GstCaps *caps)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   g_autoptr (GError) error = NULL;
@@ -241,7 +242,7 @@ gst_cuda_graph_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
 /* A pool downstream offered for system memory is configured for our
  * tensor; CUDA memory and pinned pools come configured. */
 static void
-configure_offered_pool (GstQuery * query, GstCaps * caps, gsize size)
+configure_offered_pool (GstQuery *query, GstCaps *caps, gsize size)
 {
   GstBufferPool *pool = NULL;
   GstStructure *config;
@@ -267,7 +268,7 @@ configure_offered_pool (GstQuery * query, GstCaps * caps, gsize size)
 }
 
 gboolean
-gst_cuda_graph_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
+gst_cuda_graph_batch_decide_allocation (GstAggregator *agg, GstQuery *query)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCaps *caps;
@@ -275,8 +276,8 @@ gst_cuda_graph_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
   gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL)
     return FALSE;
-  if (!gst_cuda_graph_device_decide_allocation (&self->dev,
-          GST_ELEMENT (self), query, caps, FALSE, self->out_size))
+  if (!gst_cuda_graph_device_decide_allocation (&self->dev, GST_ELEMENT (self),
+          query, caps, FALSE, self->out_size))
     return FALSE;
   if (!gst_cuda_graph_caps_is_cuda_memory (caps))
     configure_offered_pool (query, caps, self->out_size);
@@ -287,8 +288,8 @@ gst_cuda_graph_batch_decide_allocation (GstAggregator * agg, GstQuery * query)
  * them, and gets pinned or CUDA memory with the CUDA backend (each stream
  * may have a frame in every batch in flight, and one queued). */
 gboolean
-gst_cuda_graph_batch_propose_allocation (GstAggregator * agg,
-    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
+gst_cuda_graph_batch_propose_allocation (GstAggregator *agg,
+    GstAggregatorPad *pad, GstQuery *decide_query, GstQuery *query)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCaps *caps;

@@ -64,20 +64,20 @@ struct _GstCudaGraphBatchPad
 G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad,
     GST_TYPE_AGGREGATOR_PAD);
 
-static void gst_cuda_graph_batch_pad_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_batch_pad_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_batch_pad_finalize (GObject * object);
-static gboolean gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *
-    pad, GstAggregator * agg, GstBuffer * buffer);
+static void gst_cuda_graph_batch_pad_set_property (GObject *object,
+    guint prop_id, const GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_batch_pad_get_property (GObject *object,
+    guint prop_id, GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_batch_pad_finalize (GObject *object);
+static gboolean gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *pad,
+    GstAggregator *agg, GstBuffer *buffer);
 
 #define PLAYING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 
 static void
-install_crop (GObjectClass * klass, guint id, const gchar * name,
-    const gchar * nick, const gchar * blurb)
+install_crop (GObjectClass *klass, guint id, const gchar *name,
+    const gchar *nick, const gchar *blurb)
 {
   g_object_class_install_property (klass, id,
       g_param_spec_int (name, nick, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE, 0,
@@ -85,7 +85,7 @@ install_crop (GObjectClass * klass, guint id, const gchar * name,
 }
 
 static void
-gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
+gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
 
@@ -101,12 +101,13 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
       "Top row of the stream's crop");
   install_crop (gobject_class, PROP_CROP_WIDTH, "crop-width", "Crop width",
       "Width of the stream's crop (0 = to the right edge)");
-  install_crop (gobject_class, PROP_CROP_HEIGHT, "crop-height",
-      "Crop height", "Height of the stream's crop (0 = to the bottom edge)");
+  install_crop (gobject_class, PROP_CROP_HEIGHT, "crop-height", "Crop height",
+      "Height of the stream's crop (0 = to the bottom edge)");
   g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
       g_param_spec_string ("roi-type", "ROI type",
           "Only region-of-interest metas of this type (NULL = the element's "
-          "roi-type)", NULL, PLAYING_FLAGS));
+          "roi-type)",
+          NULL, PLAYING_FLAGS));
   /**
    * GstCudaGraphBatchPad:batch-strategy:
    *
@@ -120,15 +121,16 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass * klass)
           "Which of the stream's frames in a batch's window the batch "
           "takes: all, the first (with-overlap: the one closest to the "
           "window's start, up to half a window before or after it) or the "
-          "last", GST_TYPE_CUDA_GRAPH_BATCH_STRATEGY,
-          DEFAULT_BATCH_STRATEGY, PLAYING_FLAGS));
+          "last",
+          GST_TYPE_CUDA_GRAPH_BATCH_STRATEGY, DEFAULT_BATCH_STRATEGY,
+          PLAYING_FLAGS));
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_pad_debug,
-      "cudagraphbatchpad", 0, "cudagraphbatch sink pad");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_pad_debug, "cudagraphbatchpad",
+      0, "cudagraphbatch sink pad");
 }
 
 static void
-gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad *self)
 {
   self->strategy = DEFAULT_BATCH_STRATEGY;
   g_queue_init (&self->window.held);
@@ -137,7 +139,7 @@ gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad * self)
 }
 
 static gint *
-crop_field (GstCudaGraphBatchPad * self, guint prop_id)
+crop_field (GstCudaGraphBatchPad *self, guint prop_id)
 {
   switch (prop_id) {
     case PROP_CROP_X:
@@ -154,8 +156,8 @@ crop_field (GstCudaGraphBatchPad * self, guint prop_id)
 }
 
 static void
-gst_cuda_graph_batch_pad_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_batch_pad_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
   gint *field = crop_field (self, prop_id);
@@ -177,7 +179,7 @@ gst_cuda_graph_batch_pad_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_batch_pad_finalize (GObject * object)
+gst_cuda_graph_batch_pad_finalize (GObject *object)
 {
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
 
@@ -188,8 +190,8 @@ gst_cuda_graph_batch_pad_finalize (GObject * object)
 }
 
 static void
-gst_cuda_graph_batch_pad_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_batch_pad_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
   gint *field = crop_field (self, prop_id);
@@ -207,8 +209,7 @@ gst_cuda_graph_batch_pad_get_property (GObject * object, guint prop_id,
 }
 
 gboolean
-gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
-    GstCaps * caps)
+gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self, GstCaps *caps)
 {
   GstVideoInfo info;
   GcgFrameBatchSource source = { 0 };
@@ -221,8 +222,8 @@ gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
   }
   source.width = GST_VIDEO_INFO_WIDTH (&info);
   source.height = GST_VIDEO_INFO_HEIGHT (&info);
-  GST_DEBUG_OBJECT (self, "%s %ux%u", GST_VIDEO_INFO_NAME (&info),
-      source.width, source.height);
+  GST_DEBUG_OBJECT (self, "%s %ux%u", GST_VIDEO_INFO_NAME (&info), source.width,
+      source.height);
   self->info = info;
   self->source = source;
   self->have_info = TRUE;
@@ -230,14 +231,14 @@ gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
 }
 
 const GstVideoInfo *
-gst_cuda_graph_batch_pad_get_info (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_get_info (GstCudaGraphBatchPad *self)
 {
   return self->have_info ? &self->info : NULL;
 }
 
 gboolean
-gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
-    GcgFrameBatchSource * source)
+gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad *self,
+    GcgFrameBatchSource *source)
 {
   if (!self->have_info)
     return FALSE;
@@ -249,26 +250,29 @@ gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
  * frame size, so that a stream stuck with a bad crop does not post one
  * message per frame, as the single-frame elements do. */
 static void
-warn_crop_outside (GstCudaGraphBatchPad * self, const GcgRect * crop,
-    gint width, gint height)
+warn_crop_outside (GstCudaGraphBatchPad *self, const GcgRect *crop, gint width,
+    gint height)
 {
   GstElement *parent = gst_pad_get_parent_element (GST_PAD (self));
 
-  GST_WARNING_OBJECT (self, "the crop misses the %dx%d frame: its frames "
-      "are left out of the batch", width, height);
+  GST_WARNING_OBJECT (self,
+      "the crop misses the %dx%d frame: its frames "
+      "are left out of the batch",
+      width, height);
   if (parent == NULL)
     return;
   GST_ELEMENT_WARNING (parent, RESOURCE, SETTINGS,
       ("The crop of pad %s selects nothing of its %dx%d frames: they are "
-          "left out of the batch", GST_PAD_NAME (self), width, height),
+       "left out of the batch",
+          GST_PAD_NAME (self), width, height),
       ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d", crop->x, crop->y,
           crop->width, crop->height));
   gst_object_unref (parent);
 }
 
 gboolean
-gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
-    gint width, gint height, GcgRect * region)
+gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self, gint width,
+    gint height, GcgRect *region)
 {
   GcgRect crop;
   gboolean warn;
@@ -295,8 +299,8 @@ gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
 }
 
 gchar *
-gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
-    gchar * fallback)
+gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad *self,
+    gchar *fallback)
 {
   gchar *roi_type;
 
@@ -311,21 +315,21 @@ gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
 /* Never skips: only notes that the stream has started (upstream's
  * thread, before the buffer is queued). */
 static gboolean
-gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad * pad,
-    GstAggregator * agg, GstBuffer * buffer)
+gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *pad, GstAggregator *agg,
+    GstBuffer *buffer)
 {
   g_atomic_int_set (&GST_CUDA_GRAPH_BATCH_PAD (pad)->delivered, TRUE);
   return FALSE;
 }
 
 gboolean
-gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *self)
 {
   return g_atomic_int_get (&self->delivered);
 }
 
 GstCudaGraphBatchStrategy
-gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad *self)
 {
   GstCudaGraphBatchStrategy strategy;
 
@@ -336,13 +340,13 @@ gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self)
 }
 
 GstCudaGraphBatchPadWindow *
-gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad *self)
 {
   return &self->window;
 }
 
 void
-gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad * self)
+gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad *self)
 {
   g_queue_clear_full (&self->window.held, (GDestroyNotify) gst_buffer_unref);
   gst_clear_buffer (&self->window.spare);

@@ -24,36 +24,35 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST,
 /* Takes the video caps of the pad's stream (from the aggregator's
  * streaming thread, in order with the buffers): FALSE for caps the frame
  * chain cannot read. */
-gboolean gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad * self,
-    GstCaps * caps);
+gboolean gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self,
+    GstCaps *caps);
 
 /* The stream's current video info and its description for the batch;
  * NULL / FALSE before caps. */
-const GstVideoInfo *gst_cuda_graph_batch_pad_get_info (GstCudaGraphBatchPad *
-    self);
-gboolean gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad * self,
-    GcgFrameBatchSource * source);
+const GstVideoInfo *gst_cuda_graph_batch_pad_get_info (
+    GstCudaGraphBatchPad *self);
+gboolean gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad *self,
+    GcgFrameBatchSource *source);
 
 /* The pad's crop of a @width x @height frame (the whole frame when no crop
  * is set), clipped to it; FALSE (with a warning once per crop) when the
  * crop misses the frame. */
-gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad * self,
-    gint width, gint height, GcgRect * region);
+gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self,
+    gint width, gint height, GcgRect *region);
 
 /* A reference to the pad's roi-type, else to @fallback (the element's,
  * a GRefString taken under the element's lock); NULL for none.  Drop it
  * with g_ref_string_release(). */
-gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad * self,
-    gchar * fallback);
+gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad *self,
+    gchar *fallback);
 
 /* Whether a buffer ever came on the pad.  (gst_aggregator_pad_is_inactive()
  * asserts on a pad released meanwhile: it needs the parent.) */
-gboolean gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *
-    self);
+gboolean gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *self);
 
 /* The pad's batch-strategy. */
-GstCudaGraphBatchStrategy
-gst_cuda_graph_batch_pad_get_strategy (GstCudaGraphBatchPad * self);
+GstCudaGraphBatchStrategy gst_cuda_graph_batch_pad_get_strategy (
+    GstCudaGraphBatchPad *self);
 
 /* The pad's part of the batch window being collected (the aggregator's
  * thread only): the frames taken from its queue for the window, and the
@@ -71,10 +70,10 @@ typedef struct
   GstBuffer *spare;
 } GstCudaGraphBatchPadWindow;
 
-GstCudaGraphBatchPadWindow *
-gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad * self);
+GstCudaGraphBatchPadWindow *gst_cuda_graph_batch_pad_get_window (
+    GstCudaGraphBatchPad *self);
 
 /* Drops the held frames and forgets the last window (flush, stop). */
-void gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad * self);
+void gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad *self);
 
 G_END_DECLS

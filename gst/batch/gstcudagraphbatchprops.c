@@ -34,22 +34,22 @@ enum
 
 static const GstCudaGraphRunPropsText run_text = {
   .backend = "Where the batch runs: auto (CUDA when a GPU is usable, the CPU "
-      "reference otherwise), cuda, or cpu",
+             "reference otherwise), cuda, or cpu",
   .use_graph = "Capture the batch into a CUDA graph once and replay it (FALSE "
-      "launches the same kernel eagerly, for A/B measurement)",
+               "launches the same kernel eagerly, for A/B measurement)",
   .in_flight_nick = "Batches in flight",
   .in_flight = "Batches whose GPU work may be queued at once; their inputs "
-      "stay referenced until it is done",
+               "stay referenced until it is done",
   .max_in_flight = GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT,
   .captures = "Graph captures since start (one per negotiated tensor shape)",
   .replays = "Batches that replayed a graph captured on an earlier batch",
   .eager_frames = "Batches run without a graph (use-graph=false, or the CPU "
-      "backend)",
+                  "backend)",
 };
 
 static void
-gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_batch_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
   g_autofree gchar *refusal = NULL;
@@ -67,13 +67,13 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
     self->batch_duration = g_value_get_uint64 (value);
   else
     known = gst_cuda_graph_run_props_set (&self->run, PROP_RUN_FIRST, prop_id,
-        value)
-        || gst_cuda_graph_tensor_props_set (&self->props,
-        PROP_TENSOR_FIRST, prop_id, value, &refusal)
+                value)
+        || gst_cuda_graph_tensor_props_set (&self->props, PROP_TENSOR_FIRST,
+            prop_id, value, &refusal)
         || gst_cuda_graph_user_kernel_set (&self->kernel, PROP_KERNEL_FIRST,
-        prop_id, value)
+            prop_id, value)
         || gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
-        value, &self->props, &refusal);
+            value, &self->props, &refusal);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
@@ -81,7 +81,7 @@ gst_cuda_graph_batch_set_property (GObject * object, guint prop_id,
 }
 
 static gboolean
-get_own_property (GstCudaGraphBatch * self, guint prop_id, GValue * value)
+get_own_property (GstCudaGraphBatch *self, guint prop_id, GValue *value)
 {
   switch (prop_id) {
     case PROP_BATCH_SIZE:
@@ -102,8 +102,8 @@ get_own_property (GstCudaGraphBatch * self, guint prop_id, GValue * value)
 }
 
 static void
-gst_cuda_graph_batch_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_batch_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
   gboolean known;
@@ -118,20 +118,20 @@ gst_cuda_graph_batch_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   known = get_own_property (self, prop_id, value)
       || gst_cuda_graph_run_props_get (&self->run, PROP_RUN_FIRST, prop_id,
-      value)
+          value)
       || gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
-      prop_id, value)
+          prop_id, value)
       || gst_cuda_graph_user_kernel_get (&self->kernel, PROP_KERNEL_FIRST,
-      prop_id, value)
+          prop_id, value)
       || gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
-      value);
+          value);
   GST_OBJECT_UNLOCK (self);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 void
-gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
+gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
 {
   gobject_class->set_property = gst_cuda_graph_batch_set_property;
   gobject_class->get_property = gst_cuda_graph_batch_get_property;
@@ -145,8 +145,8 @@ gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
       g_param_spec_uint64 ("timeout", "Timeout",
           "Live sources: how long after the end of the batch's window a "
           "stream without a frame is left out of it (ns; the aggregator's "
-          "latency: setting one sets the other)", 0, G_MAXUINT64,
-          DEFAULT_TIMEOUT, READY_FLAGS));
+          "latency: setting one sets the other)",
+          0, G_MAXUINT64, DEFAULT_TIMEOUT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BATCHES,
       g_param_spec_uint64 ("batches", "Batches", "Batches pushed", 0,
           G_MAXUINT64, 0, RO));
@@ -176,17 +176,16 @@ gst_cuda_graph_batch_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_DROPPED_LATE,
       g_param_spec_uint64 ("dropped-late", "Dropped late",
-          "Frames dropped because their window's batch had already left",
-          0, G_MAXUINT64, 0, RO));
+          "Frames dropped because their window's batch had already left", 0,
+          G_MAXUINT64, 0, RO));
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);
   gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
-  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST,
-      FALSE);
+  gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST, FALSE);
   gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
 }
 
 void
-gst_cuda_graph_batch_init_properties (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_init_properties (GstCudaGraphBatch *self)
 {
   gst_cuda_graph_run_props_init (&self->run);
   gst_cuda_graph_tensor_props_init (&self->props);

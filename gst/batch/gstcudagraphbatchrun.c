@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 28, 0)
+#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 28, 0)
 #include <gst/analytics/analytics.h>
 #define HAVE_GST_ANALYTICS_BATCH 1
 #endif
@@ -25,7 +25,7 @@
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
 
 static GstFlowReturn
-acquire_output (GstCudaGraphBatch * self, GstBuffer ** outbuf)
+acquire_output (GstCudaGraphBatch *self, GstBuffer **outbuf)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   g_autoptr (GstBufferPool) pool = gst_aggregator_get_buffer_pool (agg);
@@ -50,8 +50,8 @@ acquire_output (GstCudaGraphBatch * self, GstBuffer ** outbuf)
     return GST_FLOW_OK;
   gst_clear_buffer (outbuf);
   GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-      ("Cannot allocate a batch of %" G_GSIZE_FORMAT " bytes",
-          self->out_size), (NULL));
+      ("Cannot allocate a batch of %" G_GSIZE_FORMAT " bytes", self->out_size),
+      (NULL));
   return GST_FLOW_ERROR;
 }
 
@@ -66,8 +66,8 @@ typedef struct
 } OutputTarget;
 
 static gboolean
-map_output (GstCudaGraphBatch * self, GstBuffer * outbuf, OutputTarget * t,
-    GError ** error)
+map_output (GstCudaGraphBatch *self, GstBuffer *outbuf, OutputTarget *t,
+    GError **error)
 {
   GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev, outbuf);
   GstMapFlags flags = gst_cuda_graph_device_write_flags (&self->dev, dev);
@@ -86,7 +86,7 @@ map_output (GstCudaGraphBatch * self, GstBuffer * outbuf, OutputTarget * t,
 }
 
 static guint64
-output_address (OutputTarget * t)
+output_address (OutputTarget *t)
 {
   return t->staging ? t->staging : (guint64) (guintptr) t->map.data;
 }
@@ -95,7 +95,7 @@ output_address (OutputTarget * t)
  * of the stream-ordered allocator: freed once the batch's kernel is queued
  * (free_staging()), their next user then runs after it on the stream. */
 static gboolean
-upload_inputs (GstCudaGraphBatch * self, Batch * batch, GError ** error)
+upload_inputs (GstCudaGraphBatch *self, Batch *batch, GError **error)
 {
   GcgFramePlanes planes;
 
@@ -127,7 +127,7 @@ upload_inputs (GstCudaGraphBatch * self, Batch * batch, GError ** error)
 }
 
 static void
-free_staging (GstCudaGraphBatch * self, Batch * batch)
+free_staging (GstCudaGraphBatch *self, Batch *batch)
 {
   for (guint i = 0; i < batch->n_staging; i++)
     gcg_allocator_free (self->dev.allocator, batch->staging[i]);
@@ -138,8 +138,8 @@ free_staging (GstCudaGraphBatch * self, Batch * batch)
  * output; the output then either waits for the batch when read (our
  * pinned or CUDA memory) or is complete before it leaves. */
 static gboolean
-finish_output (GstCudaGraphBatch * self, GstBuffer * outbuf,
-    OutputTarget * t, Batch * batch, GError ** error)
+finish_output (GstCudaGraphBatch *self, GstBuffer *outbuf, OutputTarget *t,
+    Batch *batch, GError **error)
 {
   gboolean fenced = gst_cuda_graph_fence_is_waited_for (outbuf);
 
@@ -167,8 +167,8 @@ finish_output (GstCudaGraphBatch * self, GstBuffer * outbuf,
 
 /* The current engine's own counts. */
 void
-gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,
-    GstCudaGraphRunCounts * counts)
+gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,
+    GstCudaGraphRunCounts *counts)
 {
   gst_cuda_graph_run_counts_set (counts,
       gcg_frame_batch_get_capture_count (self->engine),
@@ -177,7 +177,7 @@ gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch * self,
 }
 
 static void
-update_counters (GstCudaGraphBatch * self)
+update_counters (GstCudaGraphBatch *self)
 {
   GstCudaGraphRunCounts now;
 
@@ -195,7 +195,7 @@ update_counters (GstCudaGraphBatch * self)
  * one stream per source, by its sink pad's index (the frames themselves
  * are in the tensor, so no buffers are listed). */
 static void
-add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+add_analytics_batch_meta (GstBuffer *outbuf, Batch *batch)
 {
   GstAnalyticsBatchMeta *meta = gst_buffer_add_analytics_batch_meta (outbuf);
 
@@ -215,15 +215,15 @@ add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
 }
 #else
 static void
-add_analytics_batch_meta (GstBuffer * outbuf, Batch * batch)
+add_analytics_batch_meta (GstBuffer *outbuf, Batch *batch)
 {
 }
 #endif
 
 /* @batch's frames as the meta's sources, with their items. */
 static void
-describe_frames (GstCudaGraphBatch * self, GstCudaGraphBatchMeta * bmeta,
-    GstCudaGraphTensorMeta * tmeta, Batch * batch, guint n_items)
+describe_frames (GstCudaGraphBatch *self, GstCudaGraphBatchMeta *bmeta,
+    GstCudaGraphTensorMeta *tmeta, Batch *batch, guint n_items)
 {
   const GcgFrameBatchConfig *c = &self->config;
   guint k = 0;
@@ -244,8 +244,8 @@ describe_frames (GstCudaGraphBatch * self, GstCudaGraphBatchMeta * bmeta,
     for (guint i = 0; i < in->n_items && k < n_items; i++, k++) {
       GcgFrameItemMap map;
 
-      gcg_frame_item_map_init (&map, &p->rois[i], c->out_width,
-          c->out_height, c->letterbox);
+      gcg_frame_item_map_init (&map, &p->rois[i], c->out_width, c->out_height,
+          c->letterbox);
       gst_cuda_graph_batch_meta_item_set (&bmeta->items[k], s, &map,
           in->ids[i]);
       gst_cuda_graph_tensor_meta_set_item (tmeta, k, &map, in->ids[i]);
@@ -258,10 +258,11 @@ describe_frames (GstCudaGraphBatch * self, GstCudaGraphBatchMeta * bmeta,
  * slots a reader can see (no item, no time), as many as the array
  * holds. */
 static void
-describe_absent (GstCudaGraphBatchMeta * bmeta, Batch * batch)
+describe_absent (GstCudaGraphBatchMeta *bmeta, Batch *batch)
 {
   for (guint a = 0; a < batch->n_absent
-      && bmeta->n_sources < GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES; a++) {
+      && bmeta->n_sources < GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES;
+      a++) {
     GstCudaGraphBatchMetaSource *src = &bmeta->sources[bmeta->n_sources];
 
     src->pad_name = gst_pad_get_name (batch->absent[a]);
@@ -274,15 +275,15 @@ describe_absent (GstCudaGraphBatchMeta * bmeta, Batch * batch)
 
 /* The batch's GstCudaGraphBatchMeta and GstCudaGraphTensorMeta. */
 static void
-decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
-    guint n_items, OutputTarget * t)
+decorate (GstCudaGraphBatch *self, GstBuffer *outbuf, Batch *batch,
+    guint n_items, OutputTarget *t)
 {
   const GcgFrameBatchConfig *c = &self->config;
   GstCudaGraphTensorDesc desc = { c->tensor_layout, c->tensor_type,
     c->tensor_channels, c->out_width, c->out_height,
-    c->max_sources * c->max_rois
-  };
-  GstCudaGraphBatchMeta *bmeta = gst_cuda_graph_buffer_add_batch_meta (outbuf, n_items);
+    c->max_sources * c->max_rois };
+  GstCudaGraphBatchMeta *bmeta =
+      gst_cuda_graph_buffer_add_batch_meta (outbuf, n_items);
   GstCudaGraphTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
       self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
       t->device ? gcg_context_get_device_id (self->dev.context) : -1,
@@ -306,7 +307,7 @@ decorate (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch,
  * (kept in @batch: without a batch window, where the window closer moves
  * the output position, the next live deadline's start). */
 static void
-timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
+timestamp (GstCudaGraphBatch *self, GstBuffer *outbuf, Batch *batch)
 {
   GstClockTime t = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
 
@@ -330,7 +331,7 @@ timestamp (GstCudaGraphBatch * self, GstBuffer * outbuf, Batch * batch)
 /* A user kernel's per-batch named values (its meta: parameters): those of
  * the first input of the batch that carries a GcgParamsMeta. */
 static void
-set_kernel_values (GstCudaGraphBatch * self, Batch * batch)
+set_kernel_values (GstCudaGraphBatch *self, Batch *batch)
 {
   self->kernel.values = NULL;
   for (guint i = 0; i < batch->n && self->kernel.values == NULL; i++) {
@@ -342,8 +343,8 @@ set_kernel_values (GstCudaGraphBatch * self, Batch * batch)
 
 /* Runs @batch into @outbuf; on failure @outbuf is not pushed. */
 static gboolean
-run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
-    GError ** error)
+run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
+    GError **error)
 {
   OutputTarget t;
   gboolean use_graph;
@@ -359,7 +360,7 @@ run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
   set_kernel_values (self, batch);
   ok = upload_inputs (self, batch, error)
       && gcg_frame_batch_process (self->engine, batch->n, batch->sources,
-      batch->params, output_address (&t), self->dev.stream, &n_items, error)
+          batch->params, output_address (&t), self->dev.stream, &n_items, error)
       && finish_output (self, outbuf, &t, batch, error);
   free_staging (self, batch);
   if (t.staging)
@@ -371,7 +372,7 @@ run_batch (GstCudaGraphBatch * self, Batch * batch, GstBuffer * outbuf,
 }
 
 GstFlowReturn
-gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self, Batch * batch)
+gst_cuda_graph_batch_push_batch (GstCudaGraphBatch *self, Batch *batch)
 {
   g_autoptr (GError) error = NULL;
   GstBuffer *outbuf;
@@ -383,7 +384,8 @@ gst_cuda_graph_batch_push_batch (GstCudaGraphBatch * self, Batch * batch)
     gst_buffer_unref (outbuf);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Processing a batch of %u streams failed: %s", batch->n,
-            error->message), (NULL));
+            error->message),
+        (NULL));
     return GST_FLOW_ERROR;
   }
   timestamp (self, outbuf, batch);

@@ -33,7 +33,7 @@
  * window of no time would hold no frame, and the next would start at the
  * same place. */
 static GstClockTime
-frame_duration (GstCudaGraphBatchPad * pad, GstBuffer * buf)
+frame_duration (GstCudaGraphBatchPad *pad, GstBuffer *buf)
 {
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
   GstClockTime d = 0;
@@ -69,8 +69,8 @@ add_time (GstClockTime a, GstClockTime b)
 static GstCudaGraphBatchPadWindow *
 pad_window (gpointer pad)
 {
-  return gst_cuda_graph_batch_pad_get_window (GST_CUDA_GRAPH_BATCH_PAD_CAST
-      (pad));
+  return gst_cuda_graph_batch_pad_get_window (
+      GST_CUDA_GRAPH_BATCH_PAD_CAST (pad));
 }
 
 /* The strategy read for the window being collected (collect()). */
@@ -101,12 +101,12 @@ overlaps (gpointer pad)
  * among @pads' head frames; whether any pad holds frames (a spare
  * included). */
 static gboolean
-scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
+scan_heads (GList *pads, GstClockTime *earliest, GstClockTime *duration)
 {
   gboolean held = FALSE;
 
   *earliest = *duration = GST_CLOCK_TIME_NONE;
-  for (GList * l = pads; l; l = l->next) {
+  for (GList *l = pads; l; l = l->next) {
     GstAggregatorPad *pad = l->data;
     GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
 
@@ -114,8 +114,8 @@ scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
         || pad_window (pad)->spare != NULL;
     if (head == NULL)
       continue;
-    *earliest = min_time (*earliest,
-        gst_cuda_graph_batch_running_time (pad, head));
+    *earliest =
+        min_time (*earliest, gst_cuda_graph_batch_running_time (pad, head));
     *duration = min_time (*duration,
         frame_duration (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad), head));
     gst_buffer_unref (head);
@@ -126,7 +126,7 @@ scan_heads (GList * pads, GstClockTime * earliest, GstClockTime * duration)
 /* The window's length changed: GstAggregator's deadline and the latency it
  * reports include it. */
 static void
-set_window_duration (GstCudaGraphBatch * self, GstClockTime duration)
+set_window_duration (GstCudaGraphBatch *self, GstClockTime duration)
 {
   if (duration == self->window_duration)
     return;
@@ -143,7 +143,7 @@ set_window_duration (GstCudaGraphBatch * self, GstClockTime duration)
  * move by whole windows (they stay on their grid), frame-long ones start
  * at the earliest head frame. */
 static void
-skip_gap (GstCudaGraphBatch * self, GstClockTime earliest, gboolean fixed)
+skip_gap (GstCudaGraphBatch *self, GstClockTime earliest, gboolean fixed)
 {
   GstClockTime start = self->window_start, dur = self->window_duration;
 
@@ -158,7 +158,7 @@ skip_gap (GstCudaGraphBatch * self, GstClockTime earliest, gboolean fixed)
  * every pad's head frame is taken, as without windows).  The window moves
  * forward over a gap in all streams, never backwards. */
 GstClockTime
-gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self, GList * pads)
+gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self, GList *pads)
 {
   GstClockTime earliest, duration, fixed;
   gboolean held = scan_heads (pads, &earliest, &duration);
@@ -174,8 +174,7 @@ gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self, GList * pads)
     return GST_CLOCK_TIME_NONE;
   if (GST_CLOCK_TIME_IS_VALID (earliest) && !held
       && (!GST_CLOCK_TIME_IS_VALID (self->window_start)
-          || earliest >= add_time (self->window_start,
-              self->window_duration)))
+          || earliest >= add_time (self->window_start, self->window_duration)))
     skip_gap (self, earliest, fixed > 0);
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return GST_CLOCK_TIME_NONE;
@@ -185,17 +184,15 @@ gst_cuda_graph_batch_open_window (GstCudaGraphBatch * self, GList * pads)
 /* The window is done (its batches left, or it passed empty): the next one
  * starts where it ends, and so does GstAggregator's next deadline. */
 void
-gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
+gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
     GstClockTime fallback)
 {
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD
-      (self));
+  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self));
   GstClockTime next = fallback;
 
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
       && GST_CLOCK_TIME_IS_VALID (self->window_duration)) {
-    self->window_start = add_time (self->window_start,
-        self->window_duration);
+    self->window_start = add_time (self->window_start, self->window_duration);
     next = self->window_start;
   }
   if (!GST_CLOCK_TIME_IS_VALID (next))
@@ -209,12 +206,12 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch * self,
  * window's length is known already, so the latency reported before the
  * first frame includes it. */
 void
-gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self)
+gst_cuda_graph_batch_reset_window (GstCudaGraphBatch *self)
 {
   GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
   GstClockTime fixed;
 
-  for (GList * l = pads; l; l = l->next)
+  for (GList *l = pads; l; l = l->next)
     gst_cuda_graph_batch_pad_clear_held (l->data);
   g_list_free_full (pads, gst_object_unref);
   GST_OBJECT_LOCK (self);
@@ -232,7 +229,7 @@ gst_cuda_graph_batch_reset_window (GstCudaGraphBatch * self)
  * reports a frame it drops (a QoS message with the frames batched and
  * dropped so far). */
 static void
-drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
+drop_late (GstCudaGraphBatch *self, GstAggregatorPad *pad, GstBuffer *buf,
     GstClockTime rt)
 {
   guint64 dropped, processed;
@@ -242,9 +239,10 @@ drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
   dropped = ++self->dropped_late;
   processed = self->frames;
   GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (pad, "late frame at %" GST_TIME_FORMAT ", window starts "
-      "at %" GST_TIME_FORMAT ": dropped", GST_TIME_ARGS (rt),
-      GST_TIME_ARGS (self->window_start));
+  GST_DEBUG_OBJECT (pad,
+      "late frame at %" GST_TIME_FORMAT ", window starts "
+      "at %" GST_TIME_FORMAT ": dropped",
+      GST_TIME_ARGS (rt), GST_TIME_ARGS (self->window_start));
   qos = gst_message_new_qos (GST_OBJECT (self), TRUE, rt, GST_CLOCK_TIME_NONE,
       GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
   gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
@@ -255,7 +253,7 @@ drop_late (GstCudaGraphBatch * self, GstAggregatorPad * pad, GstBuffer * buf,
 /* Half a window before its start: how early a first-in-batch-with-overlap
  * frame may start. */
 static GstClockTime
-overlap_start (GstCudaGraphBatch * self)
+overlap_start (GstCudaGraphBatch *self)
 {
   GstClockTime half = self->window_duration / 2;
 
@@ -264,7 +262,7 @@ overlap_start (GstCudaGraphBatch * self)
 
 /* Whether @pad has a head frame, with its running time in @rt. */
 static gboolean
-peek_time (GstAggregatorPad * pad, GstClockTime * rt)
+peek_time (GstAggregatorPad *pad, GstClockTime *rt)
 {
   GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
 
@@ -283,8 +281,8 @@ peek_time (GstAggregatorPad * pad, GstClockTime * rt)
  * @head_rt (so the caller need not look at it again: each look takes the
  * pad's locks). */
 static gboolean
-drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad,
-    GstClockTime * head_rt)
+drop_before_window (GstCudaGraphBatch *self, GstAggregatorPad *pad,
+    GstClockTime *head_rt)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
   GstBuffer *head;
@@ -320,7 +318,7 @@ drop_before_window (GstCudaGraphBatch * self, GstAggregatorPad * pad,
 /* @buf (taken from @pad) into the pad's held frames, as its strategy
  * says. */
 static void
-hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
+hold_frame (GstCudaGraphBatchPad *pad, GstBuffer *buf)
 {
   GQueue *held = &pad_window (pad)->held;
 
@@ -347,7 +345,7 @@ hold_frame (GstCudaGraphBatchPad * pad, GstBuffer * buf)
  * the window ending at @end: its last one lasts to the end (or it has its
  * first, for first-in-batch with or without overlap). */
 static gboolean
-held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
+held_covers (GstCudaGraphBatchPad *pad, GstClockTime end)
 {
   GQueue *held = &pad_window (pad)->held;
   GstBuffer *last = g_queue_peek_tail (held);
@@ -357,10 +355,9 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
     return FALSE;
   if (takes_first (pad))
     return TRUE;
-  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD_CAST (pad),
-      last);
+  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD_CAST (pad), last);
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
-      : frame_duration (pad, last);
+                                            : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
       && add_time (rt, dur) >= end;
 }
@@ -369,23 +366,23 @@ held_covers (GstCudaGraphBatchPad * pad, GstClockTime end)
  * inside it, no spare) takes its next frame when that starts at most half
  * a window after the end (@rt). */
 static void
-take_later (GstCudaGraphBatch * self, GstCudaGraphBatchPad * pad,
-    GstClockTime rt, GstClockTime end)
+take_later (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstClockTime rt,
+    GstClockTime end)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
 
   if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
       || rt >= add_time (end, self->window_duration / 2))
     return;
-  hold_frame (pad, gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD_CAST
-          (pad)));
+  hold_frame (pad,
+      gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD_CAST (pad)));
 }
 
 /* The window is complete: a pad's spare (with overlap) replaces its frame
  * from inside or after the window when it starts closer to the window's
  * start, else it is passed over. */
 static void
-settle_spare (GstCudaGraphBatch * self, GstAggregatorPad * pad)
+settle_spare (GstCudaGraphBatch *self, GstAggregatorPad *pad)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
   GstBuffer *chosen = g_queue_peek_head (&w->held);
@@ -395,7 +392,7 @@ settle_spare (GstCudaGraphBatch * self, GstAggregatorPad * pad)
     return;
   spare_rt = gst_cuda_graph_batch_running_time (pad, w->spare);
   chosen_rt = chosen ? gst_cuda_graph_batch_running_time (pad, chosen)
-      : GST_CLOCK_TIME_NONE;
+                     : GST_CLOCK_TIME_NONE;
   if (!GST_CLOCK_TIME_IS_VALID (chosen_rt)
       || self->window_start - spare_rt <= chosen_rt - self->window_start) {
     g_queue_clear_full (&w->held, (GDestroyNotify) gst_buffer_unref);
@@ -408,8 +405,8 @@ settle_spare (GstCudaGraphBatch * self, GstAggregatorPad * pad)
  * only) into its held frames; returns whether the pad is done with the
  * window. */
 static gboolean
-collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
-    GstClockTime end, gboolean live)
+collect_pad (GstCudaGraphBatch *self, GstAggregatorPad *pad, GstClockTime end,
+    gboolean live)
 {
   GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD_CAST (pad);
   GstClockTime rt = GST_CLOCK_TIME_NONE;
@@ -437,22 +434,22 @@ collect_pad (GstCudaGraphBatch * self, GstAggregatorPad * pad,
 }
 
 gboolean
-gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
+gst_cuda_graph_batch_collect (GstCudaGraphBatch *self, GList *pads,
     GstClockTime end, gboolean timeout)
 {
   /* The aggregator's latency is NONE unless its upstream is live. */
-  gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency
-      (GST_AGGREGATOR (self)));
+  gboolean live = GST_CLOCK_TIME_IS_VALID (
+      gst_aggregator_get_latency (GST_AGGREGATOR (self)));
   gboolean done = TRUE;
 
-  for (GList * l = pads; l; l = l->next)
+  for (GList *l = pads; l; l = l->next)
     pad_window (l->data)->strategy =
         gst_cuda_graph_batch_pad_get_strategy (l->data);
-  for (GList * l = pads; l; l = l->next)
+  for (GList *l = pads; l; l = l->next)
     done &= collect_pad (self, l->data, end, live);
   if (!done && !timeout)
     return FALSE;
-  for (GList * l = pads; l; l = l->next)
+  for (GList *l = pads; l; l = l->next)
     settle_spare (self, l->data);
   return TRUE;
 }
@@ -464,8 +461,7 @@ gst_cuda_graph_batch_collect (GstCudaGraphBatch * self, GList * pads,
  * batch took from: with fewer slots than frames, always counting from the
  * first pad would leave the later ones out for ever.  Returns the total. */
 static guint
-share_slots (GstCudaGraphBatch * self, GList * pads, guint * counts,
-    guint max)
+share_slots (GstCudaGraphBatch *self, GList *pads, guint *counts, guint max)
 {
   guint n = g_list_length (pads), start, taken = 0, i;
 
@@ -474,8 +470,8 @@ share_slots (GstCudaGraphBatch * self, GList * pads, guint * counts,
   start = self->next_pad % n;
   for (i = 0; i < n && taken < max; i++) {
     guint p = (start + i) % n;
-    guint held = g_queue_get_length (&pad_window (g_list_nth_data (pads,
-                p))->held);
+    guint held =
+        g_queue_get_length (&pad_window (g_list_nth_data (pads, p))->held);
 
     counts[p] = MIN (held, max - taken);
     taken += counts[p];
@@ -488,11 +484,11 @@ share_slots (GstCudaGraphBatch * self, GList * pads, guint * counts,
 /* Streams that had no frame in the window and may still have some (not
  * at EOS), in pad order (refs): the batch meta's empty slots. */
 GList *
-gst_cuda_graph_batch_list_absent (GList * pads)
+gst_cuda_graph_batch_list_absent (GList *pads)
 {
   GList *absent = NULL;
 
-  for (GList * l = pads; l; l = l->next) {
+  for (GList *l = pads; l; l = l->next) {
     if (g_queue_is_empty (&pad_window (l->data)->held)
         && !gst_aggregator_pad_is_eos (l->data))
       absent = g_list_prepend (absent, gst_object_ref (l->data));
@@ -501,8 +497,8 @@ gst_cuda_graph_batch_list_absent (GList * pads)
 }
 
 gboolean
-gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
-    GList * absent, Batch * batch, guint max)
+gst_cuda_graph_batch_fill (GstCudaGraphBatch *self, GList *pads, GList *absent,
+    Batch *batch, guint max)
 {
   g_autofree guint *counts = g_new0 (guint, g_list_length (pads));
   guint i = 0;
@@ -510,19 +506,18 @@ gst_cuda_graph_batch_fill (GstCudaGraphBatch * self, GList * pads,
 
   batch->window_start = self->window_start;
   batch->window_duration = self->window_duration;
-  for (GList * l = absent; l && batch->n_absent < G_N_ELEMENTS
-      (batch->absent); l = l->next)
+  for (GList *l = absent; l && batch->n_absent < G_N_ELEMENTS (batch->absent);
+      l = l->next)
     batch->absent[batch->n_absent++] = gst_object_ref (l->data);
   /* Sources in pad order. */
-  for (GList * l = pads; l; l = l->next, i++) {
+  for (GList *l = pads; l; l = l->next, i++) {
     GstCudaGraphBatchPadWindow *w = pad_window (l->data);
 
     for (guint k = 0; k < counts[i]; k++) {
       GstBuffer *buf = g_queue_pop_head (&w->held);
 
       if (GST_CLOCK_TIME_IS_VALID (self->window_start))
-        w->taken_until = add_time (self->window_start,
-            self->window_duration);
+        w->taken_until = add_time (self->window_start, self->window_duration);
       gst_cuda_graph_batch_take_frame (self, l->data, buf, batch);
     }
   }

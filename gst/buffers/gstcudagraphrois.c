@@ -14,7 +14,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_rois_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_rois_debug
 
 static gboolean
-type_matches (GstVideoRegionOfInterestMeta * meta, const gchar * roi_type)
+type_matches (GstVideoRegionOfInterestMeta *meta, const gchar *roi_type)
 {
   /* By name: a type never used has no quark, and the 0 quark is the type
    * of ROIs that have none. */
@@ -23,9 +23,9 @@ type_matches (GstVideoRegionOfInterestMeta * meta, const gchar * roi_type)
 }
 
 guint
-gst_cuda_graph_collect_rois (GstObject * object, GstBuffer * buffer,
-    const GcgRect * region, const gchar * roi_type, guint max_rois,
-    GcgFrameParams * params, gint * ids)
+gst_cuda_graph_collect_rois (GstObject *object, GstBuffer *buffer,
+    const GcgRect *region, const gchar *roi_type, guint max_rois,
+    GcgFrameParams *params, gint *ids)
 {
   GstVideoRegionOfInterestMeta *meta;
   gpointer state = NULL;
@@ -35,18 +35,20 @@ gst_cuda_graph_collect_rois (GstObject * object, GstBuffer * buffer,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_rois_debug, "cudagraphrois", 0,
         "cudagraph regions of interest");
   while ((meta = (GstVideoRegionOfInterestMeta *)
-          gst_buffer_iterate_meta_filtered (buffer, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) && n < max_rois) {
-    GcgRect r = { (gint) MIN (meta->x, G_MAXINT), (gint) MIN (meta->y,
-          G_MAXINT), (gint) MIN (meta->w, G_MAXINT), (gint) MIN (meta->h,
-          G_MAXINT)
-    };
+                 gst_buffer_iterate_meta_filtered (buffer, &state,
+                     GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+      && n < max_rois) {
+    GcgRect r = { (gint) MIN (meta->x, G_MAXINT),
+      (gint) MIN (meta->y, G_MAXINT), (gint) MIN (meta->w, G_MAXINT),
+      (gint) MIN (meta->h, G_MAXINT) };
 
     if (!type_matches (meta, roi_type))
       continue;
     if (!gcg__rect_clip (&r, region)) {
-      GST_WARNING_OBJECT (object, "skipping ROI %d (%u,%u %ux%u) outside "
-          "the frame", meta->id, meta->x, meta->y, meta->w, meta->h);
+      GST_WARNING_OBJECT (object,
+          "skipping ROI %d (%u,%u %ux%u) outside "
+          "the frame",
+          meta->id, meta->x, meta->y, meta->w, meta->h);
       continue;
     }
     params->rois[n] = r;

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
  * ROIs that miss @region are skipped with a warning against @object.
  * @ids gets each item's ROI id.  No ROI: one item made of @region
  * (params->n_rois = 0, @ids[0] = -1).  Returns the number of items. */
-guint gst_cuda_graph_collect_rois (GstObject * object, GstBuffer * buffer,
-    const GcgRect * region, const gchar * roi_type, guint max_rois,
-    GcgFrameParams * params, gint * ids);
+guint gst_cuda_graph_collect_rois (GstObject *object, GstBuffer *buffer,
+    const GcgRect *region, const gchar *roi_type, guint max_rois,
+    GcgFrameParams *params, gint *ids);
 
 G_END_DECLS

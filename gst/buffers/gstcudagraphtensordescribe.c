@@ -14,9 +14,9 @@
 #endif
 
 GstCudaGraphTensorMeta *
-gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
-    const GstCudaGraphTensorDesc * desc, gsize size, guint64 data,
-    gint device_id, GcgStream * stream)
+gst_cuda_graph_tensor_meta_add (GstBuffer *outbuf,
+    const GstCudaGraphTensorDesc *desc, gsize size, guint64 data,
+    gint device_id, GcgStream *stream)
 {
   GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_add_tensor_meta (outbuf);
   guint64 c = desc->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
@@ -46,8 +46,8 @@ gst_cuda_graph_tensor_meta_add (GstBuffer * outbuf,
 }
 
 void
-gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta * meta, guint i,
-    const GcgFrameItemMap * map, gint roi_id)
+gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta *meta, guint i,
+    const GcgFrameItemMap *map, gint roi_id)
 {
   GstCudaGraphTensorMetaItem *item;
 
@@ -66,13 +66,12 @@ gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta * meta, guint i,
 }
 
 void
-gst_cuda_graph_batch_meta_item_set (GstCudaGraphBatchMetaItem * item, guint source,
-    const GcgFrameItemMap * map, gint roi_id)
+gst_cuda_graph_batch_meta_item_set (GstCudaGraphBatchMetaItem *item,
+    guint source, const GcgFrameItemMap *map, gint roi_id)
 {
-  *item = (GstCudaGraphBatchMetaItem) {
-  source, roi_id, map->roi.x, map->roi.y, map->roi.width, map->roi.height,
-        map->pad_x, map->pad_y, map->scale_x, map->scale_y, map->offset_x,
-        map->offset_y};
+  *item = (GstCudaGraphBatchMetaItem) { source, roi_id, map->roi.x, map->roi.y,
+    map->roi.width, map->roi.height, map->pad_x, map->pad_y, map->scale_x,
+    map->scale_y, map->offset_x, map->offset_y };
 }
 
 #ifdef HAVE_GST_ANALYTICS
@@ -95,7 +94,7 @@ static const GstTensorDataType gst_data_types[] = {
 /* The GstTensorDataType of @dtype (a #GcgModelDtype: a meta's, so
  * unchecked); FALSE for a value that is none. */
 static gboolean
-gst_data_type (guint dtype, GstTensorDataType * type)
+gst_data_type (guint dtype, GstTensorDataType *type)
 {
   if (dtype >= G_N_ELEMENTS (gst_data_types))
     return FALSE;
@@ -107,7 +106,7 @@ gst_data_type (guint dtype, GstTensorDataType * type)
  * #GcgTensorType); FALSE for a value that is none (the engine's look-up
  * answers float32 for those, so the answer is checked back). */
 static gboolean
-tensor_type_data_type (guint tensor_type, GstTensorDataType * type)
+tensor_type_data_type (guint tensor_type, GstTensorDataType *type)
 {
   GcgModelDtype dtype = gcg__tensor_type_get_dtype (tensor_type);
   GcgTensorType back;
@@ -118,11 +117,11 @@ tensor_type_data_type (guint tensor_type, GstTensorDataType * type)
 
 /* One GstTensor of @nbytes at @offset of @outbuf's memory. */
 static GstTensor *
-new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
-    gsize offset, gsize nbytes, gsize n_dims, gsize * dims)
+new_gst_tensor (GstBuffer *outbuf, const gchar *id, GstTensorDataType type,
+    gsize offset, gsize nbytes, gsize n_dims, gsize *dims)
 {
-  GstBuffer *data = gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY,
-      offset, nbytes);
+  GstBuffer *data =
+      gst_buffer_copy_region (outbuf, GST_BUFFER_COPY_MEMORY, offset, nbytes);
 
   if (data == NULL)
     return NULL;
@@ -132,8 +131,8 @@ new_gst_tensor (GstBuffer * outbuf, const gchar * id, GstTensorDataType type,
 
 /* A model's outputs (and kept input): one GstTensor each. */
 static void
-add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
-    const gchar * id)
+add_packed_tensors (GstBuffer *outbuf, const GstCudaGraphTensorMeta *meta,
+    const gchar *id)
 {
   guint n = MIN (meta->n_tensors, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
   /* Added before the tensors' buffers share @outbuf's memory: from then on
@@ -146,12 +145,13 @@ add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
     gsize dims[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
     GstTensorDataType type;
 
-    for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS; d++)
+    for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS;
+        d++)
       dims[d] = (gsize) t->shape[d];
     if (!gst_data_type (t->dtype, &type)
-        || (tensors[i] = new_gst_tensor (outbuf, id, type,
-                t->offset, t->size, MIN (t->n_dims,
-                    GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims)) == NULL) {
+        || (tensors[i] = new_gst_tensor (outbuf, id, type, t->offset, t->size,
+                MIN (t->n_dims, GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims))
+            == NULL) {
       for (guint j = 0; j < i; j++)
         gst_tensor_free (tensors[j]);
       g_free (tensors);
@@ -162,8 +162,8 @@ add_packed_tensors (GstBuffer * outbuf, const GstCudaGraphTensorMeta * meta,
 }
 
 void
-gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GstCudaGraphTensorMeta * meta, const gchar * id)
+gst_cuda_graph_add_gst_tensor_meta (GstBuffer *outbuf,
+    const GstCudaGraphTensorMeta *meta, const gchar *id)
 {
   GstTensorDataType type;
   gsize dims[4];
@@ -181,8 +181,7 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
   /* As in add_packed_tensors(): before any buffer shares the memory. */
   tmeta = gst_buffer_add_tensor_meta (outbuf);
   tensors = g_new (GstTensor *, 1);
-  tensors[0] = new_gst_tensor (outbuf, id, type, 0, meta->size,
-      4, dims);
+  tensors[0] = new_gst_tensor (outbuf, id, type, 0, meta->size, 4, dims);
   if (tensors[0] == NULL) {
     g_free (tensors);
     return;
@@ -191,8 +190,8 @@ gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
 }
 #else
 void
-gst_cuda_graph_add_gst_tensor_meta (GstBuffer * outbuf,
-    const GstCudaGraphTensorMeta * meta, const gchar * id)
+gst_cuda_graph_add_gst_tensor_meta (GstBuffer *outbuf,
+    const GstCudaGraphTensorMeta *meta, const gchar *id)
 {
 }
 #endif

@@ -10,12 +10,13 @@
 #include "gstcudagraphpinnedallocator.h"
 
 static GstDebugCategory *video_debug;
-#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&video_debug, \
-    "cudagraphvideo", "cudagraph video frames")
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&video_debug, "cudagraphvideo", \
+      "cudagraph video frames")
 
 gboolean
 gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
-    GcgPixelFormat * out)
+    GcgPixelFormat *out)
 {
   switch (format) {
     case GST_VIDEO_FORMAT_NV12:
@@ -48,8 +49,8 @@ gst_cuda_graph_pixel_format_from_video (GstVideoFormat format,
  * colorimetry (gst_video_info_from_caps() already applied GStreamer's
  * defaults where the caps say nothing). */
 gboolean
-gst_cuda_graph_describe_video (GstObject * object, const GstVideoInfo * info,
-    GcgPixelFormat * format, GcgColorMatrix * matrix, gboolean * full_range)
+gst_cuda_graph_describe_video (GstObject *object, const GstVideoInfo *info,
+    GcgPixelFormat *format, GcgColorMatrix *matrix, gboolean *full_range)
 {
   const GstVideoColorimetry *cinfo = &info->colorimetry;
 
@@ -58,12 +59,15 @@ gst_cuda_graph_describe_video (GstObject * object, const GstVideoInfo * info,
     return FALSE;
   *full_range = cinfo->range == GST_VIDEO_COLOR_RANGE_0_255;
   *matrix = cinfo->matrix == GST_VIDEO_COLOR_MATRIX_BT709
-      ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
+      ? GCG_COLOR_MATRIX_BT709
+      : GCG_COLOR_MATRIX_BT601;
   if (GST_VIDEO_INFO_IS_YUV (info)
       && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT709
       && cinfo->matrix != GST_VIDEO_COLOR_MATRIX_BT601)
-    GST_WARNING_OBJECT (object, "colour matrix %d is not BT.601 or BT.709: "
-        "using BT.601", cinfo->matrix);
+    GST_WARNING_OBJECT (object,
+        "colour matrix %d is not BT.601 or BT.709: "
+        "using BT.601",
+        cinfo->matrix);
   return TRUE;
 }
 
@@ -71,7 +75,7 @@ gst_cuda_graph_describe_video (GstObject * object, const GstVideoInfo * info,
  * with GST_MAP_CUDA, pinned host memory when it is ours (DMA straight from
  * or into it), pageable host memory otherwise (staged). */
 GcgMemoryKind
-gst_cuda_graph_memory_kind (GstBuffer * buffer, GstMapFlags device)
+gst_cuda_graph_memory_kind (GstBuffer *buffer, GstMapFlags device)
 {
   if (device)
     return GCG_MEMORY_KIND_DEVICE;
@@ -86,7 +90,7 @@ gst_cuda_graph_memory_kind (GstBuffer * buffer, GstMapFlags device)
  * strides are upstream's word only; the frame queue refuses a plane whose
  * rows reach past this. */
 static gsize
-plane_bytes (GstVideoFrame * frame, guint i)
+plane_bytes (GstVideoFrame *frame, guint i)
 {
   /* With a video meta each plane is mapped on its own. */
   const GstMapInfo *map = &frame->map[frame->meta ? i : 0];
@@ -105,8 +109,7 @@ plane_bytes (GstVideoFrame * frame, guint i)
 }
 
 void
-gst_cuda_graph_planes_from_frame (GcgFramePlanes * planes,
-    GstVideoFrame * frame,
+gst_cuda_graph_planes_from_frame (GcgFramePlanes *planes, GstVideoFrame *frame,
     GcgMemoryKind kind)
 {
   guint i;
@@ -114,8 +117,8 @@ gst_cuda_graph_planes_from_frame (GcgFramePlanes * planes,
   planes->kind = kind;
   planes->n_planes = GST_VIDEO_FRAME_N_PLANES (frame);
   for (i = 0; i < planes->n_planes; i++) {
-    planes->data[i] = (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (frame,
-        i);
+    planes->data[i] =
+        (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (frame, i);
     planes->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
     planes->size[i] = plane_bytes (frame, i);
   }
@@ -126,19 +129,19 @@ gst_cuda_graph_planes_from_frame (GcgFramePlanes * planes,
  * upstream's word only, so such a frame is refused like one whose planes
  * reach past the buffer. */
 gboolean
-gst_cuda_graph_video_meta_fits (GstBuffer * inbuf, const GstVideoInfo * info,
-    GError ** error)
+gst_cuda_graph_video_meta_fits (GstBuffer *inbuf, const GstVideoInfo *info,
+    GError **error)
 {
   GstVideoMeta *vmeta = gst_buffer_get_video_meta (inbuf);
 
-  if (vmeta == NULL || (vmeta->format == GST_VIDEO_INFO_FORMAT (info)
+  if (vmeta == NULL
+      || (vmeta->format == GST_VIDEO_INFO_FORMAT (info)
           && (gint) vmeta->width >= info->width
           && (gint) vmeta->height >= info->height))
     return TRUE;
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
       "video meta %s %ux%u does not hold the caps' %s %dx%d",
-      gst_video_format_to_string (vmeta->format), vmeta->width,
-      vmeta->height, GST_VIDEO_INFO_NAME (info), info->width, info->height);
+      gst_video_format_to_string (vmeta->format), vmeta->width, vmeta->height,
+      GST_VIDEO_INFO_NAME (info), info->width, info->height);
   return FALSE;
 }
-

@@ -162,49 +162,48 @@ enum
   ADJ_GAIN,
 };
 
-static void gst_cuda_graph_convert_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_convert_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
-static GstCaps *gst_cuda_graph_convert_transform_caps (GstBaseTransform *
-    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
-static GstCaps *gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
-static gboolean gst_cuda_graph_convert_set_caps (GstBaseTransform * trans,
-    GstCaps * incaps, GstCaps * outcaps);
-static void gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer);
-static void update_passthrough (GstCudaGraphConvert * self,
-    GstBuffer * buffer);
-static gboolean gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *
-    base, const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config);
-static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *
-    base, GstBuffer * inbuf, GcgFrameParams * params);
+static void gst_cuda_graph_convert_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_convert_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec);
+static GstCaps *gst_cuda_graph_convert_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter);
+static GstCaps *gst_cuda_graph_convert_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps);
+static gboolean gst_cuda_graph_convert_set_caps (GstBaseTransform *trans,
+    GstCaps *incaps, GstCaps *outcaps);
+static void gst_cuda_graph_convert_before_transform (GstBaseTransform *trans,
+    GstBuffer *buffer);
+static void update_passthrough (GstCudaGraphConvert *self, GstBuffer *buffer);
+static gboolean gst_cuda_graph_convert_configure (
+    GstCudaGraphBaseTransform *base, const GstVideoInfo *in_info,
+    GstCaps *outcaps, GcgFrameChainConfig *config);
+static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
+    GstBuffer *inbuf, GcgFrameParams *params);
 
 static void
-install_crop_property (GObjectClass * gobject_class, guint id,
-    const gchar * name, const gchar * blurb)
+install_crop_property (GObjectClass *gobject_class, guint id, const gchar *name,
+    const gchar *blurb)
 {
   g_object_class_install_property (gobject_class, id,
       g_param_spec_uint (name, name, blurb, 0, G_MAXINT, DEFAULT_CROP,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE
+              | GST_PARAM_MUTABLE_PLAYING));
 }
 
 static void
-install_adjust_property (GObjectClass * gobject_class, guint id,
-    const gchar * name, const gchar * blurb, gdouble min, gdouble max,
+install_adjust_property (GObjectClass *gobject_class, guint id,
+    const gchar *name, const gchar *blurb, gdouble min, gdouble max,
     gdouble def)
 {
   g_object_class_install_property (gobject_class, id,
       g_param_spec_double (name, name, blurb, min, max, def,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE
+              | GST_PARAM_MUTABLE_PLAYING));
 }
 
 static void
-gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass * klass)
+gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -226,19 +225,20 @@ gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass * klass)
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling method",
           GCG_TYPE_RESIZE_METHOD, DEFAULT_METHOD,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_LETTERBOX,
       g_param_spec_enum ("letterbox", "Letterbox",
           "Keep the aspect ratio and pad (symmetric or top-left), or stretch",
           GCG_TYPE_LETTERBOX, DEFAULT_LETTERBOX,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_PAD_COLOR,
       g_param_spec_uint ("pad-color", "Pad color",
           "Colour of letterbox padding, as 0xAARRGGBB", 0, G_MAXUINT32,
-          DEFAULT_PAD_COLOR, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+          DEFAULT_PAD_COLOR,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE
+              | GST_PARAM_MUTABLE_PLAYING));
   install_adjust_property (gobject_class, PROP_BRIGHTNESS, "brightness",
       "Added after contrast, in units of full scale", -1.0, 1.0,
       DEFAULT_BRIGHTNESS);
@@ -270,14 +270,14 @@ gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass * klass)
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_convert_fill_params);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_convert_debug, "cudagraphconvert",
-      0, "cudagraphconvert");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_convert_debug, "cudagraphconvert", 0,
+      "cudagraphconvert");
   gst_type_mark_as_plugin_api (GCG_TYPE_RESIZE_METHOD, 0);
   gst_type_mark_as_plugin_api (GCG_TYPE_LETTERBOX, 0);
 }
 
 static void
-gst_cuda_graph_convert_init (GstCudaGraphConvert * self)
+gst_cuda_graph_convert_init (GstCudaGraphConvert *self)
 {
   self->method = DEFAULT_METHOD;
   self->letterbox = DEFAULT_LETTERBOX;
@@ -289,8 +289,8 @@ gst_cuda_graph_convert_init (GstCudaGraphConvert * self)
 }
 
 static void
-gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_convert_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (object);
   g_autofree gchar *refusal = NULL;
@@ -323,16 +323,13 @@ gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
           &refusal);
       break;
     case PROP_CONTRAST:
-      gst_cuda_graph_set_finite (&self->adjust[ADJ_CONTRAST], value,
-          &refusal);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_CONTRAST], value, &refusal);
       break;
     case PROP_GAMMA:
-      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAMMA], value,
-          &refusal);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAMMA], value, &refusal);
       break;
     case PROP_GAIN:
-      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAIN], value,
-          &refusal);
+      gst_cuda_graph_set_finite (&self->adjust[ADJ_GAIN], value, &refusal);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -343,8 +340,8 @@ gst_cuda_graph_convert_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_convert_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_convert_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (object);
 
@@ -395,8 +392,8 @@ gst_cuda_graph_convert_get_property (GObject * object, guint prop_id,
 /* Any format and size on the other side: the input caps first, so that
  * passthrough wins when the peer accepts it. */
 static GstCaps *
-gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_graph_convert_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCaps *freed = gst_caps_new_empty ();
   GstCaps *result;
@@ -407,24 +404,24 @@ gst_cuda_graph_convert_transform_caps (GstBaseTransform * trans,
 
     gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site",
         "pixel-aspect-ratio", NULL);
-    gst_structure_set (s,
-        "width", GST_TYPE_INT_RANGE, 1, GCG_FRAME_CHAIN_MAX_SIZE,
-        "height", GST_TYPE_INT_RANGE, 1, GCG_FRAME_CHAIN_MAX_SIZE, NULL);
+    gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1,
+        GCG_FRAME_CHAIN_MAX_SIZE, "height", GST_TYPE_INT_RANGE, 1,
+        GCG_FRAME_CHAIN_MAX_SIZE, NULL);
     freed = gst_caps_merge_structure (freed, s);
   }
   /* The same memory kind first: CUDA memory stays CUDA memory when the
    * peer takes it, system memory stays system memory. */
   result = gst_caps_merge (gst_caps_ref (caps), freed);
   result = gst_cuda_graph_caps_add_memory_kinds (result);
-  result = gst_cuda_graph_base_transform_restrict_caps
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
+  result = gst_cuda_graph_base_transform_restrict_caps (
+      GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       result);
   return result;
 }
 
 static void
-fixate_format (const GstStructure * in_s, GstStructure * s)
+fixate_format (const GstStructure *in_s, GstStructure *s)
 {
   const gchar *format = gst_structure_get_string (in_s, "format");
 
@@ -435,7 +432,7 @@ fixate_format (const GstStructure * in_s, GstStructure * s)
 /* Keeps the input size; when the peer fixed one side only, the other
  * follows the input's aspect ratio. */
 static void
-fixate_size (const GstStructure * in_s, GstStructure * s)
+fixate_size (const GstStructure *in_s, GstStructure *s)
 {
   gint in_w = 0, in_h = 0, w, h;
   gboolean w_fixed, h_fixed;
@@ -456,32 +453,32 @@ fixate_size (const GstStructure * in_s, GstStructure * s)
 }
 
 static void
-fixate_par (const GstStructure * in_s, GstStructure * s)
+fixate_par (const GstStructure *in_s, GstStructure *s)
 {
   gint n = 1, d = 1;
 
   gst_structure_get_fraction (in_s, "pixel-aspect-ratio", &n, &d);
   if (gst_structure_has_field (s, "pixel-aspect-ratio"))
-    gst_structure_fixate_field_nearest_fraction (s, "pixel-aspect-ratio", n,
-        d);
+    gst_structure_fixate_field_nearest_fraction (s, "pixel-aspect-ratio", n, d);
   else
     gst_structure_set (s, "pixel-aspect-ratio", GST_TYPE_FRACTION, n, d, NULL);
 }
 
 static gboolean
-structure_is_yuv (const GstStructure * s)
+structure_is_yuv (const GstStructure *s)
 {
   const gchar *format = gst_structure_get_string (s, "format");
 
-  return format && GST_VIDEO_FORMAT_INFO_IS_YUV (gst_video_format_get_info
-      (gst_video_format_from_string (format)));
+  return format
+      && GST_VIDEO_FORMAT_INFO_IS_YUV (
+          gst_video_format_get_info (gst_video_format_from_string (format)));
 }
 
 /* YUV to YUV keeps the input's matrix and range (one conversion matrix
  * for both ways), so the output says so, rather than the default its size
  * would give it (BT.709 above SD, BT.601 below). */
 static void
-fixate_colorimetry (GstCaps * caps, GstStructure * s)
+fixate_colorimetry (GstCaps *caps, GstStructure *s)
 {
   const GstStructure *in_s = gst_caps_get_structure (caps, 0);
   const gchar *site = gst_structure_get_string (in_s, "chroma-site");
@@ -503,8 +500,8 @@ fixate_colorimetry (GstCaps * caps, GstStructure * s)
 }
 
 static GstCaps *
-gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+gst_cuda_graph_convert_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
 {
   const GstStructure *in_s;
   GstStructure *s;
@@ -531,13 +528,13 @@ gst_cuda_graph_convert_fixate_caps (GstBaseTransform * trans,
 /* GstBaseTransform calls before_transform before it renegotiates, so the
  * passthrough decision is refreshed here too. */
 static gboolean
-gst_cuda_graph_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_cuda_graph_convert_set_caps (GstBaseTransform *trans, GstCaps *incaps,
+    GstCaps *outcaps)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (trans);
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_convert_parent_class)
-      ->set_caps (trans, incaps, outcaps))
+          ->set_caps (trans, incaps, outcaps))
     return FALSE;
   self->same_caps = gst_caps_is_equal (incaps, outcaps);
   update_passthrough (self, NULL);
@@ -545,16 +542,15 @@ gst_cuda_graph_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 }
 
 static gboolean
-gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
-    const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config)
+gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *base,
+    const GstVideoInfo *in_info, GstCaps *outcaps, GcgFrameChainConfig *config)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (base);
   GstVideoInfo out_info;
 
   if (!gst_video_info_from_caps (&out_info, outcaps)
-      || !gst_cuda_graph_pixel_format_from_video (GST_VIDEO_INFO_FORMAT
-          (&out_info), &config->out_format)) {
+      || !gst_cuda_graph_pixel_format_from_video (
+          GST_VIDEO_INFO_FORMAT (&out_info), &config->out_format)) {
     GST_ERROR_OBJECT (self, "unsupported output caps %" GST_PTR_FORMAT,
         outcaps);
     return FALSE;
@@ -567,17 +563,19 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
    * the input's (see fixate_colorimetry()): other output caps are refused
    * rather than mislabelled. */
   if (GST_VIDEO_INFO_IS_YUV (&out_info)) {
-    GcgColorMatrix matrix =
-        out_info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709
-        ? GCG_COLOR_MATRIX_BT709 : GCG_COLOR_MATRIX_BT601;
-    gboolean full_range =
-        out_info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+    GcgColorMatrix matrix = out_info.colorimetry.matrix
+            == GST_VIDEO_COLOR_MATRIX_BT709
+        ? GCG_COLOR_MATRIX_BT709
+        : GCG_COLOR_MATRIX_BT601;
+    gboolean full_range = out_info.colorimetry.range
+        == GST_VIDEO_COLOR_RANGE_0_255;
 
     if (!GST_VIDEO_INFO_IS_YUV (in_info)) {
       config->matrix = matrix;
       config->full_range = full_range;
     } else if (matrix != config->matrix || full_range != config->full_range) {
-      GST_ERROR_OBJECT (self, "YUV to YUV keeps the input's colour matrix "
+      GST_ERROR_OBJECT (self,
+          "YUV to YUV keeps the input's colour matrix "
           "and range; output caps %" GST_PTR_FORMAT " ask for others",
           outcaps);
       return FALSE;
@@ -587,8 +585,8 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
   config->resize = self->method;
   config->letterbox = self->letterbox;
   GST_OBJECT_UNLOCK (self);
-  self->last_good_crop = (GcgRect) {
-  0, 0, config->in_width, config->in_height};
+  self->last_good_crop =
+      (GcgRect) { 0, 0, config->in_width, config->in_height };
   self->refused_crop = FALSE;
   return TRUE;
 }
@@ -596,7 +594,7 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform * base,
 /* --- per frame ----------------------------------------------------------- */
 
 static gboolean
-is_identity (const gfloat * adjust)
+is_identity (const gfloat *adjust)
 {
   return adjust[ADJ_BRIGHTNESS] == 0.0f && adjust[ADJ_CONTRAST] == 1.0f
       && adjust[ADJ_GAMMA] == 1.0f && adjust[ADJ_GAIN] == 1.0f;
@@ -606,7 +604,7 @@ is_identity (const gfloat * adjust)
  * change, or a crop or params meta on the buffer, takes the element out of
  * passthrough at once; the base class then allocates an output buffer. */
 static void
-update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
+update_passthrough (GstCudaGraphConvert *self, GstBuffer *buffer)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   gboolean passthrough;
@@ -615,13 +613,15 @@ update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
   passthrough = self->same_caps && is_identity (self->adjust)
       && self->crop.x == 0 && self->crop.y == 0 && self->crop.width == 0
       && self->crop.height == 0
-      && !gst_cuda_graph_base_transform_has_user_kernel_locked
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (self));
+      && !gst_cuda_graph_base_transform_has_user_kernel_locked (
+          GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   GST_OBJECT_UNLOCK (self);
-  passthrough = passthrough && (buffer == NULL
-      || (gst_buffer_get_video_crop_meta (buffer) == NULL
-          && gst_buffer_get_custom_meta (buffer,
-              GST_CUDA_GRAPH_PARAMS_META_NAME) == NULL));
+  passthrough = passthrough
+      && (buffer == NULL
+          || (gst_buffer_get_video_crop_meta (buffer) == NULL
+              && gst_buffer_get_custom_meta (buffer,
+                     GST_CUDA_GRAPH_PARAMS_META_NAME)
+                  == NULL));
   if (passthrough != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %d", passthrough);
     gst_base_transform_set_passthrough (trans, passthrough);
@@ -636,8 +636,8 @@ update_passthrough (GstCudaGraphConvert * self, GstBuffer * buffer)
 }
 
 static void
-gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
+gst_cuda_graph_convert_before_transform (GstBaseTransform *trans,
+    GstBuffer *buffer)
 {
   GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_convert_parent_class)
       ->before_transform (trans, buffer);
@@ -645,7 +645,7 @@ gst_cuda_graph_convert_before_transform (GstBaseTransform * trans,
 }
 
 static gboolean
-rect_equal (const GcgRect * a, const GcgRect * b)
+rect_equal (const GcgRect *a, const GcgRect *b)
 {
   return a->x == b->x && a->y == b->y && a->width == b->width
       && a->height == b->height;
@@ -656,8 +656,8 @@ rect_equal (const GcgRect * a, const GcgRect * b)
  * crop meta), so that a stream stuck with a bad crop does not post one
  * message per frame. */
 static void
-warn_refused_crop (GstCudaGraphConvert * self, const GcgRect * prop,
-    const GcgRect * region, gint fw, gint fh)
+warn_refused_crop (GstCudaGraphConvert *self, const GcgRect *prop,
+    const GcgRect *region, gint fw, gint fh)
 {
   const GcgRect *good = &self->last_good_crop;
 
@@ -669,16 +669,18 @@ warn_refused_crop (GstCudaGraphConvert * self, const GcgRect * prop,
   self->refused_crop = TRUE;
   self->refused_prop = *prop;
   self->refused_region = *region;
-  GST_WARNING_OBJECT (self, "crop outside the %dx%d frame, using the last "
-      "good crop %d,%d %dx%d", fw, fh, good->x, good->y, good->width,
-      good->height);
+  GST_WARNING_OBJECT (self,
+      "crop outside the %dx%d frame, using the last "
+      "good crop %d,%d %dx%d",
+      fw, fh, good->x, good->y, good->width, good->height);
   GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
       ("The crop selects nothing of the %dx%d frame: using %d,%d %dx%d "
-          "instead", fw, fh, good->x, good->y, good->width, good->height),
+       "instead",
+          fw, fh, good->x, good->y, good->width, good->height),
       ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d, inside the "
-          "region %d,%d %dx%d (the crop meta's, or the whole frame)",
-          prop->x, prop->y, prop->width, prop->height, region->x,
-          region->y, region->width, region->height));
+       "region %d,%d %dx%d (the crop meta's, or the whole frame)",
+          prop->x, prop->y, prop->width, prop->height, region->x, region->y,
+          region->width, region->height));
 }
 
 /* The crop: the buffer's crop meta (if any) selects a region, the crop-*
@@ -686,20 +688,18 @@ warn_refused_crop (GstCudaGraphConvert * self, const GcgRect * prop,
  * a warning, see above) and the last good crop is used: the whole frame
  * until a crop was good. */
 static void
-compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
-    const GcgRect * prop, GcgRect * out)
+compute_crop (GstCudaGraphConvert *self, GstBuffer *inbuf, const GcgRect *prop,
+    GcgRect *out)
 {
-  const GstVideoInfo *info =
-      gst_cuda_graph_base_transform_get_in_info (GST_CUDA_GRAPH_BASE_TRANSFORM
-      (self));
+  const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (
+      GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   gint fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
   GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
   GcgRect asked = { 0, 0, fw, fh };
   GcgRect region, r;
 
   if (meta && meta->width > 0 && meta->height > 0)
-    asked = (GcgRect) {
-    meta->x, meta->y, meta->width, meta->height};
+    asked = (GcgRect) { meta->x, meta->y, meta->width, meta->height };
   region = asked;
   if (!gcg__rect_clip_to_frame (&region, fw, fh))
     goto refused;
@@ -710,10 +710,10 @@ compute_crop (GstCudaGraphConvert * self, GstBuffer * inbuf,
     goto refused;
   r.x = region.x + prop->x;
   r.y = region.y + prop->y;
-  r.width = prop->width ? MIN (prop->width, region.width) :
-      region.width - prop->x;
-  r.height = prop->height ? MIN (prop->height, region.height) :
-      region.height - prop->y;
+  r.width = prop->width ? MIN (prop->width, region.width)
+                        : region.width - prop->x;
+  r.height = prop->height ? MIN (prop->height, region.height)
+                          : region.height - prop->y;
   if (r.width <= 0 || r.height <= 0
       || !gcg__rect_clip_to_frame (&r, region.x + region.width,
           region.y + region.height))
@@ -729,8 +729,8 @@ refused:
 }
 
 static void
-gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform * base,
-    GstBuffer * inbuf, GcgFrameParams * params)
+gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
+    GstBuffer *inbuf, GcgFrameParams *params)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (base);
   GcgRect prop_crop;

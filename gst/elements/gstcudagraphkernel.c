@@ -118,37 +118,39 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphkernel, "cudagraphkernel",
     GST_RANK_NONE, gst_cuda_graph_kernel_get_type (),
     gst_cuda_graph_params_meta_register ());
 
-static void gst_cuda_graph_kernel_finalize (GObject * object);
-static void gst_cuda_graph_kernel_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_kernel_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
-static gboolean gst_cuda_graph_kernel_start (GstBaseTransform * trans);
-static GstCaps *gst_cuda_graph_kernel_transform_caps (GstBaseTransform *
-    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
-static GstFlowReturn gst_cuda_graph_kernel_prepare_output_buffer
-    (GstBaseTransform * trans, GstBuffer * input, GstBuffer ** outbuf);
-static gboolean gst_cuda_graph_kernel_configure (GstCudaGraphBaseTransform *
-    base, const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config);
-static void gst_cuda_graph_kernel_fill_params (GstCudaGraphBaseTransform *
-    base, GstBuffer * inbuf, GcgFrameParams * params);
+static void gst_cuda_graph_kernel_finalize (GObject *object);
+static void gst_cuda_graph_kernel_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_kernel_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec);
+static gboolean gst_cuda_graph_kernel_start (GstBaseTransform *trans);
+static GstCaps *gst_cuda_graph_kernel_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter);
+static GstFlowReturn gst_cuda_graph_kernel_prepare_output_buffer (
+    GstBaseTransform *trans, GstBuffer *input, GstBuffer **outbuf);
+static gboolean gst_cuda_graph_kernel_configure (
+    GstCudaGraphBaseTransform *base, const GstVideoInfo *in_info,
+    GstCaps *outcaps, GcgFrameChainConfig *config);
+static void gst_cuda_graph_kernel_fill_params (GstCudaGraphBaseTransform *base,
+    GstBuffer *inbuf, GcgFrameParams *params);
 
-#define STRING_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
-    | GST_PARAM_MUTABLE_READY)
+#define STRING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 static void
-install_properties (GObjectClass * gobject_class)
+install_properties (GObjectClass *gobject_class)
 {
   g_object_class_install_property (gobject_class, PROP_SOURCE,
       g_param_spec_string ("source", "Source",
           "CUDA C++ source of the kernel, compiled with NVRTC for the "
           "device when the element starts; its entry takes one argument, "
-          "const gcg_params *", NULL, STRING_FLAGS));
+          "const gcg_params *",
+          NULL, STRING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",
           "File of the kernel instead: .cu (source), .ptx, .cubin or "
-          ".fatbin", NULL, STRING_FLAGS));
+          ".fatbin",
+          NULL, STRING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_ENTRY,
       g_param_spec_string ("entry", "Entry point",
           "The kernel's extern \"C\" __global__ entry point", NULL,
@@ -157,22 +159,25 @@ install_properties (GObjectClass * gobject_class)
       g_param_spec_string ("params", "Parameters",
           "The kernel's parameter declaration, \"name=spec,...\" (e.g. "
           "\"src=src0,dst=dst0,gain=f32:1.5,level=meta:mask_level\"); see "
-          "docs/user-kernels.md", NULL, STRING_FLAGS));
+          "docs/user-kernels.md",
+          NULL, STRING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
       g_param_spec_string ("block-size", "Block size",
           "Threads per block, WIDTHxHEIGHT (at most 1024 threads); the grid "
-          "covers the frame", DEFAULT_BLOCK_SIZE, STRING_FLAGS));
+          "covers the frame",
+          DEFAULT_BLOCK_SIZE, STRING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_IN_PLACE,
       g_param_spec_boolean ("in-place", "In place",
           "Write into the input buffer when it is writable (src planes == "
           "dst planes: the kernel must read a pixel before writing it); "
-          "out of place otherwise", DEFAULT_IN_PLACE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          "out of place otherwise",
+          DEFAULT_IN_PLACE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+              | GST_PARAM_MUTABLE_READY));
 }
 
 static void
-gst_cuda_graph_kernel_class_init (GstCudaGraphKernelClass * klass)
+gst_cuda_graph_kernel_class_init (GstCudaGraphKernelClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -190,7 +195,8 @@ gst_cuda_graph_kernel_class_init (GstCudaGraphKernelClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA graph user kernel", "Filter/Effect/Video/Hardware",
       "Runs the user's own CUDA kernel on every frame, captured once into "
-      "a CUDA graph and replayed per frame", "gst-cudagraph authors");
+      "a CUDA graph and replayed per frame",
+      "gst-cudagraph authors");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_kernel_start);
   trans_class->transform_caps =
@@ -203,12 +209,12 @@ gst_cuda_graph_kernel_class_init (GstCudaGraphKernelClass * klass)
   base_class->fill_params =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_kernel_fill_params);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_kernel_debug, "cudagraphkernel",
-      0, "cudagraphkernel");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_kernel_debug, "cudagraphkernel", 0,
+      "cudagraphkernel");
 }
 
 static void
-gst_cuda_graph_kernel_init (GstCudaGraphKernel * self)
+gst_cuda_graph_kernel_init (GstCudaGraphKernel *self)
 {
   self->block_size = g_strdup (DEFAULT_BLOCK_SIZE);
   self->in_place = DEFAULT_IN_PLACE;
@@ -217,7 +223,7 @@ gst_cuda_graph_kernel_init (GstCudaGraphKernel * self)
 }
 
 static void
-gst_cuda_graph_kernel_finalize (GObject * object)
+gst_cuda_graph_kernel_finalize (GObject *object)
 {
   g_free (GST_CUDA_GRAPH_KERNEL (object)->block_size);
 
@@ -225,8 +231,8 @@ gst_cuda_graph_kernel_finalize (GObject * object)
 }
 
 static void
-gst_cuda_graph_kernel_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_kernel_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphKernel *self = GST_CUDA_GRAPH_KERNEL (object);
   GstCudaGraphBaseTransformPrivate *priv =
@@ -256,8 +262,8 @@ gst_cuda_graph_kernel_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_kernel_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_kernel_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphKernel *self = GST_CUDA_GRAPH_KERNEL (object);
   GstCudaGraphBaseTransformPrivate *priv =
@@ -290,7 +296,7 @@ gst_cuda_graph_kernel_get_property (GObject * object, guint prop_id,
 /* "WxH" (or "W" for W × 1), each 1..1024, at most 1024 threads; NULL or
  * "" is the default.  FALSE for anything else. */
 static gboolean
-parse_block_size (const gchar * text, guint block[2])
+parse_block_size (const gchar *text, guint block[2])
 {
   guint64 v[2] = { 1, 1 };
   gchar *end = NULL;
@@ -320,7 +326,7 @@ parse_block_size (const gchar * text, guint block[2])
 /* @path is a regular file whose size a kernel's code may have; nothing
  * is read (a FIFO is not opened, a huge file costs nothing). */
 static gboolean
-location_usable (const gchar * path)
+location_usable (const gchar *path)
 {
   GStatBuf st;
 
@@ -332,7 +338,7 @@ location_usable (const gchar * path)
  * that a mistake is reported as itself (not as a missing GPU), each
  * naming the kernel.  Under the object lock. */
 static gboolean
-check_settings_locked (GstCudaGraphKernel * self, gchar ** message)
+check_settings_locked (GstCudaGraphKernel *self, gchar **message)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (self));
@@ -341,28 +347,33 @@ check_settings_locked (GstCudaGraphKernel * self, gchar ** message)
   g_autoptr (GError) error = NULL;
 
   if ((k->source == NULL) == (k->location == NULL))
-    *message = g_strdup_printf ("cudagraphkernel %s needs its code: set "
+    *message = g_strdup_printf (
+        "cudagraphkernel %s needs its code: set "
         "either source (inline CUDA C++) or location (a .cu, .ptx, .cubin "
-        "or .fatbin file), not both", name);
+        "or .fatbin file), not both",
+        name);
   else if (k->entry == NULL || *k->entry == '\0')
     *message = g_strdup ("cudagraphkernel needs entry: the name of the "
-        "kernel's extern \"C\" __global__ entry point");
+                         "kernel's extern \"C\" __global__ entry point");
   else if (!parse_block_size (self->block_size, k->block))
     *message = g_strdup_printf ("Kernel %s: block-size \"%s\" is not "
-        "WIDTHxHEIGHT with 1 to 1024 threads in all", name,
-        self->block_size);
-  else if (!gcg__kernel_code_check_entry ("cudagraphkernel", k->entry, k->source != NULL
-          || g_str_has_suffix (k->location, ".cu")
-          || g_str_has_suffix (k->location, ".cuh"), &error))
+                                "WIDTHxHEIGHT with 1 to 1024 threads in all",
+        name, self->block_size);
+  else if (!gcg__kernel_code_check_entry ("cudagraphkernel", k->entry,
+               k->source != NULL || g_str_has_suffix (k->location, ".cu")
+                   || g_str_has_suffix (k->location, ".cuh"),
+               &error))
     *message = g_strdup (error->message);
   else if (k->location != NULL && !location_usable (k->location))
     *message = g_strdup_printf ("Kernel %s: location \"%s\" is not a file "
-        "of 1 byte to %d bytes", name, k->location,
-        GCG_KERNEL_STAGE_MAX_CODE);
+                                "of 1 byte to %d bytes",
+        name, k->location, GCG_KERNEL_STAGE_MAX_CODE);
   else if (priv->run.backend == GCG_BACKEND_CPU)
-    *message = g_strdup_printf ("Kernel %s needs the CUDA backend: "
+    *message = g_strdup_printf (
+        "Kernel %s needs the CUDA backend: "
         "backend=cpu cannot run user kernels (use backend=cuda, or auto "
-        "on a machine with a usable GPU)", name);
+        "on a machine with a usable GPU)",
+        name);
   return *message == NULL;
 }
 
@@ -370,7 +381,7 @@ check_settings_locked (GstCudaGraphKernel * self, gchar ** message)
  * does: the device opens and the kernel is read, compiled and loaded
  * (gst_cuda_graph_user_kernel_start(), with the NVRTC log on failure). */
 static gboolean
-gst_cuda_graph_kernel_start (GstBaseTransform * trans)
+gst_cuda_graph_kernel_start (GstBaseTransform *trans)
 {
   GstCudaGraphKernel *self = GST_CUDA_GRAPH_KERNEL (trans);
   g_autofree gchar *message = NULL;
@@ -383,8 +394,8 @@ gst_cuda_graph_kernel_start (GstBaseTransform * trans)
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", message), (NULL));
     return FALSE;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_kernel_parent_class)->start
-      (trans);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_kernel_parent_class)
+      ->start (trans);
 }
 
 /* --- caps ---------------------------------------------------------------- */
@@ -392,14 +403,14 @@ gst_cuda_graph_kernel_start (GstBaseTransform * trans)
 /* The same format and size on the other side; only the memory kind may
  * change (system memory or GstCudaMemory, as the base can serve). */
 static GstCaps *
-gst_cuda_graph_kernel_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_graph_kernel_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCaps *result;
 
   result = gst_cuda_graph_caps_add_memory_kinds (gst_caps_ref (caps));
-  result = gst_cuda_graph_base_transform_restrict_caps
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
+  result = gst_cuda_graph_base_transform_restrict_caps (
+      GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       result);
   return result;
@@ -407,20 +418,20 @@ gst_cuda_graph_kernel_transform_caps (GstBaseTransform * trans,
 
 /* The output side of the chain's configuration: the input's. */
 static gboolean
-gst_cuda_graph_kernel_configure (GstCudaGraphBaseTransform * base,
-    const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config)
+gst_cuda_graph_kernel_configure (GstCudaGraphBaseTransform *base,
+    const GstVideoInfo *in_info, GstCaps *outcaps, GcgFrameChainConfig *config)
 {
   GstVideoInfo out_info;
 
   if (!gst_video_info_from_caps (&out_info, outcaps)
       || GST_VIDEO_INFO_FORMAT (&out_info) != GST_VIDEO_INFO_FORMAT (in_info)
       || GST_VIDEO_INFO_WIDTH (&out_info) != GST_VIDEO_INFO_WIDTH (in_info)
-      || GST_VIDEO_INFO_HEIGHT (&out_info)
-      != GST_VIDEO_INFO_HEIGHT (in_info)) {
+      || GST_VIDEO_INFO_HEIGHT (&out_info) != GST_VIDEO_INFO_HEIGHT (in_info)) {
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION,
         ("cudagraphkernel writes the input's format and size; output caps "
-            "%" GST_PTR_FORMAT " differ", outcaps), (NULL));
+         "%" GST_PTR_FORMAT " differ",
+            outcaps),
+        (NULL));
     return FALSE;
   }
   config->output = GCG_OUTPUT_KIND_VIDEO;
@@ -437,8 +448,8 @@ gst_cuda_graph_kernel_configure (GstCudaGraphBaseTransform * base,
  * it or its memory (writing into a shared buffer would change what
  * someone else reads); otherwise a new buffer, as the base makes it. */
 static GstFlowReturn
-gst_cuda_graph_kernel_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * input, GstBuffer ** outbuf)
+gst_cuda_graph_kernel_prepare_output_buffer (GstBaseTransform *trans,
+    GstBuffer *input, GstBuffer **outbuf)
 {
   GstCudaGraphKernel *self = GST_CUDA_GRAPH_KERNEL (trans);
   gboolean in_place;
@@ -452,17 +463,16 @@ gst_cuda_graph_kernel_prepare_output_buffer (GstBaseTransform * trans,
     *outbuf = input;
     return GST_FLOW_OK;
   }
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_kernel_parent_class)->prepare_output_buffer (trans,
-      input, outbuf);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_kernel_parent_class)
+      ->prepare_output_buffer (trans, input, outbuf);
 }
 
 /* No built-in op reads the chain's values: the base's plane addresses,
  * frame number and PTS are all the kernel's fields need, and its
  * meta:KEY values come from the buffer's GcgParamsMeta (the base). */
 static void
-gst_cuda_graph_kernel_fill_params (GstCudaGraphBaseTransform * base,
-    GstBuffer * inbuf, GcgFrameParams * params)
+gst_cuda_graph_kernel_fill_params (GstCudaGraphBaseTransform *base,
+    GstBuffer *inbuf, GcgFrameParams *params)
 {
   params->n_rois = 0;
 }

@@ -40,13 +40,13 @@ typedef struct
  * key file, SETTINGS for one the element cannot honour), FALSE is
  * returned, @error says why in words a user can act on, and @info is
  * untouched. */
-gboolean gst_cuda_graph_model_info_load (const gchar * path,
-    GstCudaGraphModelInfo * info, GError ** error);
+gboolean gst_cuda_graph_model_info_load (const gchar *path,
+    GstCudaGraphModelInfo *info, GError **error);
 
 /* The same from a loaded key file (its list separator must be ','). */
-gboolean gst_cuda_graph_model_info_parse (GKeyFile * kf,
-    GstCudaGraphModelInfo * info, GError ** error);
+gboolean gst_cuda_graph_model_info_parse (GKeyFile *kf,
+    GstCudaGraphModelInfo *info, GError **error);
 
-void gst_cuda_graph_model_info_clear (GstCudaGraphModelInfo * info);
+void gst_cuda_graph_model_info_clear (GstCudaGraphModelInfo *info);
 
 G_END_DECLS

@@ -118,7 +118,6 @@
  * Since: 0.1
  */
 
-
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
@@ -130,7 +129,6 @@
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
 
-
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_preprocess_debug
 
@@ -140,8 +138,8 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (PREPROCESS_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS "; "
-        GST_CUDA_GRAPH_MODEL_SRC_CAPS));
+    GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS
+        "; " GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
 enum
 {
@@ -170,48 +168,48 @@ struct _GstCudaGraphPreprocess
   GstCudaGraphModelLayout layout;
 };
 
-G_DECLARE_FINAL_TYPE (GstCudaGraphPreprocess, gst_cuda_graph_preprocess,
-    GST, CUDA_GRAPH_PREPROCESS, GstCudaGraphBaseTransform)
+G_DECLARE_FINAL_TYPE (GstCudaGraphPreprocess, gst_cuda_graph_preprocess, GST,
+    CUDA_GRAPH_PREPROCESS, GstCudaGraphBaseTransform)
 G_DEFINE_TYPE (GstCudaGraphPreprocess, gst_cuda_graph_preprocess,
     GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphpreprocess,
-    "cudagraphpreprocess", GST_RANK_NONE,
-    gst_cuda_graph_preprocess_get_type (),
+    "cudagraphpreprocess", GST_RANK_NONE, gst_cuda_graph_preprocess_get_type (),
     gst_cuda_graph_params_meta_register ();
     gst_cuda_graph_tensor_meta_get_info ());
 
-static void gst_cuda_graph_preprocess_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_preprocess_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_cuda_graph_preprocess_finalize (GObject * object);
-static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform * trans);
-static void gst_cuda_graph_preprocess_explain_caps_failure
-    (GstCudaGraphBaseTransform * base, GstCaps * downstream);
-static GstCaps *gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *
-    trans, GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
-static GstCaps *gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *
-    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
-static gboolean gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform
-    * base, const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config);
-static gboolean gst_cuda_graph_preprocess_get_caps_size
-    (GstCudaGraphBaseTransform * base, GstCaps * caps, gsize * size);
-static void gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *
-    base, GstBuffer * inbuf, GcgFrameParams * params);
-static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *
-    base, GstBuffer * outbuf, const GcgFrameParams * params,
-    const GstCudaGraphOutputLocation * location);
-static gboolean gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *
-    base, GcgFrameChain * chain, GError ** error);
-static GstStateChangeReturn gst_cuda_graph_preprocess_change_state
-    (GstElement * element, GstStateChange transition);
+static void gst_cuda_graph_preprocess_set_property (GObject *object,
+    guint prop_id, const GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_preprocess_get_property (GObject *object,
+    guint prop_id, GValue *value, GParamSpec *pspec);
+static void gst_cuda_graph_preprocess_finalize (GObject *object);
+static gboolean gst_cuda_graph_preprocess_start (GstBaseTransform *trans);
+static void gst_cuda_graph_preprocess_explain_caps_failure (
+    GstCudaGraphBaseTransform *base, GstCaps *downstream);
+static GstCaps *gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps);
+static GstCaps *gst_cuda_graph_preprocess_transform_caps (
+    GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
+    GstCaps *filter);
+static gboolean gst_cuda_graph_preprocess_configure (
+    GstCudaGraphBaseTransform *base, const GstVideoInfo *in_info,
+    GstCaps *outcaps, GcgFrameChainConfig *config);
+static gboolean gst_cuda_graph_preprocess_get_caps_size (
+    GstCudaGraphBaseTransform *base, GstCaps *caps, gsize *size);
+static void gst_cuda_graph_preprocess_fill_params (
+    GstCudaGraphBaseTransform *base, GstBuffer *inbuf, GcgFrameParams *params);
+static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
+    GstBuffer *outbuf, const GcgFrameParams *params,
+    const GstCudaGraphOutputLocation *location);
+static gboolean gst_cuda_graph_preprocess_attach (
+    GstCudaGraphBaseTransform *base, GcgFrameChain *chain, GError **error);
+static GstStateChangeReturn gst_cuda_graph_preprocess_change_state (
+    GstElement *element, GstStateChange transition);
 
 #define READY_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 static void
-gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
+gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -229,7 +227,8 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
           "Path of a GStreamer .modelinfo file: its input tensor sets width, "
           "height, layout, tensor-type, channels, max-rois (a fixed batch) "
           "and mean/std (from ranges); properties set after it override "
-          "those", NULL, READY_FLAGS));
+          "those",
+          NULL, READY_FLAGS));
   gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -265,14 +264,14 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass * klass)
 }
 
 static void
-gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess * self)
+gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess *self)
 {
   gst_cuda_graph_tensor_props_init (&self->props);
   self->model.sets_batch = TRUE;
 }
 
 static gchar *
-format_triple (const gfloat * v)
+format_triple (const gfloat *v)
 {
   gchar b[3][G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -285,8 +284,8 @@ format_triple (const gfloat * v)
  * file that cannot be used leaves them as they were and is an error at
  * start (a property cannot fail).  Called with the object lock held. */
 static void
-set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
-    gchar ** refusal)
+set_model_info (GstCudaGraphPreprocess *self, const GValue *value,
+    gchar **refusal)
 {
   GstCudaGraphModelInfo info = { 0 };
 
@@ -297,8 +296,10 @@ set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
     return;
   if (!gst_cuda_graph_model_info_load (self->model_info, &info,
           &self->model_info_error)) {
-    gst_cuda_graph_refusal_note (refusal, "%s; the element will not "
-        "start", self->model_info_error->message);
+    gst_cuda_graph_refusal_note (refusal,
+        "%s; the element will not "
+        "start",
+        self->model_info_error->message);
     return;
   }
   self->props.open &= ~(GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
@@ -326,8 +327,8 @@ set_model_info (GstCudaGraphPreprocess * self, const GValue * value,
 }
 
 static void
-gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_graph_preprocess_set_property (GObject *object, guint prop_id,
+    const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
   g_autofree gchar *refusal = NULL;
@@ -337,9 +338,9 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_MODEL_INFO)
     set_model_info (self, value, &refusal);
   else if (!gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
-          value, &self->props, &refusal))
-    known = gst_cuda_graph_tensor_props_set (&self->props,
-        PROP_TENSOR_FIRST, prop_id, value, &refusal);
+               value, &self->props, &refusal))
+    known = gst_cuda_graph_tensor_props_set (&self->props, PROP_TENSOR_FIRST,
+        prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
@@ -347,8 +348,8 @@ gst_cuda_graph_preprocess_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_preprocess_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+gst_cuda_graph_preprocess_get_property (GObject *object, guint prop_id,
+    GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
   gboolean known = TRUE;
@@ -357,7 +358,7 @@ gst_cuda_graph_preprocess_get_property (GObject * object, guint prop_id,
   if (prop_id == PROP_MODEL_INFO)
     g_value_set_string (value, self->model_info);
   else if (!gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
-          value))
+               value))
     known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
         prop_id, value);
   GST_OBJECT_UNLOCK (self);
@@ -366,7 +367,7 @@ gst_cuda_graph_preprocess_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_graph_preprocess_finalize (GObject * object)
+gst_cuda_graph_preprocess_finalize (GObject *object)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (object);
 
@@ -382,7 +383,7 @@ gst_cuda_graph_preprocess_finalize (GObject * object)
  * pipeline before the elements upstream open: downstream elements change
  * state first, so a decoder opening next finds and shares it. */
 static GstStateChangeReturn
-gst_cuda_graph_preprocess_change_state (GstElement * element,
+gst_cuda_graph_preprocess_change_state (GstElement *element,
     GstStateChange transition)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (element);
@@ -391,17 +392,17 @@ gst_cuda_graph_preprocess_change_state (GstElement * element,
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
     device_id = gst_cuda_graph_model_get_device (&self->model, element);
     if (device_id >= 0)
-      gst_cuda_graph_base_transform_offer_primary_context
-          (GST_CUDA_GRAPH_BASE_TRANSFORM (self), device_id);
+      gst_cuda_graph_base_transform_offer_primary_context (
+          GST_CUDA_GRAPH_BASE_TRANSFORM (self), device_id);
   }
-  return GST_ELEMENT_CLASS (gst_cuda_graph_preprocess_parent_class)->change_state
-      (element, transition);
+  return GST_ELEMENT_CLASS (gst_cuda_graph_preprocess_parent_class)
+      ->change_state (element, transition);
 }
 
 /* A model-info file that could not be used stops the element here, with
  * the reason as the error message. */
 static gboolean
-gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
+gst_cuda_graph_preprocess_start (GstBaseTransform *trans)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
   GError *error = NULL;
@@ -416,20 +417,20 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
     gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
         error->domain, error->code, g_strdup (error->message),
         g_strdup ("set model-info to a file describing a fixed-size "
-            "float32, float16 or uint8 image tensor"), __FILE__,
-        GST_FUNCTION, __LINE__);
+                  "float32, float16 or uint8 image tensor"),
+        __FILE__, GST_FUNCTION, __LINE__);
     g_error_free (error);
     return FALSE;
   }
-  if (!GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_preprocess_parent_class)->start (trans))
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
+          ->start (trans))
     return FALSE;
   if (gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
-          gst_cuda_graph_base_transform_get_active_backend
-          (GST_CUDA_GRAPH_BASE_TRANSFORM (self))))
+          gst_cuda_graph_base_transform_get_active_backend (
+              GST_CUDA_GRAPH_BASE_TRANSFORM (self))))
     return TRUE;
-  GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)->stop
-      (trans);
+  GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
+      ->stop (trans);
   return FALSE;
 }
 
@@ -440,7 +441,7 @@ gst_cuda_graph_preprocess_start (GstBaseTransform * trans)
  * any of width, height, max-rois is open; the type), for downstream to
  * choose (fixate_caps() fills what it leaves). */
 static GstStructure *
-make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
+make_tensor_structure (GstCudaGraphPreprocess *self, const GValue *framerate,
     gboolean open_fields)
 {
   GstCudaGraphTensorDesc desc;
@@ -464,8 +465,8 @@ make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
   open = open_fields ? self->props.open : 0;
   GST_OBJECT_UNLOCK (self);
   s = gst_cuda_graph_tensor_structure_new (&desc, framerate);
-  if (open & (GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH
-          | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT
+  if (open
+      & (GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH | GST_CUDA_GRAPH_TENSOR_OPEN_HEIGHT
           | GST_CUDA_GRAPH_TENSOR_OPEN_BATCH))
     gst_structure_remove_field (s, "dimensions");
   if (open & GST_CUDA_GRAPH_TENSOR_OPEN_TYPE)
@@ -476,8 +477,8 @@ make_tensor_structure (GstCudaGraphPreprocess * self, const GValue * framerate,
 /* Downstream takes no tensor of ours (all of width, height, max-rois,
  * tensor-type set, and it asks for others): say which. */
 static void
-gst_cuda_graph_preprocess_explain_caps_failure (GstCudaGraphBaseTransform *
-    base, GstCaps * downstream)
+gst_cuda_graph_preprocess_explain_caps_failure (GstCudaGraphBaseTransform *base,
+    GstCaps *downstream)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   g_autoptr (GstStructure) ours = make_tensor_structure (self, NULL, TRUE);
@@ -494,27 +495,26 @@ gst_cuda_graph_preprocess_explain_caps_failure (GstCudaGraphBaseTransform *
   theirs = gst_caps_to_string (downstream);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("Downstream asks for a tensor the properties rule out: it takes %s, "
-          "the properties give dimensions=%s, types=%s", theirs,
-          GST_STR_NULL (gst_structure_get_string (ours, "dimensions")),
+       "the properties give dimensions=%s, types=%s",
+          theirs, GST_STR_NULL (gst_structure_get_string (ours, "dimensions")),
           GST_STR_NULL (gst_structure_get_string (ours, "types"))),
       ("leave width, height, max-rois and tensor-type unset to let "
-          "downstream choose them"));
+       "downstream choose them"));
 }
 
 /* The fields downstream left open (it takes any) get the properties'
  * values; a list it gave, its first. */
 static GstCaps *
-gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *othercaps)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
   g_autoptr (GstStructure) ours = NULL;
   GstStructure *s;
 
   if (direction != GST_PAD_SINK)
-    return GST_BASE_TRANSFORM_CLASS
-        (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
-        direction, caps, othercaps);
+    return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
+        ->fixate_caps (trans, direction, caps, othercaps);
   othercaps = gst_caps_truncate (gst_caps_make_writable (othercaps));
   s = gst_caps_get_structure (othercaps, 0);
   if (gst_structure_has_name (s, "other/tensors")) {
@@ -534,14 +534,13 @@ gst_cuda_graph_preprocess_fixate_caps (GstBaseTransform * trans,
     gst_caps_remove_structure (othercaps, 0);
     gst_caps_append_structure_full (othercaps, g_steal_pointer (&ours), f);
   }
-  return GST_BASE_TRANSFORM_CLASS
-      (gst_cuda_graph_preprocess_parent_class)->fixate_caps (trans,
-      direction, caps, othercaps);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
+      ->fixate_caps (trans, direction, caps, othercaps);
 }
 
 /* Video of any size and supported format, with @framerate (may be NULL). */
 static GstCaps *
-make_video_caps (const GValue * framerate)
+make_video_caps (const GValue *framerate)
 {
   GstCaps *caps = gst_static_pad_template_get_caps (&sink_template);
   guint i;
@@ -556,16 +555,16 @@ make_video_caps (const GValue * framerate)
 }
 
 static GstCaps *
-gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_graph_preprocess_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (trans);
   GstCaps *result = gst_caps_new_empty ();
   guint i;
 
   for (i = 0; i < gst_caps_get_size (caps); i++) {
-    const GValue *fr = gst_structure_get_value (gst_caps_get_structure (caps,
-            i), "framerate");
+    const GValue *fr =
+        gst_structure_get_value (gst_caps_get_structure (caps, i), "framerate");
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
 
     /* The tensor stays in the input's memory kind when downstream takes
@@ -573,24 +572,24 @@ gst_cuda_graph_preprocess_transform_caps (GstBaseTransform * trans,
     if (direction == GST_PAD_SINK)
       result = gst_caps_merge_structure_full (result,
           make_tensor_structure (self, fr, TRUE),
-          f && !gst_caps_features_is_any (f)
-          ? gst_caps_features_copy (f) : NULL);
+          f && !gst_caps_features_is_any (f) ? gst_caps_features_copy (f)
+                                             : NULL);
     else
       result = gst_caps_merge (result, make_video_caps (fr));
   }
   /* The video caps come in both memory kinds already. */
   if (direction == GST_PAD_SINK)
     result = gst_cuda_graph_caps_add_memory_kinds (result);
-  result = gst_cuda_graph_base_transform_restrict_caps
-      (GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
+  result = gst_cuda_graph_base_transform_restrict_caps (
+      GST_CUDA_GRAPH_BASE_TRANSFORM (trans), direction, result, filter);
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
       result);
   return result;
 }
 
 static gboolean
-gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
-    GstCaps * caps, gsize * size)
+gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform *base,
+    GstCaps *caps, gsize *size)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   gboolean has_model;
@@ -607,8 +606,8 @@ gst_cuda_graph_preprocess_get_caps_size (GstCudaGraphBaseTransform * base,
 /* What a property set rules out in @outcaps (chosen downstream for the
  * fields left open), as a sentence; NULL when nothing. */
 static gchar *
-shape_conflict (const GstCudaGraphTensorProps * props, GstCaps * outcaps,
-    const GcgFrameChainConfig * config)
+shape_conflict (const GstCudaGraphTensorProps *props, GstCaps *outcaps,
+    const GcgFrameChainConfig *config)
 {
   GcgTensorType type;
   gsize type_size;
@@ -619,7 +618,8 @@ shape_conflict (const GstCudaGraphTensorProps * props, GstCaps * outcaps,
   channels = props->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
   if (dims[props->layout == GCG_TENSOR_LAYOUT_NHWC ? 0 : 2] != channels)
     return g_strdup_printf ("the channel dimension is not %u (channels, "
-        "layout)", channels);
+                            "layout)",
+        channels);
   if (!(props->open & GST_CUDA_GRAPH_TENSOR_OPEN_WIDTH)
       && config->out_width != props->width)
     return g_strdup_printf ("width=%u is set", props->width);
@@ -641,8 +641,8 @@ shape_conflict (const GstCudaGraphTensorProps * props, GstCaps * outcaps,
  * fields, so that the properties read back what is in effect (and the
  * default scale follows the negotiated type). */
 static gboolean
-take_negotiated_shape (GstCudaGraphPreprocess * self, GstCaps * outcaps,
-    const GcgFrameChainConfig * config)
+take_negotiated_shape (GstCudaGraphPreprocess *self, GstCaps *outcaps,
+    const GcgFrameChainConfig *config)
 {
   g_autofree gchar *conflict = NULL;
 
@@ -660,15 +660,16 @@ take_negotiated_shape (GstCudaGraphPreprocess * self, GstCaps * outcaps,
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("Downstream asks for a tensor the properties rule out: %s", conflict),
       ("output caps %" GST_PTR_FORMAT "; leave width, height, max-rois and "
-          "tensor-type unset to let downstream choose them", outcaps));
+       "tensor-type unset to let downstream choose them",
+          outcaps));
   return FALSE;
 }
 
 /* The tensor properties changed after the model was set may no longer
  * make its input: an error now, naming both, not frames dropped later. */
 static gboolean
-model_takes_tensor (GstCudaGraphPreprocess * self, GcgModelGraph * model,
-    const GcgFrameChainConfig * config)
+model_takes_tensor (GstCudaGraphPreprocess *self, GcgModelGraph *model,
+    const GcgFrameChainConfig *config)
 {
   g_autoptr (GError) error = NULL;
 
@@ -680,9 +681,8 @@ model_takes_tensor (GstCudaGraphPreprocess * self, GcgModelGraph * model,
 }
 
 static gboolean
-gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
-    const GstVideoInfo * in_info, GstCaps * outcaps,
-    GcgFrameChainConfig * config)
+gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform *base,
+    const GstVideoInfo *in_info, GstCaps *outcaps, GcgFrameChainConfig *config)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
 
@@ -717,14 +717,13 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform * base,
 /* --- per frame ----------------------------------------------------------- */
 
 static void
-gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
-    GstBuffer * inbuf, GcgFrameParams * params)
+gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
+    GstBuffer *inbuf, GcgFrameParams *params)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (base);
   GcgRect frame = { 0, 0, GST_VIDEO_INFO_WIDTH (info),
-    GST_VIDEO_INFO_HEIGHT (info)
-  };
+    GST_VIDEO_INFO_HEIGHT (info) };
   gchar *roi_type;
   guint max_rois;
 
@@ -737,23 +736,22 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform * base,
   GST_OBJECT_UNLOCK (self);
 
   gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
-  self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf,
-      &frame, roi_type, max_rois, params, self->item_ids);
+  self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf, &frame,
+      roi_type, max_rois, params, self->item_ids);
   g_clear_pointer (&roi_type, g_ref_string_release);
 }
 
 static void
-gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
-    GstBuffer * outbuf, const GcgFrameParams * params,
-    const GstCudaGraphOutputLocation * location)
+gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
+    GstBuffer *outbuf, const GcgFrameParams *params,
+    const GstCudaGraphOutputLocation *location)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GcgFrameChainConfig *config =
       gst_cuda_graph_base_transform_get_config (base);
   GstCudaGraphTensorDesc desc = { config->tensor_layout, config->tensor_type,
     config->tensor_channels, config->out_width, config->out_height,
-    config->max_rois
-  };
+    config->max_rois };
   GstCudaGraphTensorMeta *meta;
   guint i;
 
@@ -777,13 +775,13 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform * base,
 
 /* A new chain ends in the model, when one is attached. */
 static gboolean
-gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform * base,
-    GcgFrameChain * chain, GError ** error)
+gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *base,
+    GcgFrameChain *chain, GError **error)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   gboolean keep_input = FALSE;
-  g_autoptr (GcgModelGraph) model = gst_cuda_graph_model_ref (&self->model,
-      GST_ELEMENT (self), &keep_input);
+  g_autoptr (GcgModelGraph) model =
+      gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self), &keep_input);
 
   gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
   return model == NULL

@@ -21,32 +21,35 @@
 #endif
 
 static GstDebugCategory *interop_debug;
-#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&interop_debug, \
-    "cudagraphcudainterop", "cudagraph interop with GStreamer CUDA memory")
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&interop_debug, "cudagraphcudainterop", \
+      "cudagraph interop with GStreamer CUDA memory")
 
 gboolean
-gst_cuda_graph_caps_is_cuda_memory (const GstCaps * caps)
+gst_cuda_graph_caps_is_cuda_memory (const GstCaps *caps)
 {
   GstCapsFeatures *features;
 
   if (caps == NULL || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
     return FALSE;
   features = gst_caps_get_features (caps, 0);
-  return features && gst_caps_features_contains (features,
-      GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
+  return features
+      && gst_caps_features_contains (features,
+          GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
 }
 
 static gboolean
-structure_is_cuda_memory (GstCaps * caps, guint i)
+structure_is_cuda_memory (GstCaps *caps, guint i)
 {
   GstCapsFeatures *f = gst_caps_get_features (caps, i);
 
-  return f && gst_caps_features_contains (f,
-      GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
+  return f
+      && gst_caps_features_contains (f,
+          GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
 }
 
 GstCaps *
-gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps)
+gst_cuda_graph_caps_remove_cuda_memory (GstCaps *caps)
 {
   caps = gst_caps_make_writable (caps);
   for (guint i = gst_caps_get_size (caps); i > 0; i--) {
@@ -57,31 +60,32 @@ gst_cuda_graph_caps_remove_cuda_memory (GstCaps * caps)
 }
 
 gboolean
-gst_cuda_graph_explain_cuda_memory_refused (GstElement * element,
-    GstCaps * downstream, GcgBackend asked)
+gst_cuda_graph_explain_cuda_memory_refused (GstElement *element,
+    GstCaps *downstream, GcgBackend asked)
 {
   g_autoptr (GstCaps) system = NULL;
 
   if (downstream == NULL || gst_caps_is_empty (downstream)
       || gst_caps_is_any (downstream))
     return FALSE;
-  system = gst_cuda_graph_caps_remove_cuda_memory (gst_caps_ref
-      (downstream));
+  system = gst_cuda_graph_caps_remove_cuda_memory (gst_caps_ref (downstream));
   if (!gst_caps_is_empty (system))
     return FALSE;
   GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
       ("Downstream takes only CUDA memory (memory:CUDAMemory), which needs "
-          "the CUDA backend (%s)", asked == GCG_BACKEND_CPU ? "backend=cpu"
-          : "no usable CUDA device: the CPU backend runs"),
+       "the CUDA backend (%s)",
+          asked == GCG_BACKEND_CPU
+              ? "backend=cpu"
+              : "no usable CUDA device: the CPU backend runs"),
       ("set backend=cuda (or auto on a machine with a CUDA device), or let "
-          "downstream take system memory"));
+       "downstream take system memory"));
   return TRUE;
 }
 
 /* Caps order is preference order: upstream that can give both (cudaupload,
  * a decoder with a CUDA output) gives what comes first. */
 GstCaps *
-gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps)
+gst_cuda_graph_caps_cuda_memory_first (GstCaps *caps)
 {
   GstCaps *result = gst_caps_new_empty ();
 
@@ -101,7 +105,7 @@ gst_cuda_graph_caps_cuda_memory_first (GstCaps * caps)
 }
 
 GstCaps *
-gst_cuda_graph_caps_filter (GstCaps * caps, GstCaps * filter,
+gst_cuda_graph_caps_filter (GstCaps *caps, GstCaps *filter,
     GstPadDirection direction)
 {
   if (direction == GST_PAD_SRC)
@@ -110,7 +114,7 @@ gst_cuda_graph_caps_filter (GstCaps * caps, GstCaps * filter,
 }
 
 GstCaps *
-gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps)
+gst_cuda_graph_caps_add_memory_kinds (GstCaps *caps)
 {
 #ifdef HAVE_GST_CUDA
   GstCaps *other = gst_caps_copy (caps);
@@ -118,13 +122,14 @@ gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps)
 
   for (i = 0; i < gst_caps_get_size (other); i++) {
     GstCapsFeatures *f = gst_caps_get_features (other, i);
-    gboolean cuda = f && gst_caps_features_contains (f,
-        GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
+    gboolean cuda = f
+        && gst_caps_features_contains (f,
+            GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY);
 
-    gst_caps_set_features (other, i, cuda
-        ? gst_caps_features_new_empty ()
-        : gst_caps_features_new (GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY,
-            NULL));
+    gst_caps_set_features (other, i,
+        cuda ? gst_caps_features_new_empty ()
+             : gst_caps_features_new (GST_CUDA_GRAPH_CAPS_FEATURE_CUDA_MEMORY,
+                   NULL));
   }
   return gst_caps_merge (caps, other);
 #else
@@ -135,7 +140,7 @@ gst_cuda_graph_caps_add_memory_kinds (GstCaps * caps)
 #ifdef HAVE_GST_CUDA
 
 gboolean
-gst_cuda_graph_cuda_load (GError ** error)
+gst_cuda_graph_cuda_load (GError **error)
 {
   if (!gst_cuda_load_library ()) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
@@ -153,7 +158,7 @@ typedef struct
 } ContextQuery;
 
 static gboolean
-peer_context_query (GstElement * element, GstPad * pad, gpointer user_data)
+peer_context_query (GstElement *element, GstPad *pad, gpointer user_data)
 {
   ContextQuery *q = user_data;
 
@@ -167,7 +172,7 @@ peer_context_query (GstElement * element, GstPad * pad, gpointer user_data)
  * need-context message.  A bin that holds a context answers the message
  * synchronously through our set_context. */
 void
-gst_cuda_graph_cuda_find_context (GstElement * element)
+gst_cuda_graph_cuda_find_context (GstElement *element)
 {
   ContextQuery q = { gst_query_new_context (GST_CUDA_CONTEXT_TYPE), FALSE };
   GstContext *ctx = NULL;
@@ -194,11 +199,10 @@ gst_cuda_graph_cuda_find_context (GstElement * element)
  * share it.  The GcgContext that retains the primary context rides on the
  * GstCudaContext, so the context lives as long as any element holds it. */
 GstObject *
-gst_cuda_graph_cuda_share_primary (GstElement * element, gint device_id,
-    GError ** error)
+gst_cuda_graph_cuda_share_primary (GstElement *element, gint device_id,
+    GError **error)
 {
-  g_autoptr (GcgContext) primary = gcg_context_new (MAX (device_id, 0),
-      error);
+  g_autoptr (GcgContext) primary = gcg_context_new (MAX (device_id, 0), error);
   GstCudaContext *ctx;
   GstContext *context;
 
@@ -226,10 +230,10 @@ gst_cuda_graph_cuda_share_primary (GstElement * element, gint device_id,
 }
 
 GcgContext *
-gst_cuda_graph_cuda_wrap (GstObject * gst_context, GError ** error)
+gst_cuda_graph_cuda_wrap (GstObject *gst_context, GError **error)
 {
-  GcgContext *context = gcg_context_new_wrapped (gst_cuda_context_get_handle
-      (GST_CUDA_CONTEXT (gst_context)), error);
+  GcgContext *context = gcg_context_new_wrapped (
+      gst_cuda_context_get_handle (GST_CUDA_CONTEXT (gst_context)), error);
 
   /* Pinned memory, streams and chains made in @context may outlive the
    * element (buffers held downstream or by the application): each holds
@@ -242,32 +246,34 @@ gst_cuda_graph_cuda_wrap (GstObject * gst_context, GError ** error)
 }
 
 void
-gst_cuda_graph_cuda_set_context (GstElement * element, GstContext * context,
-    gint device_id, GstObject ** gst_context)
+gst_cuda_graph_cuda_set_context (GstElement *element, GstContext *context,
+    gint device_id, GstObject **gst_context)
 {
   gst_cuda_handle_set_context (element, context, device_id,
       (GstCudaContext **) gst_context);
 }
 
 gboolean
-gst_cuda_graph_cuda_context_query (GstElement * element, GstQuery * query,
-    GstObject * gst_context)
+gst_cuda_graph_cuda_context_query (GstElement *element, GstQuery *query,
+    GstObject *gst_context)
 {
-  return gst_context && gst_cuda_handle_context_query (element, query,
-      GST_CUDA_CONTEXT (gst_context));
+  return gst_context
+      && gst_cuda_handle_context_query (element, query,
+          GST_CUDA_CONTEXT (gst_context));
 }
 
 /* Two GstCudaContexts may wrap one CUcontext (the primary one, say): the
  * handle is what makes device pointers valid in our chain. */
 static gboolean
-same_cuda_context (GstCudaContext * a, GstObject * b)
+same_cuda_context (GstCudaContext *a, GstObject *b)
 {
-  return GST_OBJECT (a) == b || gst_cuda_context_get_handle (a)
+  return GST_OBJECT (a) == b
+      || gst_cuda_context_get_handle (a)
       == gst_cuda_context_get_handle (GST_CUDA_CONTEXT (b));
 }
 
 GstMapFlags
-gst_cuda_graph_cuda_map_flags (GstBuffer * buffer, GstObject * gst_context)
+gst_cuda_graph_cuda_map_flags (GstBuffer *buffer, GstObject *gst_context)
 {
   GstMemory *mem;
 
@@ -287,7 +293,7 @@ gst_cuda_graph_cuda_map_flags (GstBuffer * buffer, GstObject * gst_context)
 /* GStreamer 1.22's CUDA elements finish their work before pushing; from
  * 1.24 on, memory may carry the stream that still writes it. */
 void
-gst_cuda_graph_cuda_wait_ready (GstBuffer * buffer)
+gst_cuda_graph_cuda_wait_ready (GstBuffer *buffer)
 {
 #if GST_CHECK_VERSION(1, 24, 0)
   guint i;
@@ -302,8 +308,8 @@ gst_cuda_graph_cuda_wait_ready (GstBuffer * buffer)
 }
 
 GstBufferPool *
-gst_cuda_graph_cuda_pool_new (GstObject * gst_context, GstCaps * caps,
-    gsize * size)
+gst_cuda_graph_cuda_pool_new (GstObject *gst_context, GstCaps *caps,
+    gsize *size)
 {
   GstBufferPool *pool;
   GstStructure *config;

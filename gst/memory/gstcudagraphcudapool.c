@@ -45,9 +45,10 @@ G_DEFINE_TYPE (GstCudaGraphFencedAllocator, gst_cuda_graph_fenced_allocator,
     GST_TYPE_CUDA_ALLOCATOR);
 
 static gpointer
-fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+fenced_map (GstMemory *mem, gsize maxsize, GstMapFlags flags)
 {
-  GstCudaGraphFencedAllocator *self = (GstCudaGraphFencedAllocator *) mem->allocator;
+  GstCudaGraphFencedAllocator *self =
+      (GstCudaGraphFencedAllocator *) mem->allocator;
 
   if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
     gst_cuda_graph_fence_wait (mem);
@@ -55,22 +56,24 @@ fenced_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 }
 
 static GstMemory *
-fenced_copy (GstMemory * mem, gssize offset, gssize size)
+fenced_copy (GstMemory *mem, gssize offset, gssize size)
 {
-  GstCudaGraphFencedAllocator *self = (GstCudaGraphFencedAllocator *) mem->allocator;
+  GstCudaGraphFencedAllocator *self =
+      (GstCudaGraphFencedAllocator *) mem->allocator;
 
   gst_cuda_graph_fence_wait (mem);
   return self->parent_copy (mem, offset, size);
 }
 
 static void
-gst_cuda_graph_fenced_allocator_class_init (GstCudaGraphFencedAllocatorClass * klass)
+gst_cuda_graph_fenced_allocator_class_init (
+    GstCudaGraphFencedAllocatorClass *klass)
 {
 }
 
 /* GstCudaAllocator sets its memory functions per instance: wrap them. */
 static void
-gst_cuda_graph_fenced_allocator_init (GstCudaGraphFencedAllocator * self)
+gst_cuda_graph_fenced_allocator_init (GstCudaGraphFencedAllocator *self)
 {
   GstAllocator *allocator = GST_ALLOCATOR (self);
 
@@ -89,7 +92,8 @@ fenced_allocator (void)
   static GstAllocator *allocator = NULL;
 
   if (g_once_init_enter (&allocator)) {
-    GstAllocator *a = g_object_new (gst_cuda_graph_fenced_allocator_get_type (), NULL);
+    GstAllocator *a =
+        g_object_new (gst_cuda_graph_fenced_allocator_get_type (), NULL);
 
     gst_object_ref_sink (a);
     GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
@@ -123,7 +127,7 @@ G_DEFINE_TYPE (GstCudaGraphCudaOutputPool, gst_cuda_graph_cuda_output_pool,
  * of video formats only, GRAY8 not among them): the pitched allocation is
  * then one contiguous block of at least @size bytes. */
 static gboolean
-tensor_info (GstVideoInfo * info, gsize size)
+tensor_info (GstVideoInfo *info, gsize size)
 {
   if (size == 0 || size > G_MAXINT / 2)
     return FALSE;
@@ -132,11 +136,11 @@ tensor_info (GstVideoInfo * info, gsize size)
 }
 
 static GstMemory *
-output_pool_alloc_memory (GstCudaGraphCudaOutputPool * self)
+output_pool_alloc_memory (GstCudaGraphCudaOutputPool *self)
 {
   /* GStreamer 1.24 gave the call a stream to order the memory's own work
    * on: none here, our fence orders it. */
-#if GST_CHECK_VERSION (1, 24, 0)
+#if GST_CHECK_VERSION(1, 24, 0)
   return gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (fenced_allocator ()),
       self->context, NULL, &self->info);
 #else
@@ -149,7 +153,7 @@ output_pool_alloc_memory (GstCudaGraphCudaOutputPool * self)
  * tells the buffer size the pool must announce (the pool resizes every
  * returning buffer to it), as GstCudaBufferPool does. */
 static gboolean
-pitched_size (GstCudaGraphCudaOutputPool * self, gsize * size)
+pitched_size (GstCudaGraphCudaOutputPool *self, gsize *size)
 {
   GstMemory *mem = output_pool_alloc_memory (self);
 
@@ -161,7 +165,7 @@ pitched_size (GstCudaGraphCudaOutputPool * self, gsize * size)
 }
 
 static gboolean
-output_pool_set_config (GstBufferPool * pool, GstStructure * config)
+output_pool_set_config (GstBufferPool *pool, GstStructure *config)
 {
   GstCudaGraphCudaOutputPool *self = (GstCudaGraphCudaOutputPool *) pool;
   GstCaps *caps = NULL;
@@ -170,8 +174,8 @@ output_pool_set_config (GstBufferPool * pool, GstStructure * config)
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
       || caps == NULL || gst_caps_is_empty (caps))
     return FALSE;
-  self->video = gst_structure_has_name (gst_caps_get_structure (caps, 0),
-      "video/x-raw");
+  self->video =
+      gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw");
   if (self->video && !gst_video_info_from_caps (&self->info, caps))
     return FALSE;
   if (!self->video && !tensor_info (&self->info, size)) {
@@ -179,21 +183,21 @@ output_pool_set_config (GstBufferPool * pool, GstStructure * config)
     return FALSE;
   }
   self->size = size;
-  if (self->video && (!pitched_size (self, &self->size)
-          || self->size > G_MAXUINT)) {
-    GST_WARNING_OBJECT (pool, "cannot allocate CUDA memory for %"
-        GST_PTR_FORMAT, caps);
+  if (self->video
+      && (!pitched_size (self, &self->size) || self->size > G_MAXUINT)) {
+    GST_WARNING_OBJECT (pool,
+        "cannot allocate CUDA memory for %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
   gst_buffer_pool_config_set_params (config, caps, (guint) self->size, min,
       max);
-  return GST_BUFFER_POOL_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)->set_config
-      (pool, config);
+  return GST_BUFFER_POOL_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)
+      ->set_config (pool, config);
 }
 
 static GstFlowReturn
-output_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
-    GstBufferPoolAcquireParams * params)
+output_pool_alloc_buffer (GstBufferPool *pool, GstBuffer **buffer,
+    GstBufferPoolAcquireParams *params)
 {
   GstCudaGraphCudaOutputPool *self = (GstCudaGraphCudaOutputPool *) pool;
   GstMemory *mem = output_pool_alloc_memory (self);
@@ -219,32 +223,34 @@ output_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
 }
 
 static void
-output_pool_finalize (GObject * object)
+output_pool_finalize (GObject *object)
 {
   gst_clear_object (&((GstCudaGraphCudaOutputPool *) object)->context);
-  G_OBJECT_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_cuda_graph_cuda_output_pool_parent_class)
+      ->finalize (object);
 }
 
 static void
-gst_cuda_graph_cuda_output_pool_class_init (GstCudaGraphCudaOutputPoolClass * klass)
+gst_cuda_graph_cuda_output_pool_class_init (
+    GstCudaGraphCudaOutputPoolClass *klass)
 {
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->finalize = output_pool_finalize;
   pool_class->set_config = output_pool_set_config;
   pool_class->alloc_buffer = output_pool_alloc_buffer;
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_cuda_pool_debug,
-      "cudagraphcudapool", 0, "cudagraph CUDA output pool");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_cuda_pool_debug, "cudagraphcudapool",
+      0, "cudagraph CUDA output pool");
 }
 
 static void
-gst_cuda_graph_cuda_output_pool_init (GstCudaGraphCudaOutputPool * self)
+gst_cuda_graph_cuda_output_pool_init (GstCudaGraphCudaOutputPool *self)
 {
 }
 
 GstBufferPool *
-gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context, GstCaps * caps,
-    gsize tensor_size, guint min_buffers, gsize * size)
+gst_cuda_graph_cuda_output_pool_new (GstObject *gst_context, GstCaps *caps,
+    gsize tensor_size, guint min_buffers, gsize *size)
 {
   GstCudaGraphCudaOutputPool *self;
   GstStructure *config;

@@ -18,14 +18,14 @@ G_BEGIN_DECLS
  * mapped or copied (gstcudagraphfence.h), so buffers can be pushed before
  * the frame is done.  @size gets the size of a buffer.  NULL when the
  * config is refused. */
-GstBufferPool *gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context,
-    GstCaps * caps, gsize tensor_size, guint min_buffers, gsize * size);
+GstBufferPool *gst_cuda_graph_cuda_output_pool_new (GstObject *gst_context,
+    GstCaps *caps, gsize tensor_size, guint min_buffers, gsize *size);
 
 #else
 
 static inline GstBufferPool *
-gst_cuda_graph_cuda_output_pool_new (GstObject * gst_context, GstCaps * caps,
-    gsize tensor_size, guint min_buffers, gsize * size)
+gst_cuda_graph_cuda_output_pool_new (GstObject *gst_context, GstCaps *caps,
+    gsize tensor_size, guint min_buffers, gsize *size)
 {
   return NULL;
 }

@@ -16,7 +16,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_device_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_device_debug
 
 void
-gst_cuda_graph_device_close (GstCudaGraphDevice * device)
+gst_cuda_graph_device_close (GstCudaGraphDevice *device)
 {
   gst_clear_object (&device->pinned);
   g_clear_object (&device->host_pool);
@@ -29,8 +29,7 @@ gst_cuda_graph_device_close (GstCudaGraphDevice * device)
 }
 
 GstMapFlags
-gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
-    GstBuffer * buffer)
+gst_cuda_graph_device_map_flags (GstCudaGraphDevice *device, GstBuffer *buffer)
 {
   if (device->active != GCG_BACKEND_CUDA)
     return 0;
@@ -38,7 +37,7 @@ gst_cuda_graph_device_map_flags (GstCudaGraphDevice * device,
 }
 
 GstMapFlags
-gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
+gst_cuda_graph_device_write_flags (GstCudaGraphDevice *device,
     GstMapFlags in_place)
 {
   return GST_MAP_WRITE | in_place
@@ -50,8 +49,8 @@ gst_cuda_graph_device_write_flags (GstCudaGraphDevice * device,
  * or the application has, else the primary context, shared from now on.
  * Returns a reference, or NULL with @error set. */
 static GstObject *
-get_shared_context (GstElement * element, GstObject ** shared,
-    gint device_id, GError ** error)
+get_shared_context (GstElement *element, GstObject **shared, gint device_id,
+    GError **error)
 {
   GstObject *gst_ctx;
 
@@ -79,13 +78,13 @@ get_shared_context (GstElement * element, GstObject ** shared,
  * GstCudaMemory is used in place) when gstreamer-cuda can give one, the
  * device's primary context otherwise. */
 static GcgContext *
-open_context (GstCudaGraphDevice * device, GstElement * element,
-    GstObject ** shared, gint device_id, GError ** error)
+open_context (GstCudaGraphDevice *device, GstElement *element,
+    GstObject **shared, gint device_id, GError **error)
 {
 #ifdef HAVE_GST_CUDA
   g_autoptr (GError) shared_error = NULL;
-  GstObject *gst_ctx = get_shared_context (element, shared, device_id,
-      &shared_error);
+  GstObject *gst_ctx =
+      get_shared_context (element, shared, device_id, &shared_error);
   GcgContext *context = NULL;
 
   if (gst_ctx)
@@ -95,8 +94,10 @@ open_context (GstCudaGraphDevice * device, GstElement * element,
     return context;
   }
   gst_clear_object (&gst_ctx);
-  GST_WARNING_OBJECT (element, "no GstCudaContext to share (%s): CUDA "
-      "memory will be copied through the host", shared_error->message);
+  GST_WARNING_OBJECT (element,
+      "no GstCudaContext to share (%s): CUDA "
+      "memory will be copied through the host",
+      shared_error->message);
 #endif
   return gcg_context_new (MAX (device_id, 0), error);
 }
@@ -105,8 +106,8 @@ open_context (GstCudaGraphDevice * device, GstElement * element,
  * success they and @context (transfer full) are @device's, on failure
  * nothing was kept and @context is still the caller's. */
 static gboolean
-open_in_context (GstCudaGraphDevice * device, GcgContext * context,
-    GError ** error)
+open_in_context (GstCudaGraphDevice *device, GcgContext *context,
+    GError **error)
 {
   g_autoptr (GcgStream) stream = NULL;
   g_autoptr (GcgAllocator) allocator = NULL;
@@ -134,8 +135,8 @@ open_in_context (GstCudaGraphDevice * device, GcgContext * context,
 
 /* Opens everything the CUDA backend needs; on failure nothing is kept. */
 static gboolean
-open_cuda (GstCudaGraphDevice * device, GstElement * element,
-    GstObject ** shared, gint device_id, GError ** error)
+open_cuda (GstCudaGraphDevice *device, GstElement *element, GstObject **shared,
+    gint device_id, GError **error)
 {
   GcgContext *context;
 
@@ -156,7 +157,7 @@ open_cuda (GstCudaGraphDevice * device, GstElement * element,
       gcg_context_get_device_id (device->context),
       gcg_context_get_name (device->context),
       device->cuda_context ? ", context shared with GStreamer's CUDA elements"
-      : "");
+                           : "");
   return TRUE;
 }
 
@@ -164,8 +165,8 @@ open_cuda (GstCudaGraphDevice * device, GstElement * element,
  * unless @shared holds a context already: called at NULL->READY, before
  * the elements upstream (a decoder) open and would make their own. */
 void
-gst_cuda_graph_device_offer_primary (GstElement * element, gint device_id,
-    GstObject ** shared)
+gst_cuda_graph_device_offer_primary (GstElement *element, gint device_id,
+    GstObject **shared)
 {
 #ifdef HAVE_GST_CUDA
   g_autoptr (GError) error = NULL;
@@ -179,8 +180,10 @@ gst_cuda_graph_device_offer_primary (GstElement * element, gint device_id,
     return;
   gst_ctx = gst_cuda_graph_cuda_share_primary (element, device_id, &error);
   if (gst_ctx == NULL) {
-    GST_WARNING_OBJECT (element, "cannot offer device %d's primary context: "
-        "%s", device_id, error->message);
+    GST_WARNING_OBJECT (element,
+        "cannot offer device %d's primary context: "
+        "%s",
+        device_id, error->message);
     return;
   }
   GST_OBJECT_LOCK (element);
@@ -192,8 +195,8 @@ gst_cuda_graph_device_offer_primary (GstElement * element, gint device_id,
 }
 
 gboolean
-gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
-    const GstCudaGraphRunProps * run, GstObject ** shared)
+gst_cuda_graph_device_open (GstCudaGraphDevice *device, GstElement *element,
+    const GstCudaGraphRunProps *run, GstObject **shared)
 {
   g_autoptr (GError) error = NULL;
   GcgBackend backend;
@@ -204,11 +207,12 @@ gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
   device_id = run->device_id;
   GST_OBJECT_UNLOCK (element);
   if (gst_cuda_graph_device_debug == NULL)
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice",
-        0, "cudagraph backends");
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice", 0,
+        "cudagraph backends");
   device->active = GCG_BACKEND_CPU;
   if (backend == GCG_BACKEND_CPU) {
-    GST_INFO_OBJECT (element, "backend=cpu: running the CPU reference "
+    GST_INFO_OBJECT (element,
+        "backend=cpu: running the CPU reference "
         "backend");
     return TRUE;
   }
@@ -219,21 +223,21 @@ gst_cuda_graph_device_open (GstCudaGraphDevice * device, GstElement * element,
     GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ_WRITE,
         ("backend=cuda needs a usable CUDA GPU: %s", error->message),
         ("Set backend=auto (or backend=cpu) to run the CPU reference backend "
-            "instead"));
+         "instead"));
     return FALSE;
   }
   /* backend=auto: say loudly that this is not the GPU path. */
   GST_WARNING_OBJECT (element,
       "no usable GPU (%s): running the CPU reference backend", error->message);
   GST_ELEMENT_WARNING (element, RESOURCE, NOT_FOUND,
-      ("no usable GPU (%s): running the CPU reference backend",
-          error->message), (NULL));
+      ("no usable GPU (%s): running the CPU reference backend", error->message),
+      (NULL));
   return TRUE;
 }
 
 void
-gst_cuda_graph_device_set_context (GstElement * element, GstContext * context,
-    const GstCudaGraphRunProps * run, GstObject ** shared)
+gst_cuda_graph_device_set_context (GstElement *element, GstContext *context,
+    const GstCudaGraphRunProps *run, GstObject **shared)
 {
   GstObject *found = NULL;
   gint device_id;
@@ -250,8 +254,8 @@ gst_cuda_graph_device_set_context (GstElement * element, GstContext * context,
 }
 
 gboolean
-gst_cuda_graph_device_context_query (GstElement * element, GstQuery * query,
-    GstObject ** shared)
+gst_cuda_graph_device_context_query (GstElement *element, GstQuery *query,
+    GstObject **shared)
 {
   GstObject *ctx;
   gboolean answered;
@@ -269,18 +273,17 @@ gst_cuda_graph_device_context_query (GstElement * element, GstQuery * query,
 /* Device and pinned memory the element holds now: a run that neither
  * leaks nor grows shows the same figures at every EOS. */
 void
-gst_cuda_graph_device_add_memory_stats (GstCudaGraphDevice * device,
-    GstStructure * s)
+gst_cuda_graph_device_add_memory_stats (GstCudaGraphDevice *device,
+    GstStructure *s)
 {
   g_autoptr (GcgAllocatorStats) stats = NULL;
 
   if (device->allocator == NULL)
     return;
   stats = gcg_allocator_get_stats (device->allocator);
-  gst_structure_set (s,
-      "device-bytes-allocated", G_TYPE_UINT64, stats->allocated_bytes,
-      "device-bytes-reserved", G_TYPE_UINT64, stats->reserved_bytes,
-      "pinned-bytes-in-use", G_TYPE_UINT64,
+  gst_structure_set (s, "device-bytes-allocated", G_TYPE_UINT64,
+      stats->allocated_bytes, "device-bytes-reserved", G_TYPE_UINT64,
+      stats->reserved_bytes, "pinned-bytes-in-use", G_TYPE_UINT64,
       gcg_host_pool_get_in_use_bytes (device->host_pool), NULL);
 }
 
@@ -288,8 +291,8 @@ gst_cuda_graph_device_add_memory_stats (GstCudaGraphDevice * device,
 
 /* CUDA memory in our context lets upstream write where the chain reads. */
 static void
-propose_cuda_pool (GstCudaGraphDevice * device, GstQuery * query,
-    GstCaps * caps, guint min_buffers)
+propose_cuda_pool (GstCudaGraphDevice *device, GstQuery *query, GstCaps *caps,
+    guint min_buffers)
 {
   GstBufferPool *pool;
   gsize size = 0;
@@ -306,8 +309,8 @@ propose_cuda_pool (GstCudaGraphDevice * device, GstQuery * query,
 /* Pinned host memory when the CUDA backend runs: upstream's frames are
  * then copied to the device asynchronously at full bus speed. */
 static void
-propose_pinned_pool (GstCudaGraphDevice * device, GstElement * element,
-    GstQuery * query, GstCaps * caps, guint min_buffers)
+propose_pinned_pool (GstCudaGraphDevice *device, GstElement *element,
+    GstQuery *query, GstCaps *caps, guint min_buffers)
 {
   g_autoptr (GstBufferPool) pool = NULL;
   GstStructure *config;
@@ -315,12 +318,12 @@ propose_pinned_pool (GstCudaGraphDevice * device, GstElement * element,
 
   if (device->pinned == NULL || caps == NULL
       || !gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          "video/x-raw") || !gst_video_info_from_caps (&info, caps))
+          "video/x-raw")
+      || !gst_video_info_from_caps (&info, caps))
     return;
   pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, min_buffers,
-      0);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, device->pinned, NULL);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
@@ -332,9 +335,8 @@ propose_pinned_pool (GstCudaGraphDevice * device, GstElement * element,
 }
 
 void
-gst_cuda_graph_device_propose_input_pool (GstCudaGraphDevice * device,
-    GstElement * element, GstQuery * query, GstCaps * caps,
-    guint min_buffers)
+gst_cuda_graph_device_propose_input_pool (GstCudaGraphDevice *device,
+    GstElement *element, GstQuery *query, GstCaps *caps, guint min_buffers)
 {
   if (caps == NULL || gst_caps_is_empty (caps))
     return;
@@ -351,8 +353,8 @@ gst_cuda_graph_device_propose_input_pool (GstCudaGraphDevice * device,
  * makes readers wait for frames still running), keeping its buffer
  * counts.  Video frames are pitched; a tensor is one contiguous block. */
 static gboolean
-decide_cuda_pool (GstCudaGraphDevice * device, GstElement * element,
-    GstQuery * query, GstCaps * caps, gsize tensor_size)
+decide_cuda_pool (GstCudaGraphDevice *device, GstElement *element,
+    GstQuery *query, GstCaps *caps, gsize tensor_size)
 {
   GstBufferPool *pool = NULL;
   guint size = 0, min = 0, max = 0;
@@ -361,8 +363,8 @@ decide_cuda_pool (GstCudaGraphDevice * device, GstElement * element,
   if (device->active != GCG_BACKEND_CUDA || device->cuda_context == NULL) {
     GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
         ("memory:CUDAMemory output needs the CUDA backend with a shared "
-            "GstCudaContext"), ("backend is %s",
-            device->active == GCG_BACKEND_CUDA ? "cuda" : "cpu"));
+         "GstCudaContext"),
+        ("backend is %s", device->active == GCG_BACKEND_CUDA ? "cuda" : "cpu"));
     return FALSE;
   }
   if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -390,8 +392,8 @@ decide_cuda_pool (GstCudaGraphDevice * device, GstElement * element,
  * system allocator otherwise.  Returns whether the query now holds that
  * pool. */
 static gboolean
-decide_own_pool (GstQuery * query, GstCaps * caps, gboolean video,
-    gsize size, GstAllocator * allocator, guint min)
+decide_own_pool (GstQuery *query, GstCaps *caps, gboolean video, gsize size,
+    GstAllocator *allocator, guint min)
 {
   g_autoptr (GstBufferPool) pool = NULL;
   GstStructure *config;
@@ -421,7 +423,7 @@ decide_own_pool (GstQuery * query, GstCaps * caps, gboolean video,
  * up to GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES.  Any other allocator downstream
  * asked for stays. */
 static void
-use_system_allocator (GstQuery * query)
+use_system_allocator (GstQuery *query)
 {
   g_autoptr (GstAllocator) ours = gst_cuda_graph_system_allocator_get ();
   GstAllocator *allocator = NULL;
@@ -438,8 +440,8 @@ use_system_allocator (GstQuery * query)
 }
 
 gboolean
-gst_cuda_graph_device_decide_allocation (GstCudaGraphDevice * device,
-    GstElement * element, GstQuery * query, GstCaps * caps, gboolean video,
+gst_cuda_graph_device_decide_allocation (GstCudaGraphDevice *device,
+    GstElement *element, GstQuery *query, GstCaps *caps, gboolean video,
     gsize size)
 {
   if (gst_cuda_graph_caps_is_cuda_memory (caps))

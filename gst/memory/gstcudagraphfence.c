@@ -58,7 +58,7 @@ fence_readers_quark (void)
 }
 
 void
-gst_cuda_graph_fence_mark_allocator (GstAllocator * allocator,
+gst_cuda_graph_fence_mark_allocator (GstAllocator *allocator,
     GstCudaGraphFenceReaders readers)
 {
   g_object_set_qdata (G_OBJECT (allocator), fence_readers_quark (),
@@ -67,23 +67,23 @@ gst_cuda_graph_fence_mark_allocator (GstAllocator * allocator,
 
 /* What @mem's allocator said of its readers. */
 static GstCudaGraphFenceReaders
-readers_of (GstMemory * mem)
+readers_of (GstMemory *mem)
 {
   if (mem->allocator == NULL)
     return GST_CUDA_GRAPH_FENCE_READERS_NONE;
   return GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (mem->allocator),
-          fence_readers_quark ()));
+      fence_readers_quark ()));
 }
 
 /* Sub-memories share their parent's data, so they share its fence. */
 static GstMemory *
-fence_owner (GstMemory * mem)
+fence_owner (GstMemory *mem)
 {
   return mem->parent ? mem->parent : mem;
 }
 
 static Fence *
-get_fence (GstMemory * mem)
+get_fence (GstMemory *mem)
 {
   GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
   Fence *fence = gst_mini_object_get_qdata (obj, fence_quark ());
@@ -97,7 +97,7 @@ get_fence (GstMemory * mem)
 }
 
 void
-gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue, guint64 seq)
+gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue, guint64 seq)
 {
   Fence *fence = get_fence (mem);
   GcgFrameQueue *old;
@@ -115,7 +115,7 @@ gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue, guint64 seq)
 }
 
 void
-gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker)
+gst_cuda_graph_fence_set_marker (GstMemory *mem, GcgFence *marker)
 {
   Fence *fence = get_fence (mem);
   GcgFrameQueue *old;
@@ -132,7 +132,7 @@ gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker)
 
 /* Waits for the marker @mem's fence names, if any, and clears it. */
 static void
-wait_marker (Fence * fence, GstMemory * mem)
+wait_marker (Fence *fence, GstMemory *mem)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgFence) marker = NULL;
@@ -143,8 +143,7 @@ wait_marker (Fence * fence, GstMemory * mem)
   if (marker == NULL)
     return;
   if (!gcg_fence_wait (marker, &error))
-    GST_WARNING ("waiting for the batch writing %p: %s", mem,
-        error->message);
+    GST_WARNING ("waiting for the batch writing %p: %s", mem, error->message);
   g_mutex_lock (&fence->lock);
   if (fence->marker == marker)
     g_clear_object (&fence->marker);
@@ -152,7 +151,7 @@ wait_marker (Fence * fence, GstMemory * mem)
 }
 
 void
-gst_cuda_graph_fence_wait (GstMemory * mem)
+gst_cuda_graph_fence_wait (GstMemory *mem)
 {
   GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
   Fence *fence = gst_mini_object_get_qdata (obj, fence_quark ());
@@ -172,8 +171,8 @@ gst_cuda_graph_fence_wait (GstMemory * mem)
   if (queue == NULL)
     return;
   if (!gcg_frame_queue_wait_ready (queue, seq, &error))
-    GST_WARNING ("waiting for frame %" G_GUINT64_FORMAT " of %p: %s", seq,
-        mem, error->message);
+    GST_WARNING ("waiting for frame %" G_GUINT64_FORMAT " of %p: %s", seq, mem,
+        error->message);
   g_mutex_lock (&fence->lock);
   if (fence->queue == queue && fence->seq == seq)
     g_clear_object (&fence->queue);
@@ -183,7 +182,7 @@ gst_cuda_graph_fence_wait (GstMemory * mem)
 /* The stream wait of one memory: FALSE when it is not our fenced CUDA
  * memory or the wait could not be queued. */
 static gboolean
-memory_wait_on (GstMemory * mem, GcgStream * stream)
+memory_wait_on (GstMemory *mem, GcgStream *stream)
 {
   GstMiniObject *obj = GST_MINI_OBJECT_CAST (fence_owner (mem));
   Fence *fence;
@@ -202,16 +201,17 @@ memory_wait_on (GstMemory * mem, GcgStream * stream)
   queue = fence->queue ? g_object_ref (fence->queue) : NULL;
   seq = fence->seq;
   g_mutex_unlock (&fence->lock);
-  if (queue == NULL || gcg_frame_queue_wait_ready_on (queue, seq, stream,
-          &error))
+  if (queue == NULL
+      || gcg_frame_queue_wait_ready_on (queue, seq, stream, &error))
     return TRUE;
   GST_WARNING ("queueing the wait for frame %" G_GUINT64_FORMAT " of %p: "
-      "%s", seq, mem, error->message);
+               "%s",
+      seq, mem, error->message);
   return FALSE;
 }
 
 gboolean
-gst_cuda_graph_fence_wait_on (GstBuffer * buffer, GcgStream * stream)
+gst_cuda_graph_fence_wait_on (GstBuffer *buffer, GcgStream *stream)
 {
   guint n = gst_buffer_n_memory (buffer);
 
@@ -222,7 +222,7 @@ gst_cuda_graph_fence_wait_on (GstBuffer * buffer, GcgStream * stream)
 }
 
 gboolean
-gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer)
+gst_cuda_graph_fence_is_waited_for (GstBuffer *buffer)
 {
   GstMemory *mem;
 

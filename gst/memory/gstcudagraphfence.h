@@ -35,21 +35,21 @@ typedef enum
 } GstCudaGraphFenceReaders;
 
 /* Marks the memories of @allocator, from its instance init on. */
-void gst_cuda_graph_fence_mark_allocator (GstAllocator * allocator,
+void gst_cuda_graph_fence_mark_allocator (GstAllocator *allocator,
     GstCudaGraphFenceReaders readers);
 
 /* Sets (or moves) @mem's fence; the fence holds a reference on @queue. */
-void gst_cuda_graph_fence_set (GstMemory * mem, GcgFrameQueue * queue,
+void gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue,
     guint64 seq);
 
 /* Sets (or moves) @mem's fence to @marker: the work of a batch (not a
  * frame queue's frame) that writes @mem. */
-void gst_cuda_graph_fence_set_marker (GstMemory * mem, GcgFence * marker);
+void gst_cuda_graph_fence_set_marker (GstMemory *mem, GcgFence *marker);
 
 /* TRUE when @buffer is one memory whose readers wait on its fence (our
  * pinned host memory, our fenced CUDA memory): it may leave while the GPU
  * still writes it.  Any other output must be complete before it leaves. */
-gboolean gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer);
+gboolean gst_cuda_graph_fence_is_waited_for (GstBuffer *buffer);
 
 /* For a reader on @stream of @buffer's CUDA memory, in stream order (the
  * next element): when every memory of @buffer is our fenced CUDA memory,
@@ -57,12 +57,11 @@ gboolean gst_cuda_graph_fence_is_waited_for (GstBuffer * buffer);
  * returns TRUE; the buffer may then be mapped with
  * GST_CUDA_GRAPH_MAP_NO_FENCE, without the host waiting.  FALSE
  * otherwise (map it as usual). */
-gboolean gst_cuda_graph_fence_wait_on (GstBuffer * buffer,
-    GcgStream * stream);
+gboolean gst_cuda_graph_fence_wait_on (GstBuffer *buffer, GcgStream *stream);
 
 /* Waits for @mem's fence, if any, and clears it.  Never fails the map: a
  * failed frame was reported by the element already, so only a warning is
  * logged here. */
-void gst_cuda_graph_fence_wait (GstMemory * mem);
+void gst_cuda_graph_fence_wait (GstMemory *mem);
 
 G_END_DECLS

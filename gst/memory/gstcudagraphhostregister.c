@@ -21,8 +21,9 @@
 #include "gcg-host-registration-private.h"
 
 static GstDebugCategory *host_register_debug;
-#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&host_register_debug, \
-    "cudagraphhostregister", "cudagraph host memory registration")
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&host_register_debug, \
+      "cudagraphhostregister", "cudagraph host memory registration")
 
 /* The qdata of a memory we tried: a registration, or REFUSED. */
 #define REFUSED ((gpointer) 1)
@@ -39,7 +40,7 @@ registration_free (gpointer data)
 /* Registers all of @mem once (first sight), remembering the outcome on
  * it.  Serialised: two elements must not both register one memory. */
 static gboolean
-register_memory (GstMemory * mem, GcgContext * context)
+register_memory (GstMemory *mem, GcgContext *context)
 {
   static GMutex lock;
   g_autoptr (GError) error = NULL;
@@ -47,8 +48,8 @@ register_memory (GstMemory * mem, GcgContext * context)
   GstMapInfo map;
 
   g_mutex_lock (&lock);
-  done = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem),
-      registration_quark ());
+  done =
+      gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), registration_quark ());
   if (done == NULL && gst_memory_map (mem, &map, GST_MAP_READ)) {
     /* The whole allocation (system memory keeps its address for its whole
      * life), so that a later resize of the memory stays inside it. */
@@ -71,7 +72,7 @@ register_memory (GstMemory * mem, GcgContext * context)
  * system memory of its own (not a share of another), from a buffer pool,
  * registered with the driver (now, on first sight, or before). */
 gboolean
-gst_cuda_graph_register_input (GstBuffer * buffer, GcgContext * context)
+gst_cuda_graph_register_input (GstBuffer *buffer, GcgContext *context)
 {
   GstMemory *mem;
   gpointer done;
@@ -82,8 +83,8 @@ gst_cuda_graph_register_input (GstBuffer * buffer, GcgContext * context)
   mem = gst_buffer_peek_memory (buffer, 0);
   if (mem->parent != NULL || !gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
     return FALSE;
-  done = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem),
-      registration_quark ());
+  done =
+      gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), registration_quark ());
   if (done != NULL)
     return done != REFUSED;
   return register_memory (mem, context);

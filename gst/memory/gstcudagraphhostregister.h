@@ -9,7 +9,6 @@
 
 G_BEGIN_DECLS
 
-gboolean gst_cuda_graph_register_input (GstBuffer * buffer,
-    GcgContext * context);
+gboolean gst_cuda_graph_register_input (GstBuffer *buffer, GcgContext *context);
 
 G_END_DECLS

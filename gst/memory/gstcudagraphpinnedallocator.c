@@ -50,7 +50,7 @@ G_DEFINE_FINAL_TYPE (GstCudaGraphPinnedAllocator,
     gst_cuda_graph_pinned_allocator, GST_TYPE_ALLOCATOR);
 
 static GstMemory *
-pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params)
+pinned_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
 {
   GstCudaGraphPinnedAllocator *self =
       GST_CUDA_GRAPH_PINNED_ALLOCATOR (allocator);
@@ -60,15 +60,18 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   guint8 *data;
 
   if (params->align >= PINNED_ALIGN) {
-    GST_WARNING_OBJECT (self, "alignment %" G_GSIZE_FORMAT " not supported, "
-        "using system memory", params->align + 1);
+    GST_WARNING_OBJECT (self,
+        "alignment %" G_GSIZE_FORMAT " not supported, "
+        "using system memory",
+        params->align + 1);
     return gst_cuda_graph_try_system_memory (size, params);
   }
   data = gcg_host_pool_alloc (self->pool, maxsize, &error);
   if (data == NULL) {
-    GST_WARNING_OBJECT (self, "pinned allocation of %" G_GSIZE_FORMAT
-        " bytes failed, using system memory: %s", maxsize,
-        error ? error->message : "size 0");
+    GST_WARNING_OBJECT (self,
+        "pinned allocation of %" G_GSIZE_FORMAT
+        " bytes failed, using system memory: %s",
+        maxsize, error ? error->message : "size 0");
     return gst_cuda_graph_try_system_memory (size, params);
   }
   if (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED && params->prefix)
@@ -85,7 +88,7 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
 }
 
 static void
-pinned_free (GstAllocator * allocator, GstMemory * memory)
+pinned_free (GstAllocator *allocator, GstMemory *memory)
 {
   GstCudaGraphPinnedAllocator *self =
       GST_CUDA_GRAPH_PINNED_ALLOCATOR (allocator);
@@ -103,7 +106,7 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
 /* The GPU may still be writing an output frame into it: wait for that
  * frame (gstcudagraphfence.h). */
 static gpointer
-pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+pinned_map (GstMemory *memory, gsize maxsize, GstMapFlags flags)
 {
   if (!(flags & GST_CUDA_GRAPH_MAP_NO_FENCE))
     gst_cuda_graph_fence_wait (memory);
@@ -111,12 +114,12 @@ pinned_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
 }
 
 static void
-pinned_unmap (GstMemory * memory)
+pinned_unmap (GstMemory *memory)
 {
 }
 
 static GstMemory *
-pinned_share (GstMemory * memory, gssize offset, gssize size)
+pinned_share (GstMemory *memory, gssize offset, gssize size)
 {
   GstCudaGraphPinnedMemory *mem = (GstCudaGraphPinnedMemory *) memory;
   GstCudaGraphPinnedMemory *sub;
@@ -135,19 +138,19 @@ pinned_share (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
-gst_cuda_graph_pinned_allocator_finalize (GObject * object)
+gst_cuda_graph_pinned_allocator_finalize (GObject *object)
 {
   GstCudaGraphPinnedAllocator *self = GST_CUDA_GRAPH_PINNED_ALLOCATOR (object);
 
   g_clear_object (&self->pool);
 
-  G_OBJECT_CLASS (gst_cuda_graph_pinned_allocator_parent_class)->finalize
-      (object);
+  G_OBJECT_CLASS (gst_cuda_graph_pinned_allocator_parent_class)
+      ->finalize (object);
 }
 
 static void
-gst_cuda_graph_pinned_allocator_class_init (GstCudaGraphPinnedAllocatorClass *
-    klass)
+gst_cuda_graph_pinned_allocator_class_init (
+    GstCudaGraphPinnedAllocatorClass *klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
@@ -161,7 +164,7 @@ gst_cuda_graph_pinned_allocator_class_init (GstCudaGraphPinnedAllocatorClass *
 }
 
 static void
-gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator * self)
+gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator *self)
 {
   GstAllocator *allocator = GST_ALLOCATOR (self);
 
@@ -185,7 +188,7 @@ gst_cuda_graph_pinned_allocator_init (GstCudaGraphPinnedAllocator * self)
  *   device copies it by DMA, asynchronously)
  */
 gboolean
-gst_cuda_graph_is_pinned_memory (GstMemory * mem)
+gst_cuda_graph_is_pinned_memory (GstMemory *mem)
 {
   return mem->allocator && GST_IS_CUDA_GRAPH_PINNED_ALLOCATOR (mem->allocator);
 }
@@ -197,7 +200,7 @@ gst_cuda_graph_is_pinned_memory (GstMemory * mem)
  * Returns: (transfer full): a new allocator holding a reference on @pool
  */
 GstAllocator *
-gst_cuda_graph_pinned_allocator_new (GcgHostPool * pool)
+gst_cuda_graph_pinned_allocator_new (GcgHostPool *pool)
 {
   GstCudaGraphPinnedAllocator *self;
 

@@ -17,8 +17,8 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphPinnedAllocator,
 
 #define GST_CUDA_GRAPH_PINNED_MEMORY_TYPE "CudaGraphPinnedMemory"
 
-GstAllocator *gst_cuda_graph_pinned_allocator_new (GcgHostPool * pool);
+GstAllocator *gst_cuda_graph_pinned_allocator_new (GcgHostPool *pool);
 
-gboolean gst_cuda_graph_is_pinned_memory (GstMemory * mem);
+gboolean gst_cuda_graph_is_pinned_memory (GstMemory *mem);
 
 G_END_DECLS

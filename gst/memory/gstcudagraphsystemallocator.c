@@ -46,8 +46,7 @@ G_DEFINE_FINAL_TYPE (GstCudaGraphSystemAllocator,
  * Returns: (transfer full) (nullable): wrapped system memory, or %NULL
  */
 GstMemory *
-gst_cuda_graph_try_system_memory (gsize size,
-    const GstAllocationParams * params)
+gst_cuda_graph_try_system_memory (gsize size, const GstAllocationParams *params)
 {
   gsize align = params->align, maxsize, total, offset;
   guint8 *data;
@@ -64,7 +63,7 @@ gst_cuda_graph_try_system_memory (gsize size,
   }
   /* align is a mask (alignment - 1), as in GstAllocationParams. */
   offset = ((guintptr) data & align) ? align + 1 - ((guintptr) data & align)
-      : 0;
+                                     : 0;
   if ((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED) && params->prefix)
     memset (data + offset, 0, params->prefix);
   if ((params->flags & GST_MEMORY_FLAG_ZERO_PADDED) && params->padding)
@@ -74,22 +73,21 @@ gst_cuda_graph_try_system_memory (gsize size,
 }
 
 static GstMemory *
-system_alloc (GstAllocator * allocator, gsize size,
-    GstAllocationParams * params)
+system_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
 {
   return gst_cuda_graph_try_system_memory (size, params);
 }
 
 /* Never called: the memory belongs to GStreamer's system allocator. */
 static void
-system_free (GstAllocator * allocator, GstMemory * memory)
+system_free (GstAllocator *allocator, GstMemory *memory)
 {
   g_assert_not_reached ();
 }
 
 static void
-gst_cuda_graph_system_allocator_class_init (GstCudaGraphSystemAllocatorClass
-    * klass)
+gst_cuda_graph_system_allocator_class_init (
+    GstCudaGraphSystemAllocatorClass *klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
@@ -101,7 +99,7 @@ gst_cuda_graph_system_allocator_class_init (GstCudaGraphSystemAllocatorClass
 }
 
 static void
-gst_cuda_graph_system_allocator_init (GstCudaGraphSystemAllocator * self)
+gst_cuda_graph_system_allocator_init (GstCudaGraphSystemAllocator *self)
 {
   GstAllocator *allocator = GST_ALLOCATOR (self);
 
@@ -120,8 +118,7 @@ gst_cuda_graph_system_allocator_get (void)
   static GstAllocator *allocator;
 
   if (g_once_init_enter (&allocator)) {
-    GstAllocator *a = g_object_new (GST_TYPE_CUDA_GRAPH_SYSTEM_ALLOCATOR,
-        NULL);
+    GstAllocator *a = g_object_new (GST_TYPE_CUDA_GRAPH_SYSTEM_ALLOCATOR, NULL);
 
     gst_object_ref_sink (a);
     /* Kept for the life of the process, like GStreamer's own. */
@@ -139,7 +136,7 @@ gst_cuda_graph_system_allocator_get (void)
  *   (GStreamer's default), GStreamer's system allocator, or ours
  */
 gboolean
-gst_cuda_graph_is_system_allocator (GstAllocator * allocator)
+gst_cuda_graph_is_system_allocator (GstAllocator *allocator)
 {
   return allocator == NULL
       || g_strcmp0 (allocator->mem_type, GST_ALLOCATOR_SYSMEM) == 0;

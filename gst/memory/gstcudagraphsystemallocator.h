@@ -17,8 +17,8 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphSystemAllocator,
 GstAllocator *gst_cuda_graph_system_allocator_get (void);
 
 GstMemory *gst_cuda_graph_try_system_memory (gsize size,
-    const GstAllocationParams * params);
+    const GstAllocationParams *params);
 
-gboolean gst_cuda_graph_is_system_allocator (GstAllocator * allocator);
+gboolean gst_cuda_graph_is_system_allocator (GstAllocator *allocator);
 
 G_END_DECLS

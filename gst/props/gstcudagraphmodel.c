@@ -22,11 +22,11 @@ enum
   PROP_KEEP_INPUT,
 };
 
-#define FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
-    | GST_PARAM_MUTABLE_READY)
+#define FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 void
-gst_cuda_graph_model_install (GObjectClass * klass, guint first)
+gst_cuda_graph_model_install (GObjectClass *klass, guint first)
 {
   g_object_class_install_property (klass, first + PROP_MODEL,
       g_param_spec_object ("model", "Model",
@@ -38,13 +38,14 @@ gst_cuda_graph_model_install (GObjectClass * klass, guint first)
   g_object_class_install_property (klass, first + PROP_KEEP_INPUT,
       g_param_spec_boolean ("model-keep-input", "Keep the model's input",
           "With a model, the output buffer carries the preprocessed tensor "
-          "too, before the model's outputs", FALSE, FLAGS));
+          "too, before the model's outputs",
+          FALSE, FLAGS));
 }
 
 /* The tensor the model's input is: N×C×H×W or N×H×W×C with C 1 or 3. */
 static gboolean
-take_input (GcgModelGraph * model, gboolean sets_batch,
-    GstCudaGraphTensorProps * props, GError ** error)
+take_input (GcgModelGraph *model, gboolean sets_batch,
+    GstCudaGraphTensorProps *props, GError **error)
 {
   GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
   GcgTensorType type;
@@ -55,12 +56,14 @@ take_input (GcgModelGraph * model, gboolean sets_batch,
 
   shape = gcg_model_graph_get_input_shape (model, &n);
   gcg_model_graph_get_input (model, NULL, NULL, &dtype);
-  if (shape == NULL || n != 4 || !gcg__model_dtype_get_tensor_type (dtype, &type)
+  if (shape == NULL || n != 4
+      || !gcg__model_dtype_get_tensor_type (dtype, &type)
       || gcg_model_graph_get_n_outputs (model) == 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "The model's input is not an image tensor the element makes (4 "
         "dimensions, float32, float16 or uint8; it has %u dimensions of %s)"
-        " or it has no output", n, gcg_model_dtype_get_name (dtype));
+        " or it has no output",
+        n, gcg_model_dtype_get_name (dtype));
     return FALSE;
   }
   if (gcg_model_graph_get_packed_size (model, TRUE)
@@ -78,10 +81,10 @@ take_input (GcgModelGraph * model, gboolean sets_batch,
       || shape[nchw ? 2 : 1] < 1 || shape[nchw ? 3 : 2] < 1
       || shape[nchw ? 2 : 1] > G_MAXINT || shape[nchw ? 3 : 2] > G_MAXINT) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "The model's input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%"
-        G_GINT64_FORMAT "x%" G_GINT64_FORMAT " is neither N×C×H×W nor "
-        "N×H×W×C with C 1 or 3 and N at most %d", shape[0], shape[1],
-        shape[2], shape[3], GCG_FRAME_CHAIN_MAX_ROIS);
+        "The model's input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+        "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " is neither N×C×H×W nor "
+        "N×H×W×C with C 1 or 3 and N at most %d",
+        shape[0], shape[1], shape[2], shape[3], GCG_FRAME_CHAIN_MAX_ROIS);
     return FALSE;
   }
   props->open &= ~GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
@@ -99,8 +102,8 @@ take_input (GcgModelGraph * model, gboolean sets_batch,
 }
 
 gboolean
-gst_cuda_graph_model_check_input (GcgModelGraph * model,
-    const GcgFrameChainConfig * config, GError ** error)
+gst_cuda_graph_model_check_input (GcgModelGraph *model,
+    const GcgFrameChainConfig *config, GError **error)
 {
   GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
   GcgTensorType type = GCG_TENSOR_TYPE_FLOAT32;
@@ -109,19 +112,19 @@ gst_cuda_graph_model_check_input (GcgModelGraph * model,
   const gint64 *shape;
 
   gcg_model_graph_get_input (model, NULL, &n_bytes, &dtype);
-  if (gcg__model_dtype_get_tensor_type (dtype, &type) && type == config->tensor_type
-      && n_bytes == need)
+  if (gcg__model_dtype_get_tensor_type (dtype, &type)
+      && type == config->tensor_type && n_bytes == need)
     return TRUE;
   shape = gcg_model_graph_get_input_shape (model, &n);
   g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
       "The element's tensor (%u×%u, batch %u, %s: %" G_GSIZE_FORMAT
-      " bytes) is not the model's input (%" G_GINT64_FORMAT "×%"
-      G_GINT64_FORMAT "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT ", %s: %"
-      G_GSIZE_FORMAT " bytes)", config->out_width, config->out_height,
-      config->max_rois, gst_cuda_graph_tensor_type_name (config->tensor_type),
-      need, n == 4 ? shape[0] : 0, n == 4 ? shape[1] : 0,
-      n == 4 ? shape[2] : 0, n == 4 ? shape[3] : 0,
-      gcg_model_dtype_get_name (dtype), n_bytes);
+      " bytes) is not the model's input (%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
+      "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT ", %s: %" G_GSIZE_FORMAT
+      " bytes)",
+      config->out_width, config->out_height, config->max_rois,
+      gst_cuda_graph_tensor_type_name (config->tensor_type), need,
+      n == 4 ? shape[0] : 0, n == 4 ? shape[1] : 0, n == 4 ? shape[2] : 0,
+      n == 4 ? shape[3] : 0, gcg_model_dtype_get_name (dtype), n_bytes);
   return FALSE;
 }
 
@@ -136,27 +139,27 @@ claim_quark (void)
 }
 
 static gboolean
-claim (GstCudaGraphModel * m, GcgModelGraph * model)
+claim (GstCudaGraphModel *m, GcgModelGraph *model)
 {
   return g_object_get_qdata (G_OBJECT (model), claim_quark ()) == m
       || g_object_replace_qdata (G_OBJECT (model), claim_quark (), NULL, m,
-      NULL, NULL);
+          NULL, NULL);
 }
 
 /* Gives the model back (unclaimed when @m held it) and drops it. */
 static void
-release (GstCudaGraphModel * m)
+release (GstCudaGraphModel *m)
 {
   if (m->model != NULL)
-    g_object_replace_qdata (G_OBJECT (m->model), claim_quark (), m, NULL,
-        NULL, NULL);
+    g_object_replace_qdata (G_OBJECT (m->model), claim_quark (), m, NULL, NULL,
+        NULL);
   g_clear_object (&m->model);
   g_clear_error (&m->error);
 }
 
 gboolean
-gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
-    const GValue * value, GstCudaGraphTensorProps * props, gchar ** refusal)
+gst_cuda_graph_model_set (GstCudaGraphModel *m, guint first, guint prop_id,
+    const GValue *value, GstCudaGraphTensorProps *props, gchar **refusal)
 {
   if (prop_id == first + PROP_KEEP_INPUT) {
     m->keep_input = g_value_get_boolean (value);
@@ -169,8 +172,8 @@ gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
   if (m->model == NULL)
     return TRUE;
   if (!claim (m, m->model))
-    g_set_error_literal (&m->error, GST_RESOURCE_ERROR,
-        GST_RESOURCE_ERROR_BUSY, "The model is attached to another element "
+    g_set_error_literal (&m->error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+        "The model is attached to another element "
         "already: its static input and outputs can serve one element at a "
         "time (capture the model once per element, as gcg.torch.attach "
         "does)");
@@ -183,8 +186,8 @@ gst_cuda_graph_model_set (GstCudaGraphModel * m, guint first, guint prop_id,
 }
 
 gboolean
-gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first, guint prop_id,
-    GValue * value)
+gst_cuda_graph_model_get (GstCudaGraphModel *m, guint first, guint prop_id,
+    GValue *value)
 {
   if (prop_id == first + PROP_KEEP_INPUT)
     g_value_set_boolean (value, m->keep_input);
@@ -196,7 +199,7 @@ gst_cuda_graph_model_get (GstCudaGraphModel * m, guint first, guint prop_id,
 }
 
 gboolean
-gst_cuda_graph_model_check_start (GstCudaGraphModel * m, GstElement * element,
+gst_cuda_graph_model_check_start (GstCudaGraphModel *m, GstElement *element,
     GcgBackend active)
 {
   GError *error = NULL;
@@ -209,9 +212,11 @@ gst_cuda_graph_model_check_start (GstCudaGraphModel * m, GstElement * element,
   GST_OBJECT_UNLOCK (element);
   if (error) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", error->message),
-        ("%s", error->code == GST_RESOURCE_ERROR_BUSY
-            ? "one model, one element" : "the model's input must be a "
-            "fixed-size float32, float16 or uint8 image tensor"));
+        ("%s",
+            error->code == GST_RESOURCE_ERROR_BUSY
+                ? "one model, one element"
+                : "the model's input must be a "
+                  "fixed-size float32, float16 or uint8 image tensor"));
     g_error_free (error);
     return FALSE;
   }
@@ -220,13 +225,13 @@ gst_cuda_graph_model_check_start (GstCudaGraphModel * m, GstElement * element,
   GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
       ("A model needs the CUDA backend: this element runs the CPU backend"),
       ("set backend=cuda (or auto on a machine with a usable GPU), or unset "
-          "model"));
+       "model"));
   return FALSE;
 }
 
 GcgModelGraph *
-gst_cuda_graph_model_ref (GstCudaGraphModel * m, GstElement * element,
-    gboolean * keep_input)
+gst_cuda_graph_model_ref (GstCudaGraphModel *m, GstElement *element,
+    gboolean *keep_input)
 {
   GcgModelGraph *model;
 
@@ -238,21 +243,21 @@ gst_cuda_graph_model_ref (GstCudaGraphModel * m, GstElement * element,
 }
 
 gint
-gst_cuda_graph_model_get_device (GstCudaGraphModel * m, GstElement * element)
+gst_cuda_graph_model_get_device (GstCudaGraphModel *m, GstElement *element)
 {
   gint device_id = -1;
 
   GST_OBJECT_LOCK (element);
   if (m->model != NULL && m->error == NULL)
-    device_id = gcg_context_get_device_id (gcg_model_graph_get_context
-        (m->model));
+    device_id =
+        gcg_context_get_device_id (gcg_model_graph_get_context (m->model));
   GST_OBJECT_UNLOCK (element);
   return device_id;
 }
 
 /* The model's batch dimension (its input's first), 0 without a model. */
 guint
-gst_cuda_graph_model_get_batch (GcgModelGraph * model)
+gst_cuda_graph_model_get_batch (GcgModelGraph *model)
 {
   guint n = 0;
   const gint64 *shape = gcg_model_graph_get_input_shape (model, &n);
@@ -261,15 +266,15 @@ gst_cuda_graph_model_get_batch (GcgModelGraph * model)
 }
 
 void
-gst_cuda_graph_model_clear (GstCudaGraphModel * m)
+gst_cuda_graph_model_clear (GstCudaGraphModel *m)
 {
   release (m);
 }
 
 /* Packed tensor @index's shape and type. */
 static const gint64 *
-packed_shape (GcgModelGraph * model, gboolean keep_input, guint index,
-    guint * n_dims, GcgModelDtype * dtype)
+packed_shape (GcgModelGraph *model, gboolean keep_input, guint index,
+    guint *n_dims, GcgModelDtype *dtype)
 {
   if (keep_input && index == 0) {
     gcg_model_graph_get_input (model, NULL, NULL, dtype);
@@ -281,14 +286,14 @@ packed_shape (GcgModelGraph * model, gboolean keep_input, guint index,
 }
 
 static guint
-n_packed (GcgModelGraph * model, gboolean keep_input)
+n_packed (GcgModelGraph *model, gboolean keep_input)
 {
   return gcg_model_graph_get_n_outputs (model) + (keep_input ? 1 : 0);
 }
 
 GstStructure *
-gst_cuda_graph_model_structure_new (GcgModelGraph * model,
-    gboolean keep_input, const GValue * framerate)
+gst_cuda_graph_model_structure_new (GcgModelGraph *model, gboolean keep_input,
+    const GValue *framerate)
 {
   GString *dims = g_string_new (NULL);
   GString *types = g_string_new (NULL);
@@ -298,8 +303,7 @@ gst_cuda_graph_model_structure_new (GcgModelGraph * model,
   for (guint t = 0; t < n; t++) {
     GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
     guint n_dims = 0;
-    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
-        &dtype);
+    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims, &dtype);
 
     if (t > 0) {
       g_string_append_c (dims, ',');
@@ -319,30 +323,30 @@ gst_cuda_graph_model_structure_new (GcgModelGraph * model,
   if (framerate)
     gst_structure_set_value (s, "framerate", framerate);
   else
-    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1,
-        G_MAXINT, 1, NULL);
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT,
+        1, NULL);
   g_string_free (dims, TRUE);
   g_string_free (types, TRUE);
   return s;
 }
 
 void
-gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
-    GcgModelGraph * model, gboolean keep_input)
+gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout *layout,
+    GcgModelGraph *model, gboolean keep_input)
 {
   guint n = model ? MIN (n_packed (model, keep_input),
-      GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS) : 0;
+                        GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS)
+                  : 0;
 
   memset (layout, 0, sizeof (*layout));
   layout->n_tensors = n;
   layout->size = model ? gcg_model_graph_get_packed_size (model, keep_input)
-      : 0;
+                       : 0;
   for (guint t = 0; t < n; t++) {
     GstCudaGraphTensorMetaTensor *mt = &layout->tensors[t];
     GcgModelDtype dtype = GCG_MODEL_DTYPE_FLOAT32;
     guint n_dims = 0;
-    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims,
-        &dtype);
+    const gint64 *shape = packed_shape (model, keep_input, t, &n_dims, &dtype);
     gsize offset = 0, size = 0;
 
     gcg_model_graph_get_packed_tensor (model, keep_input, t, &offset, &size,
@@ -357,8 +361,8 @@ gst_cuda_graph_model_layout_init (GstCudaGraphModelLayout * layout,
 }
 
 void
-gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout * layout,
-    GstCudaGraphTensorMeta * meta)
+gst_cuda_graph_model_layout_apply (const GstCudaGraphModelLayout *layout,
+    GstCudaGraphTensorMeta *meta)
 {
   meta->size = layout->size;
   meta->n_tensors = layout->n_tensors;

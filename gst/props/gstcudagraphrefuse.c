@@ -13,7 +13,7 @@
 /* The element whose bus hears about @object: itself, or a pad's parent.
  * A reference, or NULL when there is none (a pad not yet added). */
 static GstElement *
-owning_element (GObject * object)
+owning_element (GObject *object)
 {
   if (GST_IS_ELEMENT (object))
     return gst_object_ref (GST_ELEMENT (object));
@@ -28,15 +28,15 @@ owning_element (GObject * object)
 }
 
 void
-gst_cuda_graph_refuse (GObject * object, GParamSpec * pspec,
-    const gchar * why)
+gst_cuda_graph_refuse (GObject *object, GParamSpec *pspec, const gchar *why)
 {
   g_autoptr (GstElement) element = owning_element (object);
   g_autoptr (GError) error = NULL;
   g_autofree gchar *name = NULL;
 
-  name = GST_IS_OBJECT (object) ? gst_object_get_path_string (GST_OBJECT
-      (object)) : g_strdup (G_OBJECT_TYPE_NAME (object));
+  name = GST_IS_OBJECT (object)
+      ? gst_object_get_path_string (GST_OBJECT (object))
+      : g_strdup (G_OBJECT_TYPE_NAME (object));
   g_warning ("%s: refusing property '%s': %s", name,
       g_param_spec_get_name (pspec), why);
   if (element == NULL)
@@ -50,7 +50,7 @@ gst_cuda_graph_refuse (GObject * object, GParamSpec * pspec,
 }
 
 void
-gst_cuda_graph_refusal_note (gchar ** refusal, const gchar * format, ...)
+gst_cuda_graph_refusal_note (gchar **refusal, const gchar *format, ...)
 {
   va_list args;
 
@@ -61,8 +61,8 @@ gst_cuda_graph_refusal_note (gchar ** refusal, const gchar * format, ...)
 }
 
 void
-gst_cuda_graph_refusal_report (GObject * object, GParamSpec * pspec,
-    gchar ** refusal)
+gst_cuda_graph_refusal_report (GObject *object, GParamSpec *pspec,
+    gchar **refusal)
 {
   if (*refusal == NULL)
     return;
@@ -71,14 +71,15 @@ gst_cuda_graph_refusal_report (GObject * object, GParamSpec * pspec,
 }
 
 gboolean
-gst_cuda_graph_set_finite (gfloat * field, const GValue * value,
-    gchar ** refusal)
+gst_cuda_graph_set_finite (gfloat *field, const GValue *value, gchar **refusal)
 {
   gdouble v = g_value_get_double (value);
 
   if (!isfinite (v)) {
-    gst_cuda_graph_refusal_note (refusal, "%f is not a finite number; "
-        "keeping %f", v, *field);
+    gst_cuda_graph_refusal_note (refusal,
+        "%f is not a finite number; "
+        "keeping %f",
+        v, *field);
     return FALSE;
   }
   *field = (gfloat) v;

@@ -18,24 +18,24 @@ G_BEGIN_DECLS
  * element's lock to find the bus.  set_property() functions note the
  * refusal under their lock (gst_cuda_graph_refusal_note()) and report it
  * after unlocking (gst_cuda_graph_refusal_report()). */
-void gst_cuda_graph_refuse (GObject * object, GParamSpec * pspec,
-    const gchar * why);
+void gst_cuda_graph_refuse (GObject *object, GParamSpec *pspec,
+    const gchar *why);
 
 /* Records, in *@refusal (NULL or a refusal noted before, replaced), why a
  * value was refused, for gst_cuda_graph_refusal_report() to say once the
  * lock is released. */
-void gst_cuda_graph_refusal_note (gchar ** refusal, const gchar * format,
-    ...) G_GNUC_PRINTF (2, 3);
+void gst_cuda_graph_refusal_note (gchar **refusal, const gchar *format, ...)
+    G_GNUC_PRINTF (2, 3);
 
 /* Reports and frees *@refusal if one was noted; nothing otherwise. */
-void gst_cuda_graph_refusal_report (GObject * object, GParamSpec * pspec,
-    gchar ** refusal);
+void gst_cuda_graph_refusal_report (GObject *object, GParamSpec *pspec,
+    gchar **refusal);
 
 /* Sets *@field to @value's double when it is finite; otherwise notes the
  * refusal and keeps *@field (FALSE).  NaN may pass GParamSpecDouble's
  * range check (GLib versions differ: every comparison with it is false),
  * so every double property that ends in a float checks here too. */
-gboolean gst_cuda_graph_set_finite (gfloat * field, const GValue * value,
-    gchar ** refusal);
+gboolean gst_cuda_graph_set_finite (gfloat *field, const GValue *value,
+    gchar **refusal);
 
 G_END_DECLS

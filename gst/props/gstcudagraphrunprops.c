@@ -21,49 +21,46 @@
 #define RO (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
 
 static void
-install_settings (GObjectClass * klass, guint id,
-    const GstCudaGraphRunPropsText * text)
+install_settings (GObjectClass *klass, guint id,
+    const GstCudaGraphRunPropsText *text)
 {
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_RUN_PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
           "CUDA device ordinal (-1 = automatic: device 0)", -1, G_MAXINT,
           DEFAULT_CUDA_DEVICE_ID, READY_FLAGS));
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_RUN_PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", text->backend,
-          GCG_TYPE_BACKEND, DEFAULT_BACKEND, READY_FLAGS));
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_RUN_PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", text->backend, GCG_TYPE_BACKEND,
+          DEFAULT_BACKEND, READY_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_RUN_PROP_USE_GRAPH,
       g_param_spec_boolean ("use-graph", "Use graph", text->use_graph,
           DEFAULT_USE_GRAPH, PLAYING_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_RUN_PROP_IN_FLIGHT,
-      g_param_spec_uint ("in-flight", text->in_flight_nick, text->in_flight,
-          1, text->max_in_flight, DEFAULT_IN_FLIGHT, READY_FLAGS));
+      g_param_spec_uint ("in-flight", text->in_flight_nick, text->in_flight, 1,
+          text->max_in_flight, DEFAULT_IN_FLIGHT, READY_FLAGS));
 }
 
 static void
-install_counters (GObjectClass * klass, guint id,
-    const GstCudaGraphRunPropsText * text)
+install_counters (GObjectClass *klass, guint id,
+    const GstCudaGraphRunPropsText *text)
 {
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_RUN_PROP_CAPTURES,
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_RUN_PROP_CAPTURES,
       g_param_spec_uint64 ("captures", "Captures", text->captures, 0,
           G_MAXUINT64, 0, RO));
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_RUN_PROP_REPLAYS,
-      g_param_spec_uint64 ("replays", "Replays", text->replays, 0,
-          G_MAXUINT64, 0, RO));
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_RUN_PROP_REPLAYS,
+      g_param_spec_uint64 ("replays", "Replays", text->replays, 0, G_MAXUINT64,
+          0, RO));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_RUN_PROP_EAGER_FRAMES,
-      g_param_spec_uint64 ("eager-frames", "Eager frames",
-          text->eager_frames, 0, G_MAXUINT64, 0, RO));
+      g_param_spec_uint64 ("eager-frames", "Eager frames", text->eager_frames,
+          0, G_MAXUINT64, 0, RO));
 }
 
 void
-gst_cuda_graph_run_props_install (GObjectClass * klass, guint first_id,
-    const GstCudaGraphRunPropsText * text)
+gst_cuda_graph_run_props_install (GObjectClass *klass, guint first_id,
+    const GstCudaGraphRunPropsText *text)
 {
   install_settings (klass, first_id, text);
   install_counters (klass, first_id, text);
@@ -71,7 +68,7 @@ gst_cuda_graph_run_props_install (GObjectClass * klass, guint first_id,
 }
 
 void
-gst_cuda_graph_run_props_init (GstCudaGraphRunProps * props)
+gst_cuda_graph_run_props_init (GstCudaGraphRunProps *props)
 {
   memset (props, 0, sizeof (*props));
   props->device_id = DEFAULT_CUDA_DEVICE_ID;
@@ -81,8 +78,8 @@ gst_cuda_graph_run_props_init (GstCudaGraphRunProps * props)
 }
 
 gboolean
-gst_cuda_graph_run_props_set (GstCudaGraphRunProps * props, guint first_id,
-    guint prop_id, const GValue * value)
+gst_cuda_graph_run_props_set (GstCudaGraphRunProps *props, guint first_id,
+    guint prop_id, const GValue *value)
 {
   if (prop_id < first_id)
     return FALSE;
@@ -105,8 +102,7 @@ gst_cuda_graph_run_props_set (GstCudaGraphRunProps * props, guint first_id,
 }
 
 static gboolean
-get_counter (const GstCudaGraphRunCounts * counts, guint which,
-    GValue * value)
+get_counter (const GstCudaGraphRunCounts *counts, guint which, GValue *value)
 {
   switch (which) {
     case GST_CUDA_GRAPH_RUN_PROP_CAPTURES:
@@ -124,8 +120,8 @@ get_counter (const GstCudaGraphRunCounts * counts, guint which,
 }
 
 gboolean
-gst_cuda_graph_run_props_get (const GstCudaGraphRunProps * props,
-    guint first_id, guint prop_id, GValue * value)
+gst_cuda_graph_run_props_get (const GstCudaGraphRunProps *props, guint first_id,
+    guint prop_id, GValue *value)
 {
   if (prop_id < first_id)
     return FALSE;
@@ -148,8 +144,8 @@ gst_cuda_graph_run_props_get (const GstCudaGraphRunProps * props,
 }
 
 void
-gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts * counts,
-    guint64 captures, guint64 launches, guint64 eager)
+gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts *counts, guint64 captures,
+    guint64 launches, guint64 eager)
 {
   counts->captures = captures;
   counts->replays = launches > captures ? launches - captures : 0;
@@ -158,11 +154,10 @@ gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts * counts,
 
 GstStructure *
 gst_cuda_graph_run_stats_new (GcgBackend active,
-    const GstCudaGraphRunCounts * counts)
+    const GstCudaGraphRunCounts *counts)
 {
-  return gst_structure_new ("cudagraph-stats",
-      "backend", G_TYPE_STRING, active == GCG_BACKEND_CUDA ? "cuda" : "cpu",
-      "captures", G_TYPE_UINT64, counts->captures,
-      "replays", G_TYPE_UINT64, counts->replays,
+  return gst_structure_new ("cudagraph-stats", "backend", G_TYPE_STRING,
+      active == GCG_BACKEND_CUDA ? "cuda" : "cpu", "captures", G_TYPE_UINT64,
+      counts->captures, "replays", G_TYPE_UINT64, counts->replays,
       "eager-frames", G_TYPE_UINT64, counts->eager, NULL);
 }

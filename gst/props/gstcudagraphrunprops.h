@@ -63,22 +63,22 @@ typedef struct
   GstCudaGraphRunCounts counts;
 } GstCudaGraphRunProps;
 
-void gst_cuda_graph_run_props_install (GObjectClass * klass, guint first_id,
-    const GstCudaGraphRunPropsText * text);
-void gst_cuda_graph_run_props_init (GstCudaGraphRunProps * props);
+void gst_cuda_graph_run_props_install (GObjectClass *klass, guint first_id,
+    const GstCudaGraphRunPropsText *text);
+void gst_cuda_graph_run_props_init (GstCudaGraphRunProps *props);
 
 /* FALSE when @prop_id is not one of ours.  Called with the element's
  * object lock held. */
-gboolean gst_cuda_graph_run_props_set (GstCudaGraphRunProps * props,
-    guint first_id, guint prop_id, const GValue * value);
-gboolean gst_cuda_graph_run_props_get (const GstCudaGraphRunProps * props,
-    guint first_id, guint prop_id, GValue * value);
+gboolean gst_cuda_graph_run_props_set (GstCudaGraphRunProps *props,
+    guint first_id, guint prop_id, const GValue *value);
+gboolean gst_cuda_graph_run_props_get (const GstCudaGraphRunProps *props,
+    guint first_id, guint prop_id, GValue *value);
 
 /* Sets @counts from an engine's own counts: it counts every graph launch,
  * the one right after a capture included, while the element's "replays"
  * are the launches of a graph captured earlier (N units of work = 1
  * capture + N - 1 replays). */
-void gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts * counts,
+void gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts *counts,
     guint64 captures, guint64 launches, guint64 eager);
 
 /**
@@ -95,6 +95,6 @@ void gst_cuda_graph_run_counts_set (GstCudaGraphRunCounts * counts,
  * first: `backend` (@active's name), `captures`, `replays` and
  * `eager-frames`. */
 GstStructure *gst_cuda_graph_run_stats_new (GcgBackend active,
-    const GstCudaGraphRunCounts * counts);
+    const GstCudaGraphRunCounts *counts);
 
 G_END_DECLS

@@ -36,10 +36,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_tensor_props_debug);
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 
 static void
-install_shape (GObjectClass * klass, guint id)
+install_shape (GObjectClass *klass, guint id)
 {
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_TENSOR_PROP_WIDTH,
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_TENSOR_PROP_WIDTH,
       g_param_spec_uint ("width", "Width", "Width of each tensor item", 1,
           GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_WIDTH, READY_FLAGS));
   g_object_class_install_property (klass,
@@ -62,8 +61,8 @@ install_shape (GObjectClass * klass, guint id)
       id + GST_CUDA_GRAPH_TENSOR_PROP_MAX_ROIS,
       g_param_spec_uint ("max-rois", "Max ROIs",
           "Batch size N: at most this many region-of-interest metas per frame "
-          "become tensor items", 1, GCG_FRAME_CHAIN_MAX_ROIS,
-          DEFAULT_MAX_ROIS, READY_FLAGS));
+          "become tensor items",
+          1, GCG_FRAME_CHAIN_MAX_ROIS, DEFAULT_MAX_ROIS, READY_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_LETTERBOX,
       g_param_spec_enum ("letterbox", "Letterbox",
@@ -76,20 +75,19 @@ install_shape (GObjectClass * klass, guint id)
 }
 
 static void
-install_values (GObjectClass * klass, guint id)
+install_values (GObjectClass *klass, guint id)
 {
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_TENSOR_PROP_MEAN,
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_TENSOR_PROP_MEAN,
       g_param_spec_string ("mean", "Mean",
           "Per-channel mean in 0-1, tensor channel order, e.g. "
-          "\"0.485,0.456,0.406\" (with std; overrides scale/offset)", NULL,
-          PLAYING_FLAGS));
+          "\"0.485,0.456,0.406\" (with std; overrides scale/offset)",
+          NULL, PLAYING_FLAGS));
   g_object_class_install_property (klass, id + GST_CUDA_GRAPH_TENSOR_PROP_STD,
       g_param_spec_string ("std", "Std",
           "Per-channel standard deviation in 0-1, e.g. "
-          "\"0.229,0.224,0.225\" (with mean)", NULL, PLAYING_FLAGS));
-  g_object_class_install_property (klass,
-      id + GST_CUDA_GRAPH_TENSOR_PROP_SCALE,
+          "\"0.229,0.224,0.225\" (with mean)",
+          NULL, PLAYING_FLAGS));
+  g_object_class_install_property (klass, id + GST_CUDA_GRAPH_TENSOR_PROP_SCALE,
       g_param_spec_double ("scale", "Scale",
           "out = pixel * scale + offset, pixel in 0-255 (without mean/std; "
           "default 1/255, 1 for tensor-type=uint8; with mean/std it reads "
@@ -100,7 +98,8 @@ install_values (GObjectClass * klass, guint id)
       id + GST_CUDA_GRAPH_TENSOR_PROP_OFFSET,
       g_param_spec_double ("offset", "Offset",
           "See scale (with mean/std it reads back the first channel's "
-          "offset they give)", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
+          "offset they give)",
+          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_OFFSET,
           PLAYING_FLAGS | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_ROI_TYPE,
@@ -116,7 +115,7 @@ install_values (GObjectClass * klass, guint id)
 }
 
 void
-gst_cuda_graph_tensor_props_install (GObjectClass * klass, guint first_id)
+gst_cuda_graph_tensor_props_install (GObjectClass *klass, guint first_id)
 {
   install_shape (klass, first_id);
   install_values (klass, first_id);
@@ -129,7 +128,7 @@ gst_cuda_graph_tensor_props_install (GObjectClass * klass, guint first_id)
 }
 
 void
-gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props)
+gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps *props)
 {
   memset (props, 0, sizeof (*props));
   props->open = GST_CUDA_GRAPH_TENSOR_OPEN_ALL;
@@ -147,7 +146,7 @@ gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props)
 }
 
 void
-gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps * props)
+gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps *props)
 {
   g_clear_pointer (&props->mean_str, g_free);
   g_clear_pointer (&props->std_str, g_free);
@@ -159,7 +158,7 @@ gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps * props)
  * that is not a number (white space around one is fine), or a value that
  * is not finite as a float. */
 static gboolean
-parse_triple (const gchar * str, gfloat * out)
+parse_triple (const gchar *str, gfloat *out)
 {
   g_auto (GStrv) parts = NULL;
   gfloat v[3];
@@ -190,8 +189,8 @@ parse_triple (const gchar * str, gfloat * out)
  * not finite (a zero std, or one so small that 1 / (255 std) overflows a
  * float: every frame would be refused). */
 static gboolean
-parse_mean_std (const gchar * mean_str, const gchar * std_str,
-    gfloat * mean, gfloat * std)
+parse_mean_std (const gchar *mean_str, const gchar *std_str, gfloat *mean,
+    gfloat *std)
 {
   GcgFrameParams params;
 
@@ -210,8 +209,8 @@ parse_mean_std (const gchar * mean_str, const gchar * std_str,
  * the old string and numbers, so that reading the property back tells
  * what is used.  NULL for both goes back to scale/offset. */
 static void
-set_mean_std (GstCudaGraphTensorProps * props, gchar ** field,
-    const GValue * value, gchar ** refusal)
+set_mean_std (GstCudaGraphTensorProps *props, gchar **field,
+    const GValue *value, gchar **refusal)
 {
   const gchar *str = g_value_get_string (value);
   const gchar *mean_str = field == &props->mean_str ? str : props->mean_str;
@@ -220,10 +219,11 @@ set_mean_std (GstCudaGraphTensorProps * props, gchar ** field,
 
   if (mean_str != NULL || std_str != NULL) {
     if (!parse_mean_std (mean_str, std_str, mean, std)) {
-      gst_cuda_graph_refusal_note (refusal, "\"%s\" (with mean \"%s\", "
+      gst_cuda_graph_refusal_note (refusal,
+          "\"%s\" (with mean \"%s\", "
           "std \"%s\") is not 1 or 3 numbers, or has a std that makes the "
-          "scale or offset infinite; keeping \"%s\"", GST_STR_NULL (str),
-          GST_STR_NULL (mean_str), GST_STR_NULL (std_str),
+          "scale or offset infinite; keeping \"%s\"",
+          GST_STR_NULL (str), GST_STR_NULL (mean_str), GST_STR_NULL (std_str),
           GST_STR_NULL (*field));
       return;
     }
@@ -237,17 +237,17 @@ set_mean_std (GstCudaGraphTensorProps * props, gchar ** field,
 
 /* The scale in use without mean/std. */
 static gfloat
-scale_in_effect (const GstCudaGraphTensorProps * props)
+scale_in_effect (const GstCudaGraphTensorProps *props)
 {
   if (props->scale_set)
     return props->scale;
   return props->tensor_type == GCG_TENSOR_TYPE_UINT8 ? DEFAULT_SCALE_UINT8
-      : DEFAULT_SCALE;
+                                                     : DEFAULT_SCALE;
 }
 
 gboolean
-gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
-    guint first_id, guint prop_id, const GValue * value, gchar ** refusal)
+gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps *props, guint first_id,
+    guint prop_id, const GValue *value, gchar **refusal)
 {
   if (prop_id < first_id)
     return FALSE;
@@ -310,20 +310,21 @@ gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
 /* What scale or offset (@which) reads back: the value in effect, the first
  * channel's when mean/std give them (the channels may differ). */
 static void
-get_scale_offset (const GstCudaGraphTensorProps * props, guint which,
-    GValue * value)
+get_scale_offset (const GstCudaGraphTensorProps *props, guint which,
+    GValue *value)
 {
   GcgFrameParams params;
 
   gcg_frame_params_init (&params);
   gst_cuda_graph_tensor_props_fill_params (props, &params);
-  g_value_set_double (value, which == GST_CUDA_GRAPH_TENSOR_PROP_SCALE
-      ? params.scale[0] : params.offset[0]);
+  g_value_set_double (value,
+      which == GST_CUDA_GRAPH_TENSOR_PROP_SCALE ? params.scale[0]
+                                                : params.offset[0]);
 }
 
 gboolean
-gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps * props,
-    guint first_id, guint prop_id, GValue * value)
+gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps *props,
+    guint first_id, guint prop_id, GValue *value)
 {
   if (prop_id < first_id)
     return FALSE;
@@ -375,8 +376,8 @@ gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps * props,
 }
 
 void
-gst_cuda_graph_tensor_props_get_desc (const GstCudaGraphTensorProps * props,
-    guint batch, GstCudaGraphTensorDesc * desc)
+gst_cuda_graph_tensor_props_get_desc (const GstCudaGraphTensorProps *props,
+    guint batch, GstCudaGraphTensorDesc *desc)
 {
   desc->layout = props->layout;
   desc->type = props->tensor_type;
@@ -387,8 +388,8 @@ gst_cuda_graph_tensor_props_get_desc (const GstCudaGraphTensorProps * props,
 }
 
 void
-gst_cuda_graph_tensor_props_fill_params (const GstCudaGraphTensorProps *
-    props, GcgFrameParams * params)
+gst_cuda_graph_tensor_props_fill_params (const GstCudaGraphTensorProps *props,
+    GcgFrameParams *params)
 {
   guint c;
 

@@ -77,26 +77,25 @@ typedef struct
   GcgResizeMethod method;
 } GstCudaGraphTensorProps;
 
-void gst_cuda_graph_tensor_props_install (GObjectClass * klass,
-    guint first_id);
-void gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps * props);
-void gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps * props);
+void gst_cuda_graph_tensor_props_install (GObjectClass *klass, guint first_id);
+void gst_cuda_graph_tensor_props_init (GstCudaGraphTensorProps *props);
+void gst_cuda_graph_tensor_props_clear (GstCudaGraphTensorProps *props);
 
 /* FALSE when @prop_id is not one of ours.  Called with the element's lock
  * held: a refused value keeps the old one and is noted in *@refusal, for
  * gst_cuda_graph_refusal_report() once the lock is released. */
-gboolean gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps * props,
-    guint first_id, guint prop_id, const GValue * value, gchar ** refusal);
-gboolean gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps *
-    props, guint first_id, guint prop_id, GValue * value);
+gboolean gst_cuda_graph_tensor_props_set (GstCudaGraphTensorProps *props,
+    guint first_id, guint prop_id, const GValue *value, gchar **refusal);
+gboolean gst_cuda_graph_tensor_props_get (const GstCudaGraphTensorProps *props,
+    guint first_id, guint prop_id, GValue *value);
 
 /* The tensor the properties describe, @batch items. */
-void gst_cuda_graph_tensor_props_get_desc (const GstCudaGraphTensorProps *
-    props, guint batch, GstCudaGraphTensorDesc * desc);
+void gst_cuda_graph_tensor_props_get_desc (const GstCudaGraphTensorProps *props,
+    guint batch, GstCudaGraphTensorDesc *desc);
 
 /* The per-frame values the properties give: scale and offset (from
  * mean/std when set) and the pad value. */
-void gst_cuda_graph_tensor_props_fill_params (const GstCudaGraphTensorProps *
-    props, GcgFrameParams * params);
+void gst_cuda_graph_tensor_props_fill_params (
+    const GstCudaGraphTensorProps *props, GcgFrameParams *params);
 
 G_END_DECLS

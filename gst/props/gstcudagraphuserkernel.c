@@ -29,8 +29,9 @@
 #include "gcg-kernel-stage-private.h"
 
 static GstDebugCategory *user_kernel_debug;
-#define GST_CAT_DEFAULT gst_cuda_graph_debug_category (&user_kernel_debug, \
-    "cudagraphuserkernel", "cudagraph user kernels")
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&user_kernel_debug, "cudagraphuserkernel", \
+      "cudagraph user kernels")
 
 enum
 {
@@ -43,13 +44,13 @@ enum
 
 #define DEFAULT_POSITION GCG_KERNEL_POSITION_AFTER
 
-#define FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
-    | GST_PARAM_MUTABLE_READY)
+#define FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 /* @with_position: FALSE where the kernel can only run after the op (the
  * batch element): kernel-position is not installed then. */
 void
-gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
+gst_cuda_graph_user_kernel_install (GObjectClass *klass, guint first,
     gboolean with_position)
 {
   g_object_class_install_property (klass, first + PROP_SOURCE,
@@ -57,12 +58,13 @@ gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
           "CUDA C++ source of a kernel run in the same graph as the "
           "element's own (after it, or before it: kernel-position; compiled "
           "with NVRTC when the element starts; its entry takes one "
-          "argument, const gcg_params *); see docs/user-kernels.md", NULL,
-          FLAGS));
+          "argument, const gcg_params *); see docs/user-kernels.md",
+          NULL, FLAGS));
   g_object_class_install_property (klass, first + PROP_LOCATION,
       g_param_spec_string ("kernel-location", "Kernel file",
           "File of that kernel instead: .cu (source), .ptx, .cubin or "
-          ".fatbin", NULL, FLAGS));
+          ".fatbin",
+          NULL, FLAGS));
   g_object_class_install_property (klass, first + PROP_ENTRY,
       g_param_spec_string ("kernel-entry", "Kernel entry point",
           "The kernel's extern \"C\" entry point", NULL, FLAGS));
@@ -82,13 +84,13 @@ gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
 }
 
 void
-gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel * k)
+gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel *k)
 {
   k->position = DEFAULT_POSITION;
 }
 
 static gchar **
-field (GstCudaGraphUserKernel * k, guint id)
+field (GstCudaGraphUserKernel *k, guint id)
 {
   switch (id) {
     case PROP_SOURCE:
@@ -104,8 +106,8 @@ field (GstCudaGraphUserKernel * k, guint id)
 
 /* Under the element's object lock. */
 gboolean
-gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k, guint first,
-    guint prop_id, const GValue * value)
+gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel *k, guint first,
+    guint prop_id, const GValue *value)
 {
   gchar **f;
 
@@ -122,8 +124,8 @@ gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k, guint first,
 }
 
 gboolean
-gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k, guint first,
-    guint prop_id, GValue * value)
+gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel *k, guint first,
+    guint prop_id, GValue *value)
 {
   if (prop_id < first || prop_id >= first + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS)
     return FALSE;
@@ -135,14 +137,14 @@ gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k, guint first,
 }
 
 void
-gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel * k)
+gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel *k)
 {
   g_clear_object (&k->op);
   k->values = NULL;
 }
 
 void
-gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel * k)
+gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel *k)
 {
   gst_cuda_graph_user_kernel_stop (k);
   for (guint i = PROP_SOURCE; i <= PROP_PARAMS; i++)
@@ -153,8 +155,8 @@ gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel * k)
  * source, or a file (source by its .cu/.cuh extension, a binary
  * otherwise), bounded before reading. */
 static GBytes *
-read_code (const gchar * source, const gchar * location, gboolean * is_source,
-    GError ** error)
+read_code (const gchar *source, const gchar *location, gboolean *is_source,
+    GError **error)
 {
   GBytes *code;
 
@@ -164,8 +166,8 @@ read_code (const gchar * source, const gchar * location, gboolean * is_source,
   }
   *is_source = g_str_has_suffix (location, ".cu")
       || g_str_has_suffix (location, ".cuh");
-  code = gcg__kernel_code_read_file (location, GCG_KERNEL_STAGE_MAX_CODE,
-      error);
+  code =
+      gcg__kernel_code_read_file (location, GCG_KERNEL_STAGE_MAX_CODE, error);
   if (code == NULL)
     g_prefix_error (error, "kernel-location: ");
   return code;
@@ -175,14 +177,14 @@ read_code (const gchar * source, const gchar * location, gboolean * is_source,
  * directory across runs), loaded and checked in @context, with @block
  * threads per block (cudagraphkernel's block-size). */
 static GcgKernelOp *
-new_op (const gchar * source, const gchar * location, const gchar * entry,
-    const gchar * params, const guint block[2], GcgContext * context,
-    GError ** error)
+new_op (const gchar *source, const gchar *location, const gchar *entry,
+    const gchar *params, const guint block[2], GcgContext *context,
+    GError **error)
 {
   g_autofree gchar *cache = g_build_filename (g_get_user_cache_dir (),
       "gst-cudagraph", "kernels", NULL);
-  g_autofree gchar *name = location ?
-      g_filename_display_basename (location) : g_strdup (entry);
+  g_autofree gchar *name = location ? g_filename_display_basename (location)
+                                    : g_strdup (entry);
   g_autoptr (GBytes) code = NULL;
   gboolean is_source = FALSE;
 
@@ -205,8 +207,8 @@ new_op (const gchar * source, const gchar * location, const gchar * entry,
 /* At start: with a kernel set, read and compile it now (on the CUDA
  * backend only), posting an error naming it when that fails. */
 gboolean
-gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
-    GstElement * element, GcgBackend backend, GcgContext * context)
+gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
+    GstElement *element, GcgBackend backend, GcgContext *context)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *source = NULL;
@@ -226,20 +228,22 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
   if (entry == NULL || *entry == '\0') {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("A user kernel needs kernel-entry: the name of its extern \"C\" "
-            "entry point"), (NULL));
+         "entry point"),
+        (NULL));
     return FALSE;
   }
   if (backend != GCG_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("User kernel %s needs the CUDA backend (backend=cuda, or auto on "
-            "a machine with a usable GPU)", entry), (NULL));
+         "a machine with a usable GPU)",
+            entry),
+        (NULL));
     return FALSE;
   }
-  k->op = new_op (source, location, entry, params, k->block, context,
-      &error);
+  k->op = new_op (source, location, entry, params, k->block, context, &error);
   if (k->op == NULL) {
-    g_autofree gchar *name = location ?
-        g_filename_display_basename (location) : g_strdup (entry);
+    g_autofree gchar *name = location ? g_filename_display_basename (location)
+                                      : g_strdup (entry);
 
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("User kernel %s: %s", name, error->message), (NULL));
@@ -250,7 +254,7 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
 
 /* This frame's value of @name from the buffer's GcgParamsMeta. */
 static gboolean
-lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
+lookup_value (const gchar *name, GcgFrameValue *value, gpointer user_data)
 {
   GstCudaGraphUserKernel *k = user_data;
   const GValue *v;
@@ -261,15 +265,15 @@ lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
   if (G_VALUE_HOLDS_INT (v) || G_VALUE_HOLDS_INT64 (v)) {
     value->type = GCG_FRAME_VALUE_INT;
     value->v.i = G_VALUE_HOLDS_INT (v) ? g_value_get_int (v)
-        : g_value_get_int64 (v);
+                                       : g_value_get_int64 (v);
   } else if (G_VALUE_HOLDS_UINT (v) || G_VALUE_HOLDS_UINT64 (v)) {
     value->type = GCG_FRAME_VALUE_UINT;
     value->v.u = G_VALUE_HOLDS_UINT (v) ? g_value_get_uint (v)
-        : g_value_get_uint64 (v);
+                                        : g_value_get_uint64 (v);
   } else if (G_VALUE_HOLDS_DOUBLE (v) || G_VALUE_HOLDS_FLOAT (v)) {
     value->type = GCG_FRAME_VALUE_DOUBLE;
     value->v.d = G_VALUE_HOLDS_DOUBLE (v) ? g_value_get_double (v)
-        : g_value_get_float (v);
+                                          : g_value_get_float (v);
   } else {
     return FALSE;
   }
@@ -279,8 +283,8 @@ lookup_value (const gchar * name, GcgFrameValue * value, gpointer user_data)
 /* A new chain: the kernel before or after its own, in the same graph
  * (or alone, in a chain without a built-in op). */
 gboolean
-gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
-    GcgFrameChain * chain, GError ** error)
+gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel *k,
+    GcgFrameChain *chain, GError **error)
 {
   if (k->op == NULL)
     return TRUE;
@@ -292,8 +296,8 @@ gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
 
 /* A new batch engine: the kernel after its op, over the whole tensor. */
 gboolean
-gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
-    GcgFrameBatch * batch, GError ** error)
+gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel *k,
+    GcgFrameBatch *batch, GError **error)
 {
   if (k->op == NULL)
     return TRUE;
@@ -306,8 +310,8 @@ gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
 /* The named values of the frame about to be processed (the buffer
  * outlives its processing). */
 void
-gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel * k,
-    GstBuffer * buffer)
+gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel *k,
+    GstBuffer *buffer)
 {
   GstCustomMeta *meta;
 

@@ -32,24 +32,24 @@ typedef struct
   const GstStructure *values;
 } GstCudaGraphUserKernel;
 
-void gst_cuda_graph_user_kernel_install (GObjectClass * klass, guint first,
+void gst_cuda_graph_user_kernel_install (GObjectClass *klass, guint first,
     gboolean with_position);
-void gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel * k);
-gboolean gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel * k,
-    guint first, guint prop_id, const GValue * value);
-gboolean gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel * k,
-    guint first, guint prop_id, GValue * value);
-void gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel * k);
+void gst_cuda_graph_user_kernel_init (GstCudaGraphUserKernel *k);
+gboolean gst_cuda_graph_user_kernel_set (GstCudaGraphUserKernel *k, guint first,
+    guint prop_id, const GValue *value);
+gboolean gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel *k, guint first,
+    guint prop_id, GValue *value);
+void gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel *k);
 
-gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel * k,
-    GstElement * element, GcgBackend backend, GcgContext * context);
-void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel * k);
-gboolean gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel * k,
-    GcgFrameChain * chain, GError ** error);
-gboolean gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel * k,
-    GcgFrameBatch * batch, GError ** error);
-void gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel * k,
-    GstBuffer * buffer);
+gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
+    GstElement *element, GcgBackend backend, GcgContext *context);
+void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel *k);
+gboolean gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel *k,
+    GcgFrameChain *chain, GError **error);
+gboolean gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel *k,
+    GcgFrameBatch *batch, GError **error);
+void gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel *k,
+    GstBuffer *buffer);
 
 /* Properties it installs, from @first on. */
 #define GST_CUDA_GRAPH_USER_KERNEL_N_PROPS 5

@@ -22,16 +22,16 @@ typedef struct
 
 #define GCG_CONTEXT_GUARD_INIT { FALSE }
 
-GCG_PRIVATE_API gboolean gcg__context_guard_enter (GcgContextGuard *guard, GcgContext *ctx,
-    GError **error);
+GCG_PRIVATE_API gboolean gcg__context_guard_enter (GcgContextGuard *guard,
+    GcgContext *ctx, GError **error);
 GCG_PRIVATE_API void gcg__context_guard_leave (GcgContextGuard *guard);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GcgContextGuard, gcg__context_guard_leave)
 
 CUcontext gcg__context_get_cu (GcgContext *self);
 GCG_PRIVATE_API CUdevice gcg__context_get_cu_device (GcgContext *self);
-GCG_PRIVATE_API CUfunction gcg__context_get_function (GcgContext *self, const gchar *name,
-    GError **error);
+GCG_PRIVATE_API CUfunction gcg__context_get_function (GcgContext *self,
+    const gchar *name, GError **error);
 
 /* A second kernel image for every context, whose functions
  * gcg__context_get_function() finds when the library's own module lacks

@@ -176,9 +176,9 @@ gcg_context_class_init (GcgContextClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_PCI_BUS_ID] = g_param_spec_string ("pci-bus-id",
-      "PCI bus ID", "PCI bus ID of the device (domain:bus:device.function)",
-      NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PCI_BUS_ID] = g_param_spec_string ("pci-bus-id", "PCI bus ID",
+      "PCI bus ID of the device (domain:bus:device.function)", NULL,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -186,8 +186,8 @@ static void
 gcg_context_init (GcgContext *self)
 {
   g_mutex_init (&self->module_lock);
-  self->functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      NULL);
+  self->functions =
+      g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 static gboolean
@@ -214,11 +214,11 @@ query_device (GcgContext *self, GError **error)
     return FALSE;
   self->total_memory = total;
   return query_attribute (dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-      &self->cc_major, error)
+             &self->cc_major, error)
       && query_attribute (dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-      &self->cc_minor, error)
+          &self->cc_minor, error)
       && query_attribute (dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-      &self->sm_count, error);
+          &self->sm_count, error);
 }
 
 /**
@@ -252,7 +252,8 @@ check_ordinal (gint device_id, GError **error)
   if (device_id >= count) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_NO_DEVICE,
         "No CUDA device %d: this machine has %d; choose 0 to %d (gcg-info "
-        "lists them)", device_id, count, count - 1);
+        "lists them)",
+        device_id, count, count - 1);
     return FALSE;
   }
   return TRUE;
@@ -596,8 +597,10 @@ load_module_locked (GcgContext *self, GError **error)
   }
   if (!gcg__context_guard_enter (&guard, self, error))
     return FALSE;
-  if (!GCG_CU_OK (error, cuModuleLoadData, &self->module, gcg__kernels_fatbin)) {
-    g_prefix_error (error, "Loading the embedded kernels (%s) on %s (sm_%d%d): ",
+  if (!GCG_CU_OK (error, cuModuleLoadData, &self->module,
+          gcg__kernels_fatbin)) {
+    g_prefix_error (error,
+        "Loading the embedded kernels (%s) on %s (sm_%d%d): ",
         gcg__kernels_archs, self->name, self->cc_major, self->cc_minor);
     self->module = NULL;
     return FALSE;
@@ -650,8 +653,8 @@ find_function_locked (GcgContext *self, const gchar *name, GError **error)
     }
     res = GCG_CU (cuModuleGetFunction, &fn, self->extra_module, name);
   }
-  if (!gcg__cuda_result (res, "cuModuleGetFunction", error, __FILE__,
-          __LINE__, G_STRFUNC))
+  if (!gcg__cuda_result (res, "cuModuleGetFunction", error, __FILE__, __LINE__,
+          G_STRFUNC))
     return NULL;
   return fn;
 }
@@ -659,8 +662,7 @@ find_function_locked (GcgContext *self, const gchar *name, GError **error)
 /* Looks up a kernel by its extern "C" name; callers cache the result, the
  * lookup takes a lock. */
 CUfunction
-gcg__context_get_function (GcgContext *self, const gchar *name,
-    GError **error)
+gcg__context_get_function (GcgContext *self, const gchar *name, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   CUfunction fn = NULL;

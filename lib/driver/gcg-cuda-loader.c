@@ -21,8 +21,7 @@
 #define GCG_CUDA_DEFAULT_LIBRARY "libcuda.so.1"
 
 typedef CUresult (*GetProcAddressFunc) (const char *symbol, void **pfn,
-    int cuda_version, cuuint64_t flags,
-    CUdriverProcAddressQueryResult *status);
+    int cuda_version, cuuint64_t flags, CUdriverProcAddressQueryResult *status);
 
 GcgCudaTable gcg__cuda;
 gpointer gcg__cuda_call_hook;
@@ -75,7 +74,8 @@ resolve_table (GetProcAddressFunc get_proc, const gchar *library)
     if (res != CUDA_SUCCESS || status != CU_GET_PROC_ADDRESS_SUCCESS || !pfn) {
       return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
           "The CUDA driver %s does not provide %s (result %d, status %d); "
-          "update the NVIDIA driver", library, func_names[i], res, status);
+          "update the NVIDIA driver",
+          library, func_names[i], res, status);
     }
     slots[i] = pfn;
   }
@@ -90,17 +90,18 @@ check_version (GetProcAddressFunc get_proc, const gchar *library)
 
   if (get_proc ("cuDriverGetVersion", (void **) &get_version,
           GCG_CUDA_MIN_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status)
-      != CUDA_SUCCESS || !get_version
-      || get_version (&driver_version) != CUDA_SUCCESS) {
+          != CUDA_SUCCESS
+      || !get_version || get_version (&driver_version) != CUDA_SUCCESS) {
     return g_error_new (GCG_ERROR, GCG_ERROR_NO_DRIVER,
         "The CUDA driver %s did not report its version; reinstall the "
-        "NVIDIA driver", library);
+        "NVIDIA driver",
+        library);
   }
   if (driver_version < GCG_CUDA_MIN_VERSION) {
     return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
         "The CUDA driver %s is version %d.%d; gst-cudagraph needs 12.0 or "
-        "newer: update the NVIDIA driver", library, driver_version / 1000,
-        (driver_version % 1000) / 10);
+        "newer: update the NVIDIA driver",
+        library, driver_version / 1000, (driver_version % 1000) / 10);
   }
   return NULL;
 }
@@ -133,14 +134,15 @@ load_driver (GcgCudaInitHook init_hook)
   if (module == NULL) {
     return g_error_new (GCG_ERROR, GCG_ERROR_NO_DRIVER,
         "No CUDA driver: %s could not be loaded (%s); install the NVIDIA "
-        "driver, or set GCG_CUDA_LIBRARY to its libcuda.so.1", library,
-        g_module_error ());
+        "driver, or set GCG_CUDA_LIBRARY to its libcuda.so.1",
+        library, g_module_error ());
   }
-  if (!g_module_symbol (module, "cuGetProcAddress_v2", (gpointer *) & get_proc)
+  if (!g_module_symbol (module, "cuGetProcAddress_v2", (gpointer *) &get_proc)
       || get_proc == NULL) {
     return g_error_new (GCG_ERROR, GCG_ERROR_DRIVER_TOO_OLD,
         "The CUDA driver %s has no cuGetProcAddress_v2, so it is older than "
-        "12.0; update the NVIDIA driver", library);
+        "12.0; update the NVIDIA driver",
+        library);
   }
   if ((error = check_version (get_proc, library)))
     return error;

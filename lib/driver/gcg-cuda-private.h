@@ -419,8 +419,8 @@ gcg__cuda_is_release (GcgCudaId id)
  * anyway, and then reports the injected failure). */
 #define GCG_FAULT_CALL(id, call, injected) \
   (gcg__cuda_fault (id) == CUDA_SUCCESS ? (call) \
-      : gcg__cuda_is_release (id) ? ((void) (call), (injected)) \
-      : (injected))
+          : gcg__cuda_is_release (id)   ? ((void) (call), (injected)) \
+                                        : (injected))
 
 /* GCG_CU (cuMemAlloc, &ptr, size): calls the entry point through the
  * table, through fault injection (GCG_FAULT_CALL). */
@@ -428,13 +428,13 @@ gcg__cuda_is_release (GcgCudaId id)
   GCG_FAULT_CALL (GCG_CUDA_ID_##fn, gcg__cuda.fn (__VA_ARGS__), \
       gcg__cuda_fault_last ())
 
-GCG_PRIVATE_API gboolean gcg__cuda_result (CUresult res, const gchar *call, GError **error,
-    const gchar *file, gint line, const gchar *func);
+GCG_PRIVATE_API gboolean gcg__cuda_result (CUresult res, const gchar *call,
+    GError **error, const gchar *file, gint line, const gchar *func);
 
 /* if (!GCG_CU_OK (error, cuMemAlloc, &ptr, size)) return FALSE; */
 #define GCG_CU_OK(error, fn, ...) \
-  gcg__cuda_result (GCG_CU (fn, __VA_ARGS__), #fn, error, __FILE__, \
-      __LINE__, G_STRFUNC)
+  gcg__cuda_result (GCG_CU (fn, __VA_ARGS__), #fn, error, __FILE__, __LINE__, \
+      G_STRFUNC)
 
 /* For calls whose failure nobody can act on (destroy, release on a
  * cleanup path): log it at warning level and go on. */

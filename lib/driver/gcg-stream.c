@@ -112,8 +112,8 @@ gcg_stream_class_init (GcgStreamClass *klass)
    */
   properties[PROP_SYNC_MODE] = g_param_spec_enum ("sync-mode", "Sync mode",
       "How synchronize waits for the GPU", GCG_TYPE_SYNC_MODE,
-      GCG_SYNC_MODE_DRIVER, G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
-      | G_PARAM_STATIC_STRINGS);
+      GCG_SYNC_MODE_DRIVER,
+      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -269,8 +269,9 @@ event_done (CUevent event, gboolean *done, GError **error)
   CUresult res = GCG_CU (cuEventQuery, event);
 
   *done = res != CUDA_ERROR_NOT_READY;
-  return !*done || gcg__cuda_result (res, "cuEventQuery", error, __FILE__,
-      __LINE__, G_STRFUNC);
+  return !*done
+      || gcg__cuda_result (res, "cuEventQuery", error, __FILE__, __LINE__,
+          G_STRFUNC);
 }
 
 /**
@@ -322,7 +323,8 @@ synchronize_event (GcgStream *self, GcgSyncMode mode, GError **error)
   if (status != CU_STREAM_CAPTURE_STATUS_NONE)
     return GCG_CU_OK (error, cuStreamSynchronize, self->cu_stream);
   g_mutex_lock (&self->event_lock);
-  if (*slot == NULL && !GCG_CU_OK (error, cuEventCreate, slot,
+  if (*slot == NULL
+      && !GCG_CU_OK (error, cuEventCreate, slot,
           CU_EVENT_DISABLE_TIMING | (blocking ? CU_EVENT_BLOCKING_SYNC : 0))) {
     *slot = NULL;
     g_mutex_unlock (&self->event_lock);
@@ -459,7 +461,7 @@ gcg_stream_copy_to_device (GcgStream *self, guint64 dst, gconstpointer src,
     return TRUE;
   return gcg__context_guard_enter (&guard, self->context, error)
       && GCG_CU_OK (error, cuMemcpyHtoDAsync, (CUdeviceptr) dst, src, size,
-      self->cu_stream);
+          self->cu_stream);
 }
 
 /**
@@ -479,8 +481,8 @@ gcg_stream_copy_to_device (GcgStream *self, guint64 dst, gconstpointer src,
  * Since: 0.1
  */
 gboolean
-gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src,
-    gsize size, GError **error)
+gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src, gsize size,
+    GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
@@ -491,5 +493,5 @@ gcg_stream_copy_to_host (GcgStream *self, gpointer dst, guint64 src,
     return TRUE;
   return gcg__context_guard_enter (&guard, self->context, error)
       && GCG_CU_OK (error, cuMemcpyDtoHAsync, dst, (CUdeviceptr) src, size,
-      self->cu_stream);
+          self->cu_stream);
 }

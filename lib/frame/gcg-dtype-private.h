@@ -20,8 +20,8 @@ GCG_PRIVATE_API gboolean gcg__model_dtype_from_name (const gchar *name,
 
 GCG_PRIVATE_API GcgModelDtype gcg__tensor_type_get_dtype (GcgTensorType type);
 
-GCG_PRIVATE_API gboolean gcg__model_dtype_get_tensor_type (
-    GcgModelDtype dtype, GcgTensorType *type);
+GCG_PRIVATE_API gboolean gcg__model_dtype_get_tensor_type (GcgModelDtype dtype,
+    GcgTensorType *type);
 
 GCG_PRIVATE_API gsize gcg__tensor_type_get_size (GcgTensorType type);
 

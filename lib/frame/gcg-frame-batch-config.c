@@ -151,9 +151,8 @@ gcg__frame_batch_chain_config (const GcgFrameBatchConfig *config,
 /* What one GcgParamBlock field holds (gcg-param-block.c). */
 #define GCG_FRAME_BATCH_MAX_PARAMS_SIZE (64 * 1024)
 
-static const GcgFrameBatchSource probe_source = {
-  GCG_PIXEL_FORMAT_RGBA, 16, 16, GCG_COLOR_MATRIX_BT601, FALSE
-};
+static const GcgFrameBatchSource probe_source = { GCG_PIXEL_FORMAT_RGBA, 16, 16,
+  GCG_COLOR_MATRIX_BT601, FALSE };
 
 /**
  * gcg_frame_batch_config_validate:
@@ -194,19 +193,18 @@ gcg_frame_batch_config_validate (const GcgFrameBatchConfig *config,
       * config->max_sources;
   if (bytes > GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Frame batch config: %u sources × %u items of %u×%u make a %"
-        G_GUINT64_FORMAT "-byte tensor, more than the %" G_GUINT64_FORMAT
-        " bytes allowed", config->max_sources, config->max_rois,
-        config->out_width, config->out_height, bytes,
-        GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
+        "Frame batch config: %u sources × %u items of %u×%u make a %" G_GUINT64_FORMAT
+        "-byte tensor, more than the %" G_GUINT64_FORMAT " bytes allowed",
+        config->max_sources, config->max_rois, config->out_width,
+        config->out_height, bytes, GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES);
     return FALSE;
   }
   if (gcg__frame_batch_params_size (config) > GCG_FRAME_BATCH_MAX_PARAMS_SIZE) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Frame batch config: %u sources × %u ROIs need more per-batch "
         "values than one batch carries (%d bytes); use fewer sources or "
-        "ROIs per source", config->max_sources, config->max_rois,
-        GCG_FRAME_BATCH_MAX_PARAMS_SIZE);
+        "ROIs per source",
+        config->max_sources, config->max_rois, GCG_FRAME_BATCH_MAX_PARAMS_SIZE);
     return FALSE;
   }
   return TRUE;
@@ -217,8 +215,8 @@ gcg_frame_batch_config_validate (const GcgFrameBatchConfig *config,
 gsize
 gcg__frame_batch_params_size (const GcgFrameBatchConfig *config)
 {
-  return sizeof (GcgFrameBatchHeader) + (gsize) config->max_sources
-      * gcg__frame_batch_params_stride (config);
+  return sizeof (GcgFrameBatchHeader)
+      + (gsize) config->max_sources * gcg__frame_batch_params_stride (config);
 }
 
 gsize
@@ -267,8 +265,8 @@ gsize
 gcg_frame_batch_config_get_output_size (const GcgFrameBatchConfig *config)
 {
   g_return_val_if_fail (config != NULL, 0);
-  return gcg_frame_batch_config_get_item_size (config)
-      * config->max_sources * config->max_rois;
+  return gcg_frame_batch_config_get_item_size (config) * config->max_sources
+      * config->max_rois;
 }
 
 /**

@@ -42,8 +42,8 @@ gcg__frame_batch_view_new (const GcgFrameBatchConfig *config)
 /* One batch's view: the tensor at @dst, @n_items written, numbered from
  * 0 in the order the batches run. */
 const GcgFrameStageIo *
-gcg__frame_batch_view_io (GcgFrameBatchView *view, guint64 dst,
-    guint n_items, GcgFrameValueLookup lookup, gpointer lookup_data)
+gcg__frame_batch_view_io (GcgFrameBatchView *view, guint64 dst, guint n_items,
+    GcgFrameValueLookup lookup, gpointer lookup_data)
 {
   view->params.dst[0] = dst;
   view->params.frame_number = view->batches++;

@@ -61,10 +61,10 @@ gcg_frame_batch_attach_model (GcgFrameBatch *self, GcgModelGraph *model,
     return FALSE;
   }
   gcg_frame_batch_get_config (self, &config);
-  tensor = (GcgModelStageTensor) {
-  gcg_frame_batch_config_get_output_size (&config),
+  tensor =
+      (GcgModelStageTensor) { gcg_frame_batch_config_get_output_size (&config),
         config.max_sources * config.max_rois, config.out_width,
-        config.out_height, config.tensor_type};
+        config.out_height, config.tensor_type };
   stage = gcg__model_stage_new (context, model, keep_input, &tensor, error);
   if (stage == NULL || !gcg__frame_batch_add_stage (self, stage, error))
     return FALSE;

@@ -111,8 +111,8 @@ gcg_frame_batch_init (GcgFrameBatch *self)
  * method and element type; the input format is read per source (see
  * gcg-frame-kernels.cu). */
 static void
-pick_kernel (const GcgFrameBatchConfig *c, const guint block[2],
-    guint grid[3], gchar *name, gsize size)
+pick_kernel (const GcgFrameBatchConfig *c, const guint block[2], guint grid[3],
+    gchar *name, gsize size)
 {
   gchar suffix[32];
 
@@ -367,7 +367,8 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   g_return_val_if_fail (n_sources == 0 || sources != NULL, FALSE);
   g_return_val_if_fail (n_sources == 0 || params != NULL, FALSE);
   g_return_val_if_fail (self->backend == GCG_BACKEND_CPU
-      || GCG_IS_STREAM (stream), FALSE);
+          || GCG_IS_STREAM (stream),
+      FALSE);
 
   if (!check_batch (self, n_sources, sources, params, dst, error))
     return FALSE;
@@ -385,21 +386,22 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   if (self->backend == GCG_BACKEND_CUDA) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 
-    const GcgFrameStageIo *io = self->view == NULL ? NULL
+    const GcgFrameStageIo *io = self->view == NULL
+        ? NULL
         : gcg__frame_batch_view_io (self->view, tensor, items, self->lookup,
-        self->lookup_data);
+              self->lookup_data);
 
     if (self->model != NULL)
       gcg__frame_batch_view_set_output (self->view, dst,
           gcg__model_stage_get_output_size (self->model_stage));
     /* A model's unused input items are zeroed by its stage, before it
      * runs. */
-    return gcg__kernel_replay_run_io (self->replay, self->staging, io,
-        stream, self->use_graph, error)
+    return gcg__kernel_replay_run_io (self->replay, self->staging, io, stream,
+               self->use_graph, error)
         && (self->model != NULL
-        || (gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
-                error)
-            && clear_tail (self, dst, items, stream, error)));
+            || (gcg__context_guard_enter (&guard,
+                    gcg_stream_get_context (stream), error)
+                && clear_tail (self, dst, items, stream, error)));
   }
   self->cpu_batches++;
   return clear_tail (self, dst, items, NULL, error);

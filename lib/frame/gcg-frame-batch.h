@@ -123,8 +123,7 @@ gboolean gcg_frame_batch_source_validate (const GcgFrameBatchSource *source,
 
 #define GCG_TYPE_FRAME_BATCH (gcg_frame_batch_get_type ())
 GCG_API
-G_DECLARE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, GCG, FRAME_BATCH,
-    GObject)
+G_DECLARE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, GCG, FRAME_BATCH, GObject)
 
 GCG_API
 GcgFrameBatch *gcg_frame_batch_new (const GcgFrameBatchConfig *config,
@@ -167,9 +166,7 @@ guint64 gcg_frame_batch_get_replay_count (GcgFrameBatch *self);
 GCG_API
 guint64 gcg_frame_batch_get_eager_count (GcgFrameBatch *self);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameBatchConfig,
-    gcg_frame_batch_config_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameBatchSource,
-    gcg_frame_batch_source_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameBatchConfig, gcg_frame_batch_config_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameBatchSource, gcg_frame_batch_source_free)
 
 G_END_DECLS

@@ -17,8 +17,8 @@
 
 G_BEGIN_DECLS
 
-GCG_PRIVATE_API GcgFrameChain *gcg__frame_chain_new_stages_only (const
-    GcgFrameChainConfig *config, GcgContext *context, GError **error);
+GCG_PRIVATE_API GcgFrameChain *gcg__frame_chain_new_stages_only (
+    const GcgFrameChainConfig *config, GcgContext *context, GError **error);
 
 GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage (GcgFrameChain *self,
     GcgFrameStage *stage, GError **error);

@@ -115,8 +115,8 @@ gcg_frame_chain_init (GcgFrameChain *self)
  * element type) and named after those values (the GCG_FKP_* enums, equal
  * to the config's; see gcg-frame-kernels.cu). */
 static void
-pick_kernel (const GcgFrameChainConfig *c, const guint block[2],
-    guint grid[3], gchar *name, gsize size)
+pick_kernel (const GcgFrameChainConfig *c, const guint block[2], guint grid[3],
+    gchar *name, gsize size)
 {
   gchar suffix[32];
 
@@ -135,8 +135,8 @@ pick_kernel (const GcgFrameChainConfig *c, const guint block[2],
   } else {
     g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->in_format,
         (gint) c->resize);
-    gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height,
-        1, GCG_FK_VIDEO_ROWS, block, grid, name, size);
+    gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height, 1,
+        GCG_FK_VIDEO_ROWS, block, grid, name, size);
   }
 }
 
@@ -260,8 +260,8 @@ gcg_frame_chain_get_use_graph (GcgFrameChain *self)
 /* The replay, its stages after the op working in place on the chain's
  * output, those before it on the input's scratch copy. */
 static gboolean
-run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
-    GcgStream *stream, GError **error)
+run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
+    GError **error)
 {
   GcgFrameStageIo io = { 0 };
   GcgFrameStageIo before;
@@ -283,8 +283,8 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params,
   io.lookup_data = self->lookup_data;
   io.n_items = (guint) self->kp->n_items;
   if (self->scratch != NULL) {
-    if (!gcg__frame_scratch_redirect (self->scratch, stream, params,
-            self->kp, &io, &before, error))
+    if (!gcg__frame_scratch_redirect (self->scratch, stream, params, self->kp,
+            &io, &before, error))
       return FALSE;
     io.before = &before;
   }
@@ -335,7 +335,8 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (params != NULL, FALSE);
   g_return_val_if_fail (self->backend == GCG_BACKEND_CPU
-      || GCG_IS_STREAM (stream), FALSE);
+          || GCG_IS_STREAM (stream),
+      FALSE);
 
   if (!gcg__frame_check_params (&self->config, params, error))
     return FALSE;
@@ -411,7 +412,8 @@ gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
   if (self->scratch == NULL
       && (self->scratch = gcg__frame_scratch_new (
               gcg__kernel_replay_get_context (self->replay), &self->config,
-              error)) == NULL) {
+              error))
+          == NULL) {
     gcg__frame_stage_free (stage);
     return FALSE;
   }
@@ -492,10 +494,10 @@ gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
         "The chain ends in a model already");
     return FALSE;
   }
-  stage = gcg__model_stage_new (gcg__kernel_replay_get_context
-      (self->replay), model, keep_input, &tensor, error);
-  if (stage == NULL || !gcg__kernel_replay_add_stage (self->replay, stage,
-          error))
+  stage = gcg__model_stage_new (gcg__kernel_replay_get_context (self->replay),
+      model, keep_input, &tensor, error);
+  if (stage == NULL
+      || !gcg__kernel_replay_add_stage (self->replay, stage, error))
     return FALSE;
   gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
   self->model = g_object_ref (model);
@@ -564,7 +566,7 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
   g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
   return self->model_stage != NULL
       && gcg__model_stage_get_tensor (self->model_stage, index, offset,
-      n_bytes);
+          n_bytes);
 }
 
 /**

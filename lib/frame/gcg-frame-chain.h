@@ -346,7 +346,8 @@ gboolean gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
     GError **error);
 
 GCG_API
-gsize gcg_frame_chain_config_get_output_size (const GcgFrameChainConfig *config);
+gsize gcg_frame_chain_config_get_output_size (
+    const GcgFrameChainConfig *config);
 
 #define GCG_TYPE_FRAME_PARAMS (gcg_frame_params_get_type ())
 GCG_API
@@ -365,8 +366,8 @@ GCG_API
 void gcg_frame_params_init (GcgFrameParams *params);
 
 GCG_API
-void gcg_frame_params_set_mean_std (GcgFrameParams *params,
-    const gfloat *mean, const gfloat *std);
+void gcg_frame_params_set_mean_std (GcgFrameParams *params, const gfloat *mean,
+    const gfloat *std);
 
 GCG_API
 void gcg_frame_params_set_src_plane (GcgFrameParams *params, guint plane,
@@ -377,13 +378,12 @@ void gcg_frame_params_set_dst_plane (GcgFrameParams *params, guint plane,
     guint64 address, gint stride);
 
 GCG_API
-gboolean gcg_frame_params_set_rois (GcgFrameParams *params,
-    const GcgRect *rois, guint n_rois);
+gboolean gcg_frame_params_set_rois (GcgFrameParams *params, const GcgRect *rois,
+    guint n_rois);
 
 #define GCG_TYPE_FRAME_CHAIN (gcg_frame_chain_get_type ())
 GCG_API
-G_DECLARE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, GCG, FRAME_CHAIN,
-    GObject)
+G_DECLARE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, GCG, FRAME_CHAIN, GObject)
 
 GCG_API
 GcgFrameChain *gcg_frame_chain_new (const GcgFrameChainConfig *config,
@@ -417,8 +417,8 @@ GCG_API
 gsize gcg_frame_chain_get_output_size (GcgFrameChain *self);
 
 GCG_API
-gboolean gcg_frame_chain_get_output_tensor (GcgFrameChain *self,
-    guint index, gsize *offset, gsize *n_bytes);
+gboolean gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
+    gsize *offset, gsize *n_bytes);
 
 GCG_API
 guint64 gcg_frame_chain_get_capture_count (GcgFrameChain *self);

@@ -17,8 +17,8 @@
 G_DEFINE_BOXED_TYPE (GcgRect, gcg_rect, gcg_rect_copy, gcg_rect_free)
 G_DEFINE_BOXED_TYPE (GcgFrameChainConfig, gcg_frame_chain_config,
     gcg_frame_chain_config_copy, gcg_frame_chain_config_free)
-G_DEFINE_BOXED_TYPE (GcgFrameParams, gcg_frame_params,
-    gcg_frame_params_copy, gcg_frame_params_free)
+G_DEFINE_BOXED_TYPE (GcgFrameParams, gcg_frame_params, gcg_frame_params_copy,
+    gcg_frame_params_free)
 
 /* --- pixel formats ---------------------------------------------------- */
 
@@ -43,8 +43,7 @@ gcg__pixel_format_n_planes (GcgPixelFormat format)
 
 /* Bytes of one row of @plane, tightly packed; 4:2:0 chroma rounds up. */
 gsize
-gcg__pixel_format_row_bytes (GcgPixelFormat format, guint plane,
-    guint width)
+gcg__pixel_format_row_bytes (GcgPixelFormat format, guint plane, guint width)
 {
   gsize chroma = ((gsize) width + 1) / 2;
 
@@ -68,8 +67,8 @@ guint
 gcg__pixel_format_plane_height (GcgPixelFormat format, guint plane,
     guint height)
 {
-  return plane > 0 && gcg__pixel_format_is_yuv420 (format)
-      ? (height + 1) / 2 : height;
+  return plane > 0 && gcg__pixel_format_is_yuv420 (format) ? (height + 1) / 2
+                                                           : height;
 }
 
 /* --- GcgRect ---------------------------------------------------------- */
@@ -215,8 +214,8 @@ check_size (const gchar *what, guint width, guint height, GError **error)
   if (width >= 1 && width <= MAX_SIZE && height >= 1 && height <= MAX_SIZE)
     return TRUE;
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-      "Frame chain config: %s size %ux%u is not within 1x1 to %ux%u",
-      what, width, height, MAX_SIZE, MAX_SIZE);
+      "Frame chain config: %s size %ux%u is not within 1x1 to %ux%u", what,
+      width, height, MAX_SIZE, MAX_SIZE);
   return FALSE;
 }
 
@@ -226,14 +225,12 @@ check_enums (const GcgFrameChainConfig *c, GError **error)
   return check_enum (GCG_TYPE_PIXEL_FORMAT, "in_format", c->in_format, error)
       && check_enum (GCG_TYPE_COLOR_MATRIX, "matrix", c->matrix, error)
       && check_enum (GCG_TYPE_OUTPUT_KIND, "output", c->output, error)
-      && check_enum (GCG_TYPE_PIXEL_FORMAT, "out_format", c->out_format,
-          error)
+      && check_enum (GCG_TYPE_PIXEL_FORMAT, "out_format", c->out_format, error)
       && check_enum (GCG_TYPE_RESIZE_METHOD, "resize", c->resize, error)
       && check_enum (GCG_TYPE_LETTERBOX, "letterbox", c->letterbox, error)
-      && check_enum (GCG_TYPE_TENSOR_LAYOUT, "tensor_layout",
-          c->tensor_layout, error)
-      && check_enum (GCG_TYPE_TENSOR_TYPE, "tensor_type", c->tensor_type,
+      && check_enum (GCG_TYPE_TENSOR_LAYOUT, "tensor_layout", c->tensor_layout,
           error)
+      && check_enum (GCG_TYPE_TENSOR_TYPE, "tensor_type", c->tensor_type, error)
       && check_enum (GCG_TYPE_TENSOR_CHANNELS, "tensor_channels",
           c->tensor_channels, error);
 }
@@ -243,8 +240,8 @@ check_enums (const GcgFrameChainConfig *c, GError **error)
 static guint64
 output_bytes (const GcgFrameChainConfig *config)
 {
-  guint64 channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY
-      ? 1 : 3;
+  guint64 channels = config->tensor_channels == GCG_TENSOR_CHANNELS_GRAY ? 1
+                                                                         : 3;
   guint64 elem = gcg__tensor_type_get_size (config->tensor_type);
   guint64 size = 0;
 
@@ -253,8 +250,9 @@ output_bytes (const GcgFrameChainConfig *config)
         * (guint64) config->out_height * elem;
   for (guint i = 0; i < gcg__pixel_format_n_planes (config->out_format); i++)
     size += (guint64) gcg__pixel_format_row_bytes (config->out_format, i,
-        config->out_width) * gcg__pixel_format_plane_height (
-        config->out_format, i, config->out_height);
+                config->out_width)
+        * gcg__pixel_format_plane_height (config->out_format, i,
+            config->out_height);
   return size;
 }
 
@@ -273,8 +271,8 @@ check_output_bytes (const GcgFrameChainConfig *config, GError **error)
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
       "Frame chain config: the %s output would be %" G_GUINT64_FORMAT
       " bytes (%s), more than the limit of %s",
-      config->output == GCG_OUTPUT_KIND_TENSOR ? "tensor" : "video", bytes,
-      str, max);
+      config->output == GCG_OUTPUT_KIND_TENSOR ? "tensor" : "video", bytes, str,
+      max);
   return FALSE;
 }
 
@@ -300,8 +298,7 @@ gcg_frame_chain_config_validate (const GcgFrameChainConfig *config,
 
   if (!check_enums (config, error)
       || !check_size ("input", config->in_width, config->in_height, error)
-      || !check_size ("output", config->out_width, config->out_height,
-          error))
+      || !check_size ("output", config->out_width, config->out_height, error))
     return FALSE;
   if (config->max_rois < 1 || config->max_rois > GCG_FRAME_CHAIN_MAX_ROIS) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,

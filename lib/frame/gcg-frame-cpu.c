@@ -74,7 +74,7 @@ run_band (gpointer data, gpointer user_data)
  * dear once per frame); NULL when threads cannot be made (then
  * everything runs on the caller's thread). */
 static GThreadPool *
-get_pool (guint * n_threads)
+get_pool (guint *n_threads)
 {
   static GThreadPool *pool;
   static guint width = 1;
@@ -93,8 +93,8 @@ get_pool (guint * n_threads)
 /* Splits [0, rows) into bands, runs all but the first on the pool and the
  * first on this thread, then waits for the rest. */
 static void
-run_banded (const GcgFrameChainConfig *config,
-    const GcgFrameKernelParams *kp, gint32 rows)
+run_banded (const GcgFrameChainConfig *config, const GcgFrameKernelParams *kp,
+    gint32 rows)
 {
   guint width;
   GThreadPool *pool = get_pool (&width);

@@ -117,8 +117,8 @@ gcg_frame_item_map_free (GcgFrameItemMap *map)
  * Since: 0.1
  */
 void
-gcg_frame_item_map_to_source (const GcgFrameItemMap *map, gdouble u,
-    gdouble v, gdouble *x, gdouble *y)
+gcg_frame_item_map_to_source (const GcgFrameItemMap *map, gdouble u, gdouble v,
+    gdouble *x, gdouble *y)
 {
   g_return_if_fail (map != NULL && x != NULL && y != NULL);
 

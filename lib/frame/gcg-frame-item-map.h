@@ -62,8 +62,8 @@ GCG_API
 GType gcg_frame_item_map_get_type (void) G_GNUC_CONST;
 
 GCG_API
-GcgFrameItemMap *gcg_frame_item_map_new (const GcgRect *roi,
-    guint out_width, guint out_height, GcgLetterbox letterbox);
+GcgFrameItemMap *gcg_frame_item_map_new (const GcgRect *roi, guint out_width,
+    guint out_height, GcgLetterbox letterbox);
 
 GCG_API
 GcgFrameItemMap *gcg_frame_item_map_copy (const GcgFrameItemMap *map);

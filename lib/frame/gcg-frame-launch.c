@@ -37,9 +37,9 @@ use_wide (gboolean video, guint64 pixels)
 }
 
 void
-gcg__frame_kernel_launch (const gchar *family, const gchar *suffix,
-    guint width, guint height, guint items, guint rows4,
-    const guint block[2], guint grid[2], gchar *name, gsize size)
+gcg__frame_kernel_launch (const gchar *family, const gchar *suffix, guint width,
+    guint height, guint items, guint rows4, const guint block[2], guint grid[2],
+    gchar *name, gsize size)
 {
   gboolean wide = use_wide (strcmp (family, "video") == 0,
       (guint64) width * height * items);
@@ -48,6 +48,5 @@ gcg__frame_kernel_launch (const gchar *family, const gchar *suffix,
 
   grid[0] = (w + block[0] - 1) / block[0];
   grid[1] = (h + block[1] - 1) / block[1];
-  g_snprintf (name, size, "gcg_frame_%s%s_%s", family, wide ? "4" : "",
-      suffix);
+  g_snprintf (name, size, "gcg_frame_%s%s_%s", family, wide ? "4" : "", suffix);
 }

@@ -163,8 +163,7 @@ check_finite (const gchar *name, const gfloat *v, guint n, GError **error)
       continue;
     if (n > 1)
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-          "Frame parameter %s[%u] is not finite (%g)", name, i,
-          (gdouble) v[i]);
+          "Frame parameter %s[%u] is not finite (%g)", name, i, (gdouble) v[i]);
     else
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Frame parameter %s is not finite (%g)", name, (gdouble) v[i]);
@@ -207,8 +206,9 @@ check_planes (const gchar *what, GcgPixelFormat format, guint width,
     }
     if (stride[i] < 0 || (gsize) stride[i] < row) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-          "Frame parameter %s_stride[%u] = %d is less than a row (%"
-          G_GSIZE_FORMAT " bytes)", what, i, stride[i], row);
+          "Frame parameter %s_stride[%u] = %d is less than a row (%" G_GSIZE_FORMAT
+          " bytes)",
+          what, i, stride[i], row);
       return FALSE;
     }
   }
@@ -257,17 +257,16 @@ gcg__frame_check_params (const GcgFrameChainConfig *config,
 {
   static const gint no_stride[3] = { G_MAXINT, G_MAXINT, G_MAXINT };
 
-  if (!check_values (params, error)
-      || !check_rois (config, params, error)
-      || !check_planes ("src", config->in_format, config->in_width,
-          params->src, params->src_stride, error))
+  if (!check_values (params, error) || !check_rois (config, params, error)
+      || !check_planes ("src", config->in_format, config->in_width, params->src,
+          params->src_stride, error))
     return FALSE;
   if (config->output == GCG_OUTPUT_KIND_VIDEO)
     return check_planes ("dst", config->out_format, config->out_width,
         params->dst, params->dst_stride, error);
   /* A tensor is tightly packed: only its address matters. */
-  return check_planes ("dst", GCG_PIXEL_FORMAT_GRAY8, 1, params->dst,
-      no_stride, error);
+  return check_planes ("dst", GCG_PIXEL_FORMAT_GRAY8, 1, params->dst, no_stride,
+      error);
 }
 
 /**

@@ -22,8 +22,8 @@ gboolean gcg__frame_check_params (const GcgFrameChainConfig *config,
 void gcg__frame_prepare_frame (const GcgFrameChainConfig *config,
     const GcgFrameParams *params, GcgFrameKernelParams *kp);
 
-void gcg__frame_fit (GcgLetterbox letterbox, gint32 cw, gint32 ch,
-    gint32 ow, gint32 oh, gint32 *px, gint32 *py, gint32 *sw, gint32 *sh);
+void gcg__frame_fit (GcgLetterbox letterbox, gint32 cw, gint32 ch, gint32 ow,
+    gint32 oh, gint32 *px, gint32 *py, gint32 *sw, gint32 *sh);
 
 void gcg__frame_cpu_run (const GcgFrameChainConfig *config,
     const GcgFrameKernelParams *kp);
@@ -35,8 +35,8 @@ void gcg__frame_cpu_run (const GcgFrameChainConfig *config,
  * of @block threads covering them (the *4 kernels cover GCG_FK_PX ×
  * @rows4 pixels a thread). */
 void gcg__frame_kernel_launch (const gchar *family, const gchar *suffix,
-    guint width, guint height, guint items, guint rows4,
-    const guint block[2], guint grid[2], gchar *name, gsize size);
+    guint width, guint height, guint items, guint rows4, const guint block[2],
+    guint grid[2], gchar *name, gsize size);
 
 gboolean gcg__pixel_format_is_yuv420 (GcgPixelFormat format);
 guint gcg__pixel_format_n_planes (GcgPixelFormat format);

@@ -152,7 +152,7 @@ event_record (gpointer data, guint slot, GError **error)
   Slot *s = &self->slots[slot];
   GcgSyncMode mode = gcg_stream_get_sync_mode (self->stream);
   CUevent event = mode == GCG_SYNC_MODE_BLOCKING ? s->blocking_event
-      : s->plain_event;
+                                                 : s->plain_event;
 
   /* gcg_frame_queue_wait_ready() reads them from other threads. */
   g_mutex_lock (&self->lock);
@@ -161,7 +161,7 @@ event_record (gpointer data, guint slot, GError **error)
   g_mutex_unlock (&self->lock);
   return GCG_CU_OK (error, cuEventRecord, event,
       gcg__stream_get_cu (s->out_on_copy_stream ? self->out_stream
-          : self->stream));
+                                                : self->stream));
 }
 
 static GcgCompletion
@@ -201,9 +201,8 @@ event_wait (gpointer data, guint slot, GError **error)
   return gcg__event_wait (event, mode, error);
 }
 
-static const GcgCompletionOps event_ops = {
-  event_record, event_query, event_wait
-};
+static const GcgCompletionOps event_ops = { event_record, event_query,
+  event_wait };
 
 static gboolean
 cpu_record (gpointer data, guint slot, GError **error)
@@ -222,7 +221,8 @@ cpu_query (gpointer data, guint slot, GError **error)
   GcgFrameQueue *self = data;
 
   return self->submitted >= self->slots[slot].seq + self->cpu_delay
-      ? GCG_COMPLETION_DONE : GCG_COMPLETION_PENDING;
+      ? GCG_COMPLETION_DONE
+      : GCG_COMPLETION_PENDING;
 }
 
 static gboolean
@@ -247,8 +247,8 @@ gcg__frame_queue_set_cpu_delay_hook (GcgCpuDelayHook hook)
 static guint64
 cpu_completion_delay (void)
 {
-  GcgCpuDelayHook hook = (GcgCpuDelayHook) g_atomic_pointer_get
-      (&cpu_delay_hook);
+  GcgCpuDelayHook hook =
+      (GcgCpuDelayHook) g_atomic_pointer_get (&cpu_delay_hook);
 
   return hook ? MIN (hook (), 1000) : 0;
 }
@@ -263,11 +263,11 @@ free_slot_staging (GcgFrameQueue *self, Slot *slot)
   if (slot->out_dev)
     gcg_allocator_free (self->allocator, slot->out_dev);
   if (slot->in_host)
-    gcg_host_pool_release (self->host_pool, slot->in_host,
-        slot->in_host_size, NULL);
+    gcg_host_pool_release (self->host_pool, slot->in_host, slot->in_host_size,
+        NULL);
   if (slot->out_host)
-    gcg_host_pool_release (self->host_pool, slot->out_host,
-        slot->out_host_size, NULL);
+    gcg_host_pool_release (self->host_pool, slot->out_host, slot->out_host_size,
+        NULL);
   slot->in_dev = slot->out_dev = 0;
   slot->in_host = slot->out_host = NULL;
   slot->in_dev_size = slot->out_dev_size = 0;
@@ -383,11 +383,10 @@ init_cuda (GcgFrameQueue *self, GcgStream *stream, GcgAllocator *allocator,
   self->context = g_object_ref (gcg_stream_get_context (stream));
   if (allocator)
     self->allocator = g_object_ref (allocator);
-  else if ((self->allocator = gcg_allocator_new (self->context, error))
-      == NULL)
+  else if ((self->allocator = gcg_allocator_new (self->context, error)) == NULL)
     return FALSE;
   self->host_pool = host_pool ? g_object_ref (host_pool)
-      : gcg_host_pool_new (self->context);
+                              : gcg_host_pool_new (self->context);
   if ((self->in_stream = gcg_stream_new (self->context, error)) == NULL
       || (self->out_stream = gcg_stream_new (self->context, error)) == NULL
       || !create_events (self, error))
@@ -429,8 +428,8 @@ gcg_frame_queue_new (GcgStream *stream, GcgAllocator *allocator,
 
   if (depth < 1 || depth > GCG_FRAME_QUEUE_MAX_DEPTH) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "A frame queue holds 1 to %d frames, not %u",
-        GCG_FRAME_QUEUE_MAX_DEPTH, depth);
+        "A frame queue holds 1 to %d frames, not %u", GCG_FRAME_QUEUE_MAX_DEPTH,
+        depth);
     return NULL;
   }
   self = g_object_new (GCG_TYPE_FRAME_QUEUE, NULL);
@@ -730,11 +729,11 @@ gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
   if (!pending)
     return TRUE;
   if (self->ops != &event_ops || event == NULL)
-    return self->ops->wait (self->ops_data, (guint) (seq % self->depth),
-        error);
+    return self->ops->wait (self->ops_data, (guint) (seq % self->depth), error);
   return gcg__context_guard_enter (&guard, gcg_stream_get_context (waiter),
-      error) && GCG_CU_OK (error, cuStreamWaitEvent,
-      gcg__stream_get_cu (waiter), event, 0);
+             error)
+      && GCG_CU_OK (error, cuStreamWaitEvent, gcg__stream_get_cu (waiter),
+          event, 0);
 }
 
 /**
@@ -847,8 +846,8 @@ plane_extent (GcgPixelFormat format, guint i, guint width, guint height,
 }
 
 static gboolean
-planes_cover (const gchar *what, const GcgFramePlanes *p,
-    GcgPixelFormat format, guint width, guint height, GError **error)
+planes_cover (const gchar *what, const GcgFramePlanes *p, GcgPixelFormat format,
+    guint width, guint height, GError **error)
 {
   guint n = gcg__pixel_format_n_planes (format);
 
@@ -863,7 +862,8 @@ planes_cover (const gchar *what, const GcgFramePlanes *p,
     if (p->size[i] < need) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "The %s frame's plane %u holds %" G_GSIZE_FORMAT " bytes, its "
-          "rows reach %" G_GSIZE_FORMAT, what, i, p->size[i], need);
+          "rows reach %" G_GSIZE_FORMAT,
+          what, i, p->size[i], need);
       return FALSE;
     }
   }
@@ -883,7 +883,8 @@ chain_shape (GcgFrameChain *chain, ChainShape *shape)
 {
   gcg_frame_chain_get_config (chain, &shape->config);
   shape->tensor_bytes = shape->config.output == GCG_OUTPUT_KIND_TENSOR
-      ? gcg_frame_chain_get_output_size (chain) : 0;
+      ? gcg_frame_chain_get_output_size (chain)
+      : 0;
   shape->model = gcg_frame_chain_get_model (chain) != NULL;
 }
 
@@ -905,7 +906,8 @@ planes_fit_chain (const ChainShape *shape, const GcgFramePlanes *in,
   if (out->size[0] < need) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The output tensor holds %" G_GSIZE_FORMAT " bytes, the chain "
-        "writes %" G_GSIZE_FORMAT, out->size[0], need);
+        "writes %" G_GSIZE_FORMAT,
+        out->size[0], need);
     return FALSE;
   }
   return TRUE;
@@ -971,8 +973,7 @@ grow_host (GcgFrameQueue *self, guint8 **ptr, gsize *have, gsize need,
  * been another block's a moment ago). */
 static gboolean
 ensure_staging (GcgFrameQueue *self, Slot *slot, const GcgFramePlanes *in,
-    gsize in_total, const GcgFramePlanes *out, gsize out_total,
-    GError **error)
+    gsize in_total, const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   gboolean fresh = FALSE;
 
@@ -994,11 +995,11 @@ ensure_staging (GcgFrameQueue *self, Slot *slot, const GcgFramePlanes *in,
     return FALSE;
   return !fresh
       || (GCG_CU_OK (error, cuEventRecord, self->order_event,
-          gcg__stream_get_cu (self->stream))
-      && GCG_CU_OK (error, cuStreamWaitEvent,
-          gcg__stream_get_cu (self->in_stream), self->order_event, 0)
-      && GCG_CU_OK (error, cuStreamWaitEvent,
-          gcg__stream_get_cu (self->out_stream), self->order_event, 0));
+              gcg__stream_get_cu (self->stream))
+          && GCG_CU_OK (error, cuStreamWaitEvent,
+              gcg__stream_get_cu (self->in_stream), self->order_event, 0)
+          && GCG_CU_OK (error, cuStreamWaitEvent,
+              gcg__stream_get_cu (self->out_stream), self->order_event, 0));
 }
 
 /* Makes @waiter wait for what @first has queued so far. */
@@ -1008,7 +1009,7 @@ stream_after (GcgStream *waiter, GcgStream *first, CUevent event,
 {
   return GCG_CU_OK (error, cuEventRecord, event, gcg__stream_get_cu (first))
       && GCG_CU_OK (error, cuStreamWaitEvent, gcg__stream_get_cu (waiter),
-      event, 0);
+          event, 0);
 }
 
 /* Host input to the slot's device staging on the copy-in stream, so that
@@ -1095,15 +1096,15 @@ zero_tail_cuda (GcgFrameQueue *self, const ChainShape *shape,
 {
   gsize offset = 0, n = unused_tail (shape, params, &offset);
 
-  return n == 0 || GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset,
-      0, n, gcg__stream_get_cu (self->stream));
+  return n == 0
+      || GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset, 0, n,
+          gcg__stream_get_cu (self->stream));
 }
 
 static gboolean
 submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
-    const ChainShape *shape, GcgFrameParams *params,
-    const GcgFramePlanes *in, gsize in_total,
-    const GcgFramePlanes *out, gsize out_total, GError **error)
+    const ChainShape *shape, GcgFrameParams *params, const GcgFramePlanes *in,
+    gsize in_total, const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   guint index = (guint) (slot - self->slots);
@@ -1196,9 +1197,8 @@ next_free_slot (GcgFrameQueue *self)
  */
 gboolean
 gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
-    GcgFrameParams *params, const GcgFramePlanes *in,
-    const GcgFramePlanes *out, GcgFrameDoneFunc done, gpointer user_data,
-    guint64 *seq, GError **error)
+    GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
+    GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error)
 {
   gsize in_total = 0, out_total = 0;
   ChainShape shape;
@@ -1221,7 +1221,8 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
         "stream, the CPU none)");
     return FALSE;
   }
-  if (self->stream == NULL && (in->kind == GCG_MEMORY_KIND_DEVICE
+  if (self->stream == NULL
+      && (in->kind == GCG_MEMORY_KIND_DEVICE
           || out->kind == GCG_MEMORY_KIND_DEVICE)) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The CPU backend reads and writes host memory only");

@@ -80,8 +80,7 @@ void gcg_frame_planes_free (GcgFramePlanes *planes);
 
 #define GCG_TYPE_FRAME_QUEUE (gcg_frame_queue_get_type ())
 GCG_API
-G_DECLARE_FINAL_TYPE (GcgFrameQueue, gcg_frame_queue, GCG, FRAME_QUEUE,
-    GObject)
+G_DECLARE_FINAL_TYPE (GcgFrameQueue, gcg_frame_queue, GCG, FRAME_QUEUE, GObject)
 
 /**
  * GcgFrameDoneFunc:
@@ -102,9 +101,8 @@ typedef void (*GcgFrameDoneFunc) (GcgFrameQueue *queue, guint64 seq,
     const GError *error, gpointer user_data);
 
 GCG_API
-GcgFrameQueue *gcg_frame_queue_new (GcgStream *stream,
-    GcgAllocator *allocator, GcgHostPool *host_pool, guint depth,
-    GError **error);
+GcgFrameQueue *gcg_frame_queue_new (GcgStream *stream, GcgAllocator *allocator,
+    GcgHostPool *host_pool, guint depth, GError **error);
 
 GCG_API
 guint gcg_frame_queue_get_depth (GcgFrameQueue *self);
@@ -114,9 +112,8 @@ GcgStream *gcg_frame_queue_get_stream (GcgFrameQueue *self);
 
 GCG_API
 gboolean gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
-    GcgFrameParams *params, const GcgFramePlanes *in,
-    const GcgFramePlanes *out, GcgFrameDoneFunc done, gpointer user_data,
-    guint64 *seq, GError **error);
+    GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
+    GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error);
 
 GCG_API
 guint gcg_frame_queue_poll (GcgFrameQueue *self);

@@ -28,10 +28,9 @@ GcgFrameScratch *gcg__frame_scratch_new (GcgContext *context,
 
 void gcg__frame_scratch_free (GcgFrameScratch *self);
 
-gboolean gcg__frame_scratch_redirect (GcgFrameScratch *self,
-    GcgStream *stream, const GcgFrameParams *params,
-    GcgFrameKernelParams *kp, const GcgFrameStageIo *io,
-    GcgFrameStageIo *before, GError **error);
+gboolean gcg__frame_scratch_redirect (GcgFrameScratch *self, GcgStream *stream,
+    const GcgFrameParams *params, GcgFrameKernelParams *kp,
+    const GcgFrameStageIo *io, GcgFrameStageIo *before, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgFrameScratch, gcg__frame_scratch_free)
 

@@ -45,19 +45,22 @@ lay_out (GcgFrameScratch *self, const GcgFrameChainConfig *config,
 {
   self->n_planes = gcg__pixel_format_n_planes (config->in_format);
   for (guint i = 0; i < self->n_planes; i++) {
-    gsize pitch = round_up (gcg__pixel_format_row_bytes (config->in_format,
-            i, config->in_width), PITCH_ALIGN);
+    gsize pitch = round_up (gcg__pixel_format_row_bytes (config->in_format, i,
+                                config->in_width),
+        PITCH_ALIGN);
 
     self->pitch[i] = (gint) pitch;
     self->offset[i] = self->size;
-    self->size += pitch * gcg__pixel_format_plane_height (config->in_format,
-        i, config->in_height);
+    self->size += pitch
+        * gcg__pixel_format_plane_height (config->in_format, i,
+            config->in_height);
   }
   if (self->size > GCG_FRAME_SCRATCH_MAX_BYTES) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "A kernel before the built-in op needs a scratch copy of the input "
         "of %" G_GSIZE_FORMAT " bytes, more than the %" G_GSIZE_FORMAT
-        " allowed", self->size, GCG_FRAME_SCRATCH_MAX_BYTES);
+        " allowed",
+        self->size, GCG_FRAME_SCRATCH_MAX_BYTES);
     return FALSE;
   }
   return TRUE;
@@ -88,8 +91,8 @@ gcg__frame_scratch_free (GcgFrameScratch *self)
 /* Nothing is allocated here: each stream's copy comes with its first
  * frame (the chain may never run). */
 GcgFrameScratch *
-gcg__frame_scratch_new (GcgContext *context,
-    const GcgFrameChainConfig *config, GError **error)
+gcg__frame_scratch_new (GcgContext *context, const GcgFrameChainConfig *config,
+    GError **error)
 {
   g_autoptr (GcgFrameScratch) self = g_new0 (GcgFrameScratch, 1);
 
@@ -118,8 +121,10 @@ get_base (GcgFrameScratch *self, GcgStream *stream, GError **error)
   }
   if (!gcg__context_guard_enter (&guard, self->context, error)
       || !GCG_CU_OK (error, cuMemAlloc, &slot.base, self->size)) {
-    g_prefix_error (error, "The scratch copy of the input (%" G_GSIZE_FORMAT
-        " bytes) for a kernel before the built-in op: ", self->size);
+    g_prefix_error (error,
+        "The scratch copy of the input (%" G_GSIZE_FORMAT
+        " bytes) for a kernel before the built-in op: ",
+        self->size);
     return 0;
   }
   slot.stream = g_object_ref (stream);

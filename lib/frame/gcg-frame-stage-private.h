@@ -133,8 +133,8 @@ typedef struct
   const gchar *name;
   gboolean (*prepare) (GcgFrameStage *stage, const GcgFrameStageIo *io,
       void *dst, GError **error);
-  gboolean (*launch) (GcgFrameStage *stage, GcgStream *stream,
-      guint64 arg, GError **error);
+  gboolean (*launch) (GcgFrameStage *stage, GcgStream *stream, guint64 arg,
+      GError **error);
   void (*free) (GcgFrameStage *stage);
 } GcgFrameStageClass;
 

@@ -68,8 +68,8 @@ gcg__kernel_code_read_file (const gchar *path, gsize max_size, GError **error)
     close (fd);
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
         "Kernel file \"%s\" is empty or larger than %" G_GSIZE_FORMAT
-        " bytes (%" G_GINT64_FORMAT ")", shown, max_size,
-        (gint64) st.st_size);
+        " bytes (%" G_GINT64_FORMAT ")",
+        shown, max_size, (gint64) st.st_size);
     return NULL;
   }
   data = g_malloc (st.st_size);
@@ -101,8 +101,9 @@ gcg__kernel_code_check_entry (const gchar *name, const gchar *entry,
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its entry point must be the name of its extern "
         "\"C\" __global__ function (letters, digits and '_', at most %d), "
-        "not \"%.64s%s\"", name, GCG_KERNEL_CODE_MAX_ENTRY,
-        entry ? entry : "", len > 64 ? "..." : "");
+        "not \"%.64s%s\"",
+        name, GCG_KERNEL_CODE_MAX_ENTRY, entry ? entry : "",
+        len > 64 ? "..." : "");
   }
   return ok;
 }
@@ -133,12 +134,13 @@ source_text (GBytes *source, const gchar *name, const gchar *entry,
     if (at != NULL) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Kernel '%s': its source holds %s at offset %" G_GSIZE_FORMAT
-          ", where the compiler would stop reading it", name,
-          forbidden[i].what, (gsize) (at - data));
+          ", where the compiler would stop reading it",
+          name, forbidden[i].what, (gsize) (at - data));
       return NULL;
     }
   }
-  return g_strdup_printf ("%.*s\n#line 1 \"" GCG_KERNEL_CODE_ENTRY_CHECK
+  return g_strdup_printf (
+      "%.*s\n#line 1 \"" GCG_KERNEL_CODE_ENTRY_CHECK
       "\"\nextern \"C\" __global__ void %s (const gcg_params *);\n",
       (int) size, data, entry);
 }
@@ -151,8 +153,8 @@ source_text (GBytes *source, const gchar *name, const gchar *entry,
  * are quoted in it). */
 GBytes *
 gcg__kernel_code_compile (const GcgKernelDecl *decl, GBytes *source,
-    const gchar *name, const gchar *entry, gint sm,
-    const gchar *const *options, const gchar *cache_dir, GError **error)
+    const gchar *name, const gchar *entry, gint sm, const gchar *const *options,
+    const gchar *cache_dir, GError **error)
 {
   g_autofree gchar *prelude = NULL;
   g_autofree gchar *text = NULL;
@@ -175,9 +177,11 @@ gcg__kernel_code_compile (const GcgKernelDecl *decl, GBytes *source,
     local->message = valid;
   }
   if (strstr (local->message, GCG_KERNEL_CODE_ENTRY_CHECK "(") != NULL) {
-    g_prefix_error (&local, "Kernel '%s': its entry point must be declared "
+    g_prefix_error (&local,
+        "Kernel '%s': its entry point must be declared "
         "extern \"C\" __global__ void %s (const gcg_params *p), the one "
-        "argument it is launched with: ", name, entry);
+        "argument it is launched with: ",
+        name, entry);
   }
   g_propagate_error (error, local);
   return NULL;

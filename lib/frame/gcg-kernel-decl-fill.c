@@ -34,8 +34,7 @@ to_double (const GcgFrameValue *value, gdouble *d)
 
 /* An integer value, or a double that is a whole number in range. */
 static gboolean
-to_int_range (const GcgFrameValue *value, gint64 min, guint64 max,
-    guint64 *out)
+to_int_range (const GcgFrameValue *value, gint64 min, guint64 max, guint64 *out)
 {
   gdouble d;
 
@@ -55,8 +54,8 @@ to_int_range (const GcgFrameValue *value, gint64 min, guint64 max,
       /* 2^64 and 2^63 are exact doubles: compare against them, not
        * against max. */
       if (!isfinite (d) || d != floor (d) || d < (gdouble) min
-          || d >= (max == G_MAXUINT64 ? 18446744073709551616.0 :
-              (gdouble) max + 1.0))
+          || d >= (max == G_MAXUINT64 ? 18446744073709551616.0
+                                      : (gdouble) max + 1.0))
         return FALSE;
       *out = d < 0 ? (guint64) (gint64) d : (guint64) d;
       return TRUE;
@@ -73,7 +72,7 @@ store (GcgKernelParamType type, const GcgFrameValue *value, guint8 *dst)
   guint64 u;
 
   switch (type) {
-    case GCG_KERNEL_PARAM_F32:{
+    case GCG_KERNEL_PARAM_F32: {
       gfloat f;
 
       if (!to_double (value, &d) || fabs (d) > G_MAXFLOAT)
@@ -87,7 +86,7 @@ store (GcgKernelParamType type, const GcgFrameValue *value, guint8 *dst)
         return FALSE;
       memcpy (dst, &d, sizeof (d));
       return TRUE;
-    case GCG_KERNEL_PARAM_I32:{
+    case GCG_KERNEL_PARAM_I32: {
       gint32 i;
 
       if (!to_int_range (value, G_MININT32, G_MAXINT32, &u))
@@ -96,7 +95,7 @@ store (GcgKernelParamType type, const GcgFrameValue *value, guint8 *dst)
       memcpy (dst, &i, sizeof (i));
       return TRUE;
     }
-    case GCG_KERNEL_PARAM_U32:{
+    case GCG_KERNEL_PARAM_U32: {
       guint32 v;
 
       if (!to_int_range (value, 0, G_MAXUINT32, &u))
@@ -120,7 +119,7 @@ field_value (GcgKernelField field, const GcgFrameStageIo *io)
 {
   const GcgFrameParams *p = io->params;
   const GcgFrameChainConfig *c = io->config;
-  GcgFrameValue v = { GCG_FRAME_VALUE_UINT, {.u = 0} };
+  GcgFrameValue v = { GCG_FRAME_VALUE_UINT, { .u = 0 } };
 
   if (field <= GCG_KERNEL_FIELD_SRC2)
     v.v.u = p->src[field - GCG_KERNEL_FIELD_SRC0];
@@ -181,9 +180,9 @@ gcg__kernel_decl_fill (const GcgKernelDecl *self, const gchar *kernel_name,
     if (!store (param->type, &v, (guint8 *) dst + param->offset)) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Kernel '%s': this frame's value of parameter '%s'%s%s%s does not "
-          "fit its type", kernel_name, param->name,
-          param->key ? " (meta key '" : "", param->key ? param->key : "",
-          param->key ? "')" : "");
+          "fit its type",
+          kernel_name, param->name, param->key ? " (meta key '" : "",
+          param->key ? param->key : "", param->key ? "')" : "");
       return FALSE;
     }
   }

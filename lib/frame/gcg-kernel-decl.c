@@ -101,7 +101,7 @@ is_identifier (const gchar *s)
 {
   if (!g_ascii_isalpha (s[0]) && s[0] != '_')
     return FALSE;
-  for (const gchar * p = s; *p; p++) {
+  for (const gchar *p = s; *p; p++) {
     if (!g_ascii_isalnum (*p) && *p != '_')
       return FALSE;
   }
@@ -222,7 +222,8 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
         "of at most %d characters, not a C++ keyword nor reserved (__x, "
-        "_X)", item, GCG_KERNEL_DECL_MAX_NAME);
+        "_X)",
+        item, GCG_KERNEL_DECL_MAX_NAME);
     return FALSE;
   }
   for (guint i = 0; i + 1 < self->n_params; i++) {
@@ -237,7 +238,8 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
         "Kernel parameter '%s': cannot read '%s' (expected TYPE:VALUE with "
         "TYPE one of i32 u32 f32 f64 u64 and VALUE in its range, "
         "meta:KEY[:TYPE[:DEFAULT]], or a frame field such as src0, dst0, "
-        "out_width, frame, pts)", param->name, eq + 1);
+        "out_width, frame, pts)",
+        param->name, eq + 1);
     return FALSE;
   }
   return TRUE;

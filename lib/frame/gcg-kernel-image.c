@@ -124,8 +124,7 @@ check_fatbin (const Span *s, guint depth)
       return "a fatbin entry header cut short";
     entry_header = get_le (s, off + 4, 4);
     payload = get_le (s, off + 8, 8);
-    if (entry_header < FATBIN_ENTRY_HEADER
-        || !within (s, off, entry_header)
+    if (entry_header < FATBIN_ENTRY_HEADER || !within (s, off, entry_header)
         || !within (s, off + entry_header, payload)
         || off + entry_header + payload > end)
       return "a fatbin entry past the end of the code";
@@ -166,8 +165,7 @@ check_span (const Span *s, guint depth)
  * with an error naming the kernel @name; PTX text passes.  Nothing here
  * needs a device. */
 gboolean
-gcg__kernel_code_check_binary (const gchar *name, GBytes *code,
-    GError **error)
+gcg__kernel_code_check_binary (const gchar *name, GBytes *code, GError **error)
 {
   gsize size = 0;
   Span s;
@@ -179,7 +177,8 @@ gcg__kernel_code_check_binary (const gchar *name, GBytes *code,
   if (why != NULL) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its code (%" G_GSIZE_FORMAT " bytes) is damaged or "
-        "truncated: %s", name, size, why);
+        "truncated: %s",
+        name, size, why);
   }
   return why == NULL;
 }

@@ -85,7 +85,7 @@ fill_spec (GcgKernelOp *self, guint width, guint height, guint depth,
 {
   memset (spec, 0, sizeof (*spec));
   spec->kind = self->is_source ? GCG_KERNEL_CODE_SOURCE
-      : GCG_KERNEL_CODE_BINARY;
+                               : GCG_KERNEL_CODE_BINARY;
   spec->name = self->name;
   spec->code = self->code;
   spec->entry = self->entry;
@@ -120,22 +120,22 @@ image_has_entry (GBytes *image, const gchar *entry)
 static gboolean
 check_source (GcgKernelOp *self, GError **error)
 {
-  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (self->params,
-      error);
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (self->params, error);
   g_autoptr (GBytes) image = NULL;
 
   if (decl == NULL) {
     g_prefix_error (error, "Kernel '%s': ", self->name);
     return FALSE;
   }
-  image = gcg__kernel_code_compile (decl, self->code, self->name,
-      self->entry, GCG_KERNEL_OP_CHECK_SM, NULL, self->cache_dir, error);
+  image = gcg__kernel_code_compile (decl, self->code, self->name, self->entry,
+      GCG_KERNEL_OP_CHECK_SM, NULL, self->cache_dir, error);
   if (image == NULL)
     return FALSE;
   if (!image_has_entry (image, self->entry)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': no entry point '%s' in the compiled code (declare "
-        "it extern \"C\" __global__)", self->name, self->entry);
+        "it extern \"C\" __global__)",
+        self->name, self->entry);
     return FALSE;
   }
   return TRUE;
@@ -166,8 +166,8 @@ check_op (GcgKernelOp *self, GcgContext *context, GError **error)
 /* The constructor behind the public ones; @cache_dir (nullable) keeps
  * compiled source on disk across processes. */
 GcgKernelOp *
-gcg__kernel_op_new_full (GcgContext *context, gboolean is_source,
-    GBytes *code, const gchar *name, const gchar *entry, const gchar *params,
+gcg__kernel_op_new_full (GcgContext *context, gboolean is_source, GBytes *code,
+    const gchar *name, const gchar *entry, const gchar *params,
     const gchar *cache_dir, GError **error)
 {
   g_autoptr (GcgKernelOp) self = NULL;
@@ -176,7 +176,8 @@ gcg__kernel_op_new_full (GcgContext *context, gboolean is_source,
   if (entry == NULL || *entry == '\0') {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': needs an entry point, the name of its extern \"C\" "
-        "__global__ function", name ? name : "(unnamed)");
+        "__global__ function",
+        name ? name : "(unnamed)");
     return NULL;
   }
   if (!gcg__kernel_code_check_entry (name ? name : "(unnamed)", entry,
@@ -185,11 +186,12 @@ gcg__kernel_op_new_full (GcgContext *context, gboolean is_source,
   if (size == 0 || size > GCG_KERNEL_STAGE_MAX_CODE) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its code is %" G_GSIZE_FORMAT " bytes (1 to %d "
-        "allowed)", name ? name : entry, size, GCG_KERNEL_STAGE_MAX_CODE);
+        "allowed)",
+        name ? name : entry, size, GCG_KERNEL_STAGE_MAX_CODE);
     return NULL;
   }
-  if (!is_source && !gcg__kernel_code_check_binary (name ? name : entry,
-          code, error))
+  if (!is_source
+      && !gcg__kernel_code_check_binary (name ? name : entry, code, error))
     return NULL;
   self = g_object_new (GCG_TYPE_KERNEL_OP, NULL);
   self->name = g_strdup (name ? name : entry);
@@ -298,17 +300,17 @@ gcg_kernel_op_new_from_file (GcgContext *context, const gchar *path,
   if (code == NULL)
     return NULL;
   name = g_filename_display_basename (path);
-  return gcg__kernel_op_new_full (context, g_str_has_suffix (path, ".cu")
-      || g_str_has_suffix (path, ".cuh"), code, name, entry, params, NULL,
-      error);
+  return gcg__kernel_op_new_full (context,
+      g_str_has_suffix (path, ".cu") || g_str_has_suffix (path, ".cuh"), code,
+      name, entry, params, NULL, error);
 }
 
 /* A stage of this op's code for a chain or batch, loaded in @context,
  * whose grid covers @width × @height and is @depth deep unless one was
  * set. */
 GcgFrameStage *
-gcg__kernel_op_make_stage (GcgKernelOp *self, GcgContext *context,
-    guint width, guint height, guint depth, GError **error)
+gcg__kernel_op_make_stage (GcgKernelOp *self, GcgContext *context, guint width,
+    guint height, guint depth, GError **error)
 {
   GcgKernelStageSpec spec;
 
@@ -400,8 +402,7 @@ gcg_kernel_op_is_source (GcgKernelOp *self)
  * Since: 0.2
  */
 gboolean
-gcg_kernel_op_set_block (GcgKernelOp *self, guint x, guint y,
-    GError **error)
+gcg_kernel_op_set_block (GcgKernelOp *self, guint x, guint y, GError **error)
 {
   g_return_val_if_fail (GCG_IS_KERNEL_OP (self), FALSE);
 

@@ -51,13 +51,12 @@ GcgKernelOp *gcg_kernel_op_new_from_source (GcgContext *context,
     GError **error);
 
 GCG_API
-GcgKernelOp *gcg_kernel_op_new_from_binary (GcgContext *context,
-    GBytes *code, const gchar *entry, const gchar *params, GError **error);
+GcgKernelOp *gcg_kernel_op_new_from_binary (GcgContext *context, GBytes *code,
+    const gchar *entry, const gchar *params, GError **error);
 
 GCG_API
 GcgKernelOp *gcg_kernel_op_new_from_file (GcgContext *context,
-    const gchar *path, const gchar *entry, const gchar *params,
-    GError **error);
+    const gchar *path, const gchar *entry, const gchar *params, GError **error);
 
 GCG_API
 const gchar *gcg_kernel_op_get_name (GcgKernelOp *self);
@@ -82,8 +81,7 @@ GCG_API
 void gcg_kernel_op_set_grid (GcgKernelOp *self, guint x, guint y, guint z);
 
 GCG_API
-void gcg_kernel_op_get_grid (GcgKernelOp *self, guint *x, guint *y,
-    guint *z);
+void gcg_kernel_op_get_grid (GcgKernelOp *self, guint *x, guint *y, guint *z);
 
 GCG_API
 gboolean gcg_frame_chain_add_kernel (GcgFrameChain *chain, GcgKernelOp *op,

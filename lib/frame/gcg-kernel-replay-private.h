@@ -44,15 +44,18 @@ GCG_PRIVATE_API gboolean gcg__kernel_replay_add_stage_at (GcgKernelReplay *self,
 GCG_PRIVATE_API GcgContext *gcg__kernel_replay_get_context (
     const GcgKernelReplay *self);
 
-GCG_PRIVATE_API gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
-    const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,
-    GError **error);
+GCG_PRIVATE_API gboolean gcg__kernel_replay_run_io (GcgKernelReplay *self,
+    const void *arg, const GcgFrameStageIo *io, GcgStream *stream,
+    gboolean use_graph, GError **error);
 
 GCG_PRIVATE_API GcgContext *gcg__kernel_replay_get_context (
     const GcgKernelReplay *self);
-GCG_PRIVATE_API guint64 gcg__kernel_replay_get_captures (const GcgKernelReplay *self);
-GCG_PRIVATE_API guint64 gcg__kernel_replay_get_replays (const GcgKernelReplay *self);
-GCG_PRIVATE_API guint64 gcg__kernel_replay_get_eager (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64
+gcg__kernel_replay_get_captures (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64
+gcg__kernel_replay_get_replays (const GcgKernelReplay *self);
+GCG_PRIVATE_API guint64
+gcg__kernel_replay_get_eager (const GcgKernelReplay *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgKernelReplay, gcg__kernel_replay_free)
 

@@ -86,8 +86,8 @@ new_block (GcgKernelReplay *self, GError **error)
 {
   g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
 
-  if (gcg_param_block_add_bytes (block, "frame", self->total_bytes, 16,
-          error) < 0
+  if (gcg_param_block_add_bytes (block, "frame", self->total_bytes, 16, error)
+          < 0
       || !gcg_param_block_allocate (block, self->context, RING_DEPTH, error))
     return NULL;
   return g_steal_pointer (&block);
@@ -95,8 +95,7 @@ new_block (GcgKernelReplay *self, GError **error)
 
 GcgKernelReplay *
 gcg__kernel_replay_new (GcgContext *context, const gchar *kernel_name,
-    const guint grid[3], const guint block[2], gsize arg_bytes,
-    GError **error)
+    const guint grid[3], const guint block[2], gsize arg_bytes, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   g_autoptr (GcgKernelReplay) self = g_new0 (GcgKernelReplay, 1);
@@ -113,8 +112,9 @@ gcg__kernel_replay_new (GcgContext *context, const gchar *kernel_name,
   if (!gcg__context_guard_enter (&guard, context, error))
     return NULL;
   if (kernel_name != NULL
-      && (self->kernel = gcg__context_get_function (context, kernel_name,
-              error)) == NULL)
+      && (self->kernel =
+                 gcg__context_get_function (context, kernel_name, error))
+          == NULL)
     return NULL;
   self->spare_block = new_block (self, error);
   if (self->spare_block == NULL)
@@ -176,7 +176,8 @@ get_stream_state (GcgKernelReplay *self, GcgStream *stream, GError **error)
   if (self->streams->len >= MAX_STREAMS) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "One frame chain or batch serves at most %d streams; use one per "
-        "group of streams", MAX_STREAMS);
+        "group of streams",
+        MAX_STREAMS);
     return NULL;
   }
   if (self->spare_block != NULL)
@@ -276,8 +277,8 @@ gcg__kernel_replay_add_stage_at (GcgKernelReplay *self, GcgFrameStage *stage,
       || (align & (align - 1)) != 0 || align > 256) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "A %s stage is added before the first frame, at most %d per chain, "
-        "with a struct of 1 to %d bytes", stage->klass->name, MAX_STAGES,
-        GCG_FRAME_STAGE_MAX_STRUCT);
+        "with a struct of 1 to %d bytes",
+        stage->klass->name, MAX_STAGES, GCG_FRAME_STAGE_MAX_STRUCT);
     return FALSE;
   }
   if (self->n_stages == 0 && self->kernel == NULL)
@@ -297,8 +298,8 @@ gcg__kernel_replay_add_stage_at (GcgKernelReplay *self, GcgFrameStage *stage,
 /* The whole struct of one frame: the built-in kernel's @arg, then what
  * each stage's prepare() writes from @io. */
 static gboolean
-fill_scratch (GcgKernelReplay *self, const void *arg,
-    const GcgFrameStageIo *io, GError **error)
+fill_scratch (GcgKernelReplay *self, const void *arg, const GcgFrameStageIo *io,
+    GError **error)
 {
   if (self->arg_bytes > 0)
     memcpy (self->scratch, arg, self->arg_bytes);
@@ -315,7 +316,8 @@ fill_scratch (GcgKernelReplay *self, const void *arg,
     if (stage_io == NULL) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "A %s stage before the built-in op needs the frame's input "
-          "view", stage->klass->name);
+          "view",
+          stage->klass->name);
       return FALSE;
     }
     if (!stage->klass->prepare (stage, stage_io,
@@ -329,8 +331,7 @@ gboolean
 gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
     GcgStream *stream, gboolean use_graph, GError **error)
 {
-  return gcg__kernel_replay_run_io (self, arg, NULL, stream, use_graph,
-      error);
+  return gcg__kernel_replay_run_io (self, arg, NULL, stream, use_graph, error);
 }
 
 gboolean
@@ -343,15 +344,14 @@ gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
   LaunchData data;
   /* Without stages the caller's struct is the whole one: no copy of it
    * into the scratch buffer first (once per frame, for nothing). */
-  gboolean direct = self->n_stages == 0 && self->arg_bytes
-      == self->total_bytes;
+  gboolean direct = self->n_stages == 0 && self->arg_bytes == self->total_bytes;
   const void *frame = direct ? arg : self->scratch;
 
   if ((!direct && !fill_scratch (self, arg, io, error))
       || !gcg__context_guard_enter (&guard, self->context, error)
       || (state = get_stream_state (self, stream, error)) == NULL
-      || !gcg_param_block_set_bytes (state->block, 0, frame,
-          self->total_bytes, error)
+      || !gcg_param_block_set_bytes (state->block, 0, frame, self->total_bytes,
+          error)
       || !gcg_param_block_update (state->block, stream, error))
     return FALSE;
   if (!use_graph) {

@@ -73,7 +73,10 @@ kernel_free (GcgFrameStage *stage)
 }
 
 static const GcgFrameStageClass kernel_stage_class = {
-  "kernel", kernel_prepare, kernel_launch, kernel_free,
+  "kernel",
+  kernel_prepare,
+  kernel_launch,
+  kernel_free,
 };
 
 /* The image cuModuleLoadData reads: the cubin NVRTC made of source, or
@@ -91,14 +94,14 @@ module_image (GcgKernelStage *self, const GcgKernelStageSpec *spec,
   if (size == 0 || size > GCG_KERNEL_STAGE_MAX_CODE) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its code is %" G_GSIZE_FORMAT " bytes (1 to %d "
-        "allowed)", self->name, size, GCG_KERNEL_STAGE_MAX_CODE);
+        "allowed)",
+        self->name, size, GCG_KERNEL_STAGE_MAX_CODE);
     return NULL;
   }
   if (spec->kind == GCG_KERNEL_CODE_SOURCE) {
     gcg_context_get_compute_capability (self->context, &major, &minor);
     return gcg__kernel_code_compile (self->decl, spec->code, self->name,
-        spec->entry, major * 10 + minor, spec->options, spec->cache_dir,
-        error);
+        spec->entry, major * 10 + minor, spec->options, spec->cache_dir, error);
   }
   if (!gcg__kernel_code_check_binary (self->name, spec->code, error))
     return NULL;
@@ -119,14 +122,16 @@ load_module (GcgKernelStage *self, GBytes *image, const gchar *entry,
   if (!GCG_CU_OK (error, cuModuleLoadData, &self->module,
           g_bytes_get_data (image, NULL))) {
     self->module = NULL;
-    g_prefix_error (error, "Kernel '%s': the driver refused its code: ",
-        self->name);
+    g_prefix_error (error,
+        "Kernel '%s': the driver refused its code: ", self->name);
     return FALSE;
   }
   if (!GCG_CU_OK (error, cuModuleGetFunction, &self->function, self->module,
           entry)) {
-    g_prefix_error (error, "Kernel '%s': no entry point '%s' (declare it "
-        "extern \"C\" __global__): ", self->name, entry);
+    g_prefix_error (error,
+        "Kernel '%s': no entry point '%s' (declare it "
+        "extern \"C\" __global__): ",
+        self->name, entry);
     return FALSE;
   }
   return TRUE;
@@ -137,9 +142,11 @@ set_geometry (GcgKernelStage *self, const GcgKernelStageSpec *spec)
 {
   for (guint i = 0; i < 2; i++)
     self->block[i] = spec->block[i] ? spec->block[i] : DEFAULT_BLOCK;
-  self->grid[0] = spec->grid[0] ? spec->grid[0]
+  self->grid[0] = spec->grid[0]
+      ? spec->grid[0]
       : (MAX (spec->width, 1) + self->block[0] - 1) / self->block[0];
-  self->grid[1] = spec->grid[1] ? spec->grid[1]
+  self->grid[1] = spec->grid[1]
+      ? spec->grid[1]
       : (MAX (spec->height, 1) + self->block[1] - 1) / self->block[1];
   self->grid[2] = spec->grid[2] ? spec->grid[2] : 1;
 }
@@ -159,7 +166,8 @@ gcg__kernel_stage_new (GcgContext *context, const GcgKernelStageSpec *spec,
       || MAX (spec->block[0], 1) * MAX (spec->block[1], 1) > 1024) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': needs code, an entry point and at most 1024 threads "
-        "per block", spec->name ? spec->name : "(unnamed)");
+        "per block",
+        spec->name ? spec->name : "(unnamed)");
     return NULL;
   }
   self = g_new0 (GcgKernelStage, 1);

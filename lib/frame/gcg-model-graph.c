@@ -137,8 +137,8 @@ gcg_model_graph_new (GcgContext *context, guint64 graph, gpointer owner,
 /* Fills @t from a caller's description; the size is bounded by the
  * address space so a shape cannot overflow it. */
 static gboolean
-tensor_init (ModelTensor *t, guint64 address, const gint64 *shape,
-    guint n_dims, GcgModelDtype dtype, GError **error)
+tensor_init (ModelTensor *t, guint64 address, const gint64 *shape, guint n_dims,
+    GcgModelDtype dtype, GError **error)
 {
   gsize size = gcg_model_dtype_get_size (dtype);
 
@@ -146,15 +146,16 @@ tensor_init (ModelTensor *t, guint64 address, const gint64 *shape,
       || n_dims > GCG_MODEL_GRAPH_MAX_DIMS || size == 0) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "A model tensor needs an address, 1 to %d dimensions and a known "
-        "dtype", GCG_MODEL_GRAPH_MAX_DIMS);
+        "dtype",
+        GCG_MODEL_GRAPH_MAX_DIMS);
     return FALSE;
   }
   for (guint i = 0; i < n_dims; i++) {
     if (shape[i] <= 0 || (guint64) shape[i] > G_MAXSIZE / size) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Dimension %u of a model tensor is %" G_GINT64_FORMAT
-          " (it must be positive and the tensor must fit in memory)", i,
-          shape[i]);
+          " (it must be positive and the tensor must fit in memory)",
+          i, shape[i]);
       return FALSE;
     }
     size *= (gsize) shape[i];   /* bounded by the check above */
@@ -182,8 +183,9 @@ check_address (GcgModelGraph *self, guint64 address, GError **error)
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The model tensor at 0x%" G_GINT64_MODIFIER "x belongs to CUDA "
         "context %p, the model graph's context is %p: use the device's "
-        "primary context (what PyTorch uses) on both sides", address,
-        (gpointer) ctx, (gpointer) gcg__context_get_cu (self->context));
+        "primary context (what PyTorch uses) on both sides",
+        address, (gpointer) ctx,
+        (gpointer) gcg__context_get_cu (self->context));
     return FALSE;
   }
   if (ctx != NULL)
@@ -194,8 +196,8 @@ check_address (GcgModelGraph *self, guint64 address, GError **error)
   if (ordinal != gcg_context_get_device_id (self->context)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "The model tensor at 0x%" G_GINT64_MODIFIER "x is on device %d, "
-        "the model graph's context on device %d", address, ordinal,
-        gcg_context_get_device_id (self->context));
+        "the model graph's context on device %d",
+        address, ordinal, gcg_context_get_device_id (self->context));
     return FALSE;
   }
   return TRUE;
@@ -294,8 +296,8 @@ gcg_model_graph_add_output (GcgModelGraph *self, guint64 address,
         "A model graph has at most %d outputs", GCG_MODEL_GRAPH_MAX_OUTPUTS);
     return -1;
   }
-  if (!describe (self, &self->outputs[self->n_outputs], address, shape,
-          n_dims, dtype, error))
+  if (!describe (self, &self->outputs[self->n_outputs], address, shape, n_dims,
+          dtype, error))
     return -1;
   return (gint) self->n_outputs++;
 }
@@ -423,8 +425,8 @@ gcg_model_graph_get_n_outputs (GcgModelGraph *self)
  * Since: 0.2
  */
 gboolean
-gcg_model_graph_get_output (GcgModelGraph *self, guint index,
-    guint64 *address, gsize *n_bytes, GcgModelDtype *dtype)
+gcg_model_graph_get_output (GcgModelGraph *self, guint index, guint64 *address,
+    gsize *n_bytes, GcgModelDtype *dtype)
 {
   g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), FALSE);
   if (index >= self->n_outputs)
@@ -489,7 +491,7 @@ gcg_model_graph_get_packed_tensor (GcgModelGraph *self, gboolean with_input,
     return FALSE;
   for (guint i = 0; i <= index; i++) {
     t = with_input ? (i == 0 ? &self->input : &self->outputs[i - 1])
-        : &self->outputs[i];
+                   : &self->outputs[i];
     end = GCG_ROUND_UP (end, GCG_MODEL_GRAPH_PACK_ALIGN) + t->n_bytes;
   }
   if (offset)
@@ -522,8 +524,8 @@ gcg_model_graph_get_packed_size (GcgModelGraph *self, gboolean with_input)
   g_return_val_if_fail (GCG_IS_MODEL_GRAPH (self), 0);
   n = self->n_outputs + (with_input ? 1 : 0);
   if (self->n_outputs == 0
-      || !gcg_model_graph_get_packed_tensor (self, with_input, n - 1,
-          &offset, &n_bytes, NULL))
+      || !gcg_model_graph_get_packed_tensor (self, with_input, n - 1, &offset,
+          &n_bytes, NULL))
     return 0;
   return offset + n_bytes;
 }
@@ -587,8 +589,7 @@ gcg_model_graph_add_to_capture (GcgModelGraph *self, GcgStream *stream,
  * Since: 0.2
  */
 gboolean
-gcg_model_graph_launch (GcgModelGraph *self, GcgStream *stream,
-    GError **error)
+gcg_model_graph_launch (GcgModelGraph *self, GcgStream *stream, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   CUgraphExec exec = NULL;
@@ -599,8 +600,7 @@ gcg_model_graph_launch (GcgModelGraph *self, GcgStream *stream,
       || !gcg__context_guard_enter (&guard, self->context, error))
     return FALSE;
   if (self->exec == NULL) {
-    if (!GCG_CU_OK (error, cuGraphInstantiateWithFlags, &exec, self->graph,
-            0))
+    if (!GCG_CU_OK (error, cuGraphInstantiateWithFlags, &exec, self->graph, 0))
       return FALSE;
     gcg__graph_handle_acquired ();
     self->exec = exec;

@@ -67,8 +67,7 @@ typedef enum
 
 #define GCG_TYPE_MODEL_GRAPH (gcg_model_graph_get_type ())
 GCG_API
-G_DECLARE_FINAL_TYPE (GcgModelGraph, gcg_model_graph, GCG, MODEL_GRAPH,
-    GObject)
+G_DECLARE_FINAL_TYPE (GcgModelGraph, gcg_model_graph, GCG, MODEL_GRAPH, GObject)
 
 GCG_API
 gsize gcg_model_dtype_get_size (GcgModelDtype dtype);
@@ -123,8 +122,8 @@ gsize gcg_model_graph_get_packed_size (GcgModelGraph *self,
     gboolean with_input);
 
 GCG_API
-gboolean gcg_model_graph_add_to_capture (GcgModelGraph *self,
-    GcgStream *stream, GError **error);
+gboolean gcg_model_graph_add_to_capture (GcgModelGraph *self, GcgStream *stream,
+    GError **error);
 
 GCG_API
 gboolean gcg_model_graph_launch (GcgModelGraph *self, GcgStream *stream,

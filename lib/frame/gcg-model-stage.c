@@ -67,15 +67,16 @@ model_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
 }
 
 static gboolean
-launch_copies (GcgModelStage *self, GcgStream *stream, guint64 list,
-    guint n, GError **error)
+launch_copies (GcgModelStage *self, GcgStream *stream, guint64 list, guint n,
+    GError **error)
 {
   CUdeviceptr ptr = list;
   void *args[] = { &ptr };
 
-  return n == 0 || GCG_CU_OK (error, cuLaunchKernel, self->copy,
-      self->grid_x, n, 1, GCG_COPY_LIST_BLOCK, 1, 1, 0,
-      gcg__stream_get_cu (stream), args, NULL);
+  return n == 0
+      || GCG_CU_OK (error, cuLaunchKernel, self->copy, self->grid_x, n, 1,
+          GCG_COPY_LIST_BLOCK, 1, 1, 0, gcg__stream_get_cu (stream), args,
+          NULL);
 }
 
 /* The model's graph: a child node of the capture under way, or its own
@@ -108,8 +109,7 @@ model_launch (GcgFrameStage *stage, GcgStream *stream, guint64 arg,
   }
   if (launch_copies (self, stream, arg, 1, error)
       && run_model (self, stream, error)
-      && launch_copies (self, stream, arg + PRE_SIZE, self->n_tensors,
-          error))
+      && launch_copies (self, stream, arg + PRE_SIZE, self->n_tensors, error))
     return TRUE;
   g_prefix_error (error, "Model: ");
   return FALSE;
@@ -130,7 +130,10 @@ model_free (GcgFrameStage *stage)
 }
 
 static const GcgFrameStageClass model_stage_class = {
-  "model", model_prepare, model_launch, model_free,
+  "model",
+  model_prepare,
+  model_launch,
+  model_free,
 };
 
 /* The copy of packed tensor @index into the frame's buffer (at its
@@ -141,11 +144,12 @@ add_tensor (GcgModelStage *self, guint index, gboolean keep_input)
   GcgCopyEntry *e = &self->tensors[self->n_tensors++];
   gsize offset, bytes;
 
-  gcg_model_graph_get_packed_tensor (self->model, keep_input, index,
-      &offset, &bytes, &e->src);
+  gcg_model_graph_get_packed_tensor (self->model, keep_input, index, &offset,
+      &bytes, &e->src);
   e->dst = offset;
   e->bytes = bytes;
-  self->grid_x = MAX (self->grid_x, MIN (MAX_BLOCKS_X,
+  self->grid_x = MAX (self->grid_x,
+      MIN (MAX_BLOCKS_X,
           (bytes / 16 + GCG_COPY_LIST_BLOCK - 1) / GCG_COPY_LIST_BLOCK));
 }
 
@@ -199,12 +203,14 @@ gcg__model_stage_new (GcgContext *context, GcgModelGraph *model,
   self = g_new0 (GcgModelStage, 1);
   gcg_model_graph_get_input (model, &self->input, &self->input_bytes, NULL);
   if (!gcg__context_guard_enter (&guard, context, error)
-      || (self->copy = gcg__context_get_function (context, "gcg_copy_list",
-              error)) == NULL)
+      || (self->copy =
+                 gcg__context_get_function (context, "gcg_copy_list", error))
+          == NULL)
     return NULL;
-  self->grid_x = MAX (1, MIN (MAX_BLOCKS_X,
+  self->grid_x = MAX (1,
+      MIN (MAX_BLOCKS_X,
           (self->input_bytes / 16 + GCG_COPY_LIST_BLOCK - 1)
-          / GCG_COPY_LIST_BLOCK));
+              / GCG_COPY_LIST_BLOCK));
   self->model = g_object_ref (model);
   for (guint i = 0; i < n + (keep_input ? 1 : 0); i++)
     add_tensor (self, i, keep_input);
@@ -224,8 +230,8 @@ gcg__model_stage_get_output_size (GcgFrameStage *stage)
 }
 
 gboolean
-gcg__model_stage_get_tensor (GcgFrameStage *stage, guint index,
-    gsize *offset, gsize *n_bytes)
+gcg__model_stage_get_tensor (GcgFrameStage *stage, guint index, gsize *offset,
+    gsize *n_bytes)
 {
   GcgModelStage *self = (GcgModelStage *) stage;
 

@@ -12,8 +12,7 @@
 
 G_BEGIN_DECLS
 
-GCG_PRIVATE_API gboolean gcg__rect_clip (GcgRect *rect,
-    const GcgRect *region);
+GCG_PRIVATE_API gboolean gcg__rect_clip (GcgRect *rect, const GcgRect *region);
 
 GCG_PRIVATE_API gboolean gcg__rect_clip_to_frame (GcgRect *rect,
     gint frame_width, gint frame_height);

@@ -13,15 +13,15 @@ gboolean
 gcg__rect_clip (GcgRect *rect, const GcgRect *region)
 {
   gint64 x0 = MAX (rect->x, region->x), y0 = MAX (rect->y, region->y);
-  gint64 x1 = MIN ((gint64) rect->x + rect->width,
-      (gint64) region->x + region->width);
+  gint64 x1 =
+      MIN ((gint64) rect->x + rect->width, (gint64) region->x + region->width);
   gint64 y1 = MIN ((gint64) rect->y + rect->height,
       (gint64) region->y + region->height);
 
   if (x1 <= x0 || y1 <= y0)
     return FALSE;
-  *rect = (GcgRect) { (gint) x0, (gint) y0, (gint) (x1 - x0),
-    (gint) (y1 - y0) };
+  *rect =
+      (GcgRect) { (gint) x0, (gint) y0, (gint) (x1 - x0), (gint) (y1 - y0) };
   return TRUE;
 }
 

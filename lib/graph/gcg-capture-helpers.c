@@ -18,8 +18,7 @@ run_func (GcgCaptureFunc func, GcgStream *stream, gpointer data,
 
   if (func (stream, data, &local)) {
     if (local) {
-      g_warning ("The %s succeeded but set an error: %s", what,
-          local->message);
+      g_warning ("The %s succeeded but set an error: %s", what, local->message);
       g_error_free (local);
     }
     return TRUE;

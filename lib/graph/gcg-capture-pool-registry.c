@@ -17,8 +17,8 @@ static GHashTable *
 registry_get_locked (void)
 {
   if (registry_pools == NULL)
-    registry_pools = g_hash_table_new_full (g_int64_hash, g_int64_equal,
-        g_free, g_object_unref);
+    registry_pools = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+        g_object_unref);
   return registry_pools;
 }
 

@@ -184,9 +184,9 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_KEPT_COUNT] = g_param_spec_uint ("kept-count",
-      "Kept count", "Number of buffers kept alive by the pool", 0,
-      G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_KEPT_COUNT] = g_param_spec_uint ("kept-count", "Kept count",
+      "Number of buffers kept alive by the pool", 0, G_MAXUINT, 0,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GcgCapturePool:has-private-pool:
    *
@@ -194,9 +194,8 @@ gcg_capture_pool_class_init (GcgCapturePoolClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_HAS_PRIVATE_POOL] = g_param_spec_boolean
-      ("has-private-pool", "Has private pool",
-      "Whether the pool owns a private CUmemoryPool", FALSE,
+  properties[PROP_HAS_PRIVATE_POOL] = g_param_spec_boolean ("has-private-pool",
+      "Has private pool", "Whether the pool owns a private CUmemoryPool", FALSE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -406,8 +405,7 @@ gcg_capture_pool_keep_object (GcgCapturePool *self, GObject *object)
   g_return_val_if_fail (GCG_IS_CAPTURE_POOL (self), 0);
   g_return_val_if_fail (G_IS_OBJECT (object), 0);
 
-  return gcg_capture_pool_keep (self, g_object_ref (object),
-      g_object_unref);
+  return gcg_capture_pool_keep (self, g_object_ref (object), g_object_unref);
 }
 
 /**
@@ -539,8 +537,7 @@ gcg_capture_pool_alloc (GcgCapturePool *self, GcgStream *stream, gsize bytes,
   g_return_val_if_fail (GCG_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (device_ptr != NULL, FALSE);
 
-  if (!gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
-          error)
+  if (!gcg__context_guard_enter (&guard, gcg_stream_get_context (stream), error)
       || !check_not_capturing (stream, error)
       || !GCG_CU_OK (error, cuMemAllocFromPoolAsync, &ptr, bytes,
           self->mem_pool, gcg__stream_get_cu (stream)))
@@ -573,9 +570,9 @@ gcg_capture_pool_free (GcgCapturePool *self, GcgStream *stream,
   g_return_val_if_fail (GCG_IS_STREAM (stream), FALSE);
 
   return gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
-      error)
+             error)
       && GCG_CU_OK (error, cuMemFreeAsync, device_ptr,
-      gcg__stream_get_cu (stream));
+          gcg__stream_get_cu (stream));
 }
 
 GcgContext *

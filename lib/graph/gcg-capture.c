@@ -125,8 +125,8 @@ gcg_capture_class_init (GcgCaptureClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
-      "The capture mode", GCG_TYPE_CAPTURE_MODE, GCG_CAPTURE_MODE_DEFAULT,
+  properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode", "The capture mode",
+      GCG_TYPE_CAPTURE_MODE, GCG_CAPTURE_MODE_DEFAULT,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GcgCapture:pool:
@@ -291,8 +291,8 @@ gcg__capture_end (GcgCapture *self, GError **error)
         "The capture is already finished or aborted; begin a new one");
     return NULL;
   }
-  if (!gcg__context_guard_enter (&guard,
-          gcg_stream_get_context (self->stream), error))
+  if (!gcg__context_guard_enter (&guard, gcg_stream_get_context (self->stream),
+          error))
     return NULL;
   res = GCG_CU (cuStreamEndCapture, stream, &graph);
   if (res == CUDA_SUCCESS && graph) {
@@ -380,8 +380,7 @@ gcg_graph_update_from_capture (GcgGraph *self, GcgCapture *capture,
 
   g_return_val_if_fail (GCG_IS_GRAPH (self), FALSE);
   g_return_val_if_fail (GCG_IS_CAPTURE (capture), FALSE);
-  g_return_val_if_fail (gcg__graph_same_context (self, capture->stream),
-      FALSE);
+  g_return_val_if_fail (gcg__graph_same_context (self, capture->stream), FALSE);
 
   graph = gcg__capture_end (capture, error);
   if (graph == NULL)

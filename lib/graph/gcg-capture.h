@@ -70,8 +70,8 @@ GcgCapture *gcg_capture_begin (GcgStream *stream, GcgCaptureMode mode,
     GError **error);
 
 GCG_API
-GcgCapture *gcg_capture_begin_with_pool (GcgStream *stream,
-    GcgCaptureMode mode, GcgCapturePool *pool, GError **error);
+GcgCapture *gcg_capture_begin_with_pool (GcgStream *stream, GcgCaptureMode mode,
+    GcgCapturePool *pool, GError **error);
 
 GCG_API
 GcgGraph *gcg_capture_finish (GcgCapture *self, GError **error);

@@ -25,8 +25,7 @@ CUgraphNode *gcg__graph_get_nodes (CUgraph graph, size_t *n, GError **error);
  * graphs holding memory allocation or free nodes there (PyTorch's
  * cudaMallocAsync backend records them), at any depth.  Otherwise
  * %GCG_ERROR_NOT_SUPPORTED naming the cause. */
-GCG_PRIVATE_API gboolean gcg__child_graph_check (CUgraph graph,
-    GError **error);
+GCG_PRIVATE_API gboolean gcg__child_graph_check (CUgraph graph, GError **error);
 
 /* Adds @graph (cloned by the driver) to the capture under way on @stream,
  * depending on everything the stream queued so far; the stream's next

@@ -95,8 +95,8 @@ gcg__child_graph_add_to_capture (GcgStream *stream, CUgraph graph,
   CUgraphNode node = NULL;
 
   g_return_val_if_fail (graph != NULL, FALSE);
-  if (!GCG_CU_OK (error, cuStreamGetCaptureInfo, cu, &status, NULL,
-          &capturing, &deps, &n_deps))
+  if (!GCG_CU_OK (error, cuStreamGetCaptureInfo, cu, &status, NULL, &capturing,
+          &deps, &n_deps))
     return FALSE;
   if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE || capturing == NULL) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_CAPTURE_STATE,

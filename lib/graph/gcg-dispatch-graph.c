@@ -75,8 +75,8 @@ free_buffers (GcgDispatchGraph *self, GArray *buffers)
 
     if (b->device)
       gcg_allocator_free (self->allocator, b->device);
-    if (b->host && !gcg_host_pool_release (self->host_pool, b->host, b->size,
-            &error))
+    if (b->host
+        && !gcg_host_pool_release (self->host_pool, b->host, b->size, &error))
       g_warning ("Releasing a dispatch buffer: %s", error->message);
     b->device = 0;
     b->host = NULL;
@@ -162,8 +162,8 @@ wait_for_default_stream (GcgDispatchGraph *self, GError **error)
 
   ok = GCG_CU_OK (error, cuEventCreate, &event, CU_EVENT_DISABLE_TIMING)
       && GCG_CU_OK (error, cuEventRecord, event, NULL)
-      && GCG_CU_OK (error, cuStreamWaitEvent,
-      gcg__stream_get_cu (self->stream), event, 0);
+      && GCG_CU_OK (error, cuStreamWaitEvent, gcg__stream_get_cu (self->stream),
+          event, 0);
   if (event)
     GCG_CU_WARN (cuEventDestroy, event);
   return ok;
@@ -188,8 +188,7 @@ wait_for_default_stream (GcgDispatchGraph *self, GError **error)
  */
 GcgDispatchGraph *
 gcg_dispatch_graph_new (GcgContext *context, const gsize *input_sizes,
-    guint n_inputs, const gsize *output_sizes, guint n_outputs,
-    GError **error)
+    guint n_inputs, const gsize *output_sizes, guint n_outputs, GError **error)
 {
   g_autoptr (GcgAllocator) allocator = NULL;
   g_autoptr (GcgHostPool) host_pool = NULL;
@@ -272,8 +271,9 @@ record_body (GcgStream *stream, gpointer data, GError **error)
   for (guint i = 0; rd->uploads && i < rd->self->inputs->len; i++) {
     Buffer *b = &g_array_index (rd->self->inputs, Buffer, i);
 
-    if (b->size && !GCG_CU_OK (error, cuMemcpyHtoDAsync, b->device, b->host,
-            b->size, s))
+    if (b->size
+        && !GCG_CU_OK (error, cuMemcpyHtoDAsync, b->device, b->host, b->size,
+            s))
       return FALSE;
   }
   if (!rd->func (rd->self, stream, rd->user_data, error))
@@ -281,8 +281,9 @@ record_body (GcgStream *stream, gpointer data, GError **error)
   for (guint i = 0; i < rd->self->outputs->len; i++) {
     Buffer *b = &g_array_index (rd->self->outputs, Buffer, i);
 
-    if (b->size && !GCG_CU_OK (error, cuMemcpyDtoHAsync, b->host, b->device,
-            b->size, s))
+    if (b->size
+        && !GCG_CU_OK (error, cuMemcpyDtoHAsync, b->host, b->device, b->size,
+            s))
       return FALSE;
   }
   return TRUE;
@@ -355,8 +356,8 @@ check_shape (GcgDispatchGraph *self, GBytes **inputs, guint n_inputs,
   if (n_inputs != self->inputs->len) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_SHAPE_MISMATCH,
         "Dispatch got %u inputs but the graph was recorded for %u; make a "
-        "new dispatch graph for this shape and record it again", n_inputs,
-        self->inputs->len);
+        "new dispatch graph for this shape and record it again",
+        n_inputs, self->inputs->len);
     return FALSE;
   }
   for (guint i = 0; i < n_inputs; i++) {
@@ -367,7 +368,8 @@ check_shape (GcgDispatchGraph *self, GBytes **inputs, guint n_inputs,
       g_set_error (error, GCG_ERROR, GCG_ERROR_SHAPE_MISMATCH,
           "Dispatch input %u has %" G_GSIZE_FORMAT " bytes but the graph "
           "was recorded for %" G_GSIZE_FORMAT "; make a new dispatch graph "
-          "for this shape and record it again", i, got, want);
+          "for this shape and record it again",
+          i, got, want);
       return FALSE;
     }
   }

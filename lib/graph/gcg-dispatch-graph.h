@@ -35,8 +35,8 @@ typedef enum /*< flags >*/
 
 #define GCG_TYPE_DISPATCH_GRAPH (gcg_dispatch_graph_get_type ())
 GCG_API
-G_DECLARE_FINAL_TYPE (GcgDispatchGraph, gcg_dispatch_graph, GCG,
-    DISPATCH_GRAPH, GObject)
+G_DECLARE_FINAL_TYPE (GcgDispatchGraph, gcg_dispatch_graph, GCG, DISPATCH_GRAPH,
+    GObject)
 
 /**
  * GcgDispatchFunc:
@@ -73,20 +73,17 @@ gboolean gcg_dispatch_graph_record (GcgDispatchGraph *self,
     GError **error);
 
 GCG_API
-gboolean gcg_dispatch_graph_dispatch (GcgDispatchGraph *self,
-    GBytes **inputs, guint n_inputs, gboolean inputs_unchanged,
-    GError **error);
+gboolean gcg_dispatch_graph_dispatch (GcgDispatchGraph *self, GBytes **inputs,
+    guint n_inputs, gboolean inputs_unchanged, GError **error);
 
 GCG_API
 GBytes *gcg_dispatch_graph_get_output (GcgDispatchGraph *self, guint index);
 
 GCG_API
-guint64 gcg_dispatch_graph_get_input_ptr (GcgDispatchGraph *self,
-    guint index);
+guint64 gcg_dispatch_graph_get_input_ptr (GcgDispatchGraph *self, guint index);
 
 GCG_API
-guint64 gcg_dispatch_graph_get_output_ptr (GcgDispatchGraph *self,
-    guint index);
+guint64 gcg_dispatch_graph_get_output_ptr (GcgDispatchGraph *self, guint index);
 
 GCG_API
 GcgStream *gcg_dispatch_graph_get_stream (GcgDispatchGraph *self);

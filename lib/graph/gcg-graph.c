@@ -137,7 +137,7 @@ wait_for_launches (GcgGraph *self)
     if (GCG_CU (cuStreamIsCapturing, s, &status) == CUDA_SUCCESS
         && status != CU_STREAM_CAPTURE_STATUS_NONE) {
       g_warning ("A graph's capture pool is released while a stream it ran "
-          "on is capturing; synchronize before dropping the graph");
+                 "on is capturing; synchronize before dropping the graph");
       continue;
     }
     GCG_CU_WARN (cuStreamSynchronize, s);
@@ -233,8 +233,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_NODE_COUNT] = g_param_spec_uint ("node-count",
-      "Node count", "Number of nodes in the graph", 0, G_MAXUINT, 0,
+  properties[PROP_NODE_COUNT] = g_param_spec_uint ("node-count", "Node count",
+      "Number of nodes in the graph", 0, G_MAXUINT, 0,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GcgGraph:alloc-node-count:
@@ -246,8 +246,8 @@ gcg_graph_class_init (GcgGraphClass *klass)
    */
   properties[PROP_ALLOC_NODE_COUNT] = g_param_spec_uint ("alloc-node-count",
       "Allocation node count",
-      "Number of memory-allocation nodes (allocations made during capture)",
-      0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Number of memory-allocation nodes (allocations made during capture)", 0,
+      G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -286,8 +286,8 @@ count_nodes (CUgraph graph, guint *n_nodes, guint *n_alloc, GError **error)
 static gboolean
 instantiate (CUgraph graph, guint n_alloc, CUgraphExec *exec, GError **error)
 {
-  unsigned long long flags = n_alloc > 0
-      ? CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH : 0;
+  unsigned long long flags =
+      n_alloc > 0 ? CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH : 0;
 
   *exec = NULL;
   if (!GCG_CU_OK (error, cuGraphInstantiateWithFlags, exec, graph, flags)) {
@@ -588,7 +588,8 @@ try_exec_update (GcgGraph *self, CUgraph graph)
 
   if (res != CUDA_SUCCESS)
     g_debug ("cuGraphExecUpdate refused (CUresult %d, update result %d); "
-        "instantiating anew", res, info.result);
+             "instantiating anew",
+        res, info.result);
   return res == CUDA_SUCCESS;
 }
 

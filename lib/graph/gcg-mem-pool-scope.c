@@ -43,7 +43,7 @@ gcg__mem_pool_scope_enter (GcgMemPoolScope *scope, GcgCapturePool *pool,
     GError **error)
 {
   CUmemoryPool mem_pool = pool ? gcg_capture_pool_get_mem_pool_handle (pool)
-      : NULL;
+                               : NULL;
   DeviceStack *stack;
   CUdevice dev;
   gboolean ok = TRUE;
@@ -80,7 +80,8 @@ gcg__mem_pool_scope_leave (GcgMemPoolScope *scope)
   stack = stack_for (scope->device);
   g_queue_unlink (&stack->scopes, &scope->link);
   current = stack->scopes.tail
-      ? ((GcgMemPoolScope *) stack->scopes.tail->data)->pool : stack->original;
+      ? ((GcgMemPoolScope *) stack->scopes.tail->data)->pool
+      : stack->original;
   GCG_CU_WARN (cuDeviceSetMemPool, scope->device, current);
   g_mutex_unlock (&stacks_lock);
   scope->active = FALSE;

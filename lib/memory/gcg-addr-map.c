@@ -11,8 +11,8 @@
 static inline gsize
 slot_of (const GcgAddrMap *map, guint64 addr)
 {
-  return (gsize) (((addr >> 9) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
-      >> 32) & map->mask;
+  return (gsize) (((addr >> 9) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 32)
+      & map->mask;
 }
 
 static void

@@ -65,8 +65,8 @@ is_usable (GcgAllocator *self)
 }
 
 static void
-gcg_allocator_set_property (GObject *object, guint prop_id,
-    const GValue *value, GParamSpec *pspec)
+gcg_allocator_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
 {
   GcgAllocator *self = GCG_ALLOCATOR (object);
 
@@ -281,8 +281,7 @@ gcg_allocator_alloc (GcgAllocator *self, gsize size, GcgStream *stream,
 
   g_return_val_if_fail (is_usable (self), FALSE);
   g_return_val_if_fail (stream == NULL || GCG_IS_STREAM (stream), FALSE);
-  g_return_val_if_fail (stream == NULL || stream_belongs (self, stream),
-      FALSE);
+  g_return_val_if_fail (stream == NULL || stream_belongs (self, stream), FALSE);
   g_return_val_if_fail (out_ptr != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -319,7 +318,8 @@ gcg_allocator_free (GcgAllocator *self, guint64 ptr)
   g_mutex_unlock (&self->lock);
   if (!known)
     g_critical ("gcg_allocator_free: 0x%" G_GINT64_MODIFIER "x was not "
-        "allocated by this allocator, or was freed already", ptr);
+                "allocated by this allocator, or was freed already",
+        ptr);
 }
 
 /**
@@ -340,8 +340,8 @@ gcg_allocator_free (GcgAllocator *self, guint64 ptr)
  * Since: 0.1
  */
 gboolean
-gcg_allocator_record_stream (GcgAllocator *self, guint64 ptr,
-    GcgStream *stream, GError **error)
+gcg_allocator_record_stream (GcgAllocator *self, guint64 ptr, GcgStream *stream,
+    GError **error)
 {
   gboolean ok;
 
@@ -491,6 +491,5 @@ gcg_allocator_set_max_split_size (GcgAllocator *self, guint64 max_split_size)
   gcg__block_allocator_set_max_split_size (self->engine, max_split_size);
   g_mutex_unlock (&self->lock);
   if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self),
-        properties[PROP_MAX_SPLIT_SIZE]);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_SPLIT_SIZE]);
 }

@@ -25,8 +25,8 @@ GCG_API
 GcgContext *gcg_allocator_get_context (GcgAllocator *self);
 
 GCG_API
-gboolean gcg_allocator_alloc (GcgAllocator *self, gsize size,
-    GcgStream *stream, guint64 *out_ptr, GError **error);
+gboolean gcg_allocator_alloc (GcgAllocator *self, gsize size, GcgStream *stream,
+    guint64 *out_ptr, GError **error);
 
 GCG_API
 void gcg_allocator_free (GcgAllocator *self, guint64 ptr);

@@ -46,8 +46,8 @@ typedef struct
   gboolean (*get_free_memory) (gpointer user_data, guint64 *free_bytes);
 
   gpointer (*event_create) (gpointer user_data, GError **error);
-  gboolean (*event_record) (gpointer user_data, gpointer event,
-      gpointer stream, GError **error);
+  gboolean (*event_record) (gpointer user_data, gpointer event, gpointer stream,
+      GError **error);
   /* TRUE once the work recorded before the event has completed. */
   gboolean (*event_query) (gpointer user_data, gpointer event);
   void (*event_synchronize) (gpointer user_data, gpointer event);

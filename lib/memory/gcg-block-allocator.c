@@ -410,13 +410,14 @@ gcg__block_allocator_alloc (GcgBlockAllocator *self, gsize size,
   if (size > MAX_REQUEST) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Cannot allocate %" G_GSIZE_FORMAT " bytes: the size is absurd; "
-        "check how it was computed", size);
+        "check how it was computed",
+        size);
     return FALSE;
   }
   gcg__block_allocator_process_events (self);
   rounded = gcg__block_allocator_round_size (size);
   pool = rounded <= GCG_BLOCK_SMALL_SIZE ? &self->small_pool
-      : &self->large_pool;
+                                         : &self->large_pool;
   block = find_free_block (self, pool, stream, rounded);
   if (block) {
     gcg__block_set_remove (pool, block);
@@ -495,14 +496,16 @@ record_stream_uses (GcgBlockAllocator *self, GcgBlock *block)
     if (self->source->stream_synchronize (self->user_data, streams->pdata[i],
             &sync_error)) {
       g_warning ("No event for a stream use of block 0x%" G_GINT64_MODIFIER
-          "x (%s); waited for the stream instead", block->addr,
-          error->message);
+                 "x (%s); waited for the stream instead",
+          block->addr, error->message);
       continue;
     }
     block->event_count++;
-    g_warning ("No event for a stream use of block 0x%" G_GINT64_MODIFIER
+    g_warning (
+        "No event for a stream use of block 0x%" G_GINT64_MODIFIER
         "x (%s) and waiting for the stream failed (%s); the block is kept "
-        "out of the cache", block->addr, error->message, sync_error->message);
+        "out of the cache",
+        block->addr, error->message, sync_error->message);
   }
   g_ptr_array_set_size (streams, 0);
   if (block->event_count == 0)
@@ -543,7 +546,8 @@ gcg__block_allocator_record_stream (GcgBlockAllocator *self, guint64 addr,
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Address 0x%" G_GINT64_MODIFIER "x is not a block allocated by this "
         "allocator (never allocated, already freed, or not the start of a "
-        "block)", addr);
+        "block)",
+        addr);
     return FALSE;
   }
   if (stream == block->stream)
@@ -583,9 +587,9 @@ snapshot_segment (const Segment *segment)
   out->size = segment->size;
   out->stream = (guintptr) head->stream;
   out->small_pool = head->small;
-  out->blocks = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gcg_memory_block_free);
-  for (const GcgBlock * b = head; b; b = b->next) {
+  out->blocks =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gcg_memory_block_free);
+  for (const GcgBlock *b = head; b; b = b->next) {
     GcgMemoryBlock *block = g_new0 (GcgMemoryBlock, 1);
 
     block->address = b->addr;
@@ -600,8 +604,8 @@ snapshot_segment (const Segment *segment)
 static gint
 segment_compare (gconstpointer a, gconstpointer b)
 {
-  const GcgMemorySegment *x = *(GcgMemorySegment * const *) a;
-  const GcgMemorySegment *y = *(GcgMemorySegment * const *) b;
+  const GcgMemorySegment *x = *(GcgMemorySegment *const *) a;
+  const GcgMemorySegment *y = *(GcgMemorySegment *const *) b;
 
   return x->address < y->address ? -1 : x->address > y->address;
 }
@@ -610,10 +614,10 @@ segment_compare (gconstpointer a, gconstpointer b)
 GPtrArray *
 gcg__block_allocator_snapshot (GcgBlockAllocator *self)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gcg_memory_segment_free);
+  GPtrArray *out =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gcg_memory_segment_free);
 
-  for (GList * l = self->segments.head; l; l = l->next)
+  for (GList *l = self->segments.head; l; l = l->next)
     g_ptr_array_add (out, snapshot_segment (l->data));
   g_ptr_array_sort (out, segment_compare);
   return out;
@@ -653,10 +657,10 @@ gcg__block_allocator_free (GcgBlockAllocator *self)
   live = self->allocated.count;
   if (live > 0)
     g_warning ("Allocator destroyed with %u blocks still allocated; their "
-        "memory is freed now and must not be used", live);
+               "memory is freed now and must not be used",
+        live);
   for (guint i = 0; i < self->spare_events->len; i++)
-    self->source->event_destroy (self->user_data,
-        self->spare_events->pdata[i]);
+    self->source->event_destroy (self->user_data, self->spare_events->pdata[i]);
   g_ptr_array_unref (self->spare_events);
   free_all_segments (self);
   while (self->spare_blocks) {

@@ -32,8 +32,8 @@ gcg__checked_sub (guint64 *counter, guint64 n, const gchar *what,
     g_set_error (error, GCG_ERROR, GCG_ERROR_FAILED,
         "Byte accounting underflow: %s is %" G_GUINT64_FORMAT " and cannot "
         "shrink by %" G_GUINT64_FORMAT "; the books are corrupt (memory "
-        "released twice?), this is a bug, please report it", what, *counter,
-        n);
+        "released twice?), this is a bug, please report it",
+        what, *counter, n);
     return FALSE;
   }
   *counter -= n;

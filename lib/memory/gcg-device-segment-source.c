@@ -101,8 +101,7 @@ device_event_destroy (gpointer user_data, gpointer event)
 }
 
 static gboolean
-device_stream_synchronize (gpointer user_data, gpointer stream,
-    GError **error)
+device_stream_synchronize (gpointer user_data, gpointer stream, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
 

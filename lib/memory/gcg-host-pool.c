@@ -93,8 +93,8 @@ static const GcgHostBackend pinned_backend = {
 };
 
 static void
-gcg_host_pool_set_property (GObject *object, guint prop_id,
-    const GValue *value, GParamSpec *pspec)
+gcg_host_pool_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
 {
   GcgHostPool *self = GCG_HOST_POOL (object);
 
@@ -160,7 +160,8 @@ gcg_host_pool_finalize (GObject *object)
   /* Still in use by someone: unpinning it under them would be worse. */
   if (live > 0)
     g_warning ("GcgHostPool finalized with %u blocks still in use; they "
-        "are leaked", live);
+               "are leaked",
+        live);
   for (guint i = 0; i < N_BUCKETS; i++)
     g_clear_pointer (&self->cache[i], g_ptr_array_unref);
   g_hash_table_unref (self->live);
@@ -189,8 +190,7 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    * Since: 0.1
    */
   properties[PROP_CONTEXT] = g_param_spec_object ("context", "Context",
-      "The context pinned memory is allocated in (required)",
-      GCG_TYPE_CONTEXT,
+      "The context pinned memory is allocated in (required)", GCG_TYPE_CONTEXT,
       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   /**
    * GcgHostPool:max-cached-bytes:
@@ -201,10 +201,11 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_MAX_CACHED_BYTES] = g_param_spec_uint64
-      ("max-cached-bytes", "Max cached bytes",
+  properties[PROP_MAX_CACHED_BYTES] = g_param_spec_uint64 ("max-cached-bytes",
+      "Max cached bytes",
       "Released blocks kept for reuse, in bytes at most; lowering it unpins "
-      "the excess", 0, G_MAXUINT64, DEFAULT_MAX_CACHED_BYTES,
+      "the excess",
+      0, G_MAXUINT64, DEFAULT_MAX_CACHED_BYTES,
       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /**
    * GcgHostPool:cached-bytes:
@@ -214,8 +215,8 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    * Since: 0.1
    */
   properties[PROP_CACHED_BYTES] = g_param_spec_uint64 ("cached-bytes",
-      "Cached bytes", "Bytes in released blocks kept for reuse", 0,
-      G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Cached bytes", "Bytes in released blocks kept for reuse", 0, G_MAXUINT64,
+      0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GcgHostPool:in-use-bytes:
    *
@@ -225,9 +226,10 @@ gcg_host_pool_class_init (GcgHostPoolClass *klass)
    * Since: 0.1
    */
   properties[PROP_IN_USE_BYTES] = g_param_spec_uint64 ("in-use-bytes",
-      "In-use bytes", "Bytes in blocks handed out and not yet released "
-      "(bucket sizes)", 0, G_MAXUINT64, 0,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "In-use bytes",
+      "Bytes in blocks handed out and not yet released "
+      "(bucket sizes)",
+      0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -316,8 +318,10 @@ take_cached_locked (GcgHostPool *self, gsize bucket, GError **error)
 
   if (cache->len == 0)
     return NULL;
-  if (!gcg__checked_sub (&self->cached_bytes, bucket, "the host pool's "
-          "cached bytes", error))
+  if (!gcg__checked_sub (&self->cached_bytes, bucket,
+          "the host pool's "
+          "cached bytes",
+          error))
     return NULL;
   ptr = g_ptr_array_steal_index_fast (cache, cache->len - 1);
   self->in_use_bytes += bucket; /* cannot wrap: it was in cached_bytes */
@@ -326,11 +330,12 @@ take_cached_locked (GcgHostPool *self, gsize bucket, GError **error)
 }
 
 static gboolean
-add_live_locked (GcgHostPool *self, gpointer ptr, gsize bucket,
-    GError **error)
+add_live_locked (GcgHostPool *self, gpointer ptr, gsize bucket, GError **error)
 {
-  if (!gcg__checked_add (&self->in_use_bytes, bucket, "the host pool's "
-          "in-use bytes", error))
+  if (!gcg__checked_add (&self->in_use_bytes, bucket,
+          "the host pool's "
+          "in-use bytes",
+          error))
     return FALSE;
   g_hash_table_insert (self->live, ptr, GSIZE_TO_POINTER (bucket));
   return TRUE;
@@ -386,7 +391,8 @@ gcg_host_pool_alloc (GcgHostPool *self, gsize size, GError **error)
   if (bucket == 0) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Cannot pin %" G_GSIZE_FORMAT " bytes: the size has no power-of-two "
-        "bucket; check how it was computed", size);
+        "bucket; check how it was computed",
+        size);
     return NULL;
   }
   g_mutex_lock (&self->lock);
@@ -402,8 +408,8 @@ gcg_host_pool_alloc (GcgHostPool *self, gsize size, GError **error)
 /* Takes @ptr out of the live set after checking it was handed out for
  * @size; sets *to_free when it does not fit in the cache. */
 static gboolean
-release_locked (GcgHostPool *self, gpointer ptr, gsize size,
-    gpointer *to_free, GError **error)
+release_locked (GcgHostPool *self, gpointer ptr, gsize size, gpointer *to_free,
+    GError **error)
 {
   gpointer value;
   gsize bucket;
@@ -411,7 +417,8 @@ release_locked (GcgHostPool *self, gpointer ptr, gsize size,
   if (!g_hash_table_lookup_extended (self->live, ptr, NULL, &value)) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Releasing %p: not a block in use from this host pool (never "
-        "allocated here, or released twice)", ptr);
+        "allocated here, or released twice)",
+        ptr);
     return FALSE;
   }
   bucket = GPOINTER_TO_SIZE (value);
@@ -419,15 +426,18 @@ release_locked (GcgHostPool *self, gpointer ptr, gsize size,
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Releasing %p with size %" G_GSIZE_FORMAT ": it is a %" G_GSIZE_FORMAT
         "-byte block, allocated for another size; release it with the size "
-        "it was allocated with", ptr, size, bucket);
+        "it was allocated with",
+        ptr, size, bucket);
     return FALSE;
   }
-  if (!gcg__checked_sub (&self->in_use_bytes, bucket, "the host pool's "
-          "in-use bytes", error))
+  if (!gcg__checked_sub (&self->in_use_bytes, bucket,
+          "the host pool's "
+          "in-use bytes",
+          error))
     return FALSE;
   g_hash_table_remove (self->live, ptr);
-  if (self->max_cached_bytes - MIN (self->cached_bytes,
-          self->max_cached_bytes) < bucket) {
+  if (self->max_cached_bytes - MIN (self->cached_bytes, self->max_cached_bytes)
+      < bucket) {
     *to_free = ptr;
     return TRUE;
   }
@@ -483,8 +493,8 @@ trim_locked (GcgHostPool *self, guint64 keep, GPtrArray *out)
     gsize bucket = (gsize) 1 << i;
 
     while (cache && cache->len > 0 && self->cached_bytes > keep) {
-      g_ptr_array_add (out, g_ptr_array_steal_index_fast (cache,
-              cache->len - 1));
+      g_ptr_array_add (out,
+          g_ptr_array_steal_index_fast (cache, cache->len - 1));
       self->cached_bytes -= bucket;
     }
   }
@@ -550,8 +560,7 @@ gcg_host_pool_get_max_cached_bytes (GcgHostPool *self)
  * Since: 0.1
  */
 void
-gcg_host_pool_set_max_cached_bytes (GcgHostPool *self,
-    guint64 max_cached_bytes)
+gcg_host_pool_set_max_cached_bytes (GcgHostPool *self, guint64 max_cached_bytes)
 {
   gboolean changed;
 

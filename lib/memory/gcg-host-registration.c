@@ -37,8 +37,8 @@ budget_take (gsize size, GError **error)
     g_set_error (error, GCG_ERROR, GCG_ERROR_OUT_OF_MEMORY,
         "Registering %" G_GSIZE_FORMAT " more bytes of host memory would "
         "pass the process's bound (%u registrations, %" G_GUINT64_FORMAT
-        " bytes): copying instead", size, GCG_HOST_REGISTRATION_MAX_COUNT,
-        GCG_HOST_REGISTRATION_MAX_BYTES);
+        " bytes): copying instead",
+        size, GCG_HOST_REGISTRATION_MAX_COUNT, GCG_HOST_REGISTRATION_MAX_BYTES);
   return ok;
 }
 

@@ -88,7 +88,8 @@ private_dir (const gchar *dir)
   if (!S_ISDIR (st.st_mode) || st.st_uid != getuid ()
       || (st.st_mode & 0077) != 0) {
     g_debug ("Kernel cache %s is not a private directory of this user "
-        "(mode 0700): not used", dir);
+             "(mode 0700): not used",
+        dir);
     return FALSE;
   }
   return TRUE;

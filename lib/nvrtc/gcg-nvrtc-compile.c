@@ -37,8 +37,7 @@ destroy_program (nvrtcProgram *prog)
   nvrtcResult res = GCG_NVRTC_CALL (DestroyProgram, prog);
 
   if (res != NVRTC_SUCCESS)
-    g_debug ("nvrtcDestroyProgram failed: %s",
-        gcg__nvrtc.GetErrorString (res));
+    g_debug ("nvrtcDestroyProgram failed: %s", gcg__nvrtc.GetErrorString (res));
   g_atomic_int_add (&live_programs, -1);
 }
 
@@ -58,7 +57,8 @@ program_log (nvrtcProgram prog)
     return g_strdup ("(no log)");
   if (size > GCG_NVRTC_MAX_LOG_READ)
     return g_strdup_printf ("(a log of %" G_GSIZE_FORMAT " bytes, too long "
-        "to show)", size);
+                            "to show)",
+        size);
   log = g_malloc0 (size + 1);
   if (GCG_NVRTC_CALL (GetProgramLog, prog, log) != NVRTC_SUCCESS)
     return g_strdup ("(no log)");
@@ -68,7 +68,8 @@ program_log (nvrtcProgram prog)
   if ((cut = strrchr (log, '\n')) != NULL)
     *cut = '\0';
   return g_strdup_printf ("%s\n(the log goes on for %" G_GSIZE_FORMAT
-      " more bytes)", log, size - strlen (log));
+                          " more bytes)",
+      log, size - strlen (log));
 }
 
 static GBytes *
@@ -136,10 +137,12 @@ gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
     /* Not the source's fault: the options (the caller's), or NVRTC
      * itself (memory, an internal error). */
     log = program_log (prog);
-    g_set_error (error, GCG_ERROR, res == NVRTC_ERROR_INVALID_OPTION
-        ? GCG_ERROR_INVALID_ARGUMENT : GCG_ERROR_FAILED, "NVRTC "
-        "nvrtcCompileProgram failed for '%s' (sm_%d): %s:\n%s", name, sm,
-        gcg__nvrtc.GetErrorString (res), log);
+    g_set_error (error, GCG_ERROR,
+        res == NVRTC_ERROR_INVALID_OPTION ? GCG_ERROR_INVALID_ARGUMENT
+                                          : GCG_ERROR_FAILED,
+        "NVRTC "
+        "nvrtcCompileProgram failed for '%s' (sm_%d): %s:\n%s",
+        name, sm, gcg__nvrtc.GetErrorString (res), log);
   }
   cubin = res == NVRTC_SUCCESS ? get_cubin (prog, name, error) : NULL;
   destroy_program (&prog);

@@ -57,8 +57,7 @@ resolve_table (GModule *module, const gchar *library)
   if (gcg__cuda_fault (GCG_CUDA_ID_nvrtcVersion) != CUDA_SUCCESS
       || table.Version (&version_major, &version_minor) != NVRTC_SUCCESS) {
     return g_error_new (GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "NVRTC %s did not report its version (nvrtcVersion failed)",
-        library);
+        "NVRTC %s did not report its version (nvrtcVersion failed)", library);
   }
   gcg__nvrtc = table;
   return NULL;
@@ -125,7 +124,8 @@ load_nvrtc (void)
       "NVRTC, the CUDA run-time compiler that user kernels given as source "
       "need, could not be loaded; tried %s.  Install the CUDA toolkit's "
       "NVRTC, set GCG_NVRTC_LIBRARY to its libnvrtc.so, or give the kernel "
-      "as PTX, cubin or fatbin", tried->str);
+      "as PTX, cubin or fatbin",
+      tried->str);
 }
 
 /* The nvrtcResult of a fault injected into an NVRTC call: the spec's
@@ -137,7 +137,7 @@ gcg__nvrtc_injected (void)
   CUresult r = gcg__cuda_fault_last ();
 
   return r >= 1 && r <= NVRTC_ERROR_INTERNAL_ERROR ? (nvrtcResult) r
-      : NVRTC_ERROR_INTERNAL_ERROR;
+                                                   : NVRTC_ERROR_INTERNAL_ERROR;
 }
 
 /* Loads NVRTC once; every later call returns the first outcome. */

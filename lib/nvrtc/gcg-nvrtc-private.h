@@ -47,9 +47,8 @@ extern GcgNvrtcTable gcg__nvrtc;
  * the toolkit's major versions this project is built against, through
  * the loader's path, then in the toolkit's usual place. */
 #define GCG_NVRTC_SEARCH \
-  "libnvrtc.so.13", "libnvrtc.so.12", \
-  "/usr/local/cuda/lib64/libnvrtc.so.13", \
-  "/usr/local/cuda/lib64/libnvrtc.so.12"
+  "libnvrtc.so.13", "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so.13", \
+      "/usr/local/cuda/lib64/libnvrtc.so.12"
 
 /* Bounds on what NVRTC hands back: a log is cut (and not even fetched
  * past the second bound), a binary refused. */
@@ -74,8 +73,9 @@ gboolean gcg__nvrtc_load (GError **error);
 
 void gcg__nvrtc_get_version (gint *major, gint *minor);
 
-GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
-    const gchar *name, gint sm, const gchar *const *options, GError **error);
+GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude,
+    const gchar *source, const gchar *name, gint sm,
+    const gchar *const *options, GError **error);
 
 GCG_PRIVATE_API GBytes *gcg__nvrtc_compile_cached (const gchar *prelude,
     const gchar *source, const gchar *name, gint sm,

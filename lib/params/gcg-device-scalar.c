@@ -66,8 +66,7 @@ gcg_device_scalar_init (GcgDeviceScalar *self)
  * Since: 0.1
  */
 GcgDeviceScalar *
-gcg_device_scalar_new (GcgContext *context, GcgScalarType type,
-    GError **error)
+gcg_device_scalar_new (GcgContext *context, GcgScalarType type, GError **error)
 {
   g_autoptr (GcgDeviceScalar) self = NULL;
 
@@ -133,8 +132,7 @@ gcg_device_scalar_get_device_ptr (GcgDeviceScalar *self)
  * Since: 0.1
  */
 gboolean
-gcg_device_scalar_set_int (GcgDeviceScalar *self, gint64 value,
-    GError **error)
+gcg_device_scalar_set_int (GcgDeviceScalar *self, gint64 value, GError **error)
 {
   g_return_val_if_fail (GCG_IS_DEVICE_SCALAR (self), FALSE);
   return gcg_param_block_set_int (self->block, 0, value, error);

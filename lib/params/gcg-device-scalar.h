@@ -18,8 +18,8 @@ G_DECLARE_FINAL_TYPE (GcgDeviceScalar, gcg_device_scalar, GCG, DEVICE_SCALAR,
     GObject)
 
 GCG_API
-GcgDeviceScalar *gcg_device_scalar_new (GcgContext *context,
-    GcgScalarType type, GError **error);
+GcgDeviceScalar *gcg_device_scalar_new (GcgContext *context, GcgScalarType type,
+    GError **error);
 
 GCG_API
 GcgScalarType gcg_device_scalar_get_scalar_type (GcgDeviceScalar *self);

@@ -195,9 +195,9 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_RING_DEPTH] = g_param_spec_uint ("ring-depth",
-      "Ring depth", "Number of pinned staging slots (0 until allocated)",
-      0, MAX_RING_DEPTH, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RING_DEPTH] = g_param_spec_uint ("ring-depth", "Ring depth",
+      "Number of pinned staging slots (0 until allocated)", 0, MAX_RING_DEPTH,
+      0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GcgParamBlock:update-count:
    *
@@ -217,9 +217,10 @@ gcg_param_block_class_init (GcgParamBlockClass *klass)
    * Since: 0.1
    */
   properties[PROP_SLOT_WAIT_COUNT] = g_param_spec_uint64 ("slot-wait-count",
-      "Slot wait count", "Updates that waited for a slot still being "
-      "copied from (the host ran a whole ring ahead of the GPU)", 0,
-      G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Slot wait count",
+      "Updates that waited for a slot still being "
+      "copied from (the host ran a whole ring ahead of the GPU)",
+      0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -250,8 +251,7 @@ check_field_name (GcgParamBlock *self, const gchar *name, GError **error)
 {
   if (*name == '\0' || strlen (name) > 64) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Parameter block field name \"%s\" must have 1 to 64 characters",
-        name);
+        "Parameter block field name \"%s\" must have 1 to 64 characters", name);
     return FALSE;
   }
   if (gcg_param_block_lookup (self, name) >= 0) {
@@ -274,7 +274,8 @@ append_field (GcgParamBlock *self, const gchar *name, GcgScalarType type,
   if (self->device) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Cannot add field \"%s\": the parameter block is already allocated "
-        "and its layout is frozen", name);
+        "and its layout is frozen",
+        name);
     return -1;
   }
   if (!check_field_name (self, name, error))
@@ -319,8 +320,8 @@ gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
   g_return_val_if_fail (name != NULL, -1);
   g_return_val_if_fail (type <= GCG_SCALAR_TYPE_DOUBLE, -1);
 
-  return append_field (self, name, type, scalar_size (type),
-      scalar_size (type), 0, error);
+  return append_field (self, name, type, scalar_size (type), scalar_size (type),
+      0, error);
 }
 
 /**
@@ -343,8 +344,8 @@ gcg_param_block_add_field (GcgParamBlock *self, const gchar *name,
  * Since: 0.1
  */
 gint
-gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
-    gsize size, gsize align, GError **error)
+gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name, gsize size,
+    gsize align, GError **error)
 {
   g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), -1);
   g_return_val_if_fail (name != NULL, -1);
@@ -352,7 +353,8 @@ gcg_param_block_add_bytes (GcgParamBlock *self, const gchar *name,
   if (align == 0 || align > 256 || (align & (align - 1)) != 0) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Bytes field \"%s\": alignment %" G_GSIZE_FORMAT " is not a power "
-        "of two from 1 to 256", name, align);
+        "of two from 1 to 256",
+        name, align);
     return -1;
   }
   if (size == 0 || size > MAX_BLOCK_SIZE) {
@@ -445,12 +447,10 @@ gcg_param_block_get_field_offset (GcgParamBlock *self, guint index)
 static gboolean
 out_of_range (const Field *field, const gchar *what, GError **error)
 {
-  g_autofree gchar *type = g_enum_to_string (GCG_TYPE_SCALAR_TYPE,
-      field->type);
+  g_autofree gchar *type = g_enum_to_string (GCG_TYPE_SCALAR_TYPE, field->type);
 
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-      "Value %s does not fit parameter \"%s\" (%s)", what, field->name,
-      type);
+      "Value %s does not fit parameter \"%s\" (%s)", what, field->name, type);
   return FALSE;
 }
 
@@ -469,7 +469,8 @@ check_scalar (const Field *field, GError **error)
     return TRUE;
   g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
       "Parameter \"%s\" is a bytes field: set it with "
-      "gcg_param_block_set_bytes()", field->name);
+      "gcg_param_block_set_bytes()",
+      field->name);
   return FALSE;
 }
 
@@ -622,7 +623,8 @@ gcg_param_block_set_double (GcgParamBlock *self, guint index, gdouble value,
       memcpy (self->staging + field->offset, &f, 4);
       return TRUE;
     case GCG_SCALAR_TYPE_UINT64:
-      if (value != floor (value) || value < 0 || value >= 18446744073709551616.0)
+      if (value != floor (value) || value < 0
+          || value >= 18446744073709551616.0)
         return out_of_range (field, text, error);
       return gcg_param_block_set_uint (self, index, (guint64) value, error);
     default:
@@ -699,8 +701,15 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
 {
   const Field *field;
   const guint8 *src;
-  union { gint32 i32; guint32 u32; gint64 i64; guint64 u64; gfloat f;
-    gdouble d; } v;
+  union
+  {
+    gint32 i32;
+    guint32 u32;
+    gint64 i64;
+    guint64 u64;
+    gfloat f;
+    gdouble d;
+  } v;
 
   g_return_val_if_fail (GCG_IS_PARAM_BLOCK (self), 0);
   g_return_val_if_fail (index < self->fields->len, 0);
@@ -710,12 +719,18 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
   src = self->staging + field->offset;
   memcpy (&v, src, scalar_size (field->type));
   switch (field->type) {
-    case GCG_SCALAR_TYPE_INT32: return v.i32;
-    case GCG_SCALAR_TYPE_UINT32: return v.u32;
-    case GCG_SCALAR_TYPE_INT64: return (gdouble) v.i64;
-    case GCG_SCALAR_TYPE_UINT64: return (gdouble) v.u64;
-    case GCG_SCALAR_TYPE_FLOAT: return v.f;
-    default: return v.d;
+    case GCG_SCALAR_TYPE_INT32:
+      return v.i32;
+    case GCG_SCALAR_TYPE_UINT32:
+      return v.u32;
+    case GCG_SCALAR_TYPE_INT64:
+      return (gdouble) v.i64;
+    case GCG_SCALAR_TYPE_UINT64:
+      return (gdouble) v.u64;
+    case GCG_SCALAR_TYPE_FLOAT:
+      return v.f;
+    default:
+      return v.d;
   }
 }
 
@@ -736,8 +751,8 @@ gcg_param_block_get_double (GcgParamBlock *self, guint index)
  * Since: 0.1
  */
 gboolean
-gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
-    gconstpointer data, gsize size, GError **error)
+gcg_param_block_set_bytes (GcgParamBlock *self, guint index, gconstpointer data,
+    gsize size, GError **error)
 {
   const Field *field;
 
@@ -753,8 +768,9 @@ gcg_param_block_set_bytes (GcgParamBlock *self, guint index,
   }
   if (size != field->size) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Bytes field \"%s\" has %" G_GSIZE_FORMAT " bytes, not %"
-        G_GSIZE_FORMAT, field->name, field->size, size);
+        "Bytes field \"%s\" has %" G_GSIZE_FORMAT
+        " bytes, not %" G_GSIZE_FORMAT,
+        field->name, field->size, size);
     return FALSE;
   }
   memcpy (self->staging + field->offset, data, size);
@@ -922,8 +938,8 @@ claim_slot (GcgParamBlock *self, guint slot, GError **error)
     self->slot_wait_count++;
     res = GCG_CU (cuEventSynchronize, self->slot_events[slot]);
   }
-  if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__,
-          __LINE__, G_STRFUNC))
+  if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__, __LINE__,
+          G_STRFUNC))
     return FALSE;
   self->slot_pending[slot] = FALSE;
   return TRUE;
@@ -945,8 +961,7 @@ claim_slot (GcgParamBlock *self, guint slot, GError **error)
  * Since: 0.1
  */
 gboolean
-gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,
-    GError **error)
+gcg_param_block_update (GcgParamBlock *self, GcgStream *stream, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   CUstream cu_stream;

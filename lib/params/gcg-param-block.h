@@ -100,8 +100,7 @@ GCG_API
 guint64 gcg_param_block_get_device_ptr (GcgParamBlock *self);
 
 GCG_API
-guint64 gcg_param_block_get_field_device_ptr (GcgParamBlock *self,
-    guint index);
+guint64 gcg_param_block_get_field_device_ptr (GcgParamBlock *self, guint index);
 
 GCG_API
 gboolean gcg_param_block_update (GcgParamBlock *self, GcgStream *stream,

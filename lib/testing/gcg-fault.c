@@ -77,18 +77,20 @@ parse_rule (const gchar *item, GcgFaultRule *rule, GError **error)
   if (func < 0 || name_rest[1] == NULL) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Fault spec item \"%s\": expected FUNC:N or FUNC:* with FUNC a "
-        "driver entry point gst-cudagraph uses (e.g. cuMemAlloc)", item);
+        "driver entry point gst-cudagraph uses (e.g. cuMemAlloc)",
+        item);
     return FALSE;
   }
   when_result = g_strsplit (name_rest[1], "=", 2);
   rule->func = (GcgCudaId) func;
   rule->result = CUDA_ERROR_UNKNOWN;
   if (!parse_when (g_strstrip (when_result[0]), &rule->nth)
-      || (when_result[1] && !parse_result (g_strstrip (when_result[1]),
-              &rule->result))) {
+      || (when_result[1]
+          && !parse_result (g_strstrip (when_result[1]), &rule->result))) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Fault spec item \"%s\": WHEN must be a call number ≥ 1 or '*', "
-        "RESULT a positive CUresult number or a CUDA_ERROR_ name", item);
+        "RESULT a positive CUresult number or a CUDA_ERROR_ name",
+        item);
     return FALSE;
   }
   return TRUE;
@@ -106,7 +108,7 @@ gcg__fault_parse (const gchar *spec, GError **error)
   g_autoptr (GArray) rules = g_array_new (FALSE, TRUE, sizeof (GcgFaultRule));
   g_auto (GStrv) items = g_strsplit (spec ? spec : "", ",", -1);
 
-  for (gchar ** item = items; *item; item++) {
+  for (gchar **item = items; *item; item++) {
     GcgFaultRule rule;
 
     if (*g_strstrip (*item) == '\0')

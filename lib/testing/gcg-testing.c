@@ -35,8 +35,7 @@ cpu_completion_delay (void)
 
 /* Runs before main(): the program must be linked with the archive whole
  * (link_whole), or this object would be left out. */
-__attribute__((constructor))
-static void
+__attribute__ ((constructor)) static void
 install_hooks (void)
 {
   gcg__driver_set_init_hook (gcg__fault_arm_from_env);

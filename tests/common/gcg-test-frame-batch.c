@@ -19,8 +19,8 @@ static const GcgFrameBatchSource kinds[] = {
 };
 
 void
-gcg_test_frame_batch_init (GcgTestFrameBatch *b, const GcgFrameBatchConfig *config,
-    guint n_frames, guint32 seed)
+gcg_test_frame_batch_init (GcgTestFrameBatch *b,
+    const GcgFrameBatchConfig *config, guint n_frames, guint32 seed)
 {
   GRand *rand = g_rand_new_with_seed (seed);
 
@@ -152,13 +152,13 @@ gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n)
 }
 
 void
-gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b, const guint8 *out,
-    const guint8 *ref, gsize size)
+gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b,
+    const guint8 *out, const guint8 *ref, gsize size)
 {
   for (gsize j = 0; j < size; j++) {
     if (out[j] != ref[j])
       g_error ("batch differs from the reference at item %" G_GSIZE_FORMAT
-          ", byte %" G_GSIZE_FORMAT ": 0x%02x, expected 0x%02x",
+               ", byte %" G_GSIZE_FORMAT ": 0x%02x, expected 0x%02x",
           j / b->item_size, j % b->item_size, out[j], ref[j]);
   }
 }

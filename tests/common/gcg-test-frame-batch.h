@@ -28,8 +28,8 @@ typedef struct
   gsize item_size;
 } GcgTestFrameBatch;
 
-void gcg_test_frame_batch_init (GcgTestFrameBatch *b, const GcgFrameBatchConfig *config,
-    guint n_frames, guint32 seed);
+void gcg_test_frame_batch_init (GcgTestFrameBatch *b,
+    const GcgFrameBatchConfig *config, guint n_frames, guint32 seed);
 void gcg_test_frame_batch_clear (GcgTestFrameBatch *b);
 
 /* Values of batch number @k for source @i: a pattern of ROI counts (0, 1,
@@ -39,8 +39,8 @@ void gcg_test_frame_batch_params (const GcgTestFrameBatch *b, guint i, guint k,
     guint64 base, GcgFrameParams *params);
 
 /* Fails naming the first item and byte where @out and @ref differ. */
-void gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b, const guint8 *out,
-    const guint8 *ref, gsize size);
+void gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b,
+    const guint8 *out, const guint8 *ref, gsize size);
 
 /* A random order of sources 0 to @n - 1. */
 void gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n);
@@ -49,5 +49,5 @@ void gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n);
  * source j) with the values of batch @k: one CPU chain per source.
  * Returns the number of items; writes them to @out and zeroes the items
  * after them up to the batch's size. */
-guint gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
-    guint n, guint k, guint8 *out);
+guint gcg_test_frame_batch_reference (const GcgTestFrameBatch *b,
+    const guint *order, guint n, guint k, guint8 *out);

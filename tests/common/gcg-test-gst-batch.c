@@ -29,18 +29,17 @@ typedef struct
 } Ramp;
 
 static void
-ramp_px (guint x, guint y, guint8 * px, gpointer user_data)
+ramp_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   const Ramp *r = user_data;
 
   for (guint c = 0; c < r->pstride; c++)
-    px[c] = (guint8) (x * (7 + c) + y * (13 + r->seed) + r->seed * 31
-        + c * 50);
+    px[c] = (guint8) (x * (7 + c) + y * (13 + r->seed) + r->seed * 31 + c * 50);
 }
 
 /* A frame of @caps with a pattern of its own per @seed. */
 GstBuffer *
-gcg_test_batch_frame (const gchar * caps, guint seed, GstClockTime pts)
+gcg_test_batch_frame (const gchar *caps, guint seed, GstClockTime pts)
 {
   GstVideoInfo info = gcg_test_info (caps);
   Ramp r = { seed, GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) };
@@ -53,26 +52,28 @@ gcg_test_batch_frame (const gchar * caps, guint seed, GstClockTime pts)
 }
 
 void
-gcg_test_batch_vary_rois (guint stream, guint frame, GstBuffer * buf)
+gcg_test_batch_vary_rois (guint stream, guint frame, GstBuffer *buf)
 {
   guint n = (stream + frame * 2) % 4;
 
   for (guint i = 0; i < n; i++) {
     GstVideoRegionOfInterestMeta *m =
         gst_buffer_add_video_region_of_interest_meta (buf,
-        i % 2 ? "face" : "car", 2 + i * 3, 1 + i * 2, 12 + i * 5, 9 + i * 3);
+            i % 2 ? "face" : "car", 2 + i * 3, 1 + i * 2, 12 + i * 5,
+            9 + i * 3);
 
     m->id = (gint) (frame * 10 + i);
   }
 }
 
 void
-gcg_test_batch_init (GcgTestBatch * f, const gchar * backend,
-    const gchar * ref_backend, const gchar * props, guint max_rois)
+gcg_test_batch_init (GcgTestBatch *f, const gchar *backend,
+    const gchar *ref_backend, const gchar *props, guint max_rois)
 {
-  g_autofree gchar *desc = g_strdup_printf ("cudagraphbatch backend=%s "
-      GCG_TEST_BATCH_PROPS " max-rois=%u %s", backend, max_rois,
-      props ? props : "");
+  g_autofree gchar *desc =
+      g_strdup_printf ("cudagraphbatch backend=%s " GCG_TEST_BATCH_PROPS
+                       " max-rois=%u %s",
+          backend, max_rois, props ? props : "");
 
   memset (f, 0, sizeof (*f));
   /* Until gcg_test_batch_clear(): a batch test that hangs (a stream
@@ -86,15 +87,16 @@ gcg_test_batch_init (GcgTestBatch * f, const gchar * backend,
 }
 
 GcgTestStream *
-gcg_test_batch_add_stream (GcgTestBatch * f, const gchar * caps, guint seed)
+gcg_test_batch_add_stream (GcgTestBatch *f, const gchar *caps, guint seed)
 {
   GcgTestStream *s = &f->streams[f->n++];
-  g_autofree gchar *ref = g_strdup_printf ("cudagraphpreprocess backend=%s "
-      GCG_TEST_BATCH_PROPS " max-rois=%u %s", f->ref_backend, f->max_rois,
-      f->ref_props ? f->ref_props : "");
+  g_autofree gchar *ref =
+      g_strdup_printf ("cudagraphpreprocess backend=%s " GCG_TEST_BATCH_PROPS
+                       " max-rois=%u %s",
+          f->ref_backend, f->max_rois, f->ref_props ? f->ref_props : "");
 
-  s->h = gst_harness_new_with_element (f->batch, "sink_%u",
-      f->out ? NULL : "src");
+  s->h =
+      gst_harness_new_with_element (f->batch, "sink_%u", f->out ? NULL : "src");
   if (f->out == NULL) {
     f->out = s->h;
     gst_harness_use_testclock (s->h);
@@ -109,7 +111,7 @@ gcg_test_batch_add_stream (GcgTestBatch * f, const gchar * caps, guint seed)
 }
 
 void
-gcg_test_batch_set_caps (GcgTestStream * s, const gchar * caps)
+gcg_test_batch_set_caps (GcgTestStream *s, const gchar *caps)
 {
   g_autoptr (GstCaps) c = gst_caps_from_string (caps);
 
@@ -120,7 +122,7 @@ gcg_test_batch_set_caps (GcgTestStream * s, const gchar * caps)
 }
 
 void
-gcg_test_batch_remove_stream (GcgTestStream * s)
+gcg_test_batch_remove_stream (GcgTestStream *s)
 {
   gst_harness_teardown (s->h);
   s->h = NULL;
@@ -128,7 +130,7 @@ gcg_test_batch_remove_stream (GcgTestStream * s)
 }
 
 void
-gcg_test_batch_clear (GcgTestBatch * f)
+gcg_test_batch_clear (GcgTestBatch *f)
 {
   for (guint i = 0; i < f->n; i++) {
     GcgTestStream *s = &f->streams[i];
@@ -147,7 +149,7 @@ gcg_test_batch_clear (GcgTestBatch * f)
 }
 
 void
-gcg_test_batch_eos (GcgTestStream * s)
+gcg_test_batch_eos (GcgTestStream *s)
 {
   g_assert_true (gst_harness_push_event (s->h, gst_event_new_eos ()));
   s->eos = TRUE;
@@ -155,7 +157,7 @@ gcg_test_batch_eos (GcgTestStream * s)
 
 /* Streams whose pads may still deliver frames. */
 static guint
-playing_streams (GcgTestBatch * f)
+playing_streams (GcgTestBatch *f)
 {
   guint n = 0;
 
@@ -165,14 +167,14 @@ playing_streams (GcgTestBatch * f)
 }
 
 void
-gcg_test_batch_push (GcgTestStream * s, GstBuffer * buf)
+gcg_test_batch_push (GcgTestStream *s, GstBuffer *buf)
 {
   g_assert_cmpint (gst_harness_push (s->h, buf), ==, GST_FLOW_OK);
 }
 
 static void
-check_item (const GstCudaGraphBatchMetaItem * it, const GstCudaGraphTensorMetaItem * ri,
-    guint k)
+check_item (const GstCudaGraphBatchMetaItem *it,
+    const GstCudaGraphTensorMetaItem *ri, guint k)
 {
   GcgRect roi = { ri->roi_x, ri->roi_y, ri->roi_width, ri->roi_height };
   GcgFrameItemMap map;
@@ -180,7 +182,7 @@ check_item (const GstCudaGraphBatchMetaItem * it, const GstCudaGraphTensorMetaIt
   g_assert_cmpuint (it->source, ==, k);
   g_assert_cmpint (it->roi_id, ==, ri->roi_id);
   g_assert_true (gcg_frame_item_map_init (&map, &roi, GCG_TEST_BATCH_W,
-          GCG_TEST_BATCH_H, GCG_LETTERBOX_SYMMETRIC));
+      GCG_TEST_BATCH_H, GCG_LETTERBOX_SYMMETRIC));
   g_assert_cmpint (it->roi_x, ==, roi.x);
   g_assert_cmpint (it->roi_y, ==, roi.y);
   g_assert_cmpint (it->roi_width, ==, roi.width);
@@ -197,8 +199,8 @@ check_item (const GstCudaGraphBatchMetaItem * it, const GstCudaGraphTensorMetaIt
  * @ref: its items at the source's place, equal byte for byte.  Returns
  * the index after its items. */
 static guint
-check_source (GstBuffer * batch, guint k, GcgTestStream * s,
-    GstBuffer * ref, GstClockTime pts)
+check_source (GstBuffer *batch, guint k, GcgTestStream *s, GstBuffer *ref,
+    GstClockTime pts)
 {
   GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (batch);
   GstCudaGraphTensorMeta *rm = gst_cuda_graph_buffer_get_tensor_meta (ref);
@@ -226,7 +228,7 @@ check_source (GstBuffer * batch, guint k, GcgTestStream * s,
  * fires), so the clock is advanced to each deadline it waits on until the
  * batch leaves; within 10 s of real time. */
 static GstBuffer *
-pull_past_deadline (GstHarness * h)
+pull_past_deadline (GstHarness *h)
 {
   GstTestClock *clock = gst_harness_get_testclock (h);
   gint64 give_up = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
@@ -244,7 +246,7 @@ pull_past_deadline (GstHarness * h)
 }
 
 GstBuffer *
-gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
+gcg_test_batch_run (GcgTestBatch *f, const guint *which, guint n_which,
     guint frame, GcgTestDecorateFunc decorate)
 {
   GstBuffer *refs[16] = { NULL };
@@ -264,7 +266,7 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
     gcg_test_batch_push (s, buf);
   }
   out = n_which < playing_streams (f) ? pull_past_deadline (f->out)
-      : gst_harness_pull (f->out);
+                                      : gst_harness_pull (f->out);
   g_assert_nonnull (out);
   g_assert_cmpuint (GST_BUFFER_PTS (out), ==, pts);
   bm = gst_cuda_graph_buffer_get_batch_meta (out);
@@ -274,17 +276,17 @@ gcg_test_batch_run (GcgTestBatch * f, const guint * which, guint n_which,
   if (!f->check)
     return out;
   for (i = 0; i < n_which; i++) {
-    k = check_source (out, i, &f->streams[which ? which[i] : i], refs[i],
-        pts);
+    k = check_source (out, i, &f->streams[which ? which[i] : i], refs[i], pts);
     gst_buffer_unref (refs[i]);
   }
   g_assert_cmpuint (bm->n_items, ==, k);
-  g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (out)->n_items, ==, k);
+  g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (out)->n_items, ==,
+      k);
   return out;
 }
 
 void
-gcg_test_batch_check_absent (const GstCudaGraphBatchMeta * bm, guint n_absent)
+gcg_test_batch_check_absent (const GstCudaGraphBatchMeta *bm, guint n_absent)
 {
   g_assert_cmpuint (bm->n_sources, ==, bm->n_frames + n_absent);
   for (guint i = bm->n_frames; i < bm->n_sources; i++) {
@@ -301,7 +303,7 @@ gcg_test_batch_check_absent (const GstCudaGraphBatchMeta * bm, guint n_absent)
 }
 
 void
-gcg_test_batch_check_dims (GcgTestBatch * f, const gchar * dims)
+gcg_test_batch_check_dims (GcgTestBatch *f, const gchar *dims)
 {
   g_autoptr (GstCaps) caps = gst_pad_get_current_caps (f->out->sinkpad);
   GstStructure *s = gst_caps_get_structure (caps, 0);

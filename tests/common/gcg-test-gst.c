@@ -9,19 +9,17 @@
 /* A "GcgParamsMeta" (the custom meta the plugin registers) on @buf with
  * these per-frame values. */
 void
-gcg_test_add_params_meta (GstBuffer * buf, gdouble brightness,
-    gdouble contrast)
+gcg_test_add_params_meta (GstBuffer *buf, gdouble brightness, gdouble contrast)
 {
   GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
 
   g_assert_nonnull (meta);
-  gst_structure_set (gst_custom_meta_get_structure (meta),
-      "brightness", G_TYPE_DOUBLE, brightness,
-      "contrast", G_TYPE_DOUBLE, contrast, NULL);
+  gst_structure_set (gst_custom_meta_get_structure (meta), "brightness",
+      G_TYPE_DOUBLE, brightness, "contrast", G_TYPE_DOUBLE, contrast, NULL);
 }
 
 static void
-push_segment (GstHarness * h)
+push_segment (GstHarness *h)
 {
   GstSegment segment;
 
@@ -31,21 +29,20 @@ push_segment (GstHarness * h)
 
 /* A flush, then a new segment. */
 void
-gcg_test_flush (GstHarness * h)
+gcg_test_flush (GstHarness *h)
 {
   g_assert_true (gst_harness_push_event (h, gst_event_new_flush_start ()));
   g_assert_true (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   push_segment (h);
 }
 
-typedef void (*BytesFunc) (const guint8 * data, gsize size,
-    gpointer user_data);
+typedef void (*BytesFunc) (const guint8 *data, gsize size, gpointer user_data);
 
 /* Hands @func the visible bytes of a video frame row by row (row padding
  * is never written, and strides differ between pools), or the whole
  * buffer when @caps are not video (tensors). */
 static void
-foreach_visible (GstBuffer * buf, GstCaps * caps, BytesFunc func,
+foreach_visible (GstBuffer *buf, GstCaps *caps, BytesFunc func,
     gpointer user_data)
 {
   GstVideoInfo info;
@@ -65,33 +62,34 @@ foreach_visible (GstBuffer * buf, GstCaps * caps, BytesFunc func,
 
     for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p); y++)
       func ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row, user_data);
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p),
+          row, user_data);
   }
   gst_video_frame_unmap (&frame);
 }
 
 static void
-append_bytes (const guint8 * data, gsize size, gpointer user_data)
+append_bytes (const guint8 *data, gsize size, gpointer user_data)
 {
   g_byte_array_append (user_data, data, (guint) size);
 }
 
 static void
-update_checksum (const guint8 * data, gsize size, gpointer user_data)
+update_checksum (const guint8 *data, gsize size, gpointer user_data)
 {
   g_checksum_update (user_data, data, (gssize) size);
 }
 
 /* Appends the visible bytes of @buf, a frame or tensor of @caps. */
 void
-gcg_test_append_visible (GByteArray * bytes, GstBuffer * buf, GstCaps * caps)
+gcg_test_append_visible (GByteArray *bytes, GstBuffer *buf, GstCaps *caps)
 {
   foreach_visible (buf, caps, append_bytes, bytes);
 }
 
 /* The SHA-1 of the visible bytes of @buf (a map waits for the frame). */
 gchar *
-gcg_test_visible_sha1 (GstBuffer * buf, GstCaps * caps)
+gcg_test_visible_sha1 (GstBuffer *buf, GstCaps *caps)
 {
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA1);
 
@@ -101,7 +99,7 @@ gcg_test_visible_sha1 (GstBuffer * buf, GstCaps * caps)
 
 /* A counter of a cudagraph-stats structure, which must have it. */
 guint64
-gcg_test_stats_u64 (const GstStructure * s, const gchar * field)
+gcg_test_stats_u64 (const GstStructure *s, const gchar *field)
 {
   guint64 v = G_MAXUINT64;
 
@@ -116,7 +114,7 @@ gcg_test_stats_u64 (const GstStructure * s, const gchar * field)
 /* Pops every error and element message from @bus: an error fails the test
  * ("@what: message"), each cudagraph-stats structure goes to @func. */
 void
-gcg_test_bus_foreach_stats (GstBus * bus, const gchar * what,
+gcg_test_bus_foreach_stats (GstBus *bus, const gchar *what,
     GcgTestStatsFunc func, gpointer user_data)
 {
   GstMessage *msg;
@@ -138,7 +136,7 @@ gcg_test_bus_foreach_stats (GstBus * bus, const gchar * what,
 }
 
 static void
-keep_only (const GstStructure * s, gpointer user_data)
+keep_only (const GstStructure *s, gpointer user_data)
 {
   GstStructure **stats = user_data;
 
@@ -150,7 +148,7 @@ keep_only (const GstStructure * s, gpointer user_data)
  * every frame, and the one cudagraph-stats message posted on @bus for it
  * is returned (and logged); an error message fails the test. */
 GstStructure *
-gcg_test_finish_segment (GstHarness * h, GstBus * bus)
+gcg_test_finish_segment (GstHarness *h, GstBus *bus)
 {
   GstStructure *stats = NULL;
   g_autofree gchar *str = NULL;

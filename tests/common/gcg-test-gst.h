@@ -11,19 +11,18 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 
-typedef void (*GcgTestStatsFunc) (const GstStructure * stats,
+typedef void (*GcgTestStatsFunc) (const GstStructure *stats,
     gpointer user_data);
 
-void gcg_test_add_params_meta (GstBuffer * buf, gdouble brightness,
+void gcg_test_add_params_meta (GstBuffer *buf, gdouble brightness,
     gdouble contrast);
 
-void gcg_test_flush (GstHarness * h);
-GstStructure *gcg_test_finish_segment (GstHarness * h, GstBus * bus);
+void gcg_test_flush (GstHarness *h);
+GstStructure *gcg_test_finish_segment (GstHarness *h, GstBus *bus);
 
-void gcg_test_append_visible (GByteArray * bytes, GstBuffer * buf,
-    GstCaps * caps);
-gchar *gcg_test_visible_sha1 (GstBuffer * buf, GstCaps * caps);
+void gcg_test_append_visible (GByteArray *bytes, GstBuffer *buf, GstCaps *caps);
+gchar *gcg_test_visible_sha1 (GstBuffer *buf, GstCaps *caps);
 
-guint64 gcg_test_stats_u64 (const GstStructure * s, const gchar * field);
-void gcg_test_bus_foreach_stats (GstBus * bus, const gchar * what,
+guint64 gcg_test_stats_u64 (const GstStructure *s, const gchar *field);
+void gcg_test_bus_foreach_stats (GstBus *bus, const gchar *what,
     GcgTestStatsFunc func, gpointer user_data);

@@ -77,8 +77,8 @@ gcg_test_print_backtraces (void)
   g_ptr_array_add (argv, (gpointer) "thread apply all bt");
   g_ptr_array_add (argv, NULL);
   /* Captured, then printed on stderr: stdout is the TAP stream. */
-  ok = g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT,
-      NULL, NULL, &out, &err, NULL, &error);
+  ok = g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+      NULL, &out, &err, NULL, &error);
   g_ptr_array_free (argv, TRUE);
   if (!ok) {
     g_printerr ("cannot run gdb: %s\n", error->message);
@@ -90,12 +90,13 @@ gcg_test_print_backtraces (void)
 }
 
 static G_NORETURN void
-fire (const gchar * name)
+fire (const gchar *name)
 {
   const gchar *path = g_test_get_path ();
 
   g_printerr ("\nwatchdog: %s hangs (test %s): every thread's backtrace "
-      "follows\n", name, path && *path ? path : "(none)");
+              "follows\n",
+      name, path && *path ? path : "(none)");
   gcg_test_print_backtraces ();
   g_printerr ("watchdog: aborting %s\n", name);
   abort ();
@@ -125,7 +126,7 @@ under_valgrind (void)
 }
 
 void
-gcg_test_watchdog_arm (guint seconds, const gchar * name)
+gcg_test_watchdog_arm (guint seconds, const gchar *name)
 {
   /* valgrind runs threads one at a time, tens of times slower: as
    * meson's valgrind setup does for its timeouts (tests/meson.build). */

@@ -15,7 +15,7 @@
  * running GTest path and every thread's backtrace on stderr (through
  * `gdb -batch -p` when gdb is on PATH, else the watchdog thread's own
  * stack from glibc's backtrace()) and aborts.  @what is copied. */
-void gcg_test_watchdog_arm (guint seconds, const gchar * what);
+void gcg_test_watchdog_arm (guint seconds, const gchar *what);
 
 /* Nothing fires until the next gcg_test_watchdog_arm(). */
 void gcg_test_watchdog_disarm (void);

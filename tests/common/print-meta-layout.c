@@ -16,8 +16,7 @@
 #include "gcg-gst.h"
 
 #define FIELD(T, f, name) \
-  printf ("%s %s %zu %zu\n", #T, name, offsetof (T, f), \
-      sizeof (((T *) 0)->f))
+  printf ("%s %s %zu %zu\n", #T, name, offsetof (T, f), sizeof (((T *) 0)->f))
 #define F(T, f) FIELD (T, f, #f)
 #define SIZE(T) printf ("%s - 0 %zu\n", #T, sizeof (T))
 

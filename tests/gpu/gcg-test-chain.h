@@ -47,14 +47,14 @@ chain_setup (Chain *c)
   c->mad = gcg__context_get_function (c->ctx, "gcg_test_mad_u32", &error);
   g_assert_no_error (error);
   for (guint i = 0; i < CHAIN_N_SCALARS; i++) {
-    c->scalars[i] = gcg_device_scalar_new (c->ctx, GCG_SCALAR_TYPE_UINT32,
-        &error);
+    c->scalars[i] =
+        gcg_device_scalar_new (c->ctx, GCG_SCALAR_TYPE_UINT32, &error);
     g_assert_no_error (error);
     c->s[i] = gcg_device_scalar_get_device_ptr (c->scalars[i]);
   }
   for (guint i = 0; i < G_N_ELEMENTS (c->out); i++)
     g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &c->out[i],
-            CHAIN_N * sizeof (guint32)));
+        CHAIN_N * sizeof (guint32)));
   g_assert_no_error (error);
   return TRUE;
 }
@@ -98,8 +98,7 @@ chain_set (Chain *c, const guint32 v[CHAIN_N_SCALARS])
 
   for (guint i = 0; i < CHAIN_N_SCALARS; i++) {
     g_assert_true (gcg_device_scalar_set_uint (c->scalars[i], v[i], &error));
-    g_assert_true (gcg_device_scalar_update (c->scalars[i], c->stream,
-            &error));
+    g_assert_true (gcg_device_scalar_update (c->scalars[i], c->stream, &error));
   }
   g_assert_no_error (error);
 }
@@ -107,8 +106,8 @@ chain_set (Chain *c, const guint32 v[CHAIN_N_SCALARS])
 static inline gboolean
 chain_launch (Chain *c, CUfunction fn, void **params, GError **error)
 {
-  return GCG_CU_OK (error, cuLaunchKernel, fn, (CHAIN_N + 255) / 256, 1, 1,
-      256, 1, 1, 0, gcg__stream_get_cu (c->stream), params, NULL);
+  return GCG_CU_OK (error, cuLaunchKernel, fn, (CHAIN_N + 255) / 256, 1, 1, 256,
+      1, 1, 0, gcg__stream_get_cu (c->stream), params, NULL);
 }
 
 static inline gboolean
@@ -139,10 +138,8 @@ chain_enqueue (Chain *c, CUdeviceptr out, guint32 step, guint extra,
   guint32 n = CHAIN_N;
   void *iota_params[] = { &out, &n, &step, &c->s[0] };
   gboolean ok = chain_launch (c, c->iota, iota_params, error)
-      && chain_add (c, out, 1, error)
-      && chain_mad (c, out, 2, 3, error)
-      && chain_add (c, out, 4, error)
-      && chain_mad (c, out, 5, 6, error)
+      && chain_add (c, out, 1, error) && chain_mad (c, out, 2, 3, error)
+      && chain_add (c, out, 4, error) && chain_mad (c, out, 5, 6, error)
       && chain_add (c, out, 7, error);
 
   for (guint i = 0; ok && i < extra; i++)
@@ -174,7 +171,7 @@ chain_check (Chain *c, CUdeviceptr out, guint32 step,
 
   g_assert_true (gcg_stream_synchronize (c->stream, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, host, out,
-          CHAIN_N * sizeof (guint32)));
+      CHAIN_N * sizeof (guint32)));
   g_assert_no_error (error);
   for (guint32 i = 0; i < CHAIN_N; i++) {
     if (host[i] != chain_expected (i, step, v, extra))
@@ -248,7 +245,7 @@ chain_current_mem_pool (Chain *c)
   CUmemoryPool pool = NULL;
 
   g_assert_true (GCG_CU_OK (&error, cuDeviceGetMemPool, &pool,
-          gcg__context_get_cu_device (c->ctx)));
+      gcg__context_get_cu_device (c->ctx)));
   return pool;
 }
 

@@ -53,8 +53,8 @@ gate_close (Gate *g, GcgStream *stream)
   g_mutex_lock (&g->lock);
   g->open = FALSE;
   g_mutex_unlock (&g->lock);
-  g_assert_true (GCG_CU_OK (NULL, cuLaunchHostFunc,
-          gcg__stream_get_cu (stream), gate_hold, g));
+  g_assert_true (GCG_CU_OK (NULL, cuLaunchHostFunc, gcg__stream_get_cu (stream),
+      gate_hold, g));
 }
 
 static inline void

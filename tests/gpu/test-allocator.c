@@ -54,8 +54,7 @@ alloc_ok (GcgAllocator *allocator, gsize size, GcgStream *stream)
   g_autoptr (GError) error = NULL;
   guint64 ptr = 0;
 
-  g_assert_true (gcg_allocator_alloc (allocator, size, stream, &ptr,
-          &error));
+  g_assert_true (gcg_allocator_alloc (allocator, size, stream, &ptr, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (ptr, !=, 0);
   g_assert_cmpuint (ptr % 512, ==, 0);
@@ -76,13 +75,13 @@ launch_iota (Gpu *g, GcgStream *stream, guint64 out, guint32 n, guint32 step,
     guint64 base)
 {
   g_autoptr (GError) error = NULL;
-  CUfunction fn = gcg__context_get_function (g->ctx, "gcg_test_iota_u32",
-      &error);
+  CUfunction fn =
+      gcg__context_get_function (g->ctx, "gcg_test_iota_u32", &error);
   void *params[] = { &out, &n, &step, &base };
 
   g_assert_no_error (error);
   g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, (n + 255) / 256, 1, 1,
-          256, 1, 1, 0, gcg__stream_get_cu (stream), params, NULL));
+      256, 1, 1, 0, gcg__stream_get_cu (stream), params, NULL));
   g_assert_no_error (error);
 }
 
@@ -91,23 +90,21 @@ static void
 launch_spin (Gpu *g, GcgStream *stream, guint ms, guint64 flag)
 {
   g_autoptr (GError) error = NULL;
-  CUfunction fn = gcg__context_get_function (g->ctx, "gcg_test_spin",
-      &error);
+  CUfunction fn = gcg__context_get_function (g->ctx, "gcg_test_spin", &error);
   gint khz = 0;
   unsigned long long cycles;
   void *params[] = { &cycles, &flag };
 
   g_assert_no_error (error);
   g_assert_true (GCG_CU_OK (&error, cuDeviceGetAttribute, &khz,
-          CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-          gcg__context_get_cu_device (g->ctx)));
+      CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gcg__context_get_cu_device (g->ctx)));
   /* A driver that does not report the clock gets 2 GHz: spinning longer
    * than asked is harmless. */
   if (khz <= 0)
     khz = 2000000;
   cycles = (unsigned long long) khz * ms;
   g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0,
-          gcg__stream_get_cu (stream), params, NULL));
+      gcg__stream_get_cu (stream), params, NULL));
   g_assert_no_error (error);
 }
 
@@ -125,7 +122,7 @@ test_write_read (void)
     return;
   base = alloc_ok (g.allocator, sizeof (guint32), NULL);
   g_assert_true (GCG_CU_OK (&error, cuMemcpyHtoD, base, &base_value,
-          sizeof (base_value)));
+      sizeof (base_value)));
   for (guint round = 0; round < 2; round++) {
     for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++) {
       ptrs[i] = alloc_ok (g.allocator, sizes[i], g.stream);
@@ -137,7 +134,7 @@ test_write_read (void)
       g_autofree guint32 *host = g_new0 (guint32, n);
 
       g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, host, ptrs[i],
-              n * sizeof (guint32)));
+          n * sizeof (guint32)));
       for (guint32 j = 0; j < n; j++)
         g_assert_cmpuint (host[j], ==, j * step + base_value);
       /* Blocks never overlap. */
@@ -190,8 +187,7 @@ test_record_stream (void)
   other = gcg_stream_new (g.ctx, &error);
   g_assert_no_error (error);
   /* Load the kernel before timing anything. */
-  g_assert_nonnull (gcg__context_get_function (g.ctx, "gcg_test_spin",
-          &error));
+  g_assert_nonnull (gcg__context_get_function (g.ctx, "gcg_test_spin", &error));
 
   p = alloc_ok (g.allocator, MiB, g.stream);
   launch_spin (&g, other, 200, p);
@@ -243,8 +239,7 @@ test_record_stream_event_fails (void)
     return;
   other = gcg_stream_new (g.ctx, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (gcg__context_get_function (g.ctx, "gcg_test_spin",
-          &error));
+  g_assert_nonnull (gcg__context_get_function (g.ctx, "gcg_test_spin", &error));
   p = alloc_ok (g.allocator, MiB, g.stream);
   launch_spin (&g, other, 100, p);
   g_assert_true (gcg_allocator_record_stream (g.allocator, p, other, &error));
@@ -279,8 +274,9 @@ test_empty_cache (void)
   g_assert_true (gcg_context_get_memory_info (g.ctx, &before, NULL, &error));
   gcg_allocator_empty_cache (g.allocator);
   g_assert_true (gcg_context_get_memory_info (g.ctx, &after, NULL, &error));
-  g_test_message ("free before %" G_GUINT64_FORMAT " MiB, after %"
-      G_GUINT64_FORMAT " MiB", before >> 20, after >> 20);
+  g_test_message ("free before %" G_GUINT64_FORMAT
+                  " MiB, after %" G_GUINT64_FORMAT " MiB",
+      before >> 20, after >> 20);
   g_assert_cmpuint (after, >=, before + 200 * MiB);
   g_assert_cmpuint (stats_of (g.allocator).reserved_bytes, ==, 0);
   g_assert_cmpuint (stats_of (g.allocator).device_frees, ==, 1);
@@ -302,12 +298,13 @@ test_out_of_memory (void)
   gcg_allocator_free (g.allocator, alloc_ok (g.allocator, 4 * MiB, g.stream));
   total = gcg_context_get_total_memory (g.ctx);
   g_assert_false (gcg_allocator_alloc (g.allocator, total * 2, g.stream, &p,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_OUT_OF_MEMORY);
   g_assert_cmpuint (p, ==, 0);
   g_test_message ("%s", error->message);
-  g_assert_true (g_str_has_prefix (error->message, "Out of device memory "
-          "allocating "));
+  g_assert_true (g_str_has_prefix (error->message,
+      "Out of device memory "
+      "allocating "));
   g_assert_nonnull (strstr (error->message, gcg_context_get_name (g.ctx)));
   g_assert_nonnull (strstr (error->message, "(device 0)"));
   g_assert_nonnull (strstr (error->message, "allocated by gst-cudagraph"));
@@ -323,7 +320,7 @@ test_out_of_memory (void)
   /* And it keeps working. */
   p = alloc_ok (g.allocator, MiB, g.stream);
   g_assert_true (GCG_CU_OK (&error, cuMemsetD8Async, p, 0x5a, MiB,
-          gcg__stream_get_cu (g.stream)));
+      gcg__stream_get_cu (g.stream)));
   g_assert_true (gcg_stream_synchronize (g.stream, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, &byte, p + MiB - 1, 1));
   g_assert_cmpuint (byte, ==, 0x5a);
@@ -342,7 +339,7 @@ test_injected_oom_retry (void)
   if (!gpu_open (&g))
     return;
   g_assert_true (gcg_fault_inject ("cuMemAlloc:1=CUDA_ERROR_OUT_OF_MEMORY",
-          &error));
+      &error));
   p = alloc_ok (g.allocator, MiB, g.stream);
   g_assert_true (gcg_fault_inject (NULL, &error));
   stats = stats_of (g.allocator);
@@ -376,9 +373,9 @@ test_host_pool (void)
   memset (dst, 0, MiB);
   dev = alloc_ok (g.allocator, MiB, g.stream);
   g_assert_true (GCG_CU_OK (&error, cuMemcpyHtoDAsync, dev, src, MiB,
-          gcg__stream_get_cu (g.stream)));
+      gcg__stream_get_cu (g.stream)));
   g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoHAsync, dst, dev, MiB,
-          gcg__stream_get_cu (g.stream)));
+      gcg__stream_get_cu (g.stream)));
   g_assert_true (gcg_stream_synchronize (g.stream, &error));
   g_assert_cmpmem (src, MiB, dst, MiB);
   gcg_allocator_free (g.allocator, dev);

@@ -57,7 +57,7 @@ keep_new_buffer (GcgCapturePool *pool, guint *released)
 
   kept->released = released;
   g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &kept->ptr,
-          CHAIN_N * sizeof (guint32)));
+      CHAIN_N * sizeof (guint32)));
   gcg_capture_pool_keep (pool, kept, kept_buffer_free);
   return kept->ptr;
 }
@@ -143,8 +143,8 @@ test_sealed_pool_refuses (ChainFixture *f, gconstpointer data)
   assert_stream_idle (c);
 
   g_assert_null (gcg_capture_into_pool (c->stream, pool,
-          GCG_CAPTURE_MODE_DEFAULT, mark_ran, &prologue_ran, mark_ran,
-          &body_ran, &error));
+      GCG_CAPTURE_MODE_DEFAULT, mark_ran, &prologue_ran, mark_ran, &body_ran,
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_POOL_SEALED);
   g_clear_error (&error);
   g_assert_false (prologue_ran);
@@ -183,10 +183,10 @@ into_pool_prologue (GcgStream *stream, gpointer data, GError **error)
   }
   job->seen_in_prologue = chain_current_mem_pool (job->chain);
   return GCG_CU_OK (error, cuMemAllocAsync, &job->buf,
-      CHAIN_N * sizeof (guint32), gcg__stream_get_cu (stream))
+             CHAIN_N * sizeof (guint32), gcg__stream_get_cu (stream))
       && gcg_stream_synchronize (stream, error)
       && GCG_CU_OK (error, cuPointerGetAttribute, &job->buffer_pool,
-      CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, job->buf);
+          CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, job->buf);
 }
 
 static gboolean
@@ -224,7 +224,7 @@ run_into_pool (ChainFixture *f, GcgCapturePool *pool, IntoPool *job,
   g_assert_true (gcg_stream_synchronize (f->chain.stream, NULL));
   if (job->buf) {
     g_assert_true (gcg_capture_pool_free (pool, f->chain.stream, job->buf,
-            NULL));
+        NULL));
     job->buf = 0;
   }
   return graph;
@@ -314,8 +314,8 @@ test_guard_swaps_mem_pool (ChainFixture *f, gconstpointer data)
   capture = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED,
       pool, &error);
   g_assert_no_error (error);
-  g_assert_true (chain_current_mem_pool (c) ==
-      gcg_capture_pool_get_mem_pool_handle (pool));
+  g_assert_true (chain_current_mem_pool (c)
+      == gcg_capture_pool_get_mem_pool_handle (pool));
   g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
   g_object_unref (capture);
   g_assert_true (chain_current_mem_pool (c) == f->original);
@@ -353,25 +353,23 @@ test_guard_scopes_end_out_of_order (ChainFixture *f, gconstpointer data)
   g_assert_no_error (error);
   a = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED, p1,
       &error);
-  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2,
-      &error);
+  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2, &error);
   g_assert_no_error (error);
-  g_assert_true (chain_current_mem_pool (c) ==
-      gcg_capture_pool_get_mem_pool_handle (p2));
+  g_assert_true (chain_current_mem_pool (c)
+      == gcg_capture_pool_get_mem_pool_handle (p2));
   g_object_unref (a);
-  g_assert_true (chain_current_mem_pool (c) ==
-      gcg_capture_pool_get_mem_pool_handle (p2));
+  g_assert_true (chain_current_mem_pool (c)
+      == gcg_capture_pool_get_mem_pool_handle (p2));
   g_object_unref (b);
   g_assert_true (chain_current_mem_pool (c) == f->original);
 
   /* The other order too. */
   a = gcg_capture_begin_with_pool (c->stream, GCG_CAPTURE_MODE_RELAXED, p1,
       &error);
-  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2,
-      &error);
+  b = gcg_capture_begin_with_pool (other, GCG_CAPTURE_MODE_RELAXED, p2, &error);
   g_object_unref (b);
-  g_assert_true (chain_current_mem_pool (c) ==
-      gcg_capture_pool_get_mem_pool_handle (p1));
+  g_assert_true (chain_current_mem_pool (c)
+      == gcg_capture_pool_get_mem_pool_handle (p1));
   g_object_unref (a);
   g_assert_true (chain_current_mem_pool (c) == f->original);
   g_assert_no_error (error);
@@ -396,11 +394,11 @@ test_pool_alloc (ChainFixture *f, gconstpointer data)
     return;
   pool = gcg_capture_pool_new_private (c->ctx, &error);
   g_assert_true (gcg_capture_pool_alloc (pool, c->stream,
-          CHAIN_N * sizeof (guint32), &ptr, &error));
+      CHAIN_N * sizeof (guint32), &ptr, &error));
   g_assert_no_error (error);
   g_assert_true (gcg_stream_synchronize (c->stream, &error));
   g_assert_true (GCG_CU_OK (&error, cuPointerGetAttribute, &owner,
-          CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, ptr));
+      CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, ptr));
   g_assert_true (owner == gcg_capture_pool_get_mem_pool_handle (pool));
   chain_values (11, v);
   chain_set (c, v);
@@ -409,7 +407,7 @@ test_pool_alloc (ChainFixture *f, gconstpointer data)
 
   capture = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_DEFAULT, &error);
   g_assert_false (gcg_capture_pool_alloc (pool, c->stream, 256, &refused,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_CAPTURE_STATE);
   g_test_message ("alloc in capture: %s", error->message);
   g_clear_error (&error);
@@ -430,10 +428,10 @@ count_node_types (GcgGraph *graph, guint counts[16])
 
   memset (counts, 0, 16 * sizeof (guint));
   g_assert_true (GCG_CU_OK (&error, cuGraphGetNodes, gcg__graph_get_cu (graph),
-          NULL, &n));
+      NULL, &n));
   nodes = g_new0 (CUgraphNode, n);
   g_assert_true (GCG_CU_OK (&error, cuGraphGetNodes, gcg__graph_get_cu (graph),
-          nodes, &n));
+      nodes, &n));
   for (size_t i = 0; i < n; i++) {
     CUgraphNodeType type = 0;
 
@@ -451,8 +449,8 @@ pool_used (GcgCapturePool *pool)
   cuuint64_t used = 0;
 
   g_assert_true (GCG_CU_OK (&error, cuMemPoolGetAttribute,
-          gcg_capture_pool_get_mem_pool_handle (pool),
-          CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+      gcg_capture_pool_get_mem_pool_handle (pool),
+      CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
   return used;
 }
 
@@ -478,16 +476,17 @@ test_alloc_in_capture_freed (ChainFixture *f, gconstpointer data)
   g_assert_cmpuint (tmp, !=, 0);
   g_assert_true (chain_enqueue (c, tmp, 3, 0, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoDAsync, c->out[0], tmp, bytes,
-          cu));
+      cu));
   g_assert_true (GCG_CU_OK (&error, cuMemFreeAsync, tmp, cu));
   graph = gcg_capture_finish (capture, &error);
   g_assert_no_error (error);
 
   count_node_types (graph, counts);
   g_test_message ("alloc+free in capture: %u nodes: %u kernel, %u memcpy, "
-      "%u mem-alloc, %u mem-free", gcg_graph_get_node_count (graph),
-      counts[CU_GRAPH_NODE_TYPE_KERNEL], counts[CU_GRAPH_NODE_TYPE_MEMCPY],
-      counts[CU_GRAPH_NODE_TYPE_MEM_ALLOC], counts[CU_GRAPH_NODE_TYPE_MEM_FREE]);
+                  "%u mem-alloc, %u mem-free",
+      gcg_graph_get_node_count (graph), counts[CU_GRAPH_NODE_TYPE_KERNEL],
+      counts[CU_GRAPH_NODE_TYPE_MEMCPY], counts[CU_GRAPH_NODE_TYPE_MEM_ALLOC],
+      counts[CU_GRAPH_NODE_TYPE_MEM_FREE]);
   g_assert_cmpuint (counts[CU_GRAPH_NODE_TYPE_KERNEL], ==, CHAIN_KERNELS);
   g_assert_cmpuint (counts[CU_GRAPH_NODE_TYPE_MEMCPY], ==, 1);
   g_assert_cmpuint (counts[CU_GRAPH_NODE_TYPE_MEM_ALLOC], ==, 1);
@@ -540,10 +539,12 @@ test_alloc_in_capture_unfreed (ChainFixture *f, gconstpointer data)
 
   used_after = pool_used (pool);
   g_assert_true (gcg_graph_get_device_graph_memory (graph, &graph_used,
-          &graph_reserved, &error));
+      &graph_reserved, &error));
   g_test_message ("unfreed alloc in capture, private pool current: private "
-      "pool used %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " bytes; device "
-      "graph memory used %" G_GUINT64_FORMAT ", reserved %" G_GUINT64_FORMAT,
+                  "pool used %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
+                  " bytes; device "
+                  "graph memory used %" G_GUINT64_FORMAT
+                  ", reserved %" G_GUINT64_FORMAT,
       (guint64) used_before, (guint64) used_after, graph_used, graph_reserved);
   g_assert_cmpuint (used_after, ==, used_before);
   g_assert_cmpuint (graph_reserved, >=, bytes);
@@ -553,7 +554,7 @@ test_alloc_in_capture_unfreed (ChainFixture *f, gconstpointer data)
   g_assert_true (gcg_stream_synchronize (c->stream, &error));
   g_clear_object (&graph);
   g_assert_true (GCG_CU_OK (&error, cuDeviceGraphMemTrim,
-          gcg__context_get_cu_device (c->ctx)));
+      gcg__context_get_cu_device (c->ctx)));
   g_assert_no_error (error);
 }
 
@@ -573,8 +574,7 @@ main (int argc, char **argv)
   ADD ("/gpu/capture-pool/guard-scopes-end-out-of-order",
       test_guard_scopes_end_out_of_order);
   ADD ("/gpu/capture-pool/alloc", test_pool_alloc);
-  ADD ("/gpu/capture-pool/alloc-in-capture-freed",
-      test_alloc_in_capture_freed);
+  ADD ("/gpu/capture-pool/alloc-in-capture-freed", test_alloc_in_capture_freed);
   ADD ("/gpu/capture-pool/alloc-in-capture-unfreed",
       test_alloc_in_capture_unfreed);
 

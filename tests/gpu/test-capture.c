@@ -69,9 +69,9 @@ test_chain_graph_matches_eager (ChainFixture *f, gconstpointer data)
     g_assert_true (chain_enqueue (c, c->out[1], 3, 0, &error));
     chain_check (c, c->out[1], 3, v, 0);
     g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, eager, c->out[1],
-            CHAIN_N * sizeof (guint32)));
+        CHAIN_N * sizeof (guint32)));
     g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, replayed, c->out[0],
-            CHAIN_N * sizeof (guint32)));
+        CHAIN_N * sizeof (guint32)));
     g_assert_cmpmem (eager, CHAIN_N * 4, replayed, CHAIN_N * 4);
   }
 }
@@ -98,18 +98,18 @@ test_eager_allocations_between_replays (ChainFixture *f, gconstpointer data)
     /* Scribble over freshly allocated memory before and after the
      * replay: if it aliased a buffer of the graph, the check fails. */
     g_assert_true (GCG_CU_OK (&error, cuMemAllocAsync, &async_buf, bytes, cu));
-    g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, async_buf,
-            0xdeadbeef, CHAIN_N, cu));
+    g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, async_buf, 0xdeadbeef,
+        CHAIN_N, cu));
     g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &sync_buf, bytes));
     g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, sync_buf, 0xfeedface,
-            CHAIN_N, cu));
+        CHAIN_N, cu));
     chain_values (frame + 10, v);
     chain_set (c, v);
     g_assert_true (gcg_graph_launch (graph, c->stream, &error));
     g_assert_true (GCG_CU_OK (&error, cuMemFreeAsync, async_buf, cu));
     g_assert_true (GCG_CU_OK (&error, cuMemAllocAsync, &late_buf, bytes, cu));
     g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, late_buf, 0x5a5a5a5a,
-            CHAIN_N, cu));
+        CHAIN_N, cu));
     g_assert_true (GCG_CU_OK (&error, cuMemFreeAsync, late_buf, cu));
     g_assert_no_error (error);
     chain_check (c, c->out[0], 5, v, 0);
@@ -232,11 +232,11 @@ test_finish_from_other_thread (ChainFixture *f, gconstpointer data)
     return;
   chain_values (5, v);
   chain_set (c, v);
-  capture = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_THREAD_LOCAL,
-      &error);
+  capture =
+      gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_THREAD_LOCAL, &error);
   g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
-  thread_error = g_thread_join (g_thread_new ("finisher", finish_elsewhere,
-          capture));
+  thread_error =
+      g_thread_join (g_thread_new ("finisher", finish_elsewhere, capture));
   g_assert_error (thread_error, GCG_ERROR, GCG_ERROR_CAPTURE_STATE);
   g_test_message ("finish from another thread: %s", thread_error->message);
   g_error_free (thread_error);
@@ -245,8 +245,7 @@ test_finish_from_other_thread (ChainFixture *f, gconstpointer data)
   chain_check_eager (c, 6);
   g_assert_cmpint (gcg__graph_debug_live_handles (), ==, f->live_handles);
 
-  again = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_THREAD_LOCAL,
-      &error);
+  again = gcg_capture_begin (c->stream, GCG_CAPTURE_MODE_THREAD_LOCAL, &error);
   g_assert_true (chain_enqueue (c, c->out[0], 3, 0, &error));
   graph = gcg_capture_finish (again, &error);
   g_assert_no_error (error);
@@ -283,8 +282,7 @@ test_every_mode_replays (ChainFixture *f, gconstpointer data)
 {
   Chain *c = &f->chain;
   const GcgCaptureMode modes[] = { GCG_CAPTURE_MODE_GLOBAL,
-    GCG_CAPTURE_MODE_THREAD_LOCAL, GCG_CAPTURE_MODE_RELAXED
-  };
+    GCG_CAPTURE_MODE_THREAD_LOCAL, GCG_CAPTURE_MODE_RELAXED };
 
   if (!c->ctx)
     return;
@@ -394,13 +392,13 @@ test_capture_callable (ChainFixture *f, gconstpointer data)
   }
 
   g_assert_null (gcg_capture_callable (c->stream, GCG_CAPTURE_MODE_DEFAULT,
-          fail_on_purpose, &job, &error));
+      fail_on_purpose, &job, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpstr (error->message, ==, "failed on purpose");
   g_clear_error (&error);
   assert_stream_idle (c);
   g_assert_null (gcg_capture_callable (c->stream, GCG_CAPTURE_MODE_DEFAULT,
-          fail_silently, &job, &error));
+      fail_silently, &job, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_FAILED);
   g_clear_error (&error);
   assert_stream_idle (c);
@@ -485,8 +483,7 @@ main (int argc, char **argv)
       test_invalidated_capture, chain_fixture_teardown);
   ADD ("/gpu/capture/abandoned-guard", test_abandoned_guard);
   ADD ("/gpu/capture/begin-twice-refused", test_begin_twice_refused);
-  ADD ("/gpu/capture/finish-from-other-thread",
-      test_finish_from_other_thread);
+  ADD ("/gpu/capture/finish-from-other-thread", test_finish_from_other_thread);
   ADD ("/gpu/capture/every-mode-replays", test_every_mode_replays);
   ADD ("/gpu/capture/upload-idempotent", test_upload_idempotent);
   ADD ("/gpu/capture/dump-dot", test_dump_dot);

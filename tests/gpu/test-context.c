@@ -20,7 +20,7 @@ test_entry_points (void)
   if (!ctx)
     return;
   for (guint i = 0; i < GCG_CUDA_N_FUNCS; i++)
-    g_assert_nonnull (((gpointer *) & gcg__cuda)[i]);
+    g_assert_nonnull (((gpointer *) &gcg__cuda)[i]);
   g_assert_true (gcg_driver_get_version (&version, NULL));
   g_assert_cmpint (version, >=, 12000);
 }
@@ -43,11 +43,13 @@ test_properties (void)
   g_assert_cmpint (major, >=, 7);
   g_assert_cmpint (minor, >=, 0);
   g_assert_cmpint (gcg_context_get_sm_count (ctx), >, 0);
-  g_assert_cmpuint (gcg_context_get_total_memory (ctx), >, G_GUINT64_CONSTANT (1) << 30);
+  g_assert_cmpuint (gcg_context_get_total_memory (ctx), >,
+      G_GUINT64_CONSTANT (1) << 30);
   g_assert_true (g_regex_match_simple ("^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
-          "[0-9a-fA-F]{2}\\.[0-9]$", gcg_context_get_pci_bus_id (ctx), 0, 0));
+                                       "[0-9a-fA-F]{2}\\.[0-9]$",
+      gcg_context_get_pci_bus_id (ctx), 0, 0));
   g_assert_true (gcg_context_get_memory_info (ctx, &free_bytes, &total_bytes,
-          &error));
+      &error));
   g_assert_no_error (error);
   g_assert_cmpuint (free_bytes, <=, total_bytes);
   g_assert_cmpuint (total_bytes, ==, gcg_context_get_total_memory (ctx));
@@ -72,7 +74,8 @@ test_bad_ordinal_and_wrap (void)
   wrapped = gcg_context_new_wrapped (gcg_context_get_handle (ctx), &error);
   g_assert_no_error (error);
   g_assert_cmpint (gcg_context_get_device_id (wrapped), ==, 0);
-  g_assert_cmpstr (gcg_context_get_name (wrapped), ==, gcg_context_get_name (ctx));
+  g_assert_cmpstr (gcg_context_get_name (wrapped), ==,
+      gcg_context_get_name (ctx));
   g_assert_true (gcg_context_push (wrapped, &error));
   g_assert_true (gcg_context_pop (wrapped, &error));
   g_assert_no_error (error);
@@ -133,8 +136,7 @@ test_stream_sync_modes (void)
     return;
   stream = gcg_stream_new (ctx, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (gcg_stream_get_sync_mode (stream), ==,
-      GCG_SYNC_MODE_DRIVER);
+  g_assert_cmpint (gcg_stream_get_sync_mode (stream), ==, GCG_SYNC_MODE_DRIVER);
   g_signal_connect_swapped (stream, "notify::sync-mode",
       G_CALLBACK (g_atomic_int_inc), &notified);
   fn = gcg__context_get_function (ctx, "gcg_test_spin", &error);
@@ -142,9 +144,9 @@ test_stream_sync_modes (void)
   g_assert_true (gcg__context_guard_enter (&guard, ctx, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &flag, sizeof (guint32)));
   g_assert_true (GCG_CU_OK (&error, cuDeviceGetAttribute, &khz,
-          CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gcg__context_get_cu_device (ctx)));
-  for (GcgSyncMode mode = GCG_SYNC_MODE_DRIVER;
-      mode <= GCG_SYNC_MODE_POLL; mode++) {
+      CU_DEVICE_ATTRIBUTE_CLOCK_RATE, gcg__context_get_cu_device (ctx)));
+  for (GcgSyncMode mode = GCG_SYNC_MODE_DRIVER; mode <= GCG_SYNC_MODE_POLL;
+      mode++) {
     unsigned long long cycles = (unsigned long long) MAX (khz, 1000000) * 100;
     void *params[] = { &cycles, &flag };
     guint32 host = 0;
@@ -152,13 +154,13 @@ test_stream_sync_modes (void)
     g_object_set (stream, "sync-mode", mode, NULL);
     for (gint round = 0; round < 2; round++) {
       g_assert_true (GCG_CU_OK (&error, cuMemsetD32Async, flag, 0, 1,
-              gcg__stream_get_cu (stream)));
-      g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1,
-              0, gcg__stream_get_cu (stream), params, NULL));
+          gcg__stream_get_cu (stream)));
+      g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, 1, 1, 1, 1, 1, 1, 0,
+          gcg__stream_get_cu (stream), params, NULL));
       g_assert_true (gcg_stream_synchronize (stream, &error));
       g_assert_no_error (error);
       g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, &host, flag,
-              sizeof (host)));
+          sizeof (host)));
       g_assert_cmpuint (host, ==, 1);
     }
   }
@@ -197,11 +199,12 @@ test_embedded_kernel_runs (void)
     guint32 count = n, stride = step;
     void *params[] = { &out, &count, &stride, &dbase };
 
-    g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, (n + 255) / 256, 1,
-            1, 256, 1, 1, 0, gcg__stream_get_cu (stream), params, NULL));
+    g_assert_true (GCG_CU_OK (&error, cuLaunchKernel, fn, (n + 255) / 256, 1, 1,
+        256, 1, 1, 0, gcg__stream_get_cu (stream), params, NULL));
   }
   g_assert_true (gcg_stream_synchronize (stream, &error));
-  g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, host, out, n * sizeof (guint32)));
+  g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, host, out,
+      n * sizeof (guint32)));
   for (guint32 i = 0; i < n; i++)
     g_assert_cmpuint (host[i], ==, i * step + base);
   GCG_CU_WARN (cuMemFree, out);
@@ -226,7 +229,8 @@ test_fault_hook (void)
   if (!ctx)
     return;
   g_assert_true (gcg_fault_inject ("cuMemAlloc:2=CUDA_ERROR_OUT_OF_MEMORY,"
-          "cuStreamCreate:1", &error));
+                                   "cuStreamCreate:1",
+      &error));
   g_assert_true (gcg__context_guard_enter (&guard, ctx, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &ptr, 4096));
   GCG_CU_WARN (cuMemFree, ptr);
@@ -258,10 +262,12 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gpu/context/entry-points", test_entry_points);
   g_test_add_func ("/gpu/context/properties", test_properties);
-  g_test_add_func ("/gpu/context/bad-ordinal-and-wrap", test_bad_ordinal_and_wrap);
+  g_test_add_func ("/gpu/context/bad-ordinal-and-wrap",
+      test_bad_ordinal_and_wrap);
   g_test_add_func ("/gpu/context/stream", test_stream);
   g_test_add_func ("/gpu/context/stream-sync-modes", test_stream_sync_modes);
-  g_test_add_func ("/gpu/context/embedded-kernel-runs", test_embedded_kernel_runs);
+  g_test_add_func ("/gpu/context/embedded-kernel-runs",
+      test_embedded_kernel_runs);
   g_test_add_func ("/gpu/context/fault-hook", test_fault_hook);
 
   return g_test_run ();

@@ -29,9 +29,10 @@ enqueue_affine (GcgDispatchGraph *d, GcgStream *stream, gpointer user_data,
   void *params[] = { &out, &n, &scale, &offset };
   CUstream s = gcg__stream_get_cu (stream);
 
-  return fn && GCG_CU_OK (error, cuMemcpyDtoDAsync, out, in, N * sizeof (gfloat), s)
-      && GCG_CU_OK (error, cuLaunchKernel, fn, (N + 255) / 256, 1, 1, 256, 1,
-      1, 0, s, params, NULL);
+  return fn
+      && GCG_CU_OK (error, cuMemcpyDtoDAsync, out, in, N * sizeof (gfloat), s)
+      && GCG_CU_OK (error, cuLaunchKernel, fn, (N + 255) / 256, 1, 1, 256, 1, 1,
+          0, s, params, NULL);
 }
 
 static GBytes *
@@ -69,8 +70,8 @@ make_dispatch (GcgContext *ctx)
   const gsize in_sizes[] = { N * sizeof (gfloat), 2 * sizeof (gfloat) };
   const gsize out_sizes[] = { N * sizeof (gfloat) };
   g_autoptr (GError) error = NULL;
-  GcgDispatchGraph *d = gcg_dispatch_graph_new (ctx, in_sizes, 2, out_sizes,
-      1, &error);
+  GcgDispatchGraph *d =
+      gcg_dispatch_graph_new (ctx, in_sizes, 2, out_sizes, 1, &error);
 
   g_assert_no_error (error);
   return d;
@@ -143,12 +144,14 @@ test_shape_mismatch (void)
     GBytes *wrong_count[] = { x };
     GBytes *right[] = { x, p };
 
-    g_assert_false (gcg_dispatch_graph_dispatch (d, wrong_size, 2, FALSE, &error));
+    g_assert_false (gcg_dispatch_graph_dispatch (d, wrong_size, 2, FALSE,
+        &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_SHAPE_MISMATCH);
     g_assert_nonnull (strstr (error->message, "record it again"));
     g_assert_nonnull (strstr (error->message, "input 1 has 3 bytes"));
     g_clear_error (&error);
-    g_assert_false (gcg_dispatch_graph_dispatch (d, wrong_count, 1, FALSE, &error));
+    g_assert_false (gcg_dispatch_graph_dispatch (d, wrong_count, 1, FALSE,
+        &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_SHAPE_MISMATCH);
     g_clear_error (&error);
     /* A refused dispatch leaves the graph usable. */
@@ -170,11 +173,11 @@ test_flags (void)
     return;
   d = make_dispatch (ctx);
   g_assert_false (gcg_dispatch_graph_record (d, GCG_DISPATCH_FLAGS_COOPERATIVE,
-          enqueue_affine, ctx, &error));
+      enqueue_affine, ctx, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
   g_clear_error (&error);
   g_assert_true (gcg_dispatch_graph_record (d,
-          GCG_DISPATCH_FLAGS_MUTATES_INPUTS, enqueue_affine, ctx, &error));
+      GCG_DISPATCH_FLAGS_MUTATES_INPUTS, enqueue_affine, ctx, &error));
   x = make_x (3.0f);
   p = make_p (2.0f, 1.0f);
   {

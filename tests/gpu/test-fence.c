@@ -26,7 +26,7 @@ typedef struct
 } Fixture;
 
 static gboolean
-setup (Fixture * f)
+setup (Fixture *f)
 {
   g_autoptr (GError) error = NULL;
 
@@ -41,13 +41,13 @@ setup (Fixture * f)
   f->host = gcg_host_pool_new (f->ctx);
   f->pinned = gcg_host_pool_alloc (f->host, SIZE, &error);
   g_assert_no_error (error);
-  g_assert_true (gcg_allocator_alloc (f->allocator, SIZE, f->stream,
-          &f->device, &error));
+  g_assert_true (gcg_allocator_alloc (f->allocator, SIZE, f->stream, &f->device,
+      &error));
   return TRUE;
 }
 
 static void
-teardown (Fixture * f)
+teardown (Fixture *f)
 {
   g_assert_true (gcg_stream_synchronize (f->stream, NULL));
   gcg_allocator_free (f->allocator, f->device);
@@ -74,16 +74,16 @@ check_mode (GcgSyncMode mode)
   gate_init (&gate);
   gcg_stream_set_sync_mode (f.stream, mode);
   memset (f.pinned, 0x5a, SIZE);
-  g_assert_true (gcg_stream_copy_to_device (f.stream, f.device, f.pinned,
-          SIZE, &error));
+  g_assert_true (gcg_stream_copy_to_device (f.stream, f.device, f.pinned, SIZE,
+      &error));
   /* Overwritten only by the copy back, queued after the upload. */
   g_assert_true (gcg_stream_synchronize (f.stream, &error));
   memset (f.pinned, 0, SIZE);
   /* The copy back cannot start before gate_open(): "not done" below is
    * certain, however the host thread is scheduled. */
   gate_close (&gate, f.stream);
-  g_assert_true (gcg_stream_copy_to_host (f.stream, f.pinned, f.device,
-          SIZE, &error));
+  g_assert_true (gcg_stream_copy_to_host (f.stream, f.pinned, f.device, SIZE,
+      &error));
   fence = gcg_fence_new (f.stream, &error);
   g_assert_no_error (error);
   g_assert_true (gcg_fence_query (fence, &done, &error));

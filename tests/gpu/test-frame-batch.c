@@ -34,9 +34,9 @@ device_batch_init (DeviceBatch *d, const GcgFrameBatchConfig *config,
   gcg_test_frame_batch_init (&d->b, config, GCG_TEST_FRAME_BATCH_SOURCES, seed);
   for (guint i = 0; i < d->b.n_frames; i++) {
     g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &d->frames[i],
-            d->b.frames[i].layout.size));
+        d->b.frames[i].layout.size));
     g_assert_true (GCG_CU_OK (&error, cuMemcpyHtoD, d->frames[i],
-            d->b.frames[i].data, d->b.frames[i].layout.size));
+        d->b.frames[i].data, d->b.frames[i].layout.size));
   }
   d->out_size = gcg_frame_batch_config_get_output_size (config);
   g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &d->out, d->out_size));
@@ -71,8 +71,8 @@ run_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
     gcg_test_frame_batch_params (&d->b, order[j], k, d->frames[order[j]],
         &params[j]);
   }
-  gcg_frame_batch_process (batch, n, sources, params, d->out, stream,
-      &n_items, &error);
+  gcg_frame_batch_process (batch, n, sources, params, d->out, stream, &n_items,
+      &error);
   g_assert_no_error (error);
   return n_items;
 }
@@ -87,11 +87,11 @@ check_batch (GcgFrameBatch *batch, DeviceBatch *d, GcgStream *stream,
   guint items, ref_items;
 
   g_assert_true (GCG_CU_OK (&error, cuMemsetD8Async, d->out, SENTINEL,
-          d->out_size, gcg__stream_get_cu (stream)));
+      d->out_size, gcg__stream_get_cu (stream)));
   items = run_batch (batch, d, stream, order, n, k);
   g_assert_true (gcg_stream_synchronize (stream, &error));
   g_assert_true (GCG_CU_OK (&error, cuMemcpyDtoH, d->host_out, d->out,
-          d->out_size));
+      d->out_size));
   g_assert_no_error (error);
   memset (d->ref, SENTINEL, d->out_size);
   ref_items = gcg_test_frame_batch_reference (&d->b, order, n, k, d->ref);
@@ -111,14 +111,12 @@ test_bit_exact (Fixture *f, gconstpointer data)
     GcgResizeMethod resize;
     GcgLetterbox letterbox;
   } cases[] = {
-    { GCG_TENSOR_TYPE_FLOAT32, GCG_TENSOR_LAYOUT_NCHW,
-        GCG_TENSOR_CHANNELS_RGB, GCG_RESIZE_BILINEAR,
-        GCG_LETTERBOX_SYMMETRIC },
-    { GCG_TENSOR_TYPE_FLOAT16, GCG_TENSOR_LAYOUT_NHWC,
-        GCG_TENSOR_CHANNELS_BGR, GCG_RESIZE_NEAREST, GCG_LETTERBOX_NONE },
-    { GCG_TENSOR_TYPE_UINT8, GCG_TENSOR_LAYOUT_NCHW,
-        GCG_TENSOR_CHANNELS_GRAY, GCG_RESIZE_BILINEAR,
-        GCG_LETTERBOX_TOP_LEFT },
+    { GCG_TENSOR_TYPE_FLOAT32, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_CHANNELS_RGB,
+        GCG_RESIZE_BILINEAR, GCG_LETTERBOX_SYMMETRIC },
+    { GCG_TENSOR_TYPE_FLOAT16, GCG_TENSOR_LAYOUT_NHWC, GCG_TENSOR_CHANNELS_BGR,
+        GCG_RESIZE_NEAREST, GCG_LETTERBOX_NONE },
+    { GCG_TENSOR_TYPE_UINT8, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_CHANNELS_GRAY,
+        GCG_RESIZE_BILINEAR, GCG_LETTERBOX_TOP_LEFT },
   };
   GRand *rand;
 
@@ -213,7 +211,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/frame-batch/bit-exact", Fixture, NULL, fixture_setup,
       test_bit_exact, fixture_teardown);
-  g_test_add ("/frame-batch/churn", Fixture, NULL, fixture_setup,
-      test_churn, fixture_teardown);
+  g_test_add ("/frame-batch/churn", Fixture, NULL, fixture_setup, test_churn,
+      fixture_teardown);
   return g_test_run ();
 }

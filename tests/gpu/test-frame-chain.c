@@ -31,8 +31,7 @@ typedef struct
 } Layout;
 
 static void
-layout_init (Layout *l, GcgPixelFormat format, guint w, guint h,
-    guint row_pad)
+layout_init (Layout *l, GcgPixelFormat format, guint w, guint h, guint row_pad)
 {
   guint cw = (w + 1) / 2, ch = (h + 1) / 2;
   guint rows[3] = { h, ch, ch };
@@ -82,8 +81,7 @@ buffer_init (Buffer *b, gsize size)
   b->host = g_malloc (size + GUARD);
   memset (b->host, SENTINEL, size + GUARD);
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &b->dev, size + GUARD));
-  g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, b->dev, b->host,
-          size + GUARD));
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, b->dev, b->host, size + GUARD));
   /* A copy from pageable memory may still be in flight when it returns,
    * and the test stream does not wait for the legacy stream. */
   g_assert_true (GCG_CU_OK (NULL, cuCtxSynchronize));
@@ -218,8 +216,8 @@ case_run_gpu (Case *k, Fixture *f)
 static const gchar *
 format_name (GcgPixelFormat format)
 {
-  static const gchar *names[] = { "NV12", "I420", "RGBA", "BGRA", "RGB",
-    "BGR", "GRAY8" };
+  static const gchar *names[] = { "NV12", "I420", "RGBA", "BGRA", "RGB", "BGR",
+    "GRAY8" };
 
   return names[format];
 }
@@ -232,12 +230,13 @@ describe (const GcgFrameChainConfig *c)
 
   if (c->output == GCG_OUTPUT_KIND_VIDEO)
     return g_strdup_printf ("%s %ux%u -> %s %ux%u resize %d letterbox %d "
-        "matrix %d full %d", format_name (c->in_format), c->in_width,
-        c->in_height, format_name (c->out_format), c->out_width,
-        c->out_height, c->resize, c->letterbox, c->matrix, c->full_range);
+                            "matrix %d full %d",
+        format_name (c->in_format), c->in_width, c->in_height,
+        format_name (c->out_format), c->out_width, c->out_height, c->resize,
+        c->letterbox, c->matrix, c->full_range);
   return g_strdup_printf ("%s %ux%u -> tensor %s %s %s %ux%u x%u resize %d "
-      "letterbox %d matrix %d full %d", format_name (c->in_format),
-      c->in_width, c->in_height,
+                          "letterbox %d matrix %d full %d",
+      format_name (c->in_format), c->in_width, c->in_height,
       c->tensor_layout == GCG_TENSOR_LAYOUT_NCHW ? "NCHW" : "NHWC",
       types[c->tensor_type], chans[c->tensor_channels], c->out_width,
       c->out_height, c->max_rois, c->resize, c->letterbox, c->matrix,
@@ -266,7 +265,8 @@ assert_same_bytes (const GcgFrameChainConfig *c, const guint8 *cpu,
     count++;
   }
   g_error ("%s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes differ "
-      "between the CPU reference and CUDA", what, count, size);
+           "between the CPU reference and CUDA",
+      what, count, size);
 }
 
 /* Runs the case on both backends and compares every byte. */
@@ -285,8 +285,9 @@ case_compare (Case *k, Fixture *f)
         first = i;
     }
     if (bad)
-      g_test_message ("device output not all sentinel before the run: %"
-          G_GSIZE_FORMAT " bytes, first at %" G_GSIZE_FORMAT " (0x%02x)",
+      g_test_message (
+          "device output not all sentinel before the run: %" G_GSIZE_FORMAT
+          " bytes, first at %" G_GSIZE_FORMAT " (0x%02x)",
           bad, first, before[first]);
   }
   case_run_gpu (k, f);
@@ -306,13 +307,13 @@ typedef struct
 
 static const Geometry geometries[] = {
   /* crop + bilinear downscale, odd sizes */
-  {1279, 719, 417, 233, GCG_RESIZE_BILINEAR, GCG_LETTERBOX_NONE,
-    {101, 53, 1000, 600}},
+  { 1279, 719, 417, 233, GCG_RESIZE_BILINEAR, GCG_LETTERBOX_NONE,
+      { 101, 53, 1000, 600 } },
   /* nearest upscale of the whole frame */
-  {161, 97, 643, 359, GCG_RESIZE_NEAREST, GCG_LETTERBOX_NONE, {0, 0, 0, 0}},
+  { 161, 97, 643, 359, GCG_RESIZE_NEAREST, GCG_LETTERBOX_NONE, { 0, 0, 0, 0 } },
   /* symmetric letterbox, bilinear, a crop across the right edge */
-  {1279, 719, 321, 215, GCG_RESIZE_BILINEAR, GCG_LETTERBOX_SYMMETRIC,
-    {200, 9, 1200, 700}},
+  { 1279, 719, 321, 215, GCG_RESIZE_BILINEAR, GCG_LETTERBOX_SYMMETRIC,
+      { 200, 9, 1200, 700 } },
 };
 
 typedef struct
@@ -325,17 +326,17 @@ typedef struct
 } Output;
 
 static const Output outputs[] = {
-  {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_RGBA},
-  {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_BGR},
-  {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_GRAY8},
-  {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_NV12},
-  {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_I420},
-  {GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_TYPE_FLOAT32,
-    GCG_TENSOR_CHANNELS_RGB},
-  {GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NHWC, GCG_TENSOR_TYPE_UINT8,
-    GCG_TENSOR_CHANNELS_BGR},
-  {GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_TYPE_FLOAT16,
-    GCG_TENSOR_CHANNELS_GRAY},
+  { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_RGBA },
+  { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_BGR },
+  { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_GRAY8 },
+  { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_NV12 },
+  { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_I420 },
+  { GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_TYPE_FLOAT32,
+      GCG_TENSOR_CHANNELS_RGB },
+  { GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NHWC, GCG_TENSOR_TYPE_UINT8,
+      GCG_TENSOR_CHANNELS_BGR },
+  { GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_TYPE_FLOAT16,
+      GCG_TENSOR_CHANNELS_GRAY },
 };
 
 static void
@@ -347,8 +348,8 @@ matrix_config (GcgFrameChainConfig *c, GcgPixelFormat in, const Output *o,
   c->in_width = g->in_w;
   c->in_height = g->in_h;
   c->output = o->output;
-  c->out_format = o->output == GCG_OUTPUT_KIND_VIDEO
-      ? o->format : GCG_PIXEL_FORMAT_RGBA;
+  c->out_format = o->output == GCG_OUTPUT_KIND_VIDEO ? o->format
+                                                     : GCG_PIXEL_FORMAT_RGBA;
   c->out_width = g->out_w;
   c->out_height = g->out_h;
   c->resize = g->resize;
@@ -422,9 +423,9 @@ static void
 test_gamma_tolerance (Fixture *f, gconstpointer data)
 {
   static const Output outs[] = {
-    {GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_RGBA},
-    {GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW, GCG_TENSOR_TYPE_FLOAT32,
-      GCG_TENSOR_CHANNELS_RGB},
+    { GCG_OUTPUT_KIND_VIDEO, GCG_PIXEL_FORMAT_RGBA },
+    { GCG_OUTPUT_KIND_TENSOR, 0, GCG_TENSOR_LAYOUT_NCHW,
+        GCG_TENSOR_TYPE_FLOAT32, GCG_TENSOR_CHANNELS_RGB },
   };
 
   if (!f->ctx)
@@ -607,7 +608,7 @@ test_two_streams (Fixture *f, gconstpointer data)
   /* Back to sentinel, so the second stream must write the image again
    * and must leave the row padding alone. */
   g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, k.out.dev, SENTINEL,
-          k.out.size, gcg__stream_get_cu (other)));
+      k.out.size, gcg__stream_get_cu (other)));
   g_assert_true (gcg_frame_chain_process (k.gpu, &q, other, &error));
   g_assert_no_error (error);
   g_assert_true (gcg_stream_synchronize (other, NULL));
@@ -724,8 +725,8 @@ test_fault_sweep (Fixture *f, gconstpointer data)
   }
   g_log_set_always_fatal (fatal);
   g_test_message ("%u of %u injected faults failed a frame (%u frames); "
-      "every chain was right afterwards", hit, 3 * GCG_CUDA_N_FUNCS,
-      failed_frames);
+                  "every chain was right afterwards",
+      hit, 3 * GCG_CUDA_N_FUNCS, failed_frames);
   /* The frame path makes a dozen kinds of calls; a sweep where almost
    * nothing fired would prove nothing. */
   g_assert_cmpuint (hit, >=, 10);

@@ -186,8 +186,9 @@ reference_get (gboolean tensor)
     ref->want[n] = g_malloc0 (ref->out_layout.size);
     frame_params (&p, &ref->config, n);
     for (guint i = 0; i < 3; i++) {
-      p.src[i] = i < 2 ? (guint64) (guintptr) (ref->in[n]
-          + ref->in_layout.offset[i]) : 0;
+      p.src[i] = i < 2
+          ? (guint64) (guintptr) (ref->in[n] + ref->in_layout.offset[i])
+          : 0;
       p.src_stride[i] = ref->in_layout.stride[i];
     }
     p.dst[0] = (guint64) (guintptr) ref->want[n];
@@ -238,8 +239,7 @@ mem_free (QFixture *q, Mem *m)
   if (m->kind == GCG_MEMORY_KIND_HOST)
     g_free (m->host);
   else if (m->kind == GCG_MEMORY_KIND_HOST_PINNED)
-    g_assert_true (gcg_host_pool_release (q->buf_pool, m->host, m->size,
-            NULL));
+    g_assert_true (gcg_host_pool_release (q->buf_pool, m->host, m->size, NULL));
   else
     gcg_allocator_free (q->buf_alloc, m->dev);
   memset (m, 0, sizeof (*m));
@@ -263,7 +263,7 @@ mem_ensure (QFixture *q, Mem *m, GcgMemoryKind kind, gsize size)
     g_assert_no_error (error);
   } else {
     g_assert_true (gcg_allocator_alloc (q->buf_alloc, size, q->base.stream,
-            &m->dev, &error));
+        &m->dev, &error));
     g_assert_no_error (error);
   }
 }
@@ -272,7 +272,7 @@ static guint64
 mem_address (const Mem *m)
 {
   return m->kind == GCG_MEMORY_KIND_DEVICE ? m->dev
-      : (guint64) (guintptr) m->host;
+                                           : (guint64) (guintptr) m->host;
 }
 
 static void
@@ -291,7 +291,6 @@ opener_thread (gpointer data)
   gate_open (data);
   return NULL;
 }
-
 
 typedef struct _Run Run;
 
@@ -360,8 +359,8 @@ run_init (Run *r, QFixture *q, gboolean tensor, guint depth)
   r->q = q;
   r->refs[0] = reference_get (FALSE);
   r->refs[1] = reference_get (TRUE);
-  r->queue = gcg_frame_queue_new (q->base.stream, q->alloc, q->pool, depth,
-      &error);
+  r->queue =
+      gcg_frame_queue_new (q->base.stream, q->alloc, q->pool, depth, &error);
   g_assert_no_error (error);
   g_assert_true (gcg_frame_queue_get_stream (r->queue) == q->base.stream);
   g_assert_cmpuint (gcg_frame_queue_get_depth (r->queue), ==, depth);
@@ -371,8 +370,8 @@ run_init (Run *r, QFixture *q, gboolean tensor, guint depth)
   r->n_sets = depth + 2;
   for (guint i = 0; i < r->n_sets; i++)
     r->sets[i].run = r;
-  r->scratch = g_malloc (MAX (r->refs[0]->out_layout.size,
-          r->refs[1]->out_layout.size));
+  r->scratch =
+      g_malloc (MAX (r->refs[0]->out_layout.size, r->refs[1]->out_layout.size));
   gate_init (&r->gate);
 }
 
@@ -476,7 +475,7 @@ set_output (Set *s)
     return s->out.host;
   /* The frame is done, so the legacy stream may read its result now. */
   g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, s->run->scratch, s->out.dev,
-          s->out.size));
+      s->out.size));
   return s->run->scratch;
 }
 
@@ -500,10 +499,10 @@ set_check (Set *s, const gchar *when)
       for (gsize x = 0; x < l->row_bytes[i]; x++) {
         if (got[at + x] != want[at + x])
           g_error ("frame %u (seq %" G_GUINT64_FORMAT ", %s in, %s out, %s): "
-              "plane %u row %u byte %" G_GSIZE_FORMAT ": cuda 0x%02x, cpu "
-              "0x%02x", s->frame, s->seq, kind_name (s->in.kind),
-              kind_name (s->out.kind), when, i, y, x, got[at + x],
-              want[at + x]);
+                   "plane %u row %u byte %" G_GSIZE_FORMAT ": cuda 0x%02x, cpu "
+                   "0x%02x",
+              s->frame, s->seq, kind_name (s->in.kind), kind_name (s->out.kind),
+              when, i, y, x, got[at + x], want[at + x]);
       }
     }
   }
@@ -521,8 +520,8 @@ on_done (GcgFrameQueue *queue, guint64 seq, const GError *error,
   g_assert_cmpuint (seq, ==, r->retired + 1);
   r->retired = seq;
   if (r->cancelling) {
-    guint8 fill = s->ref->config.output == GCG_OUTPUT_KIND_TENSOR
-        ? TENSOR_FILL : VIDEO_FILL;
+    guint8 fill = s->ref->config.output == GCG_OUTPUT_KIND_TENSOR ? TENSOR_FILL
+                                                                  : VIDEO_FILL;
 
     g_assert_error (error, GCG_ERROR, GCG_ERROR_CANCELLED);
     /* A cancelled frame's pageable output is not filled in. */
@@ -550,8 +549,8 @@ run_prepare (Run *r, GcgMemoryKind in_kind, GcgMemoryKind out_kind)
   const Reference *ref = r->ref;
   guint frame = r->next_frame++ % N_FRAMES;
   Set *s = &r->sets[r->prepared++ % r->n_sets];
-  guint8 fill = ref->config.output == GCG_OUTPUT_KIND_TENSOR
-      ? TENSOR_FILL : VIDEO_FILL;
+  guint8 fill = ref->config.output == GCG_OUTPUT_KIND_TENSOR ? TENSOR_FILL
+                                                             : VIDEO_FILL;
 
   /* The frame that used this memory before is retired. */
   g_assert_cmpuint (s->seq, ==, 0);
@@ -566,12 +565,12 @@ run_prepare (Run *r, GcgMemoryKind in_kind, GcgMemoryKind out_kind)
     mem_ensure (r->q, &s->upload, GCG_MEMORY_KIND_HOST_PINNED, s->in.size);
     memcpy (s->upload.host, ref->in[frame], s->in.size);
     g_assert_true (gcg_stream_copy_to_device (r->q->base.stream, s->in.dev,
-            s->upload.host, s->in.size, NULL));
+        s->upload.host, s->in.size, NULL));
   } else
     memcpy (s->in.host, ref->in[frame], s->in.size);
   if (out_kind == GCG_MEMORY_KIND_DEVICE)
     g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, s->out.dev, fill,
-            s->out.size, gcg__stream_get_cu (r->q->base.stream)));
+        s->out.size, gcg__stream_get_cu (r->q->base.stream)));
   else
     memset (s->out.host, fill, s->out.size);
   planes_init (&s->in_planes, &s->in, &ref->in_layout);
@@ -595,8 +594,8 @@ run_submit (Run *r, Set *s, GError **error)
   /* A pageable output is written when its frame is retired, not before. */
   if (s->out.kind == GCG_MEMORY_KIND_HOST)
     g_assert_cmphex (s->out.host[0], ==,
-        s->ref->config.output == GCG_OUTPUT_KIND_TENSOR
-        ? TENSOR_FILL : VIDEO_FILL);
+        s->ref->config.output == GCG_OUTPUT_KIND_TENSOR ? TENSOR_FILL
+                                                        : VIDEO_FILL);
   in_flight = gcg_frame_queue_get_in_flight (r->queue);
   g_assert_cmpuint (in_flight, >=, 1);
   g_assert_cmpuint (in_flight, <=, gcg_frame_queue_get_depth (r->queue));
@@ -681,13 +680,14 @@ test_kinds (QFixture *q, gconstpointer data)
   /* The bursts filled the queue: frames were checked after slot waits. */
   g_assert_cmpuint (r.max_in_flight, ==, 4);
   g_assert_cmpuint (gcg_frame_queue_get_slot_waits (r.queue), >=, 1);
-  g_test_message ("%s in, %s out, %s: %d frames identical to the CPU, "
-      "%u checked after wait_ready, at most %u in flight, %"
-      G_GUINT64_FORMAT " slot waits, %" G_GUINT64_FORMAT " row padding "
-      "bytes changed", kind_name (k->in), kind_name (k->out),
-      k->tensor ? "tensor" : "video", N_FRAMES, r.checked_early,
-      r.max_in_flight, gcg_frame_queue_get_slot_waits (r.queue),
-      r.padding_written);
+  g_test_message (
+      "%s in, %s out, %s: %d frames identical to the CPU, "
+      "%u checked after wait_ready, at most %u in flight, %" G_GUINT64_FORMAT
+      " slot waits, %" G_GUINT64_FORMAT " row padding "
+      "bytes changed",
+      kind_name (k->in), kind_name (k->out), k->tensor ? "tensor" : "video",
+      N_FRAMES, r.checked_early, r.max_in_flight,
+      gcg_frame_queue_get_slot_waits (r.queue), r.padding_written);
   run_clear (&r);
 }
 
@@ -705,7 +705,8 @@ test_mixed_kinds (QFixture *q, gconstpointer data)
     for (guint n = 0; n < N_FRAMES; n++) {
       if (n % 40 == 20)
         run_burst_until_full (&r);
-      run_sync_points (&r, run_one (&r, (GcgMemoryKind) (n % 3),
+      run_sync_points (&r,
+          run_one (&r, (GcgMemoryKind) (n % 3),
               (GcgMemoryKind) ((n / 3 + n / 9) % 3)));
     }
     run_burst_end (&r);
@@ -741,8 +742,7 @@ waiter_thread (gpointer data)
   for (guint y = 0; y < l->rows[0]; y++) {
     gsize at = (gsize) y * l->stride[0];
 
-    w->right &= memcmp (w->set->out.host + at, want + at,
-        l->row_bytes[0]) == 0;
+    w->right &= memcmp (w->set->out.host + at, want + at, l->row_bytes[0]) == 0;
   }
   return NULL;
 }
@@ -938,8 +938,8 @@ test_caps_change (QFixture *q, gconstpointer data)
   run_burst_until_full (&r);
   for (guint i = 0; i < 12; i++) {
     run_use (&r, (i / 3) % 2 == 1);
-    run_one (&r, GCG_MEMORY_KIND_HOST, i % 2 ? GCG_MEMORY_KIND_HOST
-        : GCG_MEMORY_KIND_HOST_PINNED);
+    run_one (&r, GCG_MEMORY_KIND_HOST,
+        i % 2 ? GCG_MEMORY_KIND_HOST : GCG_MEMORY_KIND_HOST_PINNED);
   }
   run_burst_end (&r);
   g_assert_cmpuint (r.max_in_flight, ==, 4);
@@ -969,8 +969,8 @@ test_cancel (QFixture *q, gconstpointer data)
   gcg_frame_queue_drain (r.queue);
   run_hold (&r);
   for (guint i = 0; i < 4; i++)
-    run_one (&r, GCG_MEMORY_KIND_HOST, i % 2 ? GCG_MEMORY_KIND_HOST
-        : GCG_MEMORY_KIND_DEVICE);
+    run_one (&r, GCG_MEMORY_KIND_HOST,
+        i % 2 ? GCG_MEMORY_KIND_HOST : GCG_MEMORY_KIND_DEVICE);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (r.queue), ==, 4);
   r.cancelling = TRUE;
   run_release_later (&r);
@@ -1067,16 +1067,16 @@ main (int argc, char **argv)
 {
   static KindCase kinds[18];
   static const FaultCase faults[] = {
-    {FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST, "cuGraphLaunch:1",
-      "cuGraphLaunch"},
-    {TRUE, GCG_MEMORY_KIND_DEVICE, GCG_MEMORY_KIND_HOST_PINNED,
-      "cuGraphLaunch:1", "cuGraphLaunch"},
-    {FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST,
-      "cuMemcpyHtoDAsync:1", "cuMemcpyHtoDAsync"},
-    {TRUE, GCG_MEMORY_KIND_HOST_PINNED, GCG_MEMORY_KIND_HOST,
-      "cuMemcpyDtoHAsync:1", "cuMemcpyDtoHAsync"},
-    {FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_DEVICE, "cuEventRecord:1",
-      "cuEventRecord"},
+    { FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST, "cuGraphLaunch:1",
+        "cuGraphLaunch" },
+    { TRUE, GCG_MEMORY_KIND_DEVICE, GCG_MEMORY_KIND_HOST_PINNED,
+        "cuGraphLaunch:1", "cuGraphLaunch" },
+    { FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST, "cuMemcpyHtoDAsync:1",
+        "cuMemcpyHtoDAsync" },
+    { TRUE, GCG_MEMORY_KIND_HOST_PINNED, GCG_MEMORY_KIND_HOST,
+        "cuMemcpyDtoHAsync:1", "cuMemcpyDtoHAsync" },
+    { FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_DEVICE, "cuEventRecord:1",
+        "cuEventRecord" },
   };
   guint n = 0;
   gint ret;
@@ -1106,8 +1106,8 @@ main (int argc, char **argv)
   ADD ("/frame-queue/cancel", NULL, test_cancel);
   ADD ("/frame-queue/dispose", NULL, test_dispose);
   for (guint i = 0; i < G_N_ELEMENTS (faults); i++) {
-    g_autofree gchar *path = g_strdup_printf ("/frame-queue/fault/%u-%s", i,
-        faults[i].call);
+    g_autofree gchar *path =
+        g_strdup_printf ("/frame-queue/fault/%u-%s", i, faults[i].call);
 
     ADD (path, &faults[i], test_fault);
   }

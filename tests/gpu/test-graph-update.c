@@ -49,8 +49,8 @@ test_update_then_reinstantiate (ChainFixture *f, gconstpointer data)
 
   /* Same topology, new argument value (step) and new output address. */
   capture = capture_chain (c, pool, c->out[1], 5, 0);
-  g_assert_true (gcg_graph_update_from_capture (graph, capture,
-          &reinstantiated, &error));
+  g_assert_true (gcg_graph_update_from_capture (graph, capture, &reinstantiated,
+      &error));
   g_assert_no_error (error);
   g_assert_false (reinstantiated);
   g_assert_false (gcg_capture_is_active (capture));
@@ -66,8 +66,8 @@ test_update_then_reinstantiate (ChainFixture *f, gconstpointer data)
 
   /* Three more kernels: the topology changed, instantiate anew. */
   capture = capture_chain (c, NULL, c->out[0], 7, 3);
-  g_assert_true (gcg_graph_update_from_capture (graph, capture,
-          &reinstantiated, &error));
+  g_assert_true (gcg_graph_update_from_capture (graph, capture, &reinstantiated,
+      &error));
   g_assert_no_error (error);
   g_assert_true (reinstantiated);
   g_assert_null (gcg_graph_get_pool (graph));
@@ -105,7 +105,7 @@ test_failed_update_keeps_old_graph (ChainFixture *f, gconstpointer data)
   capture = capture_chain (c, NULL, c->out[1], 5, 1);
   g_assert_true (gcg_fault_inject ("cuGraphInstantiateWithFlags:1", &error));
   g_assert_false (gcg_graph_update_from_capture (graph, capture,
-          &reinstantiated, &error));
+      &reinstantiated, &error));
   g_assert_true (gcg_fault_inject (NULL, NULL));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
   g_clear_error (&error);
@@ -119,8 +119,7 @@ test_failed_update_keeps_old_graph (ChainFixture *f, gconstpointer data)
   capture = capture_chain (c, NULL, c->out[1], 5, 0);
   g_assert_false (gcg_stream_synchronize (c->stream, &error));
   g_clear_error (&error);
-  g_assert_false (gcg_graph_update_from_capture (graph, capture, NULL,
-          &error));
+  g_assert_false (gcg_graph_update_from_capture (graph, capture, NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_CAPTURE_INVALIDATED);
   g_clear_error (&error);
   g_clear_object (&capture);
@@ -129,8 +128,8 @@ test_failed_update_keeps_old_graph (ChainFixture *f, gconstpointer data)
   /* A refused in-place update falls back to a new instantiation. */
   capture = capture_chain (c, NULL, c->out[1], 5, 0);
   g_assert_true (gcg_fault_inject ("cuGraphExecUpdate:1", &error));
-  g_assert_true (gcg_graph_update_from_capture (graph, capture,
-          &reinstantiated, &error));
+  g_assert_true (gcg_graph_update_from_capture (graph, capture, &reinstantiated,
+      &error));
   g_assert_true (gcg_fault_inject (NULL, NULL));
   g_assert_no_error (error);
   g_assert_true (reinstantiated);

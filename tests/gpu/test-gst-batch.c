@@ -21,15 +21,15 @@
 #define LONG_RUN 10000
 
 static void
-run (GcgTestBatch * f, const guint * which, guint n, guint frame)
+run (GcgTestBatch *f, const guint *which, guint n, guint frame)
 {
   gst_buffer_unref (gcg_test_batch_run (f, which, n, frame,
-          gcg_test_batch_vary_rois));
+      gcg_test_batch_vary_rois));
 }
 
 /* @ref_backend's cudagraphpreprocess per stream is the oracle. */
 static void
-check_against (const gchar * ref_backend)
+check_against (const gchar *ref_backend)
 {
   guint all[] = { 0, 1, 2, 3, 4 };
   GcgTestBatch f;
@@ -41,10 +41,10 @@ check_against (const gchar * ref_backend)
     gcg_test_batch_add_stream (&f, CAPS (i), i * 5);
   for (guint fr = 0; fr < 8; fr++)
     run (&f, all, 5, fr);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"),
-      ==, 1);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "replays"),
-      ==, 7);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"), ==,
+      1);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "replays"), ==,
+      7);
   gcg_test_batch_clear (&f);
 }
 
@@ -63,7 +63,7 @@ test_equals_preprocess_cuda (void)
 /* Which streams batch @i holds: all four, then three, two, one, and
  * changing sets, so every partial batch shape comes back many times. */
 static guint
-streams_of (guint i, guint * which)
+streams_of (guint i, guint *which)
 {
   guint mask = 1 + i % 15, n = 0;
 
@@ -101,16 +101,17 @@ test_one_capture (void)
   }
   gcg_test_batch_remove_stream (&f.streams[3]);
   run (&f, (guint[]) { 0, 1, 2 }, 3, LONG_RUN);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"),
-      ==, 1);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "replays"),
-      ==, LONG_RUN);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"), ==,
+      1);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "replays"), ==,
+      LONG_RUN);
   gcg_test_batch_clear (&f);
 }
 
 /* Flips every float of each written item around a constant: one z slice
  * per item in a batch, all items in the z slice of a single chain. */
-#define FLIP_KERNEL "kernel-entry=flip kernel-params=\"t=dst0,w=out_width," \
+#define FLIP_KERNEL \
+  "kernel-entry=flip kernel-params=\"t=dst0,w=out_width," \
   "h=out_height,n=items,a=f32:1.5\" kernel-source=\"" \
   "extern \\\"C\\\" __global__ void flip (const gcg_params *p) {" \
   " int x = blockIdx.x * blockDim.x + threadIdx.x;" \
@@ -137,10 +138,10 @@ test_user_kernel (void)
    * first frame does not join a window already open), then partial
    * batches of 1 to 3 streams. */
   for (guint fr = 0; fr < 12; fr++)
-    gst_buffer_unref (gcg_test_batch_run (&f, all, fr < 2 ? 3 : 1 + fr % 3,
-            fr, gcg_test_batch_vary_rois));
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"),
-      ==, 1);
+    gst_buffer_unref (gcg_test_batch_run (&f, all, fr < 2 ? 3 : 1 + fr % 3, fr,
+        gcg_test_batch_vary_rois));
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "captures"), ==,
+      1);
   gcg_test_batch_clear (&f);
 }
 

@@ -13,9 +13,11 @@
 #include "common/gcg-test-gst-gpu.h"
 #include "gcg-test-util.h"
 
-#define SRC "videotestsrc num-buffers=30 pattern=smpte ! " \
+#define SRC \
+  "videotestsrc num-buffers=30 pattern=smpte ! " \
   "video/x-raw,format=NV12,width=640,height=480,framerate=30/1"
-#define CUDA_RGBA "video/x-raw(memory:CUDAMemory),format=RGBA,width=320," \
+#define CUDA_RGBA \
+  "video/x-raw(memory:CUDAMemory),format=RGBA,width=320," \
   "height=240"
 #define SYS_RGBA "video/x-raw,format=RGBA,width=320,height=240"
 #define SINK "appsink name=sink sync=false"
@@ -47,7 +49,7 @@ have_nvcodec (void)
 /* Adds the in-place counts of a cudagraph-stats message to @user_data
  * (inputs, outputs). */
 static void
-add_in_place (const GstStructure * s, gpointer user_data)
+add_in_place (const GstStructure *s, gpointer user_data)
 {
   guint64 *in_place = user_data;
   guint64 in = 0, out = 0;
@@ -62,7 +64,7 @@ add_in_place (const GstStructure * s, gpointer user_data)
 /* Fails on an error message; adds the in-place counts of every
  * cudagraph-stats message to @in_place. */
 static void
-read_bus (GstElement * pipeline, const gchar * launch, guint64 in_place[2])
+read_bus (GstElement *pipeline, const gchar *launch, guint64 in_place[2])
 {
   g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
 
@@ -73,8 +75,8 @@ read_bus (GstElement * pipeline, const gchar * launch, guint64 in_place[2])
  * count, @in_place the frames our elements read and wrote in place.
  * @check (may be NULL) sees the pipeline while it plays. */
 static GByteArray *
-run_pipeline (const gchar * launch, guint * frames, guint64 in_place[2],
-    void (*check) (GstElement * pipeline))
+run_pipeline (const gchar *launch, guint *frames, guint64 in_place[2],
+    void (*check) (GstElement *pipeline))
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) pipeline = gst_parse_launch (launch, &error);
@@ -112,19 +114,18 @@ run_pipeline (const gchar * launch, guint * frames, guint64 in_place[2],
  * @in_place_in and wrote @in_place_out frames of CUDA memory in place (no
  * copy between host and device). */
 static void
-assert_same_output (const gchar * launch, const gchar * reference,
+assert_same_output (const gchar *launch, const gchar *reference,
     guint64 in_place_in, guint64 in_place_out,
-    void (*check) (GstElement * pipeline))
+    void (*check) (GstElement *pipeline))
 {
   guint n_a = 0, n_b = 0;
   guint64 in_place[2] = { 0, 0 }, ref_in_place[2] = { 0, 0 };
   g_autoptr (GByteArray) a = run_pipeline (launch, &n_a, in_place, check);
-  g_autoptr (GByteArray) b = run_pipeline (reference, &n_b, ref_in_place,
-      NULL);
+  g_autoptr (GByteArray) b = run_pipeline (reference, &n_b, ref_in_place, NULL);
 
   g_test_message ("%s: %u frames, %u bytes, %" G_GUINT64_FORMAT " in place "
-      "in, %" G_GUINT64_FORMAT " out", launch, n_a, a->len, in_place[0],
-      in_place[1]);
+                  "in, %" G_GUINT64_FORMAT " out",
+      launch, n_a, a->len, in_place[0], in_place[1]);
   g_assert_cmpuint (in_place[0], ==, in_place_in);
   g_assert_cmpuint (in_place[1], ==, in_place_out);
   g_assert_cmpuint (n_a, ==, 30);
@@ -135,7 +136,7 @@ assert_same_output (const gchar * launch, const gchar * reference,
 
 /* The object in @element's "gst.cuda.context", or NULL. */
 static gpointer
-element_cuda_context (GstElement * pipeline, const gchar * name)
+element_cuda_context (GstElement *pipeline, const gchar *name)
 {
   g_autoptr (GstElement) e = gst_bin_get_by_name (GST_BIN (pipeline), name);
   GstContext *context = gst_element_get_context (e, "gst.cuda.context");
@@ -154,7 +155,7 @@ element_cuda_context (GstElement * pipeline, const gchar * name)
 
 /* One GstCudaContext for cudaupload, us and cudadownload. */
 static void
-check_shared_context (GstElement * pipeline)
+check_shared_context (GstElement *pipeline)
 {
   gpointer ours = element_cuda_context (pipeline, "conv");
 
@@ -169,7 +170,8 @@ test_cuda_in_cuda_out (void)
   if (!have_nvcodec ())
     return;
   assert_same_output (SRC " ! " UPLOAD " ! cudagraphconvert name=conv "
-      "backend=cuda ! " CUDA_RGBA " ! cudadownload name=down ! " SINK,
+                          "backend=cuda ! " CUDA_RGBA
+                          " ! cudadownload name=down ! " SINK,
       SRC " ! cudagraphconvert backend=cuda ! " SYS_RGBA " ! " SINK, 30, 30,
       check_shared_context);
 }
@@ -179,8 +181,8 @@ test_cuda_in_system_out (void)
 {
   if (!have_nvcodec ())
     return;
-  assert_same_output (SRC " ! " UPLOAD " ! cudagraphconvert backend=cuda ! "
-      SYS_RGBA " ! " SINK,
+  assert_same_output (SRC
+      " ! " UPLOAD " ! cudagraphconvert backend=cuda ! " SYS_RGBA " ! " SINK,
       SRC " ! cudagraphconvert backend=cuda ! " SYS_RGBA " ! " SINK, 30, 0,
       NULL);
 }
@@ -191,7 +193,7 @@ test_system_in_cuda_out (void)
   if (!have_nvcodec ())
     return;
   assert_same_output (SRC " ! cudagraphconvert backend=cuda ! " CUDA_RGBA
-      " ! cudadownload ! " SINK,
+                          " ! cudadownload ! " SINK,
       SRC " ! cudagraphconvert backend=cuda ! " SYS_RGBA " ! " SINK, 0, 30,
       NULL);
 }
@@ -202,10 +204,12 @@ test_preprocess_from_cuda (void)
 {
   if (!have_nvcodec ())
     return;
-  assert_same_output (SRC " ! " UPLOAD " ! cudagraphpreprocess backend=cuda "
+  assert_same_output (SRC
+      " ! " UPLOAD " ! cudagraphpreprocess backend=cuda "
       "width=224 height=224 letterbox=symmetric ! other/tensors ! " SINK,
       SRC " ! cudagraphpreprocess backend=cuda width=224 height=224 "
-      "letterbox=symmetric ! " SINK, 30, 0, NULL);
+          "letterbox=symmetric ! " SINK,
+      30, 0, NULL);
 }
 
 /* Two of our elements back to back in CUDA memory: the chain of the second
@@ -215,12 +219,14 @@ test_convert_chain_in_cuda (void)
 {
   if (!have_nvcodec ())
     return;
-  assert_same_output (SRC " ! " UPLOAD " ! cudagraphconvert backend=cuda ! "
+  assert_same_output (SRC
+      " ! " UPLOAD " ! cudagraphconvert backend=cuda ! "
       "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=480 ! "
       "cudagraphconvert backend=cuda ! " CUDA_RGBA " ! cudadownload ! " SINK,
       SRC " ! cudagraphconvert backend=cuda ! video/x-raw,format=RGBA,"
-      "width=640,height=480 ! cudagraphconvert backend=cuda ! " SYS_RGBA
-      " ! " SINK, 60, 60, NULL);
+          "width=640,height=480 ! cudagraphconvert backend=cuda ! " SYS_RGBA
+          " ! " SINK,
+      60, 60, NULL);
 }
 
 int

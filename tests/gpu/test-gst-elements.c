@@ -27,43 +27,42 @@ typedef struct
 } Case;
 
 static const Case cases[] = {
-  {"", "video/x-raw,format=NV12,width=64,height=48",
-      "video/x-raw,format=RGBA,width=64,height=48"},
-  {"", "video/x-raw,format=NV12,width=1920,height=1080",
-      "video/x-raw,format=RGBA,width=640,height=360"},
-  {"", "video/x-raw,format=I420,width=64,height=48",
-      "video/x-raw,format=BGR,width=32,height=24"},
-  {"", "video/x-raw,format=RGB,width=64,height=48",
-      "video/x-raw,format=BGR,width=64,height=48"},
-  {"", "video/x-raw,format=RGBA,width=64,height=48",
-      "video/x-raw,format=NV12,width=64,height=48"},
-  {"", "video/x-raw,format=BGRA,width=64,height=48",
-      "video/x-raw,format=GRAY8,width=50,height=30"},
-  {"method=nearest", "video/x-raw,format=RGBA,width=64,height=48",
-      "video/x-raw,format=RGBA,width=100,height=20"},
-  {"crop-x=5 crop-y=7 crop-width=33 crop-height=21",
+  { "", "video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=RGBA,width=64,height=48" },
+  { "", "video/x-raw,format=NV12,width=1920,height=1080",
+      "video/x-raw,format=RGBA,width=640,height=360" },
+  { "", "video/x-raw,format=I420,width=64,height=48",
+      "video/x-raw,format=BGR,width=32,height=24" },
+  { "", "video/x-raw,format=RGB,width=64,height=48",
+      "video/x-raw,format=BGR,width=64,height=48" },
+  { "", "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=NV12,width=64,height=48" },
+  { "", "video/x-raw,format=BGRA,width=64,height=48",
+      "video/x-raw,format=GRAY8,width=50,height=30" },
+  { "method=nearest", "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=RGBA,width=100,height=20" },
+  { "crop-x=5 crop-y=7 crop-width=33 crop-height=21",
       "video/x-raw,format=RGBA,width=64,height=48",
-      "video/x-raw,format=RGBA,width=40,height=40"},
-  {"letterbox=symmetric pad-color=0xff102030",
+      "video/x-raw,format=RGBA,width=40,height=40" },
+  { "letterbox=symmetric pad-color=0xff102030",
       "video/x-raw,format=NV12,width=64,height=48",
-      "video/x-raw,format=RGB,width=40,height=40"},
-  {"brightness=0.1 contrast=1.2 gain=0.9",
+      "video/x-raw,format=RGB,width=40,height=40" },
+  { "brightness=0.1 contrast=1.2 gain=0.9",
       "video/x-raw,format=RGBA,width=64,height=48",
-      "video/x-raw,format=RGBA,width=64,height=48"},
+      "video/x-raw,format=RGBA,width=64,height=48" },
 };
 
 /* Runs N_FRAMES through @launch; returns the outputs (and the element's
  * counters through @captures, @replays, @eager). */
 static GPtrArray *
-run_frames (const gchar * element, const Case * c, const gchar * backend,
-    const gchar * extra, guint64 * captures, guint64 * replays,
-    guint64 * eager)
+run_frames (const gchar *element, const Case *c, const gchar *backend,
+    const gchar *extra, guint64 *captures, guint64 *replays, guint64 *eager)
 {
   g_autofree gchar *launch = g_strdup_printf ("%s backend=%s %s %s", element,
       backend, c->props, extra);
   GstHarness *h = gcg_test_harness_new (launch, c->in_caps, c->out_caps);
-  GPtrArray *outs = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_buffer_unref);
+  GPtrArray *outs =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
   const gchar *frame_caps = c->in_caps;
 
   for (guint i = 0; i < N_FRAMES; i++) {
@@ -82,7 +81,7 @@ run_frames (const gchar * element, const Case * c, const gchar * backend,
 /* Compares the visible bytes of two video frames (row padding is never
  * written), or whole buffers for tensors. */
 static void
-assert_same_buffer (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+assert_same_buffer (GstBuffer *a, GstBuffer *b, const GstVideoInfo *info)
 {
   GstVideoFrame fa, fb;
 
@@ -109,7 +108,7 @@ assert_same_buffer (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
 }
 
 static void
-assert_same_bytes (GPtrArray * a, GPtrArray * b, const gchar * out_caps)
+assert_same_bytes (GPtrArray *a, GPtrArray *b, const gchar *out_caps)
 {
   GstVideoInfo info;
 
@@ -131,8 +130,8 @@ test_convert_matches_cpu (void)
 
     g_test_message ("%s: %s -> %s", cases[i].props, cases[i].in_caps,
         cases[i].out_caps);
-    cpu = run_frames ("cudagraphconvert", &cases[i], "cpu", "", &cap, &rep,
-        &eag);
+    cpu =
+        run_frames ("cudagraphconvert", &cases[i], "cpu", "", &cap, &rep, &eag);
     gpu = run_frames ("cudagraphconvert", &cases[i], "cuda", "", &cap, &rep,
         &eag);
     assert_same_bytes (gpu, cpu, cases[i].out_caps);
@@ -152,12 +151,13 @@ static void
 test_preprocess_matches_cpu (void)
 {
   static const Case pcases[] = {
-    {"width=32 height=32", "video/x-raw,format=NV12,width=64,height=48", NULL},
-    {"width=16 height=8 layout=nhwc channels=bgr tensor-type=uint8 scale=1.0",
-        "video/x-raw,format=RGBA,width=64,height=48", NULL},
-    {"width=24 height=24 tensor-type=float16 letterbox=top-left "
-          "mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
-        "video/x-raw,format=I420,width=64,height=48", NULL},
+    { "width=32 height=32", "video/x-raw,format=NV12,width=64,height=48",
+        NULL },
+    { "width=16 height=8 layout=nhwc channels=bgr tensor-type=uint8 scale=1.0",
+        "video/x-raw,format=RGBA,width=64,height=48", NULL },
+    { "width=24 height=24 tensor-type=float16 letterbox=top-left "
+      "mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
+        "video/x-raw,format=I420,width=64,height=48", NULL },
   };
 
   if (!gcg_test_have_gpu ())
@@ -166,10 +166,10 @@ test_preprocess_matches_cpu (void)
     g_autoptr (GPtrArray) gpu = NULL, cpu = NULL;
     guint64 cap, rep, eag;
 
-    cpu = run_frames ("cudagraphpreprocess", &pcases[i], "cpu", "", &cap,
-        &rep, &eag);
-    gpu = run_frames ("cudagraphpreprocess", &pcases[i], "cuda", "", &cap,
-        &rep, &eag);
+    cpu = run_frames ("cudagraphpreprocess", &pcases[i], "cpu", "", &cap, &rep,
+        &eag);
+    gpu = run_frames ("cudagraphpreprocess", &pcases[i], "cuda", "", &cap, &rep,
+        &eag);
     /* Same float32 arithmetic without contraction on both sides. */
     assert_same_bytes (gpu, cpu, NULL);
     g_assert_cmpuint (cap, ==, 1);
@@ -189,12 +189,14 @@ test_caps_change_recaptures (void)
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps1,
       "video/x-raw,format=RGBA");
   for (guint i = 0; i < 3; i++)
-    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps1,
-                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)));
+    gst_buffer_unref (gcg_test_push_pull (h,
+        gcg_test_frame_new (caps1, gcg_test_moving_px, GUINT_TO_POINTER (i),
+            128)));
   gst_harness_set_src_caps_str (h, caps2);
   for (guint i = 0; i < 4; i++)
-    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_frame_new (caps2,
-                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)));
+    gst_buffer_unref (gcg_test_push_pull (h,
+        gcg_test_frame_new (caps2, gcg_test_moving_px, GUINT_TO_POINTER (i),
+            128)));
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
       2);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
@@ -207,8 +209,8 @@ test_caps_change_recaptures (void)
  * switch (the first on a chain taken back from the cache), also through
  * @cpu: the outputs must match. */
 static void
-alternate_caps (GstHarness * h, GstHarness * cpu, const gchar * caps[2],
-    const gchar * out_caps, guint n, guint period)
+alternate_caps (GstHarness *h, GstHarness *cpu, const gchar *caps[2],
+    const gchar *out_caps, guint n, guint period)
 {
   GstVideoInfo info = gcg_test_info (out_caps);
 
@@ -240,17 +242,15 @@ static void
 test_graph_cache_aba (void)
 {
   const gchar *caps[2] = { "video/x-raw,format=NV12,width=64,height=48",
-    "video/x-raw,format=NV12,width=32,height=16"
-  };
+    "video/x-raw,format=NV12,width=32,height=16" };
   const gchar *out_caps = "video/x-raw,format=RGBA,width=40,height=30";
   GstHarness *h, *cpu;
 
   if (!gcg_test_have_gpu ())
     return;
-  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps[0],
-      out_caps);
-  cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps[0],
-      out_caps);
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps[0], out_caps);
+  cpu =
+      gcg_test_harness_new ("cudagraphconvert backend=cpu", caps[0], out_caps);
   alternate_caps (h, cpu, caps, out_caps, 10000, 100);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
       2);
@@ -261,7 +261,8 @@ test_graph_cache_aba (void)
   gst_harness_teardown (h);
 
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda "
-      "graph-cache-size=0", caps[0], out_caps);
+                            "graph-cache-size=0",
+      caps[0], out_caps);
   alternate_caps (h, cpu, caps, out_caps, 1000, 100);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
       10);
@@ -284,24 +285,26 @@ test_driver_failure_drops_frame (void)
 
   if (!gcg_test_have_gpu ())
     return;
-  h = gcg_test_harness_new ("cudagraphconvert backend=cuda max-errors=2",
-      caps, "video/x-raw,format=RGBA");
+  h = gcg_test_harness_new ("cudagraphconvert backend=cuda max-errors=2", caps,
+      "video/x-raw,format=RGBA");
   g_assert_true (gcg_fault_inject ("cuGraphLaunch:3", NULL));
   for (guint i = 0; i < 5; i++)
-    g_assert_cmpint (gst_harness_push (h, gcg_test_frame_new (caps,
-                gcg_test_moving_px, GUINT_TO_POINTER (i), 128)), ==,
-        GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h,
+                         gcg_test_frame_new (caps, gcg_test_moving_px,
+                             GUINT_TO_POINTER (i), 128)),
+        ==, GST_FLOW_OK);
   /* Frame 3 was dropped, the others came through. */
   g_assert_cmpuint (gst_harness_buffers_received (h), ==, 4);
-  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert",
-          "dropped-frames"), ==, 1);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "dropped-frames"),
+      ==, 1);
 
   /* Every launch fails from now on: 2 drops are tolerated, the third
    * failure in a row is an error. */
   g_assert_true (gcg_fault_inject ("cuGraphLaunch:*", NULL));
   for (pushed = 0; pushed < 5 && ret == GST_FLOW_OK; pushed++)
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-            GUINT_TO_POINTER (pushed), 128));
+    ret = gst_harness_push (h,
+        gcg_test_frame_new (caps, gcg_test_moving_px, GUINT_TO_POINTER (pushed),
+            128));
   g_assert_cmpint (ret, ==, GST_FLOW_ERROR);
   g_assert_cmpuint (pushed, ==, 3);
   g_assert_true (gcg_fault_inject (NULL, NULL));
@@ -321,35 +324,35 @@ test_output_pinned (void)
     return;
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps,
       "video/x-raw,format=RGBA,width=32,height=24");
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-          NULL, 0));
+  out = gcg_test_push_pull (h,
+      gcg_test_frame_new (caps, gcg_test_moving_px, NULL, 0));
   g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
-          "CudaGraphPinnedMemory"));
+      "CudaGraphPinnedMemory"));
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
   /* Same caps, identity settings: passthrough; then brightness ends it. */
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda", caps, caps);
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-          NULL, 0));
+  out = gcg_test_push_pull (h,
+      gcg_test_frame_new (caps, gcg_test_moving_px, NULL, 0));
   gst_buffer_unref (out);
   {
-    g_autoptr (GstElement) conv = gst_harness_find_element (h,
-        "cudagraphconvert");
+    g_autoptr (GstElement)
+        conv = gst_harness_find_element (h, "cudagraphconvert");
 
     g_object_set (conv, "brightness", 0.1, NULL);
   }
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-          NULL, 0));
+  out = gcg_test_push_pull (h,
+      gcg_test_frame_new (caps, gcg_test_moving_px, NULL, 0));
   g_assert_true (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
-          "CudaGraphPinnedMemory"));
+      "CudaGraphPinnedMemory"));
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 }
 
 /* Same visible bytes as assert_same_buffer(), as a verdict. */
 static gboolean
-same_frame (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+same_frame (GstBuffer *a, GstBuffer *b, const GstVideoInfo *info)
 {
   GstVideoFrame fa, fb;
   gboolean same = TRUE;
@@ -362,9 +365,11 @@ same_frame (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
 
     for (gint y = 0; same && y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, p); y++)
       same = memcmp ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
-          (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p)
-          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p), row) == 0;
+                     + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+                 (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p)
+                     + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p),
+                 row)
+          == 0;
   }
   gst_video_frame_unmap (&fa);
   gst_video_frame_unmap (&fb);
@@ -374,12 +379,13 @@ same_frame (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
 /* One entry point failing at its @nth call while three frames go through;
  * returns what went wrong (NULL: nothing) and counts drops in @hit. */
 static gchar *
-sweep_one (const gchar * spec, const gchar * caps, const gchar * out_caps,
-    GstBuffer * expected, guint * hit)
+sweep_one (const gchar *spec, const gchar *caps, const gchar *out_caps,
+    GstBuffer *expected, guint *hit)
 {
   GstVideoInfo info = gcg_test_info (out_caps);
-  GstHarness *h = gcg_test_harness_new
-      ("cudagraphconvert backend=cuda max-errors=-1", caps, out_caps);
+  GstHarness *h =
+      gcg_test_harness_new ("cudagraphconvert backend=cuda max-errors=-1", caps,
+          out_caps);
   gchar *problem = NULL;
   GstFlowReturn ret = GST_FLOW_OK;
   GstBuffer *out;
@@ -387,31 +393,35 @@ sweep_one (const gchar * spec, const gchar * caps, const gchar * out_caps,
 
   g_assert_true (gcg_fault_inject (spec, NULL));
   for (guint i = 0; i < 3 && ret == GST_FLOW_OK; i++)
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-            GUINT_TO_POINTER (i), 128));
+    ret = gst_harness_push (h,
+        gcg_test_frame_new (caps, gcg_test_moving_px, GUINT_TO_POINTER (i),
+            128));
   g_assert_true (gcg_fault_inject (NULL, NULL));
   dropped = gcg_test_get_u64 (h, "cudagraphconvert", "dropped-frames");
   /* A frame that fails on the GPU after it left is counted as failed, not
    * dropped: it came out. */
   *hit += gcg_test_get_u64 (h, "cudagraphconvert", "failed-frames") > 0;
   if (ret != GST_FLOW_OK)
-    problem = g_strdup_printf ("%s: push returned %s", spec,
-        gst_flow_get_name (ret));
+    problem =
+        g_strdup_printf ("%s: push returned %s", spec, gst_flow_get_name (ret));
   else if (gst_harness_buffers_received (h) + dropped != 3)
     problem = g_strdup_printf ("%s: %u frames out, %" G_GUINT64_FORMAT
-        " dropped, of 3", spec, gst_harness_buffers_received (h), dropped);
+                               " dropped, of 3",
+        spec, gst_harness_buffers_received (h), dropped);
   while ((out = gst_harness_try_pull (h)))
     gst_buffer_unref (out);
   if (problem == NULL) {
-    ret = gst_harness_push (h, gcg_test_frame_new (caps, gcg_test_moving_px,
-            GUINT_TO_POINTER (9), 128));
+    ret = gst_harness_push (h,
+        gcg_test_frame_new (caps, gcg_test_moving_px, GUINT_TO_POINTER (9),
+            128));
     out = gst_harness_try_pull (h);
     if (ret != GST_FLOW_OK || out == NULL)
       problem = g_strdup_printf ("%s: the frame after the fault: %s", spec,
           gst_flow_get_name (ret));
     else if (!same_frame (expected, out, &info))
       problem = g_strdup_printf ("%s: the frame after the fault differs from "
-          "the CPU backend's", spec);
+                                 "the CPU backend's",
+          spec);
     gst_clear_buffer (&out);
   }
   gst_harness_teardown (h);
@@ -436,18 +446,18 @@ test_fault_sweep (void)
   if (!gcg_test_have_gpu ())
     return;
   cpu = gcg_test_harness_new ("cudagraphconvert backend=cpu", caps, out_caps);
-  expected = gcg_test_push_pull (cpu, gcg_test_frame_new (caps,
-          gcg_test_moving_px, GUINT_TO_POINTER (9), 128));
+  expected = gcg_test_push_pull (cpu,
+      gcg_test_frame_new (caps, gcg_test_moving_px, GUINT_TO_POINTER (9), 128));
   gst_harness_teardown (cpu);
   /* Cleanup calls failing under injection warn; criticals stay fatal.
    * (A fatal handler would not do: GLib still prints TAP's "Bail out!".) */
   fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
   for (GcgCudaId id = 0; id < GCG_CUDA_N_FUNCS; id++) {
     for (guint nth = 1; nth <= 2; nth++) {
-      g_autofree gchar *spec = g_strdup_printf ("%s:%u",
-          gcg__cuda_func_name (id), nth);
-      g_autofree gchar *problem = sweep_one (spec, caps, out_caps, expected,
-          &hit);
+      g_autofree gchar *spec =
+          g_strdup_printf ("%s:%u", gcg__cuda_func_name (id), nth);
+      g_autofree gchar *problem =
+          sweep_one (spec, caps, out_caps, expected, &hit);
 
       if (problem) {
         g_test_message ("%s", problem);
@@ -476,10 +486,12 @@ test_pipeline_eos (void)
 
   if (!gcg_test_have_gpu ())
     return;
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=60 ! "
+  pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=60 ! "
       "video/x-raw,format=NV12,width=1920,height=1080 ! "
       "cudagraphconvert backend=cuda ! "
-      "video/x-raw,format=RGBA,width=640,height=360 ! fakesink", &error);
+      "video/x-raw,format=RGBA,width=640,height=360 ! fakesink",
+      &error);
   g_assert_no_error (error);
   bus = gst_element_get_bus (pipeline);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,

@@ -45,7 +45,7 @@
 /* --- inputs -------------------------------------------------------------- */
 
 static void
-base_luma (guint x, guint y, guint8 * px, gpointer user_data)
+base_luma (guint x, guint y, guint8 *px, gpointer user_data)
 {
   guint b = GPOINTER_TO_UINT (user_data);
 
@@ -61,7 +61,7 @@ typedef struct
 } Inputs;
 
 static Inputs *
-inputs_new (const gchar * caps)
+inputs_new (const gchar *caps)
 {
   Inputs *in = g_new0 (Inputs, 1);
 
@@ -73,7 +73,7 @@ inputs_new (const gchar * caps)
 }
 
 static void
-inputs_free (Inputs * in)
+inputs_free (Inputs *in)
 {
   for (guint b = 0; b < N_BASE; b++)
     gst_buffer_unref (in->base[b]);
@@ -83,7 +83,7 @@ inputs_free (Inputs * in)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Inputs, inputs_free);
 
 static GstBuffer *
-inputs_frame (Inputs * in, guint i)
+inputs_frame (Inputs *in, guint i)
 {
   GstBuffer *buf = gst_buffer_copy_deep (in->base[i % N_BASE]);
   GstVideoFrame f;
@@ -115,7 +115,7 @@ inputs_frame (Inputs * in, guint i)
  * backend's arithmetic is the same) on four frames of five, a crop of
  * changing place and size on two of three. */
 static void
-decorate_convert (GstBuffer * buf, guint i)
+decorate_convert (GstBuffer *buf, guint i)
 {
   if (i % 5 != 4)
     gcg_test_add_params_meta (buf,
@@ -133,7 +133,7 @@ decorate_convert (GstBuffer * buf, guint i)
 /* cudagraphpreprocess: i % 5 ROIs (none on every fifth frame, up to the
  * batch of 4), each frame's elsewhere, and a brightness on even frames. */
 static void
-decorate_preprocess (GstBuffer * buf, guint i)
+decorate_preprocess (GstBuffer *buf, guint i)
 {
   for (guint j = 0; j < i % 5; j++) {
     GstVideoRegionOfInterestMeta *roi;
@@ -154,7 +154,7 @@ typedef struct
   const gchar *in_caps;
   const gchar *in_caps2;        /* the other size, for caps changes */
   const gchar *out_caps;        /* NULL: the tensor the properties say */
-  void (*decorate) (GstBuffer * buf, guint i);
+  void (*decorate) (GstBuffer *buf, guint i);
 } Case;
 
 static const Case convert_case = {
@@ -168,7 +168,7 @@ static const Case convert_case = {
 
 static const Case preprocess_case = {
   "cudagraphpreprocess width=48 height=48 max-rois=4 letterbox=symmetric "
-      "pad-value=0.5 mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
+  "pad-value=0.5 mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
   "cudagraphpreprocess",
   "video/x-raw,format=NV12,width=320,height=240,framerate=30/1",
   "video/x-raw,format=NV12,width=256,height=200,framerate=30/1",
@@ -181,7 +181,7 @@ static const Case preprocess_case = {
 /* Hashes of two runs agree frame for frame; the mismatches are counted
  * and the first few named before failing. */
 static void
-assert_same_hashes (GPtrArray * a, GPtrArray * b, guint n, const gchar * what)
+assert_same_hashes (GPtrArray *a, GPtrArray *b, guint n, const gchar *what)
 {
   guint bad = 0;
 
@@ -219,7 +219,7 @@ typedef struct
 } Result;
 
 static void
-result_clear (Result * r)
+result_clear (Result *r)
 {
   for (guint s = 0; s < 2; s++) {
     g_clear_pointer (&r->hashes[s], g_ptr_array_unref);
@@ -240,7 +240,7 @@ typedef struct
  * newest first when @newest_first or on every other batch.  Each comes in
  * push order with its frame's timestamps. */
 static void
-read_outputs (Reader * r, guint upto, gboolean newest_first)
+read_outputs (Reader *r, guint upto, gboolean newest_first)
 {
   g_autoptr (GstCaps) caps = gst_pad_get_current_caps (r->h->sinkpad);
   GstBuffer *bufs[64];
@@ -255,8 +255,9 @@ read_outputs (Reader * r, guint upto, gboolean newest_first)
     g_assert_nonnull (bufs[k]);
     g_assert_cmpuint (GST_BUFFER_PTS (bufs[k]), ==,
         (r->pulled + k) * FRAME_DURATION);
-    r->pinned = r->pinned || gst_memory_is_type (gst_buffer_peek_memory
-        (bufs[k], 0), "CudaGraphPinnedMemory");
+    r->pinned = r->pinned
+        || gst_memory_is_type (gst_buffer_peek_memory (bufs[k], 0),
+            "CudaGraphPinnedMemory");
   }
   for (guint m = 0; m < n; m++) {
     guint k = reverse ? n - 1 - m : m;
@@ -271,13 +272,12 @@ read_outputs (Reader * r, guint upto, gboolean newest_first)
 /* Every frame counted, none dropped or failed, the queue as deep as
  * asked; the CUDA backend also says what memory it holds. */
 static void
-check_stats (const GstStructure * s, const Plan * plan, guint64 frames)
+check_stats (const GstStructure *s, const Plan *plan, guint64 frames)
 {
   gboolean cuda = g_str_equal (plan->backend, "cuda");
   guint depth = 0;
 
-  g_assert_cmpstr (gst_structure_get_string (s, "backend"), ==,
-      plan->backend);
+  g_assert_cmpstr (gst_structure_get_string (s, "backend"), ==, plan->backend);
   g_assert_cmpuint (gcg_test_stats_u64 (s, "frames"), ==, frames);
   g_assert_cmpuint (gcg_test_stats_u64 (s, "dropped-frames"), ==, 0);
   g_assert_cmpuint (gcg_test_stats_u64 (s, "failed-frames"), ==, 0);
@@ -300,8 +300,8 @@ check_stats (const GstStructure * s, const Plan * plan, guint64 frames)
 
 /* One segment of @plan: inputs from @in (@in2 after caps_at). */
 static void
-run_segment (GstHarness * h, const Case * c, const Plan * plan,
-    Inputs * in, Inputs * in2, Reader * r)
+run_segment (GstHarness *h, const Case *c, const Plan *plan, Inputs *in,
+    Inputs *in2, Reader *r)
 {
   for (guint i = 0; i < plan->n; i++) {
     Inputs *src = plan->caps_at && i >= plan->caps_at ? in2 : in;
@@ -329,7 +329,7 @@ run_segment (GstHarness * h, const Case * c, const Plan * plan,
 
 /* Runs @plan through @c: each segment's hashes and stats. */
 static void
-run_plan (const Case * c, const Plan * plan, Result * res)
+run_plan (const Case *c, const Plan *plan, Result *res)
 {
   g_autofree gchar *launch = g_strdup_printf ("%s backend=%s in-flight=%u",
       c->launch, plan->backend, plan->in_flight);
@@ -398,8 +398,8 @@ test_long (gconstpointer data)
       "in-flight=4 vs in-flight=1");
   /* Every frame's values are its own. */
   for (guint i = 1; i < LONG_FRAMES; i++)
-    same_as_previous += g_str_equal (r1.hashes[0]->pdata[i],
-        r1.hashes[0]->pdata[i - 1]);
+    same_as_previous +=
+        g_str_equal (r1.hashes[0]->pdata[i], r1.hashes[0]->pdata[i - 1]);
   g_assert_cmpuint (same_as_previous, ==, 0);
 
   run_plan (c, &cpu, &rc);
@@ -439,14 +439,11 @@ test_flush_caps (gconstpointer data)
    * segment, going back to the first caps and on to the second, replays
    * what the first captured. */
   g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "captures"), ==, 2);
-  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "chains-built"), ==,
-      2);
-  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1],
-          "device-bytes-allocated"), ==, gcg_test_stats_u64 (res.stats[0],
-          "device-bytes-allocated"));
-  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1],
-          "pinned-bytes-in-use"), ==, gcg_test_stats_u64 (res.stats[0],
-          "pinned-bytes-in-use"));
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "chains-built"), ==, 2);
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "device-bytes-allocated"),
+      ==, gcg_test_stats_u64 (res.stats[0], "device-bytes-allocated"));
+  g_assert_cmpuint (gcg_test_stats_u64 (res.stats[1], "pinned-bytes-in-use"),
+      ==, gcg_test_stats_u64 (res.stats[0], "pinned-bytes-in-use"));
   result_clear (&ref);
   result_clear (&res);
 }
@@ -455,12 +452,14 @@ test_flush_caps (gconstpointer data)
 
 #ifdef HAVE_GST_CUDA
 #define TENSOR_FRAMES 60
-#define TENSOR_SRC "videotestsrc num-buffers=60 pattern=ball ! " \
+#define TENSOR_SRC \
+  "videotestsrc num-buffers=60 pattern=ball ! " \
   "video/x-raw,format=NV12,width=320,height=240,framerate=30/1"
-#define TENSOR_PRE "cudagraphpreprocess name=pre backend=cuda in-flight=4 " \
+#define TENSOR_PRE \
+  "cudagraphpreprocess name=pre backend=cuda in-flight=4 " \
   "width=48 height=48 max-rois=4 letterbox=symmetric pad-value=0.5"
 
-typedef gboolean (*IsCudaMemoryFunc) (GstMemory * mem);
+typedef gboolean (*IsCudaMemoryFunc) (GstMemory *mem);
 
 /* gst_is_cuda_memory() from the gstreamer-cuda library nvcodec loaded
  * (the tests do not link it; dlopen() of a loaded library finds that
@@ -478,11 +477,11 @@ find_is_cuda_memory (void)
 }
 
 static GstPadProbeReturn
-decorate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+decorate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
   guint *count = user_data;
-  GstBuffer *buf = gst_buffer_make_writable (gst_pad_probe_info_get_buffer
-      (info));
+  GstBuffer *buf =
+      gst_buffer_make_writable (gst_pad_probe_info_get_buffer (info));
 
   decorate_preprocess (buf, (*count)++);
   GST_PAD_PROBE_INFO_DATA (info) = buf;
@@ -492,7 +491,7 @@ decorate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 /* The CUDA tensor: GstCudaMemory, described as such by its meta, whose
  * device map is where the meta points. */
 static void
-check_cuda_tensor (GstBuffer * buf, GstCaps * caps, IsCudaMemoryFunc is_cuda)
+check_cuda_tensor (GstBuffer *buf, GstCaps *caps, IsCudaMemoryFunc is_cuda)
 {
   GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_get_tensor_meta (buf);
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
@@ -522,7 +521,7 @@ typedef struct
 /* The pipeline's cudagraph-stats: every frame, read and written in place
  * with CUDA memory. */
 static void
-check_tensor_stats (const GstStructure * s, gpointer user_data)
+check_tensor_stats (const GstStructure *s, gpointer user_data)
 {
   TensorStats *t = user_data;
   g_autofree gchar *str = gst_structure_to_string (s);
@@ -540,18 +539,19 @@ check_tensor_stats (const GstStructure * s, gpointer user_data)
  * throughout; returns each tensor's SHA-1 (a CPU map) and its item
  * count. */
 static GPtrArray *
-run_tensor_pipeline (gboolean cuda, GArray * n_items)
+run_tensor_pipeline (gboolean cuda, GArray *n_items)
 {
   g_autofree gchar *launch = g_strdup_printf ("%s ! %s" TENSOR_PRE
-      " ! appsink name=sink sync=false", TENSOR_SRC,
-      cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "");
+                                              " ! appsink name=sink sync=false",
+      TENSOR_SRC, cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "");
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) pipeline = gst_parse_launch (launch, &error);
   g_autoptr (GstElement) sink = NULL;
   g_autoptr (GstElement) pre = NULL;
   g_autoptr (GstPad) pad = NULL;
   g_autoptr (GstCaps) sink_caps = gst_caps_from_string (cuda
-      ? "other/tensors(memory:CUDAMemory)" : "other/tensors");
+          ? "other/tensors(memory:CUDAMemory)"
+          : "other/tensors");
   g_autoptr (GstBus) bus = NULL;
   GPtrArray *hashes = g_ptr_array_new_with_free_func (g_free);
   IsCudaMemoryFunc is_cuda = cuda ? find_is_cuda_memory () : NULL;
@@ -584,8 +584,8 @@ run_tensor_pipeline (gboolean cuda, GArray * n_items)
     else
       g_assert_cmpuint (meta->memory, ==, GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM);
     g_array_append_val (n_items, meta->n_items);
-    g_ptr_array_add (hashes, gcg_test_visible_sha1 (buf,
-            gst_sample_get_caps (sample)));
+    g_ptr_array_add (hashes,
+        gcg_test_visible_sha1 (buf, gst_sample_get_caps (sample)));
     gst_sample_unref (sample);
   }
   g_object_get (sink, "eos", &eos, NULL);
@@ -625,8 +625,7 @@ test_tensor_cuda_memory (void)
   for (guint i = 0; i < TENSOR_FRAMES; i++) {
     g_assert_cmpuint (g_array_index (items_cuda, guint, i), ==,
         g_array_index (items_sys, guint, i));
-    g_assert_cmpuint (g_array_index (items_cuda, guint, i), ==,
-        MAX (i % 5, 1));
+    g_assert_cmpuint (g_array_index (items_cuda, guint, i), ==, MAX (i % 5, 1));
   }
 #else
   gcg_test_no_gst_cuda ();
@@ -642,8 +641,8 @@ main (int argc, char **argv)
 
   g_test_add_data_func ("/gst/gpu/inflight/convert-long", &convert_case,
       test_long);
-  g_test_add_data_func ("/gst/gpu/inflight/preprocess-long",
-      &preprocess_case, test_long);
+  g_test_add_data_func ("/gst/gpu/inflight/preprocess-long", &preprocess_case,
+      test_long);
   g_test_add_func ("/gst/gpu/inflight/tensor-cuda-memory",
       test_tensor_cuda_memory);
   g_test_add_data_func ("/gst/gpu/inflight/convert-flush-caps", &convert_case,

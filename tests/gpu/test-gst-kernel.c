@@ -34,11 +34,11 @@ typedef struct
   gfloat level;
 } Values;
 
-typedef guint8 (*RefFunc) (const guint8 * px, gint c, gint x, gint y,
-    const Values * v);
+typedef guint8 (*RefFunc) (const guint8 *px, gint c, gint x, gint y,
+    const Values *v);
 
 static guint8
-vignette_ref (const guint8 * px, gint c, gint x, gint y, const Values * v)
+vignette_ref (const guint8 *px, gint c, gint x, gint y, const Values *v)
 {
   gfloat cx = (x + 0.5f) / W - 0.5f;
   gfloat cy = (y + 0.5f) / H - 0.5f;
@@ -51,13 +51,13 @@ vignette_ref (const guint8 * px, gint c, gint x, gint y, const Values * v)
 }
 
 static guint8
-swizzle_ref (const guint8 * px, gint c, gint x, gint y, const Values * v)
+swizzle_ref (const guint8 *px, gint c, gint x, gint y, const Values *v)
 {
   return px[(v->map >> (8 * c)) & 3];
 }
 
 static guint8
-roi_mask_ref (const guint8 * px, gint c, gint x, gint y, const Values * v)
+roi_mask_ref (const guint8 *px, gint c, gint x, gint y, const Values *v)
 {
   gboolean inside = x >= v->roi[0] && y >= v->roi[1]
       && x < v->roi[0] + v->roi[2] && y < v->roi[1] + v->roi[3];
@@ -73,7 +73,7 @@ roi_mask_ref (const guint8 * px, gint c, gint x, gint y, const Values * v)
 static Values
 values_for (guint f)
 {
-  Values v = { f % 5 != 4, 0.5f, 0x03000102, {0, 0, 0, 0}, 0.25f };
+  Values v = { f % 5 != 4, 0.5f, 0x03000102, { 0, 0, 0, 0 }, 0.25f };
 
   if (!v.with_meta)
     return v;
@@ -88,27 +88,26 @@ values_for (guint f)
 }
 
 static void
-add_meta (GstBuffer * buf, const Values * v)
+add_meta (GstBuffer *buf, const Values *v)
 {
   GstStructure *s;
 
   if (!v->with_meta)
     return;
   s = gst_custom_meta_get_structure (gst_buffer_add_custom_meta (buf,
-          "GcgParamsMeta"));
-  gst_structure_set (s, "strength", G_TYPE_DOUBLE, (gdouble) v->strength,
-      "map", G_TYPE_UINT, v->map, "roi_x", G_TYPE_INT, v->roi[0],
-      "roi_y", G_TYPE_INT, v->roi[1], "roi_w", G_TYPE_INT, v->roi[2],
-      "roi_h", G_TYPE_INT, v->roi[3], "mask_level", G_TYPE_DOUBLE,
-      (gdouble) v->level, NULL);
+      "GcgParamsMeta"));
+  gst_structure_set (s, "strength", G_TYPE_DOUBLE, (gdouble) v->strength, "map",
+      G_TYPE_UINT, v->map, "roi_x", G_TYPE_INT, v->roi[0], "roi_y", G_TYPE_INT,
+      v->roi[1], "roi_w", G_TYPE_INT, v->roi[2], "roi_h", G_TYPE_INT, v->roi[3],
+      "mask_level", G_TYPE_DOUBLE, (gdouble) v->level, NULL);
 }
 
 /* The file of example @name and the declaration on its gcg-params line. */
 static gchar *
-example_launch (const gchar * name, gboolean use_graph, gboolean in_place)
+example_launch (const gchar *name, gboolean use_graph, gboolean in_place)
 {
-  g_autofree gchar *path = g_build_filename (g_getenv ("GCG_EXAMPLES_DIR"),
-      "kernels", NULL);
+  g_autofree gchar *path =
+      g_build_filename (g_getenv ("GCG_EXAMPLES_DIR"), "kernels", NULL);
   g_autofree gchar *file = g_strdup_printf ("%s/%s.cu", path, name);
   g_autofree gchar *text = NULL;
   g_autofree gchar *decl = NULL;
@@ -120,13 +119,13 @@ example_launch (const gchar * name, gboolean use_graph, gboolean in_place)
   line += strlen ("gcg-params: ");
   decl = g_strndup (line, strcspn (line, "\r\n"));
   return g_strdup_printf ("cudagraphkernel backend=cuda use-graph=%s "
-      "in-place=%s location=%s entry=%s params=\"%s\"",
+                          "in-place=%s location=%s entry=%s params=\"%s\"",
       use_graph ? "true" : "false", in_place ? "true" : "false", file, name,
       decl);
 }
 
 static void
-assert_frame (GstBuffer * in, GstBuffer * out, RefFunc ref, const Values * v,
+assert_frame (GstBuffer *in, GstBuffer *out, RefFunc ref, const Values *v,
     guint f)
 {
   GstMapInfo mi, mo;
@@ -150,14 +149,14 @@ assert_frame (GstBuffer * in, GstBuffer * out, RefFunc ref, const Values * v,
 
 /* @n frames of example @name through the element; the counters after. */
 static void
-run_example (const gchar * name, RefFunc ref, gboolean use_graph, guint n)
+run_example (const gchar *name, RefFunc ref, gboolean use_graph, guint n)
 {
   g_autofree gchar *launch = example_launch (name, use_graph, FALSE);
   GstHarness *h = gcg_test_harness_new (launch, CAPS, CAPS);
 
   for (guint f = 0; f < n; f++) {
-    GstBuffer *in = gcg_test_frame_new (CAPS, gcg_test_moving_px,
-        GUINT_TO_POINTER (f), 0);
+    GstBuffer *in =
+        gcg_test_frame_new (CAPS, gcg_test_moving_px, GUINT_TO_POINTER (f), 0);
     Values v = values_for (f);
     g_autoptr (GstBuffer) keep = NULL;
     g_autoptr (GstBuffer) out = NULL;
@@ -169,32 +168,30 @@ run_example (const gchar * name, RefFunc ref, gboolean use_graph, guint n)
     assert_frame (keep, out, ref, &v, f);
   }
   if (use_graph) {
-    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "captures"),
-        ==, 1);
-    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "replays"),
-        ==, n - 1);
+    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "captures"), ==,
+        1);
+    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "replays"), ==,
+        n - 1);
   } else {
-    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "captures"),
-        ==, 0);
-    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel",
-            "eager-frames"), ==, n);
+    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "captures"), ==,
+        0);
+    g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphkernel", "eager-frames"),
+        ==, n);
   }
   gst_harness_teardown (h);
 }
 
 #define EXAMPLE_TESTS(NAME) \
-static void \
-test_ ## NAME ## _graph (void) \
-{ \
-  if (gcg_test_have_gpu ()) \
-    run_example (#NAME, NAME ## _ref, TRUE, 60); \
-} \
-static void \
-test_ ## NAME ## _eager (void) \
-{ \
-  if (gcg_test_have_gpu ()) \
-    run_example (#NAME, NAME ## _ref, FALSE, 60); \
-}
+  static void test_##NAME##_graph (void) \
+  { \
+    if (gcg_test_have_gpu ()) \
+      run_example (#NAME, NAME##_ref, TRUE, 60); \
+  } \
+  static void test_##NAME##_eager (void) \
+  { \
+    if (gcg_test_have_gpu ()) \
+      run_example (#NAME, NAME##_ref, FALSE, 60); \
+  }
 
 EXAMPLE_TESTS (vignette)
 EXAMPLE_TESTS (swizzle)
@@ -222,8 +219,8 @@ test_in_place (void)
   launch = example_launch ("swizzle", TRUE, TRUE);
   h = gcg_test_harness_new (launch, CAPS, CAPS);
   for (guint f = 0; f < 8; f++) {
-    GstBuffer *in = gcg_test_frame_new (CAPS, gcg_test_moving_px,
-        GUINT_TO_POINTER (f), 0);
+    GstBuffer *in =
+        gcg_test_frame_new (CAPS, gcg_test_moving_px, GUINT_TO_POINTER (f), 0);
     g_autoptr (GstBuffer) copy = gst_buffer_copy_deep (in);
     g_autoptr (GstBuffer) keep = NULL;
     g_autoptr (GstBuffer) out = NULL;
@@ -263,7 +260,7 @@ test_in_place (void)
   " du[x] = su[x + 1]; du[x + 1] = su[x]; }"
 
 static void
-nv12_px (guint x, guint y, guint8 * px, gpointer user_data)
+nv12_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   px[0] = (x * 3 + y * 5) & 0xff;
 }
@@ -280,10 +277,12 @@ test_nv12_source (void)
 
   if (!gcg_test_have_gpu ())
     return;
-  h = gcg_test_harness_new ("cudagraphkernel backend=cuda entry=nv12 "
+  h = gcg_test_harness_new (
+      "cudagraphkernel backend=cuda entry=nv12 "
       "source=\"" NV12_SOURCE "\" params=\"s0=src0,s1=src1,d0=dst0,"
       "d1=dst1,sp0=src_pitch0,sp1=src_pitch1,dp0=dst_pitch0,"
-      "dp1=dst_pitch1,w=out_width,h=out_height\"", NV12_CAPS, NV12_CAPS);
+      "dp1=dst_pitch1,w=out_width,h=out_height\"",
+      NV12_CAPS, NV12_CAPS);
   in = gcg_test_frame_new (NV12_CAPS, nv12_px, NULL, 0);
   {
     /* Distinct U and V: U = 10 + x, V = 200 - x. */
@@ -322,7 +321,7 @@ test_nv12_source (void)
 }
 
 static void
-assert_start_error (const gchar * desc, const gchar * w1, const gchar * w2)
+assert_start_error (const gchar *desc, const gchar *w1, const gchar *w2)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) e = gst_parse_launch (desc, &error);
@@ -342,15 +341,21 @@ test_errors (void)
 {
   if (!gcg_test_have_gpu ())
     return;
-  assert_start_error ("cudagraphkernel backend=cuda entry=k "
+  assert_start_error (
+      "cudagraphkernel backend=cuda entry=k "
       "source=\"extern \\\"C\\\" __global__ void k (const gcg_params *p)\n"
-      "{\n  p->nope = 1;\n}\n\" params=a=f32:1", "(3)", "nope");
-  assert_start_error ("cudagraphkernel backend=cuda entry=other "
+      "{\n  p->nope = 1;\n}\n\" params=a=f32:1",
+      "(3)", "nope");
+  assert_start_error (
+      "cudagraphkernel backend=cuda entry=other "
       "source=\"extern \\\"C\\\" __global__ void k (const gcg_params *p) "
-      "{}\" params=a=f32:1", "other", "entry point");
-  assert_start_error ("cudagraphkernel backend=cuda entry=k "
+      "{}\" params=a=f32:1",
+      "other", "entry point");
+  assert_start_error (
+      "cudagraphkernel backend=cuda entry=k "
       "source=\"extern \\\"C\\\" __global__ void k (const gcg_params *p) "
-      "{}\" params=a=f99:1", "User kernel k", "f99");
+      "{}\" params=a=f99:1",
+      "User kernel k", "f99");
 }
 
 int

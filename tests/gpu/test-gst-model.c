@@ -94,13 +94,12 @@ make_batch_model (guint batch)
   m->stream = gcg_stream_new (m->ctx, &error);
   m->alloc = gcg_allocator_new (m->ctx, &error);
   g_assert_no_error (error);
+  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES * batch, NULL, &m->in,
+      &error));
   g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES * batch, NULL,
-          &m->in, &error));
-  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES * batch, NULL,
-          &m->out0, &error));
+      &m->out0, &error));
   m->bytes = IN_BYTES * batch;
-  g_assert_true (gcg_allocator_alloc (m->alloc, TAIL, NULL, &m->out1,
-          &error));
+  g_assert_true (gcg_allocator_alloc (m->alloc, TAIL, NULL, &m->out1, &error));
   m->graph = gcg_capture_callable (m->stream, GCG_CAPTURE_MODE_DEFAULT,
       model_body, m, &error);
   g_assert_no_error (error);
@@ -109,11 +108,13 @@ make_batch_model (guint batch)
       &error);
   g_assert_no_error (error);
   g_assert_true (gcg_model_graph_set_input (model, m->in, in_shape, 4,
-          GCG_MODEL_DTYPE_FLOAT32, &error));
+      GCG_MODEL_DTYPE_FLOAT32, &error));
   g_assert_cmpint (gcg_model_graph_add_output (model, m->out0, in_shape, 4,
-          GCG_MODEL_DTYPE_FLOAT32, &error), ==, 0);
-  g_assert_cmpint (gcg_model_graph_add_output (model, m->out1, tail_shape,
-          1, GCG_MODEL_DTYPE_FLOAT32, &error), ==, 1);
+                       GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, 0);
+  g_assert_cmpint (gcg_model_graph_add_output (model, m->out1, tail_shape, 1,
+                       GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, 1);
   return model;
 }
 
@@ -184,10 +185,10 @@ test_outputs (void)
   plain = harness (NULL);
   with = harness (model);
   for (guint f = 0; f < N_FRAMES; f++) {
-    GstBuffer *in = gcg_test_frame_new (CAPS, gcg_test_moving_px,
-        GUINT_TO_POINTER (f), 0);
-    g_autoptr (GstBuffer) ref = gcg_test_push_pull (plain,
-        gst_buffer_copy (in));
+    GstBuffer *in =
+        gcg_test_frame_new (CAPS, gcg_test_moving_px, GUINT_TO_POINTER (f), 0);
+    g_autoptr (GstBuffer)
+        ref = gcg_test_push_pull (plain, gst_buffer_copy (in));
     g_autoptr (GstBuffer) out = gcg_test_push_pull (with, in);
     GstMapInfo mr, mo;
 
@@ -208,8 +209,8 @@ test_outputs (void)
       "32:24:3:1,32:24:3:1,9");
   g_assert_cmpstr (gst_structure_get_string (s, "types"), ==,
       "float32,float32,float32");
-  g_assert_cmpuint (gcg_test_get_u64 (with, "cudagraphpreprocess",
-          "captures"), ==, 1);
+  g_assert_cmpuint (gcg_test_get_u64 (with, "cudagraphpreprocess", "captures"),
+      ==, 1);
   gst_harness_teardown (plain);
   /* The element holds the model: dropping ours first is fine. */
   g_clear_object (&model);
@@ -217,7 +218,7 @@ test_outputs (void)
 }
 
 static void
-add_in_place (const GstStructure * s, gpointer user_data)
+add_in_place (const GstStructure *s, gpointer user_data)
 {
   guint64 in = 0;
 
@@ -229,7 +230,8 @@ add_in_place (const GstStructure * s, gpointer user_data)
 static void
 test_context_offer (void)
 {
-  static const gchar *launch = "videotestsrc num-buffers=20 ! "
+  static const gchar *launch =
+      "videotestsrc num-buffers=20 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload ! "
       "video/x-raw(memory:CUDAMemory) ! cudagraphpreprocess name=pp "
       "backend=cuda ! fakesink";
@@ -284,7 +286,8 @@ test_context_offer (void)
 static GPtrArray *
 run_batch (GcgModelGraph *model)
 {
-  static const gchar *launch = "cudagraphbatch name=b backend=cuda "
+  static const gchar *launch =
+      "cudagraphbatch name=b backend=cuda "
       "width=32 height=24 ! appsink name=sink sync=false "
       "videotestsrc num-buffers=8 pattern=ball ! " CAPS " ! b.sink_0 "
       "videotestsrc num-buffers=8 pattern=smpte ! " CAPS " ! b.sink_1";
@@ -292,8 +295,8 @@ run_batch (GcgModelGraph *model)
   g_autoptr (GstElement) pipeline = gst_parse_launch (launch, &error);
   g_autoptr (GstElement) b = NULL;
   g_autoptr (GstElement) sink = NULL;
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      g_bytes_unref);
+  GPtrArray *out =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   GstSample *sample;
 
   g_assert_no_error (error);
@@ -304,12 +307,14 @@ run_batch (GcgModelGraph *model)
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
   while ((g_signal_emit_by_name (sink, "try-pull-sample", 20 * GST_SECOND,
-              &sample), sample != NULL)) {
+              &sample),
+      sample != NULL)) {
     GstBuffer *buf = gst_sample_get_buffer (sample);
     GstMapInfo map;
 
     if (model)
-      g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (buf)->n_tensors, ==, 3);
+      g_assert_cmpuint (gst_cuda_graph_buffer_get_tensor_meta (buf)->n_tensors,
+          ==, 3);
     g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
     g_ptr_array_add (out, g_bytes_new (map.data, map.size));
     gst_buffer_unmap (buf, &map);

@@ -21,7 +21,8 @@
 
 #define IN_CAPS "video/x-raw,format=NV12,width=320,height=240"
 #define OUT_CAPS "other/tensors"
-#define LAUNCH(backend) "cudagraphpreprocess backend=" backend \
+#define LAUNCH(backend) \
+  "cudagraphpreprocess backend=" backend \
   " width=64 height=48 letterbox=symmetric"
 #define N_BUFFERS 3
 #define N_FRAMES 12
@@ -44,7 +45,7 @@ new_pool (void)
 /* Writes frame @t's pixels into @buf through a frame made by the tests'
  * own helper (the same pixels the CPU reference gets). */
 static GstBuffer *
-fill (GstBuffer * buf, guint t)
+fill (GstBuffer *buf, guint t)
 {
   g_autoptr (GstBuffer) src = gcg_test_frame_new (IN_CAPS, gcg_test_moving_px,
       GUINT_TO_POINTER (t), 60 + 11 * t);

@@ -34,11 +34,13 @@ vignette_launch (const gchar *position)
       "kernels", "vignette.cu", NULL);
   const gchar *side = g_str_equal (position, "before") ? "in" : "out";
 
-  return g_strdup_printf ("cudagraphconvert backend=cuda "
+  return g_strdup_printf (
+      "cudagraphconvert backend=cuda "
       "kernel-location=%s kernel-entry=vignette kernel-position=%s "
       "kernel-params=\"src=src0,dst=dst0,src_pitch=src_pitch0,"
       "dst_pitch=dst_pitch0,width=%s_width,height=%s_height,"
-      "strength=meta:strength:f32:0.5\"", path, position, side, side);
+      "strength=meta:strength:f32:0.5\"",
+      path, position, side, side);
 }
 
 /* examples/kernels/vignette.cu, in C. */
@@ -66,8 +68,8 @@ test_vignette_per_frame (gconstpointer data)
   launch = vignette_launch (position);
   h = gcg_test_harness_new (launch, CAPS, CAPS);
   for (guint f = 0; f < N_FRAMES; f++) {
-    GstBuffer *in = gcg_test_frame_new (CAPS, gcg_test_moving_px,
-        GUINT_TO_POINTER (f), 0);
+    GstBuffer *in =
+        gcg_test_frame_new (CAPS, gcg_test_moving_px, GUINT_TO_POINTER (f), 0);
     /* Every fifth frame has no meta: the declared default, 0.5 (and the
      * element, RGBA to RGBA, must not pass the frame through). */
     gboolean with_meta = f % 5 != 4;
@@ -77,9 +79,9 @@ test_vignette_per_frame (gconstpointer data)
     GstMapInfo mi, mo;
 
     if (with_meta)
-      gst_structure_set (gst_custom_meta_get_structure
-          (gst_buffer_add_custom_meta (in, "GcgParamsMeta")), "strength",
-          G_TYPE_DOUBLE, (gdouble) strength, NULL);
+      gst_structure_set (gst_custom_meta_get_structure (
+                             gst_buffer_add_custom_meta (in, "GcgParamsMeta")),
+          "strength", G_TYPE_DOUBLE, (gdouble) strength, NULL);
     ref = gst_buffer_ref (in);
     out = gcg_test_push_pull (h, in);
     g_assert_true (gst_buffer_map (ref, &mi, GST_MAP_READ));
@@ -91,18 +93,19 @@ test_vignette_per_frame (gconstpointer data)
           /* Alpha: after the op the kernel copies the input's; before
            * it, the op writes RGBA output opaque. */
           gint want = c != 3 ? vignette_ref (mi.data[i], x, y, strength)
-              : before ? 255 : mi.data[i];
+              : before       ? 255
+                             : mi.data[i];
 
           g_assert_cmpint (ABS ((gint) mo.data[i] - want), <=, 1);
         }
     gst_buffer_unmap (ref, &mi);
     gst_buffer_unmap (out, &mo);
   }
-  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"),
-      ==, 1);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
+      1);
   /* The first frame is the capture. */
-  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"),
-      ==, N_FRAMES - 1);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
+      N_FRAMES - 1);
   gst_harness_teardown (h);
 }
 
@@ -117,9 +120,11 @@ test_bad_source (void)
 
   if (!gcg_test_have_gpu ())
     return;
-  e = gst_parse_launch ("cudagraphconvert backend=cuda kernel-entry=k "
+  e = gst_parse_launch (
+      "cudagraphconvert backend=cuda kernel-entry=k "
       "kernel-source=\"extern \\\"C\\\" __global__ void k (const gcg_params "
-      "*p)\n{\n  p->nope = 1;\n}\n\" kernel-params=a=f32:1", &error);
+      "*p)\n{\n  p->nope = 1;\n}\n\" kernel-params=a=f32:1",
+      &error);
   g_assert_no_error (error);
   text = gcg_test_start_error (e);
   g_assert_nonnull (text);
@@ -133,10 +138,10 @@ main (int argc, char **argv)
   gcg_test_add_bundle_plugins ();
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
-  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/after",
-      "after", test_vignette_per_frame);
-  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/before",
-      "before", test_vignette_per_frame);
+  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/after", "after",
+      test_vignette_per_frame);
+  g_test_add_data_func ("/gst/user-kernel/vignette-per-frame/before", "before",
+      test_vignette_per_frame);
   g_test_add_func ("/gst/user-kernel/bad-source", test_bad_source);
   return g_test_run ();
 }

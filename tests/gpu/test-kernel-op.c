@@ -46,9 +46,11 @@ static const gchar *const xor_source =
     "}\n";
 
 /* Before the op: input -> scratch.  After: the output, in place. */
-#define BEFORE_DECL "src=src0,dst=dst0,sp=src_pitch0,dp=dst_pitch0," \
+#define BEFORE_DECL \
+  "src=src0,dst=dst0,sp=src_pitch0,dp=dst_pitch0," \
   "w=in_width,h=in_height,mask=meta:mask_in:u32:0"
-#define AFTER_DECL "src=dst0,dst=dst0,sp=dst_pitch0,dp=dst_pitch0," \
+#define AFTER_DECL \
+  "src=dst0,dst=dst0,sp=dst_pitch0,dp=dst_pitch0," \
   "w=out_width,h=out_height,mask=meta:mask_out:u32:0"
 
 typedef struct
@@ -151,10 +153,10 @@ gpu_chain (Fixture *f, gboolean before, gboolean after, gboolean use_graph)
   /* Added after first, to show the position, not the order, decides. */
   if (after)
     g_assert_true (gcg_frame_chain_add_kernel (chain, op_out,
-            GCG_KERNEL_POSITION_AFTER, &error));
+        GCG_KERNEL_POSITION_AFTER, &error));
   if (before)
     g_assert_true (gcg_frame_chain_add_kernel (chain, op_in,
-            GCG_KERNEL_POSITION_BEFORE, &error));
+        GCG_KERNEL_POSITION_BEFORE, &error));
   g_assert_no_error (error);
   return chain;
 }
@@ -196,24 +198,24 @@ run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
 
     frame_values (i, &params, &m);
     params.dst[0] = dst[s];
-    g_assert_true (gcg_frame_chain_process (chain, &params, streams[s],
-            NULL));
+    g_assert_true (gcg_frame_chain_process (chain, &params, streams[s], NULL));
     if (i % 17 != 0 && i != FRAMES - 1)
       continue;
     g_assert_true (gcg_stream_synchronize (streams[s], NULL));
     g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst[s],
-            OUT_PITCH * OUT_H));
+        OUT_PITCH * OUT_H));
     reference (cpu, in, &params, &m, before, after, ref);
     g_assert_cmpmem (out, OUT_PITCH * OUT_H, ref, OUT_PITCH * OUT_H);
     checked++;
   }
   g_test_message ("before %d after %d %s, %u stream(s): %u frames equal "
-      "the reference", before, after, use_graph ? "graph" : "eager",
-      n_streams, checked);
+                  "the reference",
+      before, after, use_graph ? "graph" : "eager", n_streams, checked);
   g_assert_cmpuint (gcg_frame_chain_get_capture_count (chain), ==,
       use_graph ? n_streams : 0);
   g_assert_cmpuint (use_graph ? gcg_frame_chain_get_replay_count (chain)
-      : gcg_frame_chain_get_eager_count (chain), ==, FRAMES);
+                              : gcg_frame_chain_get_eager_count (chain),
+      ==, FRAMES);
   for (guint s = 0; s < n_streams; s++)
     g_assert_true (gcg_stream_synchronize (streams[s], NULL));
   g_clear_object (&chain);
@@ -261,20 +263,20 @@ test_refused (Fixture *f, gconstpointer data)
   ptx = gcg_kernel_op_new_from_binary (NULL, junk, "k", NULL, &error);
   g_assert_no_error (error);
   g_assert_false (gcg_frame_chain_add_kernel (chain, ptx,
-          GCG_KERNEL_POSITION_BEFORE, &error));
+      GCG_KERNEL_POSITION_BEFORE, &error));
   g_assert_nonnull (error);
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, "Kernel 'k'"));
   g_clear_error (&error);
   g_assert_null (gcg_kernel_op_new_from_binary (f->ctx, junk, "k", NULL,
-          &error));
+      &error));
   g_assert_nonnull (strstr (error->message, "Kernel 'k'"));
   g_clear_error (&error);
-  op = gcg_kernel_op_new_from_source (f->ctx, xor_source, "xor_rgb",
-      AFTER_DECL, &error);
+  op = gcg_kernel_op_new_from_source (f->ctx, xor_source, "xor_rgb", AFTER_DECL,
+      &error);
   g_assert_no_error (error);
-  g_assert_null (gcg_kernel_op_new_from_source (f->ctx, xor_source,
-          "xor_rgbx", AFTER_DECL, &error));
+  g_assert_null (gcg_kernel_op_new_from_source (f->ctx, xor_source, "xor_rgbx",
+      AFTER_DECL, &error));
   g_assert_nonnull (strstr (error->message, "xor_rgbx"));
   g_clear_error (&error);
   {
@@ -286,11 +288,10 @@ test_refused (Fixture *f, gconstpointer data)
     params.src[0] = params.dst[0] = buf;
     params.src_stride[0] = IN_PITCH;
     params.dst_stride[0] = OUT_PITCH;
-    g_assert_true (gcg_frame_chain_process (chain, &params, f->stream,
-            NULL));
+    g_assert_true (gcg_frame_chain_process (chain, &params, f->stream, NULL));
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
     g_assert_false (gcg_frame_chain_add_kernel (chain, op,
-            GCG_KERNEL_POSITION_AFTER, &error));
+        GCG_KERNEL_POSITION_AFTER, &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_true (GCG_CU_OK (NULL, cuMemFree, buf));
   }
@@ -359,8 +360,7 @@ run_batch_case (Fixture *f, gboolean use_graph)
   g_assert_no_error (error);
   gcg_frame_batch_set_use_graph (gpu, use_graph);
   op = gcg_kernel_op_new_from_source (f->ctx, batch_source, "xor_items",
-      "t=dst0,w=out_width,h=out_height,n=items,mask=meta:mask:u32:0",
-      &error);
+      "t=dst0,w=out_width,h=out_height,n=items,mask=meta:mask:u32:0", &error);
   g_assert_no_error (error);
   g_assert_true (gcg_frame_batch_add_kernel (gpu, op, &error));
   g_assert_no_error (error);
@@ -392,10 +392,10 @@ run_batch_case (Fixture *f, gboolean use_graph)
     for (guint i = 0; i < n; i++)
       hparams[i].gain = dparams[i].gain = 1.0f + 0.05f * ((b + i) % 4);
     g_assert_true (gcg_frame_batch_process (gpu, n, sources, dparams, dst,
-            f->stream, &items, &error));
+        f->stream, &items, &error));
     g_assert_no_error (error);
     g_assert_true (gcg_frame_batch_process (cpu, n, sources, hparams,
-            (guint64) (guintptr) ref, NULL, &ref_items, &error));
+        (guint64) (guintptr) ref, NULL, &ref_items, &error));
     g_assert_cmpuint (items, ==, ref_items);
     for (gsize i = 0; i < (gsize) items * 3 * B_W * B_H; i++)
       ref[i] ^= (guint8) mask;
@@ -429,9 +429,9 @@ main (int argc, char **argv)
       test_positions, fixture_teardown);
   g_test_add ("/kernel-op/two-streams", Fixture, NULL, fixture_setup,
       test_two_streams, fixture_teardown);
-  g_test_add ("/kernel-op/refused", Fixture, NULL, fixture_setup,
-      test_refused, fixture_teardown);
-  g_test_add ("/kernel-op/batch", Fixture, NULL, fixture_setup,
-      test_batch, fixture_teardown);
+  g_test_add ("/kernel-op/refused", Fixture, NULL, fixture_setup, test_refused,
+      fixture_teardown);
+  g_test_add ("/kernel-op/batch", Fixture, NULL, fixture_setup, test_batch,
+      fixture_teardown);
   return g_test_run ();
 }

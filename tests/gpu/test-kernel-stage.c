@@ -44,8 +44,8 @@ static const gchar *const fmad_off[] = { "--fmad=false", NULL };
 static gchar *
 read_example (const gchar *file, gchar **decl)
 {
-  g_autofree gchar *path = g_build_filename (g_getenv ("GCG_EXAMPLES_DIR"),
-      "kernels", file, NULL);
+  g_autofree gchar *path =
+      g_build_filename (g_getenv ("GCG_EXAMPLES_DIR"), "kernels", file, NULL);
   gchar *source = NULL;
   const gchar *tag;
 
@@ -61,8 +61,7 @@ static void
 values_for_frame (guint i, Values *v)
 {
   static const guint32 maps[] = { 0x03000102, 0x03020100, 0x00010203,
-    0x02030001
-  };
+    0x02030001 };
 
   v->strength = (i % 11) / 10.0;
   v->map = maps[i % 4];
@@ -77,9 +76,7 @@ static gboolean
 lookup (const gchar *name, GcgFrameValue *value, gpointer user_data)
 {
   const Values *v = user_data;
-  static const gchar *const roi_keys[] = { "roi_x", "roi_y", "roi_w",
-    "roi_h"
-  };
+  static const gchar *const roi_keys[] = { "roi_x", "roi_y", "roi_w", "roi_h" };
 
   value->type = GCG_FRAME_VALUE_DOUBLE;
   if (strcmp (name, "strength") == 0)
@@ -110,8 +107,8 @@ scale (guint8 s, gfloat f)
 
 /* The reference of @entry for one pixel. */
 static void
-reference (const gchar *entry, const Values *v, gint x, gint y,
-    const guint8 *s, guint8 *d)
+reference (const gchar *entry, const Values *v, gint x, gint y, const guint8 *s,
+    guint8 *d)
 {
   gfloat f = 1.0f;
 
@@ -127,8 +124,8 @@ reference (const gchar *entry, const Values *v, gint x, gint y,
     f = 1.0f - (gfloat) v->strength * 2.0f * (cx * cx + cy * cy);
     f = fminf (fmaxf (f, 0.0f), 1.0f);
   } else if (!(x >= v->roi[0] && y >= v->roi[1]
-          && x < (gint64) v->roi[0] + v->roi[2]
-          && y < (gint64) v->roi[1] + v->roi[3])) {
+                 && x < (gint64) v->roi[0] + v->roi[2]
+                 && y < (gint64) v->roi[1] + v->roi[3])) {
     f = fminf (fmaxf ((gfloat) v->level, 0.0f), 1.0f);
   }
   for (gint c = 0; c < 3; c++)
@@ -181,8 +178,8 @@ make_stage (Fixture *f, const Example *ex, gboolean as_cubin, GError **error)
 
     prelude = gcg__kernel_decl_to_c (d, "gcg_params");
     gcg_context_get_compute_capability (f->ctx, &major, &minor);
-    code = gcg__nvrtc_compile (prelude, source, ex->file,
-        major * 10 + minor, fmad_off, error);
+    code = gcg__nvrtc_compile (prelude, source, ex->file, major * 10 + minor,
+        fmad_off, error);
     g_assert_nonnull (code);
     spec.kind = GCG_KERNEL_CODE_BINARY;
   } else {
@@ -236,7 +233,7 @@ run_example (Fixture *f, const Example *ex, gboolean use_graph,
     io.lookup_data = &v;
     params.frame_number = i;
     g_assert_true (gcg__kernel_replay_run_io (replay, NULL, &io, f->stream,
-            use_graph, &error));
+        use_graph, &error));
     g_assert_no_error (error);
     if (i % 97 == 0 || i == FRAMES - 1) {
       g_assert_true (gcg_stream_synchronize (f->stream, NULL));
@@ -250,8 +247,9 @@ run_example (Fixture *f, const Example *ex, gboolean use_graph,
   g_assert_cmpuint (worst, ==, 0);
   g_assert_cmpuint (gcg__kernel_replay_get_captures (replay), ==,
       use_graph ? 1 : 0);
-  g_assert_cmpuint (use_graph ? gcg__kernel_replay_get_replays (replay) :
-      gcg__kernel_replay_get_eager (replay), ==, FRAMES);
+  g_assert_cmpuint (use_graph ? gcg__kernel_replay_get_replays (replay)
+                              : gcg__kernel_replay_get_eager (replay),
+      ==, FRAMES);
   g_assert_true (gcg_stream_synchronize (f->stream, NULL));
   g_clear_pointer (&replay, gcg__kernel_replay_free);
   g_assert_true (GCG_CU_OK (NULL, cuMemFree, src));
@@ -280,7 +278,7 @@ static void
 test_refused (Fixture *f, gconstpointer data)
 {
   const gchar *bad_source = "extern \"C\" __global__ void k (const "
-      "gcg_params *p)\n{\n  p->nothing = 1;\n}\n";
+                            "gcg_params *p)\n{\n  p->nothing = 1;\n}\n";
   Example missing = { "swizzle.cu", "no_such_entry" };
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgFrameStage) stage = NULL;
@@ -322,7 +320,7 @@ static void
 test_fault (Fixture *f, gconstpointer data)
 {
   const gchar *src = "extern \"C\" __global__ void boom (const gcg_params "
-      "*p)\n{\n  *(volatile int *) p->where = 1;\n}\n";
+                     "*p)\n{\n  *(volatile int *) p->where = 1;\n}\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgKernelReplay) replay = NULL;
   g_autoptr (GBytes) code = NULL;
@@ -352,8 +350,8 @@ test_fault (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   replay = gcg__kernel_replay_new (f->ctx, NULL, grid, block, 0, &error);
   g_assert_true (gcg__kernel_replay_add_stage (replay, stage, &error));
-  g_assert_true (gcg__kernel_replay_run_io (replay, NULL, &io, f->stream,
-          TRUE, &error));
+  g_assert_true (gcg__kernel_replay_run_io (replay, NULL, &io, f->stream, TRUE,
+      &error));
   g_assert_false (gcg_stream_synchronize (f->stream, &error));
   g_assert_nonnull (error);
   g_test_message ("fault: %s", error->message);
@@ -378,7 +376,7 @@ fused_swizzle (Fixture *f, GError **error)
   spec.name = "swizzle.cu";
   spec.entry = "swizzle";
   spec.decl = "src=dst0,dst=dst0,src_pitch=dst_pitch0,dst_pitch=dst_pitch0,"
-      "width=out_width,height=out_height,map=meta:map:u32:0x03000102";
+              "width=out_width,height=out_height,map=meta:map:u32:0x03000102";
   spec.code = code;
   spec.width = OW;
   spec.height = OH;
@@ -414,11 +412,11 @@ test_fused (Fixture *f, gconstpointer data)
   gpu = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
   g_assert_no_error (error);
   g_assert_false (gcg__frame_chain_add_stage (cpu, fused_swizzle (f, NULL),
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
   g_clear_error (&error);
   g_assert_true (gcg__frame_chain_add_stage (gpu, fused_swizzle (f, NULL),
-          &error));
+      &error));
   g_assert_no_error (error);
 
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, PITCH * H));
@@ -457,8 +455,8 @@ test_fused (Fixture *f, gconstpointer data)
     }
   }
   g_test_message ("resize then swizzle, one graph: largest byte difference "
-      "%u, %" G_GUINT64_FORMAT " capture(s)", worst,
-      gcg_frame_chain_get_capture_count (gpu));
+                  "%u, %" G_GUINT64_FORMAT " capture(s)",
+      worst, gcg_frame_chain_get_capture_count (gpu));
   g_assert_cmpuint (worst, ==, 0);
   g_assert_cmpuint (gcg_frame_chain_get_capture_count (gpu), ==, 1);
   g_assert_cmpuint (gcg_frame_chain_get_replay_count (gpu), ==, FRAMES);
@@ -475,9 +473,9 @@ main (int argc, char **argv)
       test_examples, fixture_teardown);
   g_test_add ("/kernel-stage/refused", Fixture, NULL, fixture_setup,
       test_refused, fixture_teardown);
-  g_test_add ("/kernel-stage/fused", Fixture, NULL, fixture_setup,
-      test_fused, fixture_teardown);
-  g_test_add ("/kernel-stage/fault", Fixture, NULL, fixture_setup,
-      test_fault, fixture_teardown);
+  g_test_add ("/kernel-stage/fused", Fixture, NULL, fixture_setup, test_fused,
+      fixture_teardown);
+  g_test_add ("/kernel-stage/fault", Fixture, NULL, fixture_setup, test_fault,
+      fixture_teardown);
   return g_test_run ();
 }

@@ -45,7 +45,7 @@ model_body (GcgStream *stream, gpointer data, GError **error)
 
   return GCG_CU_OK (error, cuMemcpyDtoDAsync, m->out0, m->in, IN_BYTES, cu)
       && GCG_CU_OK (error, cuLaunchKernel, m->affine, (n + 255) / 256, 1, 1,
-      256, 1, 1, 0, cu, args, NULL)
+          256, 1, 1, 0, cu, args, NULL)
       && GCG_CU_OK (error, cuMemcpyDtoDAsync, m->out1, m->in, TAIL_BYTES, cu);
 }
 
@@ -98,7 +98,7 @@ make_model (Fixture *f, gsize in_bytes)
    * sources when the graph is launched, before the kernels ahead of them
    * in the same launch have run.) */
   g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, m->in, 0x55, IN_BYTES,
-          gcg__stream_get_cu (f->stream)));
+      gcg__stream_get_cu (f->stream)));
   g_assert_true (gcg_stream_synchronize (f->stream, NULL));
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->out0, IN_BYTES));
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->out1, TAIL_BYTES));
@@ -106,29 +106,29 @@ make_model (Fixture *f, gsize in_bytes)
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->offset, 4));
   g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, m->scale, &two, 4));
   g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, m->offset, &one, 4));
-  m->affine = gcg__context_get_function (f->ctx, "gcg_test_affine_f32",
-      &error);
+  m->affine = gcg__context_get_function (f->ctx, "gcg_test_affine_f32", &error);
   g_assert_no_error (error);
   o->graph = gcg_capture_callable (f->stream, GCG_CAPTURE_MODE_DEFAULT,
       model_body, m, &error);
   g_assert_no_error (error);
   model = gcg_model_graph_new (f->ctx,
-      (guint64) (guintptr) gcg__graph_get_cu (o->graph), o, owner_free,
-      &error);
+      (guint64) (guintptr) gcg__graph_get_cu (o->graph), o, owner_free, &error);
   g_assert_no_error (error);
   g_assert_true (gcg_model_graph_set_input (model, m->in, in_shape, 4,
-          GCG_MODEL_DTYPE_FLOAT32, &error));
+      GCG_MODEL_DTYPE_FLOAT32, &error));
   if (in_bytes != IN_BYTES) {
     /* A model that takes fewer bytes than the chain makes. */
     const gint64 small[] = { in_bytes / 4 };
 
     g_assert_true (gcg_model_graph_set_input (model, m->in, small, 1,
-            GCG_MODEL_DTYPE_FLOAT32, &error));
+        GCG_MODEL_DTYPE_FLOAT32, &error));
   }
   g_assert_cmpint (gcg_model_graph_add_output (model, m->out0, in_shape, 4,
-          GCG_MODEL_DTYPE_FLOAT32, &error), ==, 0);
-  g_assert_cmpint (gcg_model_graph_add_output (model, m->out1, tail_shape,
-          1, GCG_MODEL_DTYPE_FLOAT32, &error), ==, 1);
+                       GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, 0);
+  g_assert_cmpint (gcg_model_graph_add_output (model, m->out1, tail_shape, 1,
+                       GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, 1);
   g_assert_no_error (error);
   return model;
 }
@@ -150,7 +150,7 @@ init_config (GcgFrameChainConfig *config)
 static void
 set_rois (GcgFrameParams *p, guint i)
 {
-  GcgRect rois[ITEMS] = { {i % 7, i % 5, 40, 30}, {10, 3, 30 + i % 9, 40} };
+  GcgRect rois[ITEMS] = { { i % 7, i % 5, 40, 30 }, { 10, 3, 30 + i % 9, 40 } };
 
   g_assert_true (gcg_frame_params_set_rois (p, rois, 1 + i % 2));
 }
@@ -165,9 +165,9 @@ check_output (GcgFrameChain *chain, const guint8 *out, const gfloat *ref)
 
   for (guint t = 0; t < 3; t++)
     g_assert_true (gcg_frame_chain_get_output_tensor (chain, t, &offset[t],
-            &bytes[t]));
+        &bytes[t]));
   g_assert_false (gcg_frame_chain_get_output_tensor (chain, 3, &offset[0],
-          &bytes[0]));
+      &bytes[0]));
   g_assert_cmpuint (offset[0], ==, 0);
   g_assert_cmpuint (offset[1], ==, IN_BYTES);   /* a multiple of 256 */
   g_assert_cmpuint (offset[2], ==, 2 * IN_BYTES);
@@ -226,7 +226,7 @@ run_frames (Fixture *f, gboolean use_graph)
     for (gsize k = 0; k < PITCH * H; k++)
       in[k] = (guint8) (k * 7 + i * 13);
     g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoDAsync, src, in, PITCH * H,
-            gcg__stream_get_cu (f->stream)));
+        gcg__stream_get_cu (f->stream)));
     set_rois (&gp, i);
     set_rois (&cp, i);
     gp.dst[0] = dst[i % 2];
@@ -240,7 +240,8 @@ run_frames (Fixture *f, gboolean use_graph)
     bad += check_output (gpu, out, ref);
   }
   g_test_message ("%s: %u values differ over %d frames, %" G_GUINT64_FORMAT
-      " capture(s)", use_graph ? "graph" : "eager", bad, FRAMES,
+                  " capture(s)",
+      use_graph ? "graph" : "eager", bad, FRAMES,
       gcg_frame_chain_get_capture_count (gpu));
   g_assert_cmpuint (bad, ==, 0);
   g_assert_cmpuint (gcg_frame_chain_get_capture_count (gpu), ==,
@@ -306,7 +307,7 @@ run_batch (Fixture *f, gboolean use_graph)
   out_size = gcg_frame_batch_get_output_size (gpu);
   g_assert_cmpuint (out_size, ==, 2 * IN_BYTES + TAIL_BYTES);
   g_assert_true (gcg_model_graph_get_packed_tensor (model, TRUE, 1, &offset,
-          &bytes, NULL));
+      &bytes, NULL));
   out = g_malloc (out_size);
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, PITCH * H * ITEMS));
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst, out_size));
@@ -325,14 +326,14 @@ run_batch (Fixture *f, gboolean use_graph)
     for (gsize k = 0; k < PITCH * H * ITEMS; k++)
       in[k] = (guint8) (k * 3 + b * 29);
     g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoDAsync, src, in,
-            PITCH * H * ITEMS, gcg__stream_get_cu (f->stream)));
-    g_assert_true (gcg_frame_batch_process (gpu, n, sources, gp, dst,
-            f->stream, NULL, &error));
+        PITCH * H * ITEMS, gcg__stream_get_cu (f->stream)));
+    g_assert_true (gcg_frame_batch_process (gpu, n, sources, gp, dst, f->stream,
+        NULL, &error));
     g_assert_no_error (error);
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
     g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst, out_size));
     g_assert_true (gcg_frame_batch_process (cpu, n, sources, cp,
-            (guint64) (guintptr) ref, NULL, NULL, &error));
+        (guint64) (guintptr) ref, NULL, NULL, &error));
     for (guint i = 0; i < IN_BYTES / 4; i++) {
       const gfloat *kept = (const gfloat *) out;
       const gfloat *doubled = (const gfloat *) (out + offset);
@@ -341,9 +342,11 @@ run_batch (Fixture *f, gboolean use_graph)
       bad += doubled[i] != ref[i] * 2.0f + 1.0f;
     }
   }
-  g_test_message ("batch %s: %u values differ over %d batches, %"
-      G_GUINT64_FORMAT " capture(s)", use_graph ? "graph" : "eager", bad,
-      FRAMES, gcg_frame_batch_get_capture_count (gpu));
+  g_test_message (
+      "batch %s: %u values differ over %d batches, %" G_GUINT64_FORMAT
+      " capture(s)",
+      use_graph ? "graph" : "eager", bad, FRAMES,
+      gcg_frame_batch_get_capture_count (gpu));
   g_assert_cmpuint (bad, ==, 0);
   g_assert_cmpuint (gcg_frame_batch_get_capture_count (gpu), ==,
       use_graph ? 1 : 0);
@@ -401,7 +404,7 @@ test_refused (Fixture *f, gconstpointer data)
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &src, PITCH * H));
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst, IN_BYTES * 2));
   g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, src, 0, PITCH * H,
-          gcg__stream_get_cu (f->stream)));
+      gcg__stream_get_cu (f->stream)));
   gcg_frame_params_init (&p);
   p.src[0] = src;
   p.src_stride[0] = PITCH;

@@ -64,10 +64,9 @@ parent_body (GcgStream *stream, gpointer data, GError **error)
   Parent *p = data;
   CUstream cu = gcg__stream_get_cu (stream);
 
-  return GCG_CU_OK (error, cuMemcpyHtoDAsync, p->b->in, p->b->host, N * 4,
-      cu) && gcg_model_graph_add_to_capture (p->model, stream, error)
-      && GCG_CU_OK (error, cuMemcpyDtoDAsync, p->b->copy, p->b->out, N * 4,
-      cu);
+  return GCG_CU_OK (error, cuMemcpyHtoDAsync, p->b->in, p->b->host, N * 4, cu)
+      && gcg_model_graph_add_to_capture (p->model, stream, error)
+      && GCG_CU_OK (error, cuMemcpyDtoDAsync, p->b->copy, p->b->out, N * 4, cu);
 }
 
 static void
@@ -104,9 +103,10 @@ make_model (Fixture *f, Buffers *b)
       &error);
   g_assert_no_error (error);
   g_assert_true (gcg_model_graph_set_input (model, b->in, shape, 1,
-          GCG_MODEL_DTYPE_INT32, &error));
+      GCG_MODEL_DTYPE_INT32, &error));
   g_assert_cmpint (gcg_model_graph_add_output (model, b->out, shape, 1,
-          GCG_MODEL_DTYPE_INT32, &error), ==, 0);
+                       GCG_MODEL_DTYPE_INT32, &error),
+      ==, 0);
   g_assert_no_error (error);
   return model;
 }
@@ -167,8 +167,8 @@ test_eager_launch (Fixture *f, gconstpointer data)
         0);
     g_assert_true (gcg_model_graph_launch (model, f->stream, &error));
     g_assert_no_error (error);
-    g_assert_cmpint (GCG_CU (cuMemcpyDtoDAsync, b.copy, b.out, N * 4, cu),
-        ==, 0);
+    g_assert_cmpint (GCG_CU (cuMemcpyDtoDAsync, b.copy, b.out, N * 4, cu), ==,
+        0);
     assert_copy (f, &b, 77 * frame);
   }
   /* Outside a capture the model cannot be nested. */
@@ -208,19 +208,20 @@ test_alloc_nodes_refused (Fixture *f, gconstpointer data)
 
   if (!f->ctx)
     return;
-  user = gcg_capture_callable (f->stream, GCG_CAPTURE_MODE_DEFAULT,
-      alloc_body, NULL, &error);
+  user = gcg_capture_callable (f->stream, GCG_CAPTURE_MODE_DEFAULT, alloc_body,
+      NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (gcg_graph_get_alloc_node_count (user), ==, 1);
   g_assert_null (gcg_model_graph_new (f->ctx,
-          (guint64) (guintptr) gcg__graph_get_cu (user), &destroyed,
-          count_destroy, &error));
+      (guint64) (guintptr) gcg__graph_get_cu (user), &destroyed, count_destroy,
+      &error));
   g_assert_cmpuint (destroyed, ==, 1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, "allocation"));
   g_assert_cmpint (GCG_CU (cuGraphCreate, &outer, 0), ==, 0);
   g_assert_cmpint (GCG_CU (cuGraphAddChildGraphNode, &node, outer, NULL, 0,
-          gcg__graph_get_cu (user)), !=, 0);
+                       gcg__graph_get_cu (user)),
+      !=, 0);
   GCG_CU_WARN (cuGraphDestroy, outer);
 }
 
@@ -232,7 +233,7 @@ main (int argc, char **argv)
       test_child_replay, fixture_teardown);
   g_test_add ("/model-graph/eager-launch", Fixture, NULL, fixture_setup,
       test_eager_launch, fixture_teardown);
-  g_test_add ("/model-graph/alloc-nodes-refused", Fixture, NULL,
-      fixture_setup, test_alloc_nodes_refused, fixture_teardown);
+  g_test_add ("/model-graph/alloc-nodes-refused", Fixture, NULL, fixture_setup,
+      test_alloc_nodes_refused, fixture_teardown);
   return g_test_run ();
 }

@@ -66,16 +66,19 @@ test_scalar_types (Fixture *f, gconstpointer data)
     gdouble value;
     gsize size;
   } cases[] = {
-    {GCG_SCALAR_TYPE_INT32, -123456, 4}, {GCG_SCALAR_TYPE_UINT32, 4000000000.0, 4},
-    {GCG_SCALAR_TYPE_INT64, -9.0e15, 8}, {GCG_SCALAR_TYPE_UINT64, 1.8e19, 8},
-    {GCG_SCALAR_TYPE_FLOAT, 1.5, 4}, {GCG_SCALAR_TYPE_DOUBLE, G_PI, 8},
+    { GCG_SCALAR_TYPE_INT32, -123456, 4 },
+    { GCG_SCALAR_TYPE_UINT32, 4000000000.0, 4 },
+    { GCG_SCALAR_TYPE_INT64, -9.0e15, 8 },
+    { GCG_SCALAR_TYPE_UINT64, 1.8e19, 8 },
+    { GCG_SCALAR_TYPE_FLOAT, 1.5, 4 },
+    { GCG_SCALAR_TYPE_DOUBLE, G_PI, 8 },
   };
 
   if (!f->ctx)
     return;
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GcgDeviceScalar) s = gcg_device_scalar_new (f->ctx,
-        cases[i].type, &error);
+    g_autoptr (GcgDeviceScalar)
+        s = gcg_device_scalar_new (f->ctx, cases[i].type, &error);
     guint8 dev[8] = { 0 }, host[8] = { 0 };
     g_assert_no_error (error);
     g_assert_cmpint (gcg_device_scalar_get_scalar_type (s), ==, cases[i].type);
@@ -97,7 +100,7 @@ launch_affine (Fixture *f, CUfunction fn, CUdeviceptr data, guint32 n,
   void *params[] = { &data, &n, &scale, &offset };
 
   g_assert_true (GCG_CU_OK (NULL, cuLaunchKernel, fn, (n + 255) / 256, 1, 1,
-          256, 1, 1, 0, gcg__stream_get_cu (f->stream), params, NULL));
+      256, 1, 1, 0, gcg__stream_get_cu (f->stream), params, NULL));
 }
 
 static void
@@ -116,21 +119,26 @@ test_kernel_reads_fields (Fixture *f, gconstpointer data)
   fn = gcg__context_get_function (f->ctx, "gcg_test_affine_f32", &error);
   g_assert_no_error (error);
   gcg_param_block_add_field (block, "frame", GCG_SCALAR_TYPE_UINT64, NULL);
-  scale = gcg_param_block_add_field (block, "scale", GCG_SCALAR_TYPE_FLOAT, NULL);
-  offset = gcg_param_block_add_field (block, "offset", GCG_SCALAR_TYPE_FLOAT, NULL);
+  scale =
+      gcg_param_block_add_field (block, "scale", GCG_SCALAR_TYPE_FLOAT, NULL);
+  offset =
+      gcg_param_block_add_field (block, "offset", GCG_SCALAR_TYPE_FLOAT, NULL);
   g_assert_true (gcg_param_block_allocate (block, f->ctx, 2, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (gcg_param_block_add_field (block, "late", GCG_SCALAR_TYPE_INT32, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_field (block, "late",
+                       GCG_SCALAR_TYPE_INT32, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &buf, n * sizeof (gfloat)));
   g_assert_true (GCG_CU_OK (NULL, cuMemsetD32Async, buf, 0, n,
-          gcg__stream_get_cu (f->stream)));
+      gcg__stream_get_cu (f->stream)));
   /* x -> x * s + o over five frames, ring of two slots, no host waits. */
   for (gint frame = 1; frame <= 5; frame++) {
     g_assert_true (gcg_param_block_set_double (block, scale, frame, NULL));
-    g_assert_true (gcg_param_block_set_double (block, offset, 0.5 * frame, NULL));
+    g_assert_true (gcg_param_block_set_double (block, offset, 0.5 * frame,
+        NULL));
     g_assert_true (gcg_param_block_update (block, f->stream, &error));
     launch_affine (f, fn, buf, n,
         gcg_param_block_get_field_device_ptr (block, scale),
@@ -159,7 +167,8 @@ test_failed_copy_recovers (Fixture *f, gconstpointer data)
   if (!f->ctx)
     return;
   s = gcg_device_scalar_new (f->ctx, GCG_SCALAR_TYPE_UINT32, &error);
-  g_assert_true (gcg_fault_inject ("cuMemcpyHtoDAsync:1,cuEventRecord:1", NULL));
+  g_assert_true (gcg_fault_inject ("cuMemcpyHtoDAsync:1,cuEventRecord:1",
+      NULL));
   g_assert_true (gcg_device_scalar_set_uint (s, 7, NULL));
   g_assert_false (gcg_device_scalar_update (s, f->stream, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
@@ -194,7 +203,8 @@ capture_store (Fixture *f, GcgParamBlock *block, CUdeviceptr out, guint32 n)
 {
   CUstream s = gcg__stream_get_cu (f->stream);
   CUfunction spin = gcg__context_get_function (f->ctx, "gcg_test_spin", NULL);
-  CUfunction store = gcg__context_get_function (f->ctx, "gcg_test_store_u32", NULL);
+  CUfunction store =
+      gcg__context_get_function (f->ctx, "gcg_test_store_u32", NULL);
   unsigned long long cycles = 100000;
   CUdeviceptr flag = 0, index = gcg_param_block_get_field_device_ptr (block, 0);
   CUdeviceptr value = gcg_param_block_get_field_device_ptr (block, 1);
@@ -204,13 +214,14 @@ capture_store (Fixture *f, GcgParamBlock *block, CUdeviceptr out, guint32 n)
   CUgraphExec exec = NULL;
 
   g_assert_true (GCG_CU_OK (NULL, cuStreamBeginCapture, s,
-          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
-  g_assert_true (GCG_CU_OK (NULL, cuLaunchKernel, spin, 1, 1, 1, 32, 1, 1, 0,
-          s, spin_params, NULL));
+      CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  g_assert_true (GCG_CU_OK (NULL, cuLaunchKernel, spin, 1, 1, 1, 32, 1, 1, 0, s,
+      spin_params, NULL));
   g_assert_true (GCG_CU_OK (NULL, cuLaunchKernel, store, 1, 1, 1, 32, 1, 1, 0,
-          s, store_params, NULL));
+      s, store_params, NULL));
   g_assert_true (GCG_CU_OK (NULL, cuStreamEndCapture, s, &graph));
-  g_assert_true (GCG_CU_OK (NULL, cuGraphInstantiateWithFlags, &exec, graph, 0));
+  g_assert_true (GCG_CU_OK (NULL, cuGraphInstantiateWithFlags, &exec, graph,
+      0));
   GCG_CU_WARN (cuGraphDestroy, graph);
   return exec;
 }
@@ -233,7 +244,7 @@ test_stress_10000_replays (Fixture *f, gconstpointer data)
   g_assert_true (gcg_param_block_allocate (block, f->ctx, 8, &error));
   g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &out, n * sizeof (guint32)));
   g_assert_true (GCG_CU_OK (NULL, cuMemsetD32Async, out, 0, n,
-          gcg__stream_get_cu (f->stream)));
+      gcg__stream_get_cu (f->stream)));
   exec = capture_store (f, block, out, n);
 
   for (guint32 i = 0; i < n; i++) {
@@ -241,14 +252,14 @@ test_stress_10000_replays (Fixture *f, gconstpointer data)
     g_assert_true (gcg_param_block_set_uint (block, 1, frame_value (i), NULL));
     g_assert_true (gcg_param_block_update (block, f->stream, &error));
     g_assert_true (GCG_CU_OK (NULL, cuGraphLaunch, exec,
-            gcg__stream_get_cu (f->stream)));
+        gcg__stream_get_cu (f->stream)));
   }
   read_back (f, out, host, n * sizeof (guint32));
   for (guint32 i = 0; i < n; i++)
     bad += host[i] != frame_value (i) + 1;
   g_test_message ("10000 replays: %u wrong frames, %" G_GUINT64_FORMAT
-      " updates waited for a slot", bad,
-      gcg_param_block_get_slot_wait_count (block));
+                  " updates waited for a slot",
+      bad, gcg_param_block_get_slot_wait_count (block));
   /* What is guaranteed is the values: each frame read its own.  How often
    * the host ran a whole ring ahead and had to wait depends on timing (a
    * GPU usually runs behind; under compute-sanitizer the host is slowed

@@ -20,12 +20,14 @@
 
 #include <gcg/gcg-gst.h>
 
-#define CHECK(cond) G_STMT_START { \
-  if (!(cond)) { \
-    g_printerr ("check failed, line %d: %s\n", __LINE__, #cond); \
-    return FALSE; \
+#define CHECK(cond) \
+  G_STMT_START { \
+    if (!(cond)) { \
+      g_printerr ("check failed, line %d: %s\n", __LINE__, #cond); \
+      return FALSE; \
+    } \
   } \
-} G_STMT_END
+  G_STMT_END
 
 static void
 fill_tensor_meta (GstCudaGraphTensorMeta *t)
@@ -53,7 +55,8 @@ check_tensor_meta (GstBuffer *buffer)
   CHECK (t != NULL);
   CHECK (t->meta.info == gst_cuda_graph_tensor_meta_get_info ());
   CHECK (t->meta.info->api == gst_cuda_graph_tensor_meta_api_get_type ());
-  CHECK (t->memory == GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM && t->device_id == -1);
+  CHECK (t->memory == GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM
+      && t->device_id == -1);
   CHECK (t->n_dims == 4 && t->shape[0] == 2 && t->shape[3] == 64);
   CHECK (t->width == 64 && t->height == 32 && t->batch == 2);
   CHECK (t->n_items == 1 && t->items[0].roi_x == 5);
@@ -72,8 +75,11 @@ add_batch_meta (GstBuffer *buffer)
 
   CHECK (b != NULL && b->n_items == 2 && b->n_allocated == 2);
   /* Past the documented limit: refused, nothing attached. */
-  CHECK (gst_cuda_graph_buffer_add_batch_meta (buffer, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES
-          * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE + 1) == NULL);
+  CHECK (gst_cuda_graph_buffer_add_batch_meta (buffer,
+             GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES
+                     * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE
+                 + 1)
+      == NULL);
   b->n_sources = 1;
   b->sources[0].pad_name = g_strdup ("sink_0");
   b->sources[0].pts = 40 * GST_MSECOND;
@@ -119,8 +125,8 @@ check_params_meta (void)
   gst_cuda_graph_params_meta_register ();
   m = gst_buffer_add_custom_meta (buffer, GST_CUDA_GRAPH_PARAMS_META_NAME);
   CHECK (m != NULL);
-  gst_structure_set (gst_custom_meta_get_structure (m),
-      "gamma", G_TYPE_DOUBLE, 2.0, "gain", G_TYPE_DOUBLE, 0.5, NULL);
+  gst_structure_set (gst_custom_meta_get_structure (m), "gamma", G_TYPE_DOUBLE,
+      2.0, "gain", G_TYPE_DOUBLE, 0.5, NULL);
   params.brightness = 0.25f;
   params.contrast = 1.5f;
   params.gamma = 1.0f;
@@ -130,8 +136,8 @@ check_params_meta (void)
   CHECK (params.gamma == 2.0f && params.gain == 0.5f);
 
   m = gst_buffer_add_custom_meta (bad, GST_CUDA_GRAPH_PARAMS_META_NAME);
-  gst_structure_set (gst_custom_meta_get_structure (m),
-      "gamma", G_TYPE_DOUBLE, 0.0, "gain", G_TYPE_DOUBLE, 3.0, NULL);
+  gst_structure_set (gst_custom_meta_get_structure (m), "gamma", G_TYPE_DOUBLE,
+      0.0, "gain", G_TYPE_DOUBLE, 3.0, NULL);
   gst_cuda_graph_apply_params_meta (NULL, bad, &params);
   CHECK (params.gamma == 2.0f && params.gain == 0.5f);
   return TRUE;
@@ -142,8 +148,7 @@ static gboolean
 check_tensor_caps (void)
 {
   GstCudaGraphTensorDesc desc = { GCG_TENSOR_LAYOUT_NCHW,
-    GCG_TENSOR_TYPE_FLOAT16, GCG_TENSOR_CHANNELS_RGB, 64, 32, 2
-  };
+    GCG_TENSOR_TYPE_FLOAT16, GCG_TENSOR_CHANNELS_RGB, 64, 32, 2 };
   g_autoptr (GstCaps) caps = gst_caps_new_empty ();
   GcgTensorType type;
   guint w, h, n;
@@ -152,7 +157,7 @@ check_tensor_caps (void)
   gst_caps_append_structure (caps,
       gst_cuda_graph_tensor_structure_new (&desc, NULL));
   CHECK (gst_cuda_graph_tensor_caps_get_shape (caps, GCG_TENSOR_LAYOUT_NCHW,
-          &type, &w, &h, &n));
+      &type, &w, &h, &n));
   CHECK (type == GCG_TENSOR_TYPE_FLOAT16 && w == 64 && h == 32 && n == 2);
   CHECK (gst_cuda_graph_tensor_caps_get_size (caps, &size));
   CHECK (size == 2u * 3 * 32 * 64 * 2);
@@ -194,6 +199,7 @@ main (int argc, char **argv)
     return 1;
   }
   printf ("tensor, batch and params metas and tensor caps: ok, "
-      "libgcg-gst-1.0 from %s: gst_cuda_graph_buffer_add_tensor_meta\n", info.dli_fname);
+          "libgcg-gst-1.0 from %s: gst_cuda_graph_buffer_add_tensor_meta\n",
+      info.dli_fname);
   return 0;
 }

@@ -46,8 +46,8 @@ check_tensor (const guint8 *rgba, const gfloat *tensor)
       gfloat got = tensor[c * W * H + i];
 
       if (got != want) {
-        fprintf (stderr, "channel %u pixel %u: %g, expected %g\n", c, i,
-            got, want);
+        fprintf (stderr, "channel %u pixel %u: %g, expected %g\n", c, i, got,
+            want);
         return FALSE;
       }
     }
@@ -97,8 +97,8 @@ main (void)
   if (dladdr ((void *) gcg_frame_chain_new, &info) == 0)
     return 1;
   printf ("libgcg %d.%d.%d from %s: CPU backend, %" G_GUINT64_FORMAT
-      " eager frame, output as expected\n", GCG_MAJOR_VERSION,
-      GCG_MINOR_VERSION, GCG_MICRO_VERSION, info.dli_fname,
+          " eager frame, output as expected\n",
+      GCG_MAJOR_VERSION, GCG_MINOR_VERSION, GCG_MICRO_VERSION, info.dli_fname,
       gcg_frame_chain_get_eager_count (chain));
   return 0;
 }

@@ -17,7 +17,7 @@
 
 typedef int CUresult;
 
-#define EXPORT __attribute__((visibility ("default")))
+#define EXPORT __attribute__ ((visibility ("default")))
 
 static int
 env_int (const char *name, int fallback)

@@ -149,8 +149,8 @@ host_source_new (guint64 capacity)
   src->capacity = capacity;
   src->free_memory = G_GUINT64_CONSTANT (1) << 20;
   src->next_addr = G_GUINT64_CONSTANT (0x7f0000000000);
-  src->segments = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      g_free);
+  src->segments =
+      g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   src->events = g_ptr_array_new ();
   return src;
 }

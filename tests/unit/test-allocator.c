@@ -31,8 +31,7 @@ static void
 check (Fixture *f)
 {
   g_autoptr (GPtrArray) snapshot = gcg_allocator_snapshot (f->allocator);
-  g_autoptr (GcgAllocatorStats) stats = gcg_allocator_get_stats
-      (f->allocator);
+  g_autoptr (GcgAllocatorStats) stats = gcg_allocator_get_stats (f->allocator);
 
   host_source_check (f->src, snapshot, stats);
 }
@@ -51,8 +50,7 @@ alloc_ok (Fixture *f, gsize size)
   g_autoptr (GError) error = NULL;
   guint64 ptr = 0;
 
-  g_assert_true (gcg_allocator_alloc (f->allocator, size, NULL, &ptr,
-          &error));
+  g_assert_true (gcg_allocator_alloc (f->allocator, size, NULL, &ptr, &error));
   g_assert_no_error (error);
   return ptr;
 }
@@ -158,8 +156,7 @@ static gpointer
 hammer (gpointer data)
 {
   Fixture *f = data;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (
-      gcg_test_seed (0x67636701));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (gcg_test_seed (0x67636701));
   guint64 live[16] = { 0 };
 
   for (guint i = 0; i < 50000; i++) {

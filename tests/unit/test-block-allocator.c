@@ -74,7 +74,7 @@ alloc_ok (Fixture *f, gsize size, gpointer stream)
   guint64 addr = 0;
 
   g_assert_true (gcg__block_allocator_alloc (f->ba, size, stream, &addr,
-          &error));
+      &error));
   g_assert_no_error (error);
   g_assert_cmpuint (addr, !=, 0);
   g_assert_cmpuint (addr % GCG_BLOCK_MIN_SIZE, ==, 0);
@@ -121,15 +121,30 @@ static void
 test_rounding_table (void)
 {
   static const gsize rounding[][2] = {
-    {1, 512}, {511, 512}, {512, 512}, {513, 1024}, {1000, 1024},
-    {4096, 4096}, {4097, 4608}, {MiB - 1, MiB}, {MiB, MiB},
-    {MiB + 1, MiB + 512}, {10 * MiB + 1, 10 * MiB + 512},
+    { 1, 512 },
+    { 511, 512 },
+    { 512, 512 },
+    { 513, 1024 },
+    { 1000, 1024 },
+    { 4096, 4096 },
+    { 4097, 4608 },
+    { MiB - 1, MiB },
+    { MiB, MiB },
+    { MiB + 1, MiB + 512 },
+    { 10 * MiB + 1, 10 * MiB + 512 },
   };
   static const gsize segments[][2] = {
-    {512, 2 * MiB}, {MiB, 2 * MiB}, {MiB + 512, 20 * MiB},
-    {10 * MiB - 512, 20 * MiB}, {10 * MiB, 10 * MiB},
-    {10 * MiB + 512, 12 * MiB}, {11 * MiB, 12 * MiB}, {12 * MiB, 12 * MiB},
-    {19 * MiB, 20 * MiB}, {21 * MiB, 22 * MiB}, {GiB + 512, GiB + 2 * MiB},
+    { 512, 2 * MiB },
+    { MiB, 2 * MiB },
+    { MiB + 512, 20 * MiB },
+    { 10 * MiB - 512, 20 * MiB },
+    { 10 * MiB, 10 * MiB },
+    { 10 * MiB + 512, 12 * MiB },
+    { 11 * MiB, 12 * MiB },
+    { 12 * MiB, 12 * MiB },
+    { 19 * MiB, 20 * MiB },
+    { 21 * MiB, 22 * MiB },
+    { GiB + 512, GiB + 2 * MiB },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (rounding); i++)
@@ -158,8 +173,8 @@ test_rounding_through_alloc (Fixture *f, gconstpointer data)
   assert_block (f, d, 12 * MiB, GCG_MEMORY_BLOCK_ALLOCATED);
   g_assert_cmpuint (stats.segments, ==, 4);
   g_assert_cmpuint (stats.reserved_bytes, ==, (2 + 20 + 10 + 12) * MiB);
-  g_assert_cmpuint (stats.requested_bytes, ==, 1 + MiB + 1 + 10 * MiB
-      + 11 * MiB - 100);
+  g_assert_cmpuint (stats.requested_bytes, ==,
+      1 + MiB + 1 + 10 * MiB + 11 * MiB - 100);
   release_ok (f, a);
   release_ok (f, b);
   release_ok (f, c);
@@ -472,14 +487,14 @@ test_oom_retry (Fixture *f, gconstpointer data)
 
   /* Fails twice: an error with the figures, nothing else changed. */
   f->src->fail_next = 2;
-  g_assert_false (gcg__block_allocator_alloc (f->ba, 16 * MiB, S1, &c,
-          &error));
+  g_assert_false (gcg__block_allocator_alloc (f->ba, 16 * MiB, S1, &c, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_OUT_OF_MEMORY);
   g_assert_cmpuint (c, ==, 0);
   g_test_message ("%s", error->message);
-  g_assert_nonnull (strstr (error->message, "Out of device memory "
-          "allocating 16.0 MiB on host test source: 5.0 MiB allocated by "
-          "gst-cudagraph, 20.0 MiB reserved, 1.0 MiB free on the device"));
+  g_assert_nonnull (strstr (error->message,
+      "Out of device memory "
+      "allocating 16.0 MiB on host test source: 5.0 MiB allocated by "
+      "gst-cudagraph, 20.0 MiB reserved, 1.0 MiB free on the device"));
   g_clear_error (&error);
   check (f);
   stats = stats_of (f);
@@ -490,8 +505,7 @@ test_oom_retry (Fixture *f, gconstpointer data)
   /* Still works, from the cache and beyond it. */
   d = alloc_ok (f, MiB + 1, S1);
   g_assert_cmpuint (d, ==, b + 5 * MiB);
-  g_assert_false (gcg__block_allocator_alloc (f->ba, 30 * MiB, S1, &c,
-          &error));
+  g_assert_false (gcg__block_allocator_alloc (f->ba, 30 * MiB, S1, &c, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_OUT_OF_MEMORY);
   g_clear_error (&error);
   g_assert_cmpuint (stats_of (f).oom_count, ==, 2);
@@ -606,7 +620,7 @@ test_invalid (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->src->alloc_calls, ==, 0);
   g_assert_false (gcg__block_allocator_release (f->ba, 0));
   g_assert_false (gcg__block_allocator_alloc (f->ba, G_MAXSIZE, S1, &addr,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
@@ -614,7 +628,7 @@ test_invalid (Fixture *f, gconstpointer data)
   /* Not the start of a block, or freed already. */
   g_assert_false (gcg__block_allocator_release (f->ba, a + 512));
   g_assert_false (gcg__block_allocator_record_stream (f->ba, a + 512, S2,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   release_ok (f, a);
   g_assert_false (gcg__block_allocator_release (f->ba, a));
@@ -625,10 +639,8 @@ test_invalid (Fixture *f, gconstpointer data)
 static void
 test_addr_map (void)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (
-      gcg_test_seed (0x67636701));
-  g_autoptr (GHashTable) model = g_hash_table_new (g_int64_hash,
-      g_int64_equal);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (gcg_test_seed (0x67636701));
+  g_autoptr (GHashTable) model = g_hash_table_new (g_int64_hash, g_int64_equal);
   guint64 keys[300];
   GcgAddrMap map;
 
@@ -702,7 +714,7 @@ static void
 random_alloc (Fixture *f, GRand *rand, GArray *live, gpointer stream)
 {
   g_autoptr (GError) error = NULL;
-  Live l = {.size = random_size (rand) };
+  Live l = { .size = random_size (rand) };
 
   if (g_rand_int_range (rand, 0, 100) == 0)
     f->src->fail_next = g_rand_int_range (rand, 1, 3);
@@ -725,11 +737,11 @@ random_step (Fixture *f, GRand *rand, GArray *live)
     random_alloc (f, rand, live, stream);
   } else if (op < 80 && live->len > 0) {
     g_assert_true (gcg__block_allocator_release (f->ba,
-            g_array_index (live, Live, pick).addr));
+        g_array_index (live, Live, pick).addr));
     g_array_remove_index_fast (live, pick);
   } else if (op < 90 && live->len > 0) {
     g_assert_true (gcg__block_allocator_record_stream (f->ba,
-            g_array_index (live, Live, pick).addr, stream, NULL));
+        g_array_index (live, Live, pick).addr, stream, NULL));
   } else if (op < 97) {
     host_source_complete_stream (f->src, stream);
   } else if (op < 98) {
@@ -745,10 +757,9 @@ static const guint64 capacity_1gib = GiB;
 static void
 test_randomized (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (
-      gcg_test_seed (0x67636701));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (gcg_test_seed (0x67636701));
   g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (Live));
-  guint steps = g_test_thorough ()? 1000000 : 100000;
+  guint steps = g_test_thorough () ? 1000000 : 100000;
   GcgAllocatorStats stats;
 
   for (guint i = 0; i < steps; i++) {
@@ -758,10 +769,11 @@ test_randomized (Fixture *f, gconstpointer data)
   }
   stats = stats_of (f);
   g_test_message ("%u steps: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
-      " misses, %" G_GUINT64_FORMAT " retries, %" G_GUINT64_FORMAT " OOMs, "
-      "peak reserved %" G_GUINT64_FORMAT " MiB", steps, stats.cache_hits,
-      stats.cache_misses, stats.alloc_retries, stats.oom_count,
-      stats.reserved_bytes_peak >> 20);
+                  " misses, %" G_GUINT64_FORMAT " retries, %" G_GUINT64_FORMAT
+                  " OOMs, "
+                  "peak reserved %" G_GUINT64_FORMAT " MiB",
+      steps, stats.cache_hits, stats.cache_misses, stats.alloc_retries,
+      stats.oom_count, stats.reserved_bytes_peak >> 20);
   /* The run went through every path it is meant to. */
   g_assert_cmpuint (stats.cache_hits, >, 0);
   g_assert_cmpuint (stats.alloc_retries, >, 0);
@@ -769,7 +781,7 @@ test_randomized (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->src->events_created, >, 0);
   for (guint i = 0; i < live->len; i++)
     g_assert_true (gcg__block_allocator_release (f->ba,
-            g_array_index (live, Live, i).addr));
+        g_array_index (live, Live, i).addr));
   gcg__block_allocator_empty_cache (f->ba);
   check (f);
   g_assert_cmpuint (stats_of (f).segments, ==, 0);

@@ -20,10 +20,10 @@ test_mode_enum (void)
     CUstreamCaptureMode cu;
     const gchar *nick;
   } modes[] = {
-    {GCG_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_GLOBAL, "global"},
-    {GCG_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-        "thread-local"},
-    {GCG_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED, "relaxed"},
+    { GCG_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_GLOBAL, "global" },
+    { GCG_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        "thread-local" },
+    { GCG_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED, "relaxed" },
   };
 
   g_assert_cmpuint (klass->n_values, ==, G_N_ELEMENTS (modes));
@@ -48,10 +48,10 @@ test_status_enum (void)
     CUstreamCaptureStatus cu;
     const gchar *nick;
   } statuses[] = {
-    {GCG_CAPTURE_STATUS_NONE, CU_STREAM_CAPTURE_STATUS_NONE, "none"},
-    {GCG_CAPTURE_STATUS_ACTIVE, CU_STREAM_CAPTURE_STATUS_ACTIVE, "active"},
-    {GCG_CAPTURE_STATUS_INVALIDATED, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
-        "invalidated"},
+    { GCG_CAPTURE_STATUS_NONE, CU_STREAM_CAPTURE_STATUS_NONE, "none" },
+    { GCG_CAPTURE_STATUS_ACTIVE, CU_STREAM_CAPTURE_STATUS_ACTIVE, "active" },
+    { GCG_CAPTURE_STATUS_INVALIDATED, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+        "invalidated" },
   };
 
   g_assert_cmpuint (klass->n_values, ==, G_N_ELEMENTS (statuses));
@@ -144,7 +144,8 @@ test_pool_keep_and_clear (void)
   g_assert_cmpuint (gcg_capture_pool_get_kept_count (pool), ==, 0);
   for (guint i = 0; i < 3; i++)
     g_assert_cmpuint (gcg_capture_pool_keep (pool, kept_new (&log, i),
-            kept_release), ==, i);
+                          kept_release),
+        ==, i);
   g_assert_cmpuint (gcg_capture_pool_keep (pool, NULL, NULL), ==, 3);
   g_object_get (pool, "kept-count", &count, NULL);
   g_assert_cmpuint (count, ==, 4);
@@ -157,7 +158,8 @@ test_pool_keep_and_clear (void)
 
   /* Still usable after a clear; the rest goes when the pool does. */
   g_assert_cmpuint (gcg_capture_pool_keep (pool, kept_new (&log, 7),
-          kept_release), ==, 0);
+                        kept_release),
+      ==, 0);
   g_assert_cmpuint (log.released, ==, 3);
   g_object_unref (pool);
   g_assert_cmpuint (log.released, ==, 4);
@@ -170,7 +172,7 @@ test_pool_keep_object (void)
   GcgCapturePool *pool = gcg_capture_pool_new ();
   GObject *object = g_object_new (G_TYPE_OBJECT, NULL);
 
-  g_object_add_weak_pointer (object, (gpointer *) & object);
+  g_object_add_weak_pointer (object, (gpointer *) &object);
   gcg_capture_pool_keep_object (pool, object);
   g_object_unref (object);
   g_assert_nonnull (object);
@@ -207,7 +209,7 @@ test_registry (void)
 
   /* Release is idempotent; a pool held elsewhere outlives its handle. */
   pool = gcg_capture_pool_handle_lookup (handles[7]);
-  g_object_add_weak_pointer (G_OBJECT (pool), (gpointer *) & pool);
+  g_object_add_weak_pointer (G_OBJECT (pool), (gpointer *) &pool);
   gcg_capture_pool_handle_release (handles[7]);
   gcg_capture_pool_handle_release (handles[7]);
   gcg_capture_pool_handle_release (G_MAXUINT64);
@@ -304,31 +306,31 @@ test_no_driver (void)
     g_test_expect_message ("Gcg", G_LOG_LEVEL_CRITICAL, "*assertion*failed*"); \
     call; \
     g_test_assert_expected_messages (); \
-  } G_STMT_END
+  } \
+  G_STMT_END
 
   EXPECT_CRITICAL (g_assert_null (gcg_capture_pool_new_private (NULL, NULL)));
-  EXPECT_CRITICAL (g_assert_false (gcg_capture_pool_alloc (pool, NULL, 64,
-              &ptr, NULL)));
+  EXPECT_CRITICAL (g_assert_false (gcg_capture_pool_alloc (pool, NULL, 64, &ptr,
+      NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_capture_pool_free (pool, NULL, 0,
-              NULL)));
+      NULL)));
   EXPECT_CRITICAL (g_assert_null (gcg_capture_begin (NULL,
-              GCG_CAPTURE_MODE_DEFAULT, NULL)));
+      GCG_CAPTURE_MODE_DEFAULT, NULL)));
   EXPECT_CRITICAL (g_assert_null (gcg_capture_begin_with_pool (NULL,
-              GCG_CAPTURE_MODE_GLOBAL, pool, NULL)));
+      GCG_CAPTURE_MODE_GLOBAL, pool, NULL)));
   EXPECT_CRITICAL (g_assert_null (gcg_capture_finish (NULL, NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_capture_abort (NULL, NULL)));
   EXPECT_CRITICAL (g_assert_null (gcg_capture_callable (NULL,
-              GCG_CAPTURE_MODE_DEFAULT, NULL, NULL, NULL)));
+      GCG_CAPTURE_MODE_DEFAULT, NULL, NULL, NULL)));
   EXPECT_CRITICAL (g_assert_null (gcg_capture_into_pool (NULL, pool,
-              GCG_CAPTURE_MODE_DEFAULT, NULL, NULL, NULL, NULL, NULL)));
+      GCG_CAPTURE_MODE_DEFAULT, NULL, NULL, NULL, NULL, NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_graph_launch (NULL, NULL, NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_graph_upload (NULL, NULL, NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_graph_update_from_capture (NULL, NULL,
-              NULL, NULL)));
+      NULL, NULL)));
   EXPECT_CRITICAL (g_assert_false (gcg_graph_dump_dot (NULL, "x.dot", FALSE,
-              NULL)));
-  EXPECT_CRITICAL (g_assert_cmpuint (gcg_graph_get_replay_count (NULL), ==,
-          0));
+      NULL)));
+  EXPECT_CRITICAL (g_assert_cmpuint (gcg_graph_get_replay_count (NULL), ==, 0));
 #undef EXPECT_CRITICAL
 }
 

@@ -17,17 +17,28 @@ typedef struct
 } Case;
 
 static const Case cases[] = {
-  {CUDA_ERROR_OUT_OF_MEMORY, GCG_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "free device memory"},
-  {CUDA_ERROR_NO_DEVICE, GCG_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "CUDA_VISIBLE_DEVICES"},
-  {CUDA_ERROR_INVALID_DEVICE, GCG_ERROR_NO_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "gcg-info"},
-  {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, GCG_ERROR_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "capture again"},
-  {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, GCG_ERROR_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "before the capture"},
-  {CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, GCG_ERROR_CAPTURE_STATE, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "where it began"},
-  {CUDA_ERROR_NO_BINARY_FOR_GPU, GCG_ERROR_NO_KERNELS, "CUDA_ERROR_NO_BINARY_FOR_GPU", "cuda-archs"},
-  {CUDA_ERROR_INVALID_VALUE, GCG_ERROR_INVALID_ARGUMENT, "CUDA_ERROR_INVALID_VALUE", "out of range"},
-  {CUDA_ERROR_NOT_SUPPORTED, GCG_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "does not support"},
-  {CUDA_ERROR_ILLEGAL_ADDRESS, GCG_ERROR_DRIVER, "CUDA_ERROR_ILLEGAL_ADDRESS", "restart the process"},
-  {12345, GCG_ERROR_DRIVER, "CUDA_ERROR_(unnamed)", "CUDA driver API documentation"},
+  { CUDA_ERROR_OUT_OF_MEMORY, GCG_ERROR_OUT_OF_MEMORY,
+      "CUDA_ERROR_OUT_OF_MEMORY", "free device memory" },
+  { CUDA_ERROR_NO_DEVICE, GCG_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
+      "CUDA_VISIBLE_DEVICES" },
+  { CUDA_ERROR_INVALID_DEVICE, GCG_ERROR_NO_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+      "gcg-info" },
+  { CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, GCG_ERROR_CAPTURE_INVALIDATED,
+      "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "capture again" },
+  { CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, GCG_ERROR_CAPTURE_INVALIDATED,
+      "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "before the capture" },
+  { CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, GCG_ERROR_CAPTURE_STATE,
+      "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", "where it began" },
+  { CUDA_ERROR_NO_BINARY_FOR_GPU, GCG_ERROR_NO_KERNELS,
+      "CUDA_ERROR_NO_BINARY_FOR_GPU", "cuda-archs" },
+  { CUDA_ERROR_INVALID_VALUE, GCG_ERROR_INVALID_ARGUMENT,
+      "CUDA_ERROR_INVALID_VALUE", "out of range" },
+  { CUDA_ERROR_NOT_SUPPORTED, GCG_ERROR_NOT_SUPPORTED,
+      "CUDA_ERROR_NOT_SUPPORTED", "does not support" },
+  { CUDA_ERROR_ILLEGAL_ADDRESS, GCG_ERROR_DRIVER, "CUDA_ERROR_ILLEGAL_ADDRESS",
+      "restart the process" },
+  { 12345, GCG_ERROR_DRIVER, "CUDA_ERROR_(unnamed)",
+      "CUDA driver API documentation" },
 };
 
 static void
@@ -36,7 +47,7 @@ test_success (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_true (gcg__cuda_result (CUDA_SUCCESS, "cuInit", &error, "f.c", 1,
-          "fn"));
+      "fn"));
   g_assert_no_error (error);
 }
 
@@ -48,12 +59,13 @@ test_mapping (void)
     g_autofree gchar *number = g_strdup_printf ("(%d,", cases[i].result);
 
     g_assert_false (gcg__cuda_result (cases[i].result, "cuMemAlloc", &error,
-            "gcg-thing.c", 42, "gcg_thing_do"));
+        "gcg-thing.c", 42, "gcg_thing_do"));
     g_assert_error (error, GCG_ERROR, cases[i].code);
     g_assert_true (g_str_has_prefix (error->message, "cuMemAlloc failed: "));
     g_assert_nonnull (strstr (error->message, cases[i].name));
     g_assert_nonnull (strstr (error->message, number));
-    g_assert_nonnull (strstr (error->message, "gcg_thing_do at gcg-thing.c:42"));
+    g_assert_nonnull (strstr (error->message,
+        "gcg_thing_do at gcg-thing.c:42"));
     g_assert_nonnull (strstr (error->message, cases[i].hint_part));
     g_assert_cmpint (gcg__cuda_result_to_code (cases[i].result), ==,
         cases[i].code);
@@ -66,7 +78,7 @@ test_null_error_warns (void)
   g_test_expect_message ("Gcg", G_LOG_LEVEL_WARNING,
       "cuStreamDestroy failed: CUDA_ERROR_INVALID_HANDLE*");
   g_assert_false (gcg__cuda_result (CUDA_ERROR_INVALID_HANDLE,
-          "cuStreamDestroy", NULL, "x.c", 7, "f"));
+      "cuStreamDestroy", NULL, "x.c", 7, "f"));
   g_test_assert_expected_messages ();
 }
 

@@ -19,9 +19,11 @@ static void
 test_parse_valid (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) rules = gcg__fault_parse (" cuMemAlloc:3 , "
-      "cuGraphLaunch:*,cuStreamCreate:1=2,cuMemHostAlloc:7="
-      "CUDA_ERROR_OUT_OF_MEMORY,", &error);
+  g_autoptr (GArray) rules =
+      gcg__fault_parse (" cuMemAlloc:3 , "
+                        "cuGraphLaunch:*,cuStreamCreate:1=2,cuMemHostAlloc:7="
+                        "CUDA_ERROR_OUT_OF_MEMORY,",
+          &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (rules->len, ==, 4);
@@ -51,9 +53,16 @@ static void
 test_parse_invalid (void)
 {
   const gchar *bad[] = {
-    "cuNoSuchCall:1", "cuMemAlloc", "cuMemAlloc:0", "cuMemAlloc:-1",
-    "cuMemAlloc:x", "cuMemAlloc:1=", "cuMemAlloc:1=0", "cuMemAlloc:1=NOPE",
-    "cuMemAlloc:1,cuBogus:*", ":3",
+    "cuNoSuchCall:1",
+    "cuMemAlloc",
+    "cuMemAlloc:0",
+    "cuMemAlloc:-1",
+    "cuMemAlloc:x",
+    "cuMemAlloc:1=",
+    "cuMemAlloc:1=0",
+    "cuMemAlloc:1=NOPE",
+    "cuMemAlloc:1,cuBogus:*",
+    ":3",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++) {
@@ -136,15 +145,15 @@ test_release_still_releases (void)
   gcg__cuda.cuMemFree = fake_mem_free;
   gcg__cuda.cuMemAlloc = fake_mem_alloc;
   g_assert_true (gcg_fault_inject ("cuMemFree:1=CUDA_ERROR_INVALID_VALUE,"
-          "cuMemAlloc:1=CUDA_ERROR_OUT_OF_MEMORY", NULL));
+                                   "cuMemAlloc:1=CUDA_ERROR_OUT_OF_MEMORY",
+      NULL));
   fake_calls = 0;
   g_assert_cmpint (GCG_CU (cuMemFree, 0x1000), ==, CUDA_ERROR_INVALID_VALUE);
   g_assert_cmpuint (fake_calls, ==, 1);
   g_assert_cmpint (GCG_CU (cuMemFree, 0x1000), ==, CUDA_SUCCESS);
   g_assert_cmpuint (fake_calls, ==, 2);
   fake_calls = 0;
-  g_assert_cmpint (GCG_CU (cuMemAlloc, &ptr, 16), ==,
-      CUDA_ERROR_OUT_OF_MEMORY);
+  g_assert_cmpint (GCG_CU (cuMemAlloc, &ptr, 16), ==, CUDA_ERROR_OUT_OF_MEMORY);
   g_assert_cmpuint (fake_calls, ==, 0);
   g_assert_cmpuint (ptr, ==, 0);
   g_assert_true (gcg_fault_inject (NULL, NULL));

@@ -17,8 +17,7 @@
 #define SENTINEL 0xab
 
 static void
-default_config (GcgFrameBatchConfig *config, guint max_sources,
-    guint max_rois)
+default_config (GcgFrameBatchConfig *config, guint max_sources, guint max_rois)
 {
   gcg_frame_batch_config_init (config);
   config->out_width = 24;
@@ -31,8 +30,8 @@ default_config (GcgFrameBatchConfig *config, guint max_sources,
  * reference; the tail past the batch, preset to a sentinel, must be
  * zeroed. */
 static void
-check_batch (GcgFrameBatch *batch, const GcgTestFrameBatch *b, const guint *order,
-    guint n, guint k)
+check_batch (GcgFrameBatch *batch, const GcgTestFrameBatch *b,
+    const guint *order, guint n, guint k)
 {
   gsize size = gcg_frame_batch_config_get_output_size (&b->config);
   g_autofree guint8 *out = g_malloc (size);
@@ -48,8 +47,8 @@ check_batch (GcgFrameBatch *batch, const GcgTestFrameBatch *b, const guint *orde
     sources[j] = b->frames[order[j]].source;
     gcg_test_frame_batch_params (b, order[j], k, 0, &params[j]);
   }
-  gcg_frame_batch_process (batch, n, sources, params,
-      (guint64) (guintptr) out, NULL, &n_items, &error);
+  gcg_frame_batch_process (batch, n, sources, params, (guint64) (guintptr) out,
+      NULL, &n_items, &error);
   g_assert_no_error (error);
   ref_items = gcg_test_frame_batch_reference (b, order, n, k, ref);
   g_assert_cmpuint (n_items, ==, ref_items);
@@ -136,7 +135,7 @@ test_refused (void)
 
   params[2].n_rois = 3;
   g_assert_false (gcg_frame_batch_process (batch, 3, sources, params,
-          (guint64) (guintptr) out, NULL, &n_items, &error));
+      (guint64) (guintptr) out, NULL, &n_items, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "source 2"));
   g_clear_error (&error);
@@ -144,24 +143,24 @@ test_refused (void)
 
   params[1].gain = NAN;
   g_assert_false (gcg_frame_batch_process (batch, 3, sources, params,
-          (guint64) (guintptr) out, NULL, &n_items, &error));
+      (guint64) (guintptr) out, NULL, &n_items, &error));
   g_assert_nonnull (strstr (error->message, "source 1"));
   g_clear_error (&error);
   params[1].gain = 1.0f;
 
   sources[0].width = 0;
   g_assert_false (gcg_frame_batch_process (batch, 3, sources, params,
-          (guint64) (guintptr) out, NULL, &n_items, &error));
+      (guint64) (guintptr) out, NULL, &n_items, &error));
   g_assert_nonnull (strstr (error->message, "source 0"));
   g_clear_error (&error);
   sources[0].width = b.frames[0].source.width;
 
   g_assert_false (gcg_frame_batch_process (batch, 0, sources, params,
-          (guint64) (guintptr) out, NULL, &n_items, &error));
+      (guint64) (guintptr) out, NULL, &n_items, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_false (gcg_frame_batch_process (batch, 4, sources, params,
-          (guint64) (guintptr) out, NULL, &n_items, &error));
+      (guint64) (guintptr) out, NULL, &n_items, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
@@ -177,8 +176,7 @@ test_config (void)
 {
   GcgFrameBatchConfig config;
   GcgFrameBatchSource source = { GCG_PIXEL_FORMAT_NV12, 64, 48,
-    GCG_COLOR_MATRIX_BT601, FALSE
-  };
+    GCG_COLOR_MATRIX_BT601, FALSE };
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgFrameBatchConfig) copy = NULL;
 
@@ -198,8 +196,7 @@ test_config (void)
   config.max_sources = GCG_FRAME_BATCH_MAX_SOURCES + 1;
   g_assert_false (gcg_frame_batch_config_validate (&config, &error));
   g_clear_error (&error);
-  g_assert_null (gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL,
-          &error));
+  g_assert_null (gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   config.max_sources = 16;
@@ -251,8 +248,7 @@ test_backends (void)
   batch = gcg_frame_batch_new (&config, GCG_BACKEND_AUTO, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (gcg_frame_batch_get_backend (batch), ==, GCG_BACKEND_CPU);
-  g_assert_null (gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, NULL,
-          &error));
+  g_assert_null (gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
 }
 

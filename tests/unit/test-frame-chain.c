@@ -35,7 +35,8 @@ static guint
 n_planes (GcgPixelFormat format)
 {
   return format == GCG_PIXEL_FORMAT_NV12 ? 2
-      : format == GCG_PIXEL_FORMAT_I420 ? 3 : 1;
+      : format == GCG_PIXEL_FORMAT_I420  ? 3
+                                         : 1;
 }
 
 static guint
@@ -66,8 +67,9 @@ frame_init (Frame *f, GcgPixelFormat format, guint width, guint height,
   f->height = height;
   for (guint i = 0; i < n_planes (format); i++) {
     guint rows = i == 0 ? height : ch;
-    guint row = i == 0 ? width * bytes_per_pixel (format)
-        : format == GCG_PIXEL_FORMAT_NV12 ? 2 * cw : cw;
+    guint row = i == 0                    ? width * bytes_per_pixel (format)
+        : format == GCG_PIXEL_FORMAT_NV12 ? 2 * cw
+                                          : cw;
 
     f->stride[i] = (gint) (row + row_pad);
     f->offset[i] = at;
@@ -93,8 +95,9 @@ plane (const Frame *f, guint i)
 static guint8 *
 at (const Frame *f, guint i, guint x, guint y)
 {
-  guint bpp = i == 0 ? bytes_per_pixel (f->format)
-      : f->format == GCG_PIXEL_FORMAT_NV12 ? 2 : 1;
+  guint bpp = i == 0                       ? bytes_per_pixel (f->format)
+      : f->format == GCG_PIXEL_FORMAT_NV12 ? 2
+                                           : 1;
 
   return plane (f, i) + (gsize) y * f->stride[i] + (gsize) x * bpp;
 }
@@ -120,7 +123,8 @@ static void
 set_src (GcgFrameParams *p, const Frame *f)
 {
   for (guint i = 0; i < 3; i++) {
-    p->src[i] = i < n_planes (f->format) ? (guint64) (guintptr) plane (f, i) : 0;
+    p->src[i] = i < n_planes (f->format) ? (guint64) (guintptr) plane (f, i)
+                                         : 0;
     p->src_stride[i] = f->stride[i];
   }
 }
@@ -129,7 +133,8 @@ static void
 set_dst (GcgFrameParams *p, const Frame *f)
 {
   for (guint i = 0; i < 3; i++) {
-    p->dst[i] = i < n_planes (f->format) ? (guint64) (guintptr) plane (f, i) : 0;
+    p->dst[i] = i < n_planes (f->format) ? (guint64) (guintptr) plane (f, i)
+                                         : 0;
     p->dst_stride[i] = f->stride[i];
   }
 }
@@ -214,8 +219,8 @@ ref_read (const Frame *f, guint x, guint y, gdouble *rgb)
 
 /* Pixel (x, y) of a crop (cx, cy, cw, ch) resized to sw x sh. */
 static void
-ref_resample (const Frame *f, GcgResizeMethod method, gint cx, gint cy,
-    gint cw, gint ch, gint sw, gint sh, gint x, gint y, gdouble *rgb)
+ref_resample (const Frame *f, GcgResizeMethod method, gint cx, gint cy, gint cw,
+    gint ch, gint sw, gint sh, gint x, gint y, gdouble *rgb)
 {
   if (method == GCG_RESIZE_NEAREST) {
     gint ix = MIN ((gint) floor ((x + 0.5) * cw / sw), cw - 1);
@@ -411,20 +416,25 @@ test_output_size (void)
   c.out_format = GCG_PIXEL_FORMAT_NV12;
   g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 15 + 12);
   c.out_format = GCG_PIXEL_FORMAT_I420;
-  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 15 + 6 + 6);
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      15 + 6 + 6);
   c.out_width = 1920;
   c.out_height = 1080;
-  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 1920 * 1080 * 3 / 2);
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      1920 * 1080 * 3 / 2);
 
   tensor_config (&c, GCG_PIXEL_FORMAT_RGBA, 8, 8, 640, 640, 4);
-  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 4 * 3 * 640 * 640 * 4);
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      4 * 3 * 640 * 640 * 4);
   c.tensor_type = GCG_TENSOR_TYPE_FLOAT16;
   c.tensor_channels = GCG_TENSOR_CHANNELS_GRAY;
-  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 4 * 640 * 640 * 2);
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      4 * 640 * 640 * 2);
   c.tensor_type = GCG_TENSOR_TYPE_UINT8;
   c.tensor_channels = GCG_TENSOR_CHANNELS_BGR;
   c.max_rois = 1;
-  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==, 3 * 640 * 640);
+  g_assert_cmpuint (gcg_frame_chain_config_get_output_size (&c), ==,
+      3 * 640 * 640);
 }
 
 static void
@@ -463,7 +473,8 @@ test_rgba_identity (void)
   GcgFrameParams p;
   Frame in, out;
 
-  video_config (&c, GCG_PIXEL_FORMAT_RGBA, 37, 11, GCG_PIXEL_FORMAT_RGBA, 37, 11);
+  video_config (&c, GCG_PIXEL_FORMAT_RGBA, 37, 11, GCG_PIXEL_FORMAT_RGBA, 37,
+      11);
   frame_init (&in, GCG_PIXEL_FORMAT_RGBA, 37, 11, 12);
   frame_init (&out, GCG_PIXEL_FORMAT_RGBA, 37, 11, 8);
   frame_fill_random (&in, 1);
@@ -490,12 +501,12 @@ test_swaps (void)
     gint map[3];                /* out byte c takes in byte map[c] */
     gboolean alpha;
   } cases[] = {
-    {GCG_PIXEL_FORMAT_RGB, GCG_PIXEL_FORMAT_BGR, {2, 1, 0}, FALSE},
-    {GCG_PIXEL_FORMAT_BGR, GCG_PIXEL_FORMAT_RGB, {2, 1, 0}, FALSE},
-    {GCG_PIXEL_FORMAT_RGBA, GCG_PIXEL_FORMAT_BGRA, {2, 1, 0}, TRUE},
-    {GCG_PIXEL_FORMAT_BGR, GCG_PIXEL_FORMAT_RGBA, {2, 1, 0}, TRUE},
-    {GCG_PIXEL_FORMAT_BGRA, GCG_PIXEL_FORMAT_BGR, {0, 1, 2}, FALSE},
-    {GCG_PIXEL_FORMAT_GRAY8, GCG_PIXEL_FORMAT_RGB, {0, 0, 0}, FALSE},
+    { GCG_PIXEL_FORMAT_RGB, GCG_PIXEL_FORMAT_BGR, { 2, 1, 0 }, FALSE },
+    { GCG_PIXEL_FORMAT_BGR, GCG_PIXEL_FORMAT_RGB, { 2, 1, 0 }, FALSE },
+    { GCG_PIXEL_FORMAT_RGBA, GCG_PIXEL_FORMAT_BGRA, { 2, 1, 0 }, TRUE },
+    { GCG_PIXEL_FORMAT_BGR, GCG_PIXEL_FORMAT_RGBA, { 2, 1, 0 }, TRUE },
+    { GCG_PIXEL_FORMAT_BGRA, GCG_PIXEL_FORMAT_BGR, { 0, 1, 2 }, FALSE },
+    { GCG_PIXEL_FORMAT_GRAY8, GCG_PIXEL_FORMAT_RGB, { 0, 0, 0 }, FALSE },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -693,8 +704,8 @@ static void
 test_resize (void)
 {
   /* 97x301 has enough rows to be cut into bands on every core. */
-  static const guint sizes[][2] = { {7, 5}, {13, 3}, {3, 9}, {31, 17}, {1, 1},
-    {97, 301} };
+  static const guint sizes[][2] = { { 7, 5 }, { 13, 3 }, { 3, 9 }, { 31, 17 },
+    { 1, 1 }, { 97, 301 } };
 
   for (guint m = 0; m < 2; m++) {
     for (gsize s = 0; s < G_N_ELEMENTS (sizes); s++) {
@@ -703,7 +714,8 @@ test_resize (void)
       Frame in, out;
       guint ow = sizes[s][0], oh = sizes[s][1];
 
-      video_config (&c, GCG_PIXEL_FORMAT_RGB, 11, 8, GCG_PIXEL_FORMAT_RGB, ow, oh);
+      video_config (&c, GCG_PIXEL_FORMAT_RGB, 11, 8, GCG_PIXEL_FORMAT_RGB, ow,
+          oh);
       c.resize = m ? GCG_RESIZE_NEAREST : GCG_RESIZE_BILINEAR;
       frame_init (&in, GCG_PIXEL_FORMAT_RGB, 11, 8, 1);
       frame_init (&out, GCG_PIXEL_FORMAT_RGB, ow, oh, 0);
@@ -716,8 +728,7 @@ test_resize (void)
 
           ref_resample (&in, c.resize, 0, 0, 11, 8, ow, oh, x, y, rgb);
           for (guint ch = 0; ch < 3; ch++)
-            assert_close_u8 (at (&out, 0, x, y)[ch], rgb[ch],
-                m ? 0 : 1);
+            assert_close_u8 (at (&out, 0, x, y)[ch], rgb[ch], m ? 0 : 1);
         }
       }
       frame_clear (&in);
@@ -731,7 +742,8 @@ test_resize (void)
     GcgFrameParams p;
     Frame in, out;
 
-    video_config (&c, GCG_PIXEL_FORMAT_GRAY8, 16, 4, GCG_PIXEL_FORMAT_GRAY8, 8, 2);
+    video_config (&c, GCG_PIXEL_FORMAT_GRAY8, 16, 4, GCG_PIXEL_FORMAT_GRAY8, 8,
+        2);
     frame_init (&in, GCG_PIXEL_FORMAT_GRAY8, 16, 4, 0);
     frame_init (&out, GCG_PIXEL_FORMAT_GRAY8, 8, 2, 0);
     for (guint y = 0; y < 4; y++)
@@ -800,7 +812,8 @@ test_letterbox (void)
     GcgFrameParams p;
     Frame in, out;
 
-    video_config (&c, GCG_PIXEL_FORMAT_GRAY8, 8, 8, GCG_PIXEL_FORMAT_GRAY8, 11, 4);
+    video_config (&c, GCG_PIXEL_FORMAT_GRAY8, 8, 8, GCG_PIXEL_FORMAT_GRAY8, 11,
+        4);
     c.letterbox = GCG_LETTERBOX_SYMMETRIC;
     frame_init (&in, GCG_PIXEL_FORMAT_GRAY8, 8, 8, 0);
     frame_init (&out, GCG_PIXEL_FORMAT_GRAY8, 11, 4, 0);
@@ -933,9 +946,16 @@ test_float16 (void)
     gfloat in;
     guint16 out;
   } cases[] = {
-    {0.0f, 0x0000}, {-0.0f, 0x8000}, {1.0f, 0x3c00}, {-2.0f, 0xc000},
-    {65504.0f, 0x7bff}, {65519.0f, 0x7bff}, {65520.0f, 0x7c00},
-    {1e10f, 0x7c00}, {-1e10f, 0xfc00}, {INFINITY, 0x7c00},
+    { 0.0f, 0x0000 },
+    { -0.0f, 0x8000 },
+    { 1.0f, 0x3c00 },
+    { -2.0f, 0xc000 },
+    { 65504.0f, 0x7bff },
+    { 65519.0f, 0x7bff },
+    { 65520.0f, 0x7c00 },
+    { 1e10f, 0x7c00 },
+    { -1e10f, 0xfc00 },
+    { INFINITY, 0x7c00 },
     { 5.9604645e-08f, 0x0001 },               /* 2^-24 */
     { 2.9802322e-08f, 0x0000 },               /* 2^-25: tie to even 0 */
     { 8.940697e-08f, 0x0002 },                /* 1.5 * 2^-24: tie to 2 */
@@ -945,7 +965,9 @@ test_float16 (void)
     { 1.00048828125f, 0x3c00 },               /* 1 + 2^-11: tie to even */
     { 1.00146484375f, 0x3c02 },               /* 1 + 3 * 2^-11: tie up */
     { 1.0009765625f, 0x3c01 },
-    { 0.1f, 0x2e66 }, { 3.14159265f, 0x4248 }, { 1e-9f, 0x0000 },
+    { 0.1f, 0x2e66 },
+    { 3.14159265f, 0x4248 },
+    { 1e-9f, 0x0000 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1031,8 +1053,8 @@ test_batch_and_clipping (void)
 /* --- refused parameters ----------------------------------------------- */
 
 static void
-expect_refused (GcgFrameChain *chain, const GcgFrameParams *p,
-    const Frame *out, const gchar *needle)
+expect_refused (GcgFrameChain *chain, const GcgFrameParams *p, const Frame *out,
+    const gchar *needle)
 {
   g_autoptr (GError) error = NULL;
   guint64 before = gcg_frame_chain_get_eager_count (chain);
@@ -1124,8 +1146,8 @@ static void
 test_odd_yuv (void)
 {
   GcgPixelFormat formats[][2] = {
-    {GCG_PIXEL_FORMAT_NV12, GCG_PIXEL_FORMAT_I420},
-    {GCG_PIXEL_FORMAT_I420, GCG_PIXEL_FORMAT_NV12},
+    { GCG_PIXEL_FORMAT_NV12, GCG_PIXEL_FORMAT_I420 },
+    { GCG_PIXEL_FORMAT_I420, GCG_PIXEL_FORMAT_NV12 },
   };
 
   for (guint k = 0; k < 2; k++) {
@@ -1149,7 +1171,8 @@ test_odd_yuv (void)
     g_assert_cmpuint (out.size, ==, 15 + 6 + 6);
     for (guint y = 0; y < 3; y++)
       for (guint x = 0; x < 5; x++)
-        g_assert_cmpint (ABS ((gint) *at (&out, 0, x, y) - *at (&in, 0, x, y)), <=, 1);
+        g_assert_cmpint (ABS ((gint) *at (&out, 0, x, y) - *at (&in, 0, x, y)),
+            <=, 1);
     for (guint y = 0; y < 2; y++)
       for (guint x = 0; x < 3; x++) {
         guint8 iu, iv, ou, ov;
@@ -1259,8 +1282,7 @@ test_clip_empty (void)
     GcgRect r = cases[i];
 
     g_assert_false (gcg__rect_clip (&r, &region));
-    assert_rect (&r, cases[i].x, cases[i].y, cases[i].width,
-        cases[i].height);
+    assert_rect (&r, cases[i].x, cases[i].y, cases[i].width, cases[i].height);
   }
 }
 

@@ -51,8 +51,7 @@ run_gray (guint iw, guint ih, const GcgRect *roi, guint ow, guint oh,
 
 /* Every item pixel is padding exactly where the map says it is. */
 static void
-check_padding (const gfloat *out, guint ow, guint oh,
-    const GcgFrameItemMap *m)
+check_padding (const gfloat *out, guint ow, guint oh, const GcgFrameItemMap *m)
 {
   for (guint v = 0; v < oh; v++) {
     for (guint u = 0; u < ow; u++) {
@@ -75,8 +74,8 @@ check_corners (const GcgFrameItemMap *m, const GcgRect *roi)
   gcg_frame_item_map_to_source (m, m->pad_x, m->pad_y, &x, &y);
   g_assert_cmpfloat_with_epsilon (x, roi->x, 1e-9);
   g_assert_cmpfloat_with_epsilon (y, roi->y, 1e-9);
-  gcg_frame_item_map_to_source (m, m->pad_x + m->width,
-      m->pad_y + m->height, &x, &y);
+  gcg_frame_item_map_to_source (m, m->pad_x + m->width, m->pad_y + m->height,
+      &x, &y);
   g_assert_cmpfloat_with_epsilon (x, roi->x + roi->width, 1e-9);
   g_assert_cmpfloat_with_epsilon (y, roi->y + roi->height, 1e-9);
   gcg_frame_item_map_from_source (m, x, y, &u, &v);
@@ -85,8 +84,7 @@ check_corners (const GcgFrameItemMap *m, const GcgRect *roi)
 }
 
 static void
-check_fit (guint iw, guint ih, GcgRect roi, guint ow, guint oh,
-    GcgLetterbox lb)
+check_fit (guint iw, guint ih, GcgRect roi, guint ow, guint oh, GcgLetterbox lb)
 {
   g_autofree gfloat *out = run_gray (iw, ih, &roi, ow, oh, lb);
   GcgFrameItemMap m;
@@ -119,8 +117,8 @@ static void
 test_stretch (void)
 {
   GcgRect roi = { 10, 20, 30, 40 };
-  g_autoptr (GcgFrameItemMap) m = gcg_frame_item_map_new (&roi, 60, 20,
-      GCG_LETTERBOX_NONE);
+  g_autoptr (GcgFrameItemMap)
+      m = gcg_frame_item_map_new (&roi, 60, 20, GCG_LETTERBOX_NONE);
 
   g_assert_cmpint (m->pad_x, ==, 0);
   g_assert_cmpint (m->width, ==, 60);
@@ -136,7 +134,7 @@ test_empty (void)
   GcgFrameItemMap m;
 
   g_assert_false (gcg_frame_item_map_init (&m, &roi, 8, 8,
-          GCG_LETTERBOX_SYMMETRIC));
+      GCG_LETTERBOX_SYMMETRIC));
   g_assert_cmpfloat (m.scale_x, ==, 0.0);
 }
 

@@ -281,8 +281,7 @@ static GcgFrameChain *
 cpu_chain (const GcgFrameChainConfig *c)
 {
   g_autoptr (GError) error = NULL;
-  GcgFrameChain *chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU, NULL,
-      &error);
+  GcgFrameChain *chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU, NULL, &error);
 
   g_assert_no_error (error);
   return chain;
@@ -341,7 +340,8 @@ job_compute_want (Job *job, guint8 fill)
     p.src[i] = i < job->in_planes.n_planes ? job->in_planes.data[i] : 0;
     p.src_stride[i] = job->in_layout.stride[i];
     p.dst[i] = i < job->out_planes.n_planes
-        ? (guint64) (guintptr) (job->want + job->out_layout.offset[i]) : 0;
+        ? (guint64) (guintptr) (job->want + job->out_layout.offset[i])
+        : 0;
     p.dst_stride[i] = job->out_layout.stride[i];
   }
   g_assert_true (gcg_frame_chain_process (ref, &p, NULL, &error));
@@ -365,8 +365,8 @@ job_new_full (Test *t, const GcgFrameChainConfig *config, guint64 seq,
     job->params = *params;
   else
     frame_params (&job->params, config, seq);
-  gcg_test_layout_video (&job->in_layout, config->in_format,
-      config->in_width, config->in_height, 4);
+  gcg_test_layout_video (&job->in_layout, config->in_format, config->in_width,
+      config->in_height, 4);
   gcg_test_layout_output (&job->out_layout, config, 8);
   job->in = g_malloc (job->in_layout.size);
   for (gsize i = 0; i < job->in_layout.size; i++)
@@ -414,7 +414,7 @@ submit (Test *t, GcgFrameChain *chain, Job *job)
   guint64 seq = 0;
 
   g_assert_true (gcg_frame_queue_submit (t->queue, chain, &p, &job->in_planes,
-          &job->out_planes, on_done, job, &seq, &error));
+      &job->out_planes, on_done, job, &seq, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (seq, ==, job->seq);
   g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, seq);
@@ -624,7 +624,8 @@ test_order (Test *t, gconstpointer data)
   assert_retired (t, j[0], j[1], j[2], j[3], j[4], j[5], NULL);
   for (guint i = 0; i < 6; i++)
     assert_job_ok (j[i]);
-  fake_assert_log (&t->fake, "done 1 done 2 record 4 record 5 record 6 "
+  fake_assert_log (&t->fake,
+      "done 1 done 2 record 4 record 5 record 6 "
       "done 3 done 4 done 5 done 6");
   g_assert_cmpuint (fake_waits (&t->fake), ==, 0);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 0);
@@ -693,7 +694,8 @@ test_drain (Test *t, gconstpointer data)
   g_free (fake_take_log (&t->fake));
   gcg_frame_queue_drain (t->queue);
   /* Frame 3 was done already: no wait for it. */
-  fake_assert_log (&t->fake, "wait 1 done 1 wait 2 done 2 done 3 wait 4 "
+  fake_assert_log (&t->fake,
+      "wait 1 done 1 wait 2 done 2 done 3 wait 4 "
       "done 4");
   assert_retired (t, j[0], j[1], j[2], j[3], NULL);
   for (guint i = 0; i < 4; i++)
@@ -812,8 +814,7 @@ test_caps_change (Test *t, gconstpointer data)
     fake_complete (&t->fake, seq);
   g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 3);
   for (guint i = 6; i < 9; i++)
-    j[i] = i == 7 ? submit_new_with (t, b, &cb, i + 1)
-        : submit_new (t, i + 1);
+    j[i] = i == 7 ? submit_new_with (t, b, &cb, i + 1) : submit_new (t, i + 1);
   gcg_frame_queue_drain (t->queue);
   assert_retired (t, j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8],
       NULL);
@@ -833,7 +834,7 @@ test_chain_kept (Test *t, gconstpointer data)
 
   config_b (&cb);
   b = cpu_chain (&cb);
-  g_object_add_weak_pointer (G_OBJECT (b), (gpointer *) & b);
+  g_object_add_weak_pointer (G_OBJECT (b), (gpointer *) &b);
   j[0] = submit_new_with (t, b, &cb, 1);
   j[1] = submit_new_with (t, b, &cb, 2);
   g_object_unref (b);
@@ -946,9 +947,8 @@ test_wait_ready_thread (Test *t, gconstpointer data)
 }
 
 static void
-expect_refused (Test *t, Job *job,
-    const GcgFramePlanes *in, const GcgFramePlanes *out,
-    const GcgFrameParams *params)
+expect_refused (Test *t, Job *job, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, const GcgFrameParams *params)
 {
   g_autoptr (GError) error = NULL;
   GcgFrameParams p = params ? *params : job->params;
@@ -958,7 +958,7 @@ expect_refused (Test *t, Job *job,
   guint64 seq = 12345;
 
   g_assert_false (gcg_frame_queue_submit (t->queue, t->chain, &p, in, out,
-          on_done, job, &seq, &error));
+      on_done, job, &seq, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, submitted);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, in_flight);
@@ -981,13 +981,13 @@ test_arguments (Test *t, gconstpointer data)
   g_assert_null (queue);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  queue = gcg_frame_queue_new (NULL, NULL, NULL,
-      GCG_FRAME_QUEUE_MAX_DEPTH + 1, &error);
+  queue = gcg_frame_queue_new (NULL, NULL, NULL, GCG_FRAME_QUEUE_MAX_DEPTH + 1,
+      &error);
   g_assert_null (queue);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  queue = gcg_frame_queue_new (NULL, NULL, NULL, GCG_FRAME_QUEUE_MAX_DEPTH,
-      &error);
+  queue =
+      gcg_frame_queue_new (NULL, NULL, NULL, GCG_FRAME_QUEUE_MAX_DEPTH, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (gcg_frame_queue_get_depth (queue), ==,
       GCG_FRAME_QUEUE_MAX_DEPTH);
@@ -1071,7 +1071,7 @@ test_record_failure (Test *t, gconstpointer data)
   t->fake.fail_record = TRUE;
   p = j[1]->params;
   g_assert_false (gcg_frame_queue_submit (t->queue, t->chain, &p,
-          &j[1]->in_planes, &j[1]->out_planes, on_done, j[1], NULL, &error));
+      &j[1]->in_planes, &j[1]->out_planes, on_done, j[1], NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
   g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, 1);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (t->queue), ==, 1);

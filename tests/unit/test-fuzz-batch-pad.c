@@ -44,29 +44,26 @@ static guint n_left_out, n_items_seen;
   GCG_FUZZ_CHECK ("batch-pad", fuzz_seed, case_no, cond, __VA_ARGS__)
 
 static const gchar *crop_props[] = { "crop-x", "crop-y", "crop-width",
-  "crop-height"
-};
+  "crop-height" };
 
 /* A crop value for a frame of @dim pixels. */
 static gint
-rand_crop (GRand * r, gint dim)
+rand_crop (GRand *r, gint dim)
 {
   const gint special[] = { 0, 1, dim - 1, dim, dim + 1, dim / 2,
-    GCG_FRAME_CHAIN_MAX_SIZE, GCG_FRAME_CHAIN_MAX_SIZE - 1
-  };
+    GCG_FRAME_CHAIN_MAX_SIZE, GCG_FRAME_CHAIN_MAX_SIZE - 1 };
 
   if (g_rand_boolean (r))
-    return CLAMP (special[g_rand_int_range (r, 0, G_N_ELEMENTS (special))],
-        0, GCG_FRAME_CHAIN_MAX_SIZE);
+    return CLAMP (special[g_rand_int_range (r, 0, G_N_ELEMENTS (special))], 0,
+        GCG_FRAME_CHAIN_MAX_SIZE);
   return g_rand_int_range (r, 0, dim + 2);
 }
 
 static const gchar *
-rand_roi_type (GRand * r, gchar * long_type)
+rand_roi_type (GRand *r, gchar *long_type)
 {
-  static const gchar *types[] = { NULL, "", "car", "face", "person",
-    "\xff\xfe", "car\n", "c"
-  };
+  static const gchar *types[] = { NULL, "", "car", "face", "person", "\xff\xfe",
+    "car\n", "c" };
   gint i = g_rand_int_range (r, 0, G_N_ELEMENTS (types) + 1);
 
   return i == G_N_ELEMENTS (types) ? long_type : types[i];
@@ -74,7 +71,7 @@ rand_roi_type (GRand * r, gchar * long_type)
 
 /* A few properties of random pads set to hostile values. */
 static void
-set_hostile (GRand * r, GcgTestBatch * f, gchar * long_type)
+set_hostile (GRand *r, GcgTestBatch *f, gchar *long_type)
 {
   for (gint n = g_rand_int_range (r, 0, 4); n > 0; n--) {
     guint k = g_rand_int_range (r, 0, N_STREAMS);
@@ -87,22 +84,26 @@ set_hostile (GRand * r, GcgTestBatch * f, gchar * long_type)
     if (which == 4 || k == 0)
       g_object_set (s->pad, "roi-type", rand_roi_type (r, long_type), NULL);
     else
-      g_object_set (s->pad, crop_props[which], rand_crop (r, which % 2 ?
-              GST_VIDEO_INFO_HEIGHT (&info) : GST_VIDEO_INFO_WIDTH (&info)),
+      g_object_set (s->pad, crop_props[which],
+          rand_crop (r,
+              which % 2 ? GST_VIDEO_INFO_HEIGHT (&info)
+                        : GST_VIDEO_INFO_WIDTH (&info)),
           NULL);
   }
 }
 
 /* The batch describes only what it holds. */
 static void
-check_batch (GstBuffer * out)
+check_batch (GstBuffer *out)
 {
   GstCudaGraphBatchMeta *m = gst_cuda_graph_buffer_get_batch_meta (out);
 
   if (batch_size == 0)
     batch_size = gst_buffer_get_size (out);
-  FUZZ_CHECK (gst_buffer_get_size (out) == batch_size, "a batch of %zu "
-      "bytes, the first %zu", gst_buffer_get_size (out), batch_size);
+  FUZZ_CHECK (gst_buffer_get_size (out) == batch_size,
+      "a batch of %zu "
+      "bytes, the first %zu",
+      gst_buffer_get_size (out), batch_size);
   FUZZ_CHECK (m != NULL, "a batch without a GstCudaGraphBatchMeta");
   FUZZ_CHECK (m->n_sources <= N_STREAMS, "%u sources", m->n_sources);
   FUZZ_CHECK (m->n_frames <= m->n_sources, "%u frames of %u sources",
@@ -115,13 +116,15 @@ check_batch (GstBuffer * out)
     const GstCudaGraphBatchMetaItem *it = &m->items[i];
     const GstCudaGraphBatchMetaSource *src;
 
-    FUZZ_CHECK (it->source < m->n_frames, "item %u names source %u of %u "
-        "frames", i, it->source, m->n_frames);
+    FUZZ_CHECK (it->source < m->n_frames,
+        "item %u names source %u of %u "
+        "frames",
+        i, it->source, m->n_frames);
     src = &m->sources[it->source];
     FUZZ_CHECK (it->roi_x >= 0 && it->roi_y >= 0 && it->roi_width > 0
-        && it->roi_height > 0
-        && it->roi_x + it->roi_width <= (gint) src->width
-        && it->roi_y + it->roi_height <= (gint) src->height,
+            && it->roi_height > 0
+            && it->roi_x + it->roi_width <= (gint) src->width
+            && it->roi_y + it->roi_height <= (gint) src->height,
         "item %u: %d,%d %dx%d in a %ux%u frame", i, it->roi_x, it->roi_y,
         it->roi_width, it->roi_height, src->width, src->height);
   }
@@ -130,7 +133,7 @@ check_batch (GstBuffer * out)
 /* Whether @s's crop selects part of its frame (the pad's rule: a width
  * or height of 0 runs to the frame's edge). */
 static gboolean
-crop_hits (GcgTestStream * s)
+crop_hits (GcgTestStream *s)
 {
   GstVideoInfo info = gcg_test_info (s->caps);
   gint w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
@@ -145,43 +148,45 @@ crop_hits (GcgTestStream * s)
 
 /* The batch lists only streams whose crop selects something. */
 static void
-check_sources (GcgTestBatch * f, GstBuffer * out, const gboolean * hits,
+check_sources (GcgTestBatch *f, GstBuffer *out, const gboolean *hits,
     GstClockTime pts)
 {
   GstCudaGraphBatchMeta *m = gst_cuda_graph_buffer_get_batch_meta (out);
 
   FUZZ_CHECK (m != NULL && m->n_frames > 0
-      && g_strcmp0 (m->sources[0].pad_name, "sink_0") == 0,
+          && g_strcmp0 (m->sources[0].pad_name, "sink_0") == 0,
       "the first stream, whole, is not in the batch");
 
   for (guint i = 0; m && i < MIN (m->n_frames, N_STREAMS); i++) {
     const gchar *name = m->sources[i].pad_name;
     guint k = 0;
 
-    while (k < N_STREAMS && g_strcmp0 (GST_PAD_NAME (f->streams[k].pad),
-            name) != 0)
+    while (k < N_STREAMS
+        && g_strcmp0 (GST_PAD_NAME (f->streams[k].pad), name) != 0)
       k++;
     if (k < N_STREAMS && !hits[k]) {
       gint x, y, cw, ch;
 
-      g_object_get (f->streams[k].pad, "crop-x", &x, "crop-y", &y,
-          "crop-width", &cw, "crop-height", &ch, NULL);
-      FUZZ_CHECK (hits[k], "source %s (%ux%u, pts %" GST_TIME_FORMAT
-          ") listed, its crop %d,%d %dx%d misses", name,
-          m->sources[i].width, m->sources[i].height,
+      g_object_get (f->streams[k].pad, "crop-x", &x, "crop-y", &y, "crop-width",
+          &cw, "crop-height", &ch, NULL);
+      FUZZ_CHECK (hits[k],
+          "source %s (%ux%u, pts %" GST_TIME_FORMAT
+          ") listed, its crop %d,%d %dx%d misses",
+          name, m->sources[i].width, m->sources[i].height,
           GST_TIME_ARGS (m->sources[i].pts), x, y, cw, ch);
     }
     FUZZ_CHECK (k < N_STREAMS, "source %s of no stream", name);
-    FUZZ_CHECK (m->sources[i].pts == pts, "source %s of another frame (%"
-        GST_TIME_FORMAT ")", name, GST_TIME_ARGS (m->sources[i].pts));
+    FUZZ_CHECK (m->sources[i].pts == pts,
+        "source %s of another frame (%" GST_TIME_FORMAT ")", name,
+        GST_TIME_ARGS (m->sources[i].pts));
   }
 }
 
 static GstBuffer *
-frame (GcgTestStream * s, guint stream, guint fr)
+frame (GcgTestStream *s, guint stream, guint fr)
 {
-  GstBuffer *buf = gcg_test_batch_frame (s->caps, s->seed + fr,
-      fr * (GST_SECOND / 30));
+  GstBuffer *buf =
+      gcg_test_batch_frame (s->caps, s->seed + fr, fr * (GST_SECOND / 30));
 
   gcg_test_batch_vary_rois (stream, fr, buf);
   return buf;

@@ -27,20 +27,76 @@
 #define DEFAULT_SEED 20261126u
 #define DEFAULT_CASES 2000
 
-static const gchar *names[] = { "a", "gain", "x1", "_k", "src", "dst",
-  "p", "gcg_params", "threadIdx", "NULL", "INFINITY", "linux", "unix",
-  "main", "printf", "max", "min", "int", "float", "class", "__x",
-  "__CUDA_ARCH__", "_Gain", "9a", "a b", "a;b", "a-b", "", "a\tb",
-  "\xc3\xa9", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk",
+static const gchar *names[] = {
+  "a",
+  "gain",
+  "x1",
+  "_k",
+  "src",
+  "dst",
+  "p",
+  "gcg_params",
+  "threadIdx",
+  "NULL",
+  "INFINITY",
+  "linux",
+  "unix",
+  "main",
+  "printf",
+  "max",
+  "min",
+  "int",
+  "float",
+  "class",
+  "__x",
+  "__CUDA_ARCH__",
+  "_Gain",
+  "9a",
+  "a b",
+  "a;b",
+  "a-b",
+  "",
+  "a\tb",
+  "\xc3\xa9",
+  "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk",
   "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl",
 };
 
-static const gchar *specs[] = { "src0", "dst2", "src_pitch1", "dst_pitch0",
-  "in_width", "out_height", "frame", "pts", "items", "src3", "f32:1.5",
-  "i32:-3", "u32:7", "f64:2.5", "u64:9", "f32:nan", "f32:1e40",
-  "i32:99999999999", "u32:-1", "meta:level", "meta:level:f32:0.5",
-  "meta:k:i32:2", "meta:k:u64:1", "meta:", "meta::f32:1", "meta:a-b",
-  "f99:1", "i32:abc", "", ":", "=", "i32:1:2", "f64:-0", "f32:0x10",
+static const gchar *specs[] = {
+  "src0",
+  "dst2",
+  "src_pitch1",
+  "dst_pitch0",
+  "in_width",
+  "out_height",
+  "frame",
+  "pts",
+  "items",
+  "src3",
+  "f32:1.5",
+  "i32:-3",
+  "u32:7",
+  "f64:2.5",
+  "u64:9",
+  "f32:nan",
+  "f32:1e40",
+  "i32:99999999999",
+  "u32:-1",
+  "meta:level",
+  "meta:level:f32:0.5",
+  "meta:k:i32:2",
+  "meta:k:u64:1",
+  "meta:",
+  "meta::f32:1",
+  "meta:a-b",
+  "f99:1",
+  "i32:abc",
+  "",
+  ":",
+  "=",
+  "i32:1:2",
+  "f64:-0",
+  "f32:0x10",
 };
 
 /* A declaration of 0 to 70 items from the lists, with junk now and then. */
@@ -49,7 +105,7 @@ rand_decl (GRand *r)
 {
   GString *s = g_string_new (NULL);
   gint n = g_rand_int_range (r, 0, 8) == 0 ? g_rand_int_range (r, 60, 71)
-      : g_rand_int_range (r, 0, 8);
+                                           : g_rand_int_range (r, 0, 8);
 
   for (gint i = 0; i < n; i++) {
     if (i > 0)
@@ -57,8 +113,7 @@ rand_decl (GRand *r)
     if (g_rand_int_range (r, 0, 4) == 0 || n > 8)
       g_string_append_printf (s, "n%d", i);     /* distinct names */
     else
-      g_string_append (s, names[g_rand_int_range (r, 0,
-                  G_N_ELEMENTS (names))]);
+      g_string_append (s, names[g_rand_int_range (r, 0, G_N_ELEMENTS (names))]);
     if (g_rand_int_range (r, 0, 30))
       g_string_append_c (s, '=');
     g_string_append (s, specs[g_rand_int_range (r, 0, G_N_ELEMENTS (specs))]);
@@ -75,41 +130,46 @@ type_size (GcgKernelParamType t)
 /* The layout's own bounds; appends the static_asserts of @decl, as the
  * struct gcg_params_@i, to @checks. */
 static void
-check_layout (guint32 seed, guint i, const GcgKernelDecl *decl,
-    GString *checks)
+check_layout (guint32 seed, guint i, const GcgKernelDecl *decl, GString *checks)
 {
   g_autofree gchar *type = g_strdup_printf ("gcg_params_%u", i);
   g_autofree gchar *c = gcg__kernel_decl_to_c (decl, type);
   gsize end = 0;
 
-  GCG_FUZZ_CHECK ("kernel-decl", seed, i, decl->n_params
-      <= GCG_KERNEL_DECL_MAX_PARAMS, "%u params", decl->n_params);
-  GCG_FUZZ_CHECK ("kernel-decl", seed, i, decl->size >= 8
-      && decl->size % 8 == 0, "size %zu", decl->size);
+  GCG_FUZZ_CHECK ("kernel-decl", seed, i,
+      decl->n_params <= GCG_KERNEL_DECL_MAX_PARAMS, "%u params",
+      decl->n_params);
+  GCG_FUZZ_CHECK ("kernel-decl", seed, i,
+      decl->size >= 8 && decl->size % 8 == 0, "size %zu", decl->size);
   for (guint k = 0; k < decl->n_params; k++) {
     const GcgKernelParam *p = &decl->params[k];
     gsize sz = type_size (p->type);
 
     /* Natural alignment, declaration order, no gap larger than it. */
-    GCG_FUZZ_CHECK ("kernel-decl", seed, i, p->offset % sz == 0
-        && p->offset >= end && p->offset < end + sz
-        && p->offset + sz <= decl->size, "param %s at %zu", p->name,
-        p->offset);
+    GCG_FUZZ_CHECK ("kernel-decl", seed, i,
+        p->offset % sz == 0 && p->offset >= end && p->offset < end + sz
+            && p->offset + sz <= decl->size,
+        "param %s at %zu", p->name, p->offset);
     end = p->offset + sz;
   }
   g_string_append_printf (checks, "#line 1 \"case-%u\"\n%s", i, c);
   /* The struct may be 4 bytes shorter than the size (rounded up to 8). */
-  g_string_append_printf (checks, "static_assert (sizeof (%s) <= %zu && "
-      "sizeof (%s) + 4 >= %zu, \"size\");\n", type, decl->size, type,
-      decl->size);
-  g_string_append_printf (checks, "static_assert (alignof (%s) <= %zu, "
-      "\"align\");\n", type, decl->n_params ? decl->align : 8);
+  g_string_append_printf (checks,
+      "static_assert (sizeof (%s) <= %zu && "
+      "sizeof (%s) + 4 >= %zu, \"size\");\n",
+      type, decl->size, type, decl->size);
+  g_string_append_printf (checks,
+      "static_assert (alignof (%s) <= %zu, "
+      "\"align\");\n",
+      type, decl->n_params ? decl->align : 8);
   /* NVRTC has no offsetof: each member's size, in declaration order and
    * naturally aligned, fixes its offset as the host computed it above. */
   for (guint k = 0; k < decl->n_params; k++) {
-    g_string_append_printf (checks, "static_assert (sizeof (%s::%s) == %zu, "
-        "\"size of %s\");\n", type, decl->params[k].name,
-        type_size (decl->params[k].type), decl->params[k].name);
+    g_string_append_printf (checks,
+        "static_assert (sizeof (%s::%s) == %zu, "
+        "\"size of %s\");\n",
+        type, decl->params[k].name, type_size (decl->params[k].type),
+        decl->params[k].name);
   }
 }
 
@@ -135,8 +195,9 @@ test_fuzz (void)
       check_layout (seed, i, decl, checks);
       taken++;
     } else {
-      GCG_FUZZ_CHECK ("kernel-decl", seed, i, e != NULL
-          && g_utf8_validate (e->message, -1, NULL), "refused: %s", text);
+      GCG_FUZZ_CHECK ("kernel-decl", seed, i,
+          e != NULL && g_utf8_validate (e->message, -1, NULL), "refused: %s",
+          text);
     }
     ran++;
   }
@@ -151,8 +212,7 @@ test_fuzz (void)
   }
   /* One program for every struct: a layout the compiler disagrees with,
    * or a struct that does not compile, names its case in the log. */
-  cubin = gcg__nvrtc_compile (NULL, checks->str, "decls.cu", 90, NULL,
-      &error);
+  cubin = gcg__nvrtc_compile (NULL, checks->str, "decls.cu", 90, NULL, &error);
   g_assert_no_error (error);
 }
 

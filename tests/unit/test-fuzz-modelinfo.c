@@ -51,45 +51,110 @@ static guint n_loaded, n_refused, n_run, n_start_refused, n_cases;
   GCG_FUZZ_CHECK ("modelinfo", fuzz_seed, case_no, cond, __VA_ARGS__)
 
 static const gchar *keys[] = { "version", "dir", "id", "type", "dims",
-  "dims-order", "ranges", "caps", "group-id"
-};
+  "dims-order", "ranges", "caps", "group-id" };
 
 /* Values a hostile or careless file could hold, for any key. */
-static const gchar *hostile[] = { "", "-1", "0", "1", "3", "65536",
-  "16385", "2147483647", "2147483648", "-2147483649", "4294967296",
-  "99999999999999999999", "1e309", "nan", "inf", "-inf", "0x10", "1.5",
-  "-5e43,5e43", "0,0", "1,0", "nan,1", "0,1e-45", "-3.4e38,3.4e38",
-  "0,255;0,255", "0,1;0,1;0,1;0,1", ";;;", "0,1;", ",", ",,,,",
-  "1,3,224,224", "-1,3,-1,-1", "1,3,0,224", "1,2,224,224", "1,224,224,2",
-  "64,3,16384,16384", "65,3,8,8", "1,1,1,1,1", "3,224", "1,3,a,224",
-  "float32", "float64", "uint8", "float16", "int8", "col-major",
-  "row-major", "diagonal", "input", "output", "1.0", "2.0", "1", "1.",
-  ".1", "01.0", "video/x-raw,format=RGB", "video/x-raw,format=GRAY8",
-  "video/x-raw,format=NV12", "video/x-raw(memory:CUDAMemory),format=BGR",
-  "video/x-raw,format=(string)\"BGRx\"", "video/x-raw,format=", "video/",
-  "(((((", "video/x-raw,format=RGB;video/x-raw,format=GRAY8",
-  "video/x-raw,format={RGB,BGR}", "video/x-raw,width=[1,2],format=RGB",
-  "ANY", "EMPTY", "NONE", "\\", "\\x", "\"", "=", "[", "]", "#", "\xff\xfe",
-  "\xc3\x28", "a\tb", "video/x-raw,format=RGB,,,,format=BGR",
+static const gchar *hostile[] = {
+  "",
+  "-1",
+  "0",
+  "1",
+  "3",
+  "65536",
+  "16385",
+  "2147483647",
+  "2147483648",
+  "-2147483649",
+  "4294967296",
+  "99999999999999999999",
+  "1e309",
+  "nan",
+  "inf",
+  "-inf",
+  "0x10",
+  "1.5",
+  "-5e43,5e43",
+  "0,0",
+  "1,0",
+  "nan,1",
+  "0,1e-45",
+  "-3.4e38,3.4e38",
+  "0,255;0,255",
+  "0,1;0,1;0,1;0,1",
+  ";;;",
+  "0,1;",
+  ",",
+  ",,,,",
+  "1,3,224,224",
+  "-1,3,-1,-1",
+  "1,3,0,224",
+  "1,2,224,224",
+  "1,224,224,2",
+  "64,3,16384,16384",
+  "65,3,8,8",
+  "1,1,1,1,1",
+  "3,224",
+  "1,3,a,224",
+  "float32",
+  "float64",
+  "uint8",
+  "float16",
+  "int8",
+  "col-major",
+  "row-major",
+  "diagonal",
+  "input",
+  "output",
+  "1.0",
+  "2.0",
+  "1",
+  "1.",
+  ".1",
+  "01.0",
+  "video/x-raw,format=RGB",
+  "video/x-raw,format=GRAY8",
+  "video/x-raw,format=NV12",
+  "video/x-raw(memory:CUDAMemory),format=BGR",
+  "video/x-raw,format=(string)\"BGRx\"",
+  "video/x-raw,format=",
+  "video/",
+  "(((((",
+  "video/x-raw,format=RGB;video/x-raw,format=GRAY8",
+  "video/x-raw,format={RGB,BGR}",
+  "video/x-raw,width=[1,2],format=RGB",
+  "ANY",
+  "EMPTY",
+  "NONE",
+  "\\",
+  "\\x",
+  "\"",
+  "=",
+  "[",
+  "]",
+  "#",
+  "\xff\xfe",
+  "\xc3\x28",
+  "a\tb",
+  "video/x-raw,format=RGB,,,,format=BGR",
 };
 
 static gint
-rand_index (GRand * r, guint n)
+rand_index (GRand *r, guint n)
 {
   return g_rand_int_range (r, 0, (gint32) n);
 }
 
 /* A random line: a key with a hostile value, a group header, or junk. */
 static gchar *
-rand_line (GRand * r)
+rand_line (GRand *r)
 {
   switch (rand_index (r, 6)) {
     case 0:
-      return g_strdup_printf ("[%s]", hostile[rand_index (r,
-                  G_N_ELEMENTS (hostile))]);
+      return g_strdup_printf ("[%s]",
+          hostile[rand_index (r, G_N_ELEMENTS (hostile))]);
     case 1:
       return g_strdup (rand_index (r, 2) ? "[input]" : "[modelinfo]");
-    case 2:{
+    case 2: {
       /* A long value: the loader must not care about length. */
       GString *s = g_string_new (keys[rand_index (r, G_N_ELEMENTS (keys))]);
 
@@ -107,7 +172,7 @@ rand_line (GRand * r)
 
 /* Replaces the value of a random `key=` line, keeping the key. */
 static void
-mutate_value (GRand * r, GPtrArray * lines)
+mutate_value (GRand *r, GPtrArray *lines)
 {
   guint i = rand_index (r, lines->len);
   gchar *line = g_ptr_array_index (lines, i);
@@ -123,7 +188,7 @@ mutate_value (GRand * r, GPtrArray * lines)
 
 /* Line-level mutations. */
 static void
-mutate_lines (GRand * r, GPtrArray * lines)
+mutate_lines (GRand *r, GPtrArray *lines)
 {
   guint i;
 
@@ -137,8 +202,7 @@ mutate_lines (GRand * r, GPtrArray * lines)
       g_ptr_array_remove_index (lines, i);
       break;
     case 1:
-      g_ptr_array_insert (lines, i,
-          g_strdup (g_ptr_array_index (lines, i)));
+      g_ptr_array_insert (lines, i, g_strdup (g_ptr_array_index (lines, i)));
       break;
     case 2:
       g_ptr_array_insert (lines, i, rand_line (r));
@@ -151,7 +215,7 @@ mutate_lines (GRand * r, GPtrArray * lines)
 
 /* Byte-level mutations of the whole text (NUL included). */
 static void
-mutate_bytes (GRand * r, GByteArray * bytes)
+mutate_bytes (GRand *r, GByteArray *bytes)
 {
   guint i;
   guint8 b = (guint8) g_rand_int (r);
@@ -179,7 +243,7 @@ mutate_bytes (GRand * r, GByteArray * bytes)
 
 /* A mutated copy of one of the checked-in files. */
 static GByteArray *
-mutated_file (GRand * r)
+mutated_file (GRand *r)
 {
   const gchar *seed = g_ptr_array_index (seeds, rand_index (r, seeds->len));
   g_auto (GStrv) split = g_strsplit (seed, "\n", -1);
@@ -207,43 +271,45 @@ mutated_file (GRand * r)
 
 /* What a file that loads must give: something the element can use. */
 static void
-check_loaded (const GstCudaGraphModelInfo * info)
+check_loaded (const GstCudaGraphModelInfo *info)
 {
   FUZZ_CHECK (info->tensor_name != NULL, "no tensor name");
   FUZZ_CHECK (info->width >= 1 && info->width <= GCG_FRAME_CHAIN_MAX_SIZE,
       "width %u", info->width);
   FUZZ_CHECK (info->height >= 1 && info->height <= GCG_FRAME_CHAIN_MAX_SIZE,
       "height %u", info->height);
-  FUZZ_CHECK (info->batch <= GCG_FRAME_CHAIN_MAX_ROIS, "batch %u",
-      info->batch);
+  FUZZ_CHECK (info->batch <= GCG_FRAME_CHAIN_MAX_ROIS, "batch %u", info->batch);
   FUZZ_CHECK (info->layout == GCG_TENSOR_LAYOUT_NCHW
-      || info->layout == GCG_TENSOR_LAYOUT_NHWC, "layout %d", info->layout);
+          || info->layout == GCG_TENSOR_LAYOUT_NHWC,
+      "layout %d", info->layout);
   FUZZ_CHECK (info->type == GCG_TENSOR_TYPE_FLOAT32
-      || info->type == GCG_TENSOR_TYPE_FLOAT16
-      || info->type == GCG_TENSOR_TYPE_UINT8, "type %d", info->type);
+          || info->type == GCG_TENSOR_TYPE_FLOAT16
+          || info->type == GCG_TENSOR_TYPE_UINT8,
+      "type %d", info->type);
   FUZZ_CHECK (info->channels == GCG_TENSOR_CHANNELS_RGB
-      || info->channels == GCG_TENSOR_CHANNELS_BGR
-      || info->channels == GCG_TENSOR_CHANNELS_GRAY, "channels %d",
-      info->channels);
+          || info->channels == GCG_TENSOR_CHANNELS_BGR
+          || info->channels == GCG_TENSOR_CHANNELS_GRAY,
+      "channels %d", info->channels);
   for (guint c = 0; c < 3; c++) {
     gfloat scale = 1.0f / (255.0f * info->std[c]);
     gfloat offset = -info->mean[c] / info->std[c];
 
     FUZZ_CHECK (isfinite (info->mean[c]) && isfinite (info->std[c])
-        && info->std[c] != 0.0f, "mean %g std %g", info->mean[c],
-        info->std[c]);
+            && info->std[c] != 0.0f,
+        "mean %g std %g", info->mean[c], info->std[c]);
     FUZZ_CHECK (isfinite (scale) && isfinite (offset)
-        && isfinite (scale * 255.0f + offset), "mapping of mean %g std %g",
-        info->mean[c], info->std[c]);
+            && isfinite (scale * 255.0f + offset),
+        "mapping of mean %g std %g", info->mean[c], info->std[c]);
   }
 }
 
 /* The tensor's size; a dynamic batch (0) is the element's max-rois. */
 static gsize
-tensor_bytes (const GstCudaGraphModelInfo * info, guint max_rois)
+tensor_bytes (const GstCudaGraphModelInfo *info, guint max_rois)
 {
-  gsize elem = info->type == GCG_TENSOR_TYPE_UINT8 ? 1 :
-      info->type == GCG_TENSOR_TYPE_FLOAT16 ? 2 : 4;
+  gsize elem = info->type == GCG_TENSOR_TYPE_UINT8 ? 1
+      : info->type == GCG_TENSOR_TYPE_FLOAT16      ? 2
+                                                   : 4;
   gsize c = info->channels == GCG_TENSOR_CHANNELS_GRAY ? 1 : 3;
 
   return (gsize) info->width * info->height * c * elem
@@ -253,8 +319,8 @@ tensor_bytes (const GstCudaGraphModelInfo * info, guint max_rois)
 /* The element refuses the file at set time (a warning of ours, expected
  * here) or takes it; any other warning or critical is fatal. */
 static void
-refusal_only (const gchar * domain, GLogLevelFlags level,
-    const gchar * message, gpointer user_data)
+refusal_only (const gchar *domain, GLogLevelFlags level, const gchar *message,
+    gpointer user_data)
 {
   FUZZ_CHECK (strstr (message, "refusing property 'model-info'") != NULL,
       "unexpected %s warning: %s", domain, message);
@@ -264,12 +330,12 @@ refusal_only (const gchar * domain, GLogLevelFlags level,
 /* One frame through cudagraphpreprocess with the file: a tensor of the
  * file's size out, or, for a refused file, an error at start naming it. */
 static void
-run_element (const gchar * path, gboolean loaded,
-    const GstCudaGraphModelInfo * info)
+run_element (const gchar *path, gboolean loaded,
+    const GstCudaGraphModelInfo *info)
 {
   static const guint8 grey[4] = { 100, 100, 100, 255 };
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphpreprocess",
-      NULL);
+  g_autoptr (GstElement)
+      e = gst_element_factory_make ("cudagraphpreprocess", NULL);
   g_autofree gchar *launch = NULL;
   g_autofree gchar *err = NULL;
   gboolean refused = FALSE;
@@ -296,13 +362,13 @@ run_element (const gchar * path, gboolean loaded,
     n_start_refused += err != NULL;
     return;
   }
-  launch = g_strdup_printf ("cudagraphpreprocess backend=cpu model-info=%s",
-      path);
+  launch =
+      g_strdup_printf ("cudagraphpreprocess backend=cpu model-info=%s", path);
   h = gcg_test_harness_new (launch, RGBA_32x24, NULL);
   out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_32x24, grey, 4, 0));
   FUZZ_CHECK (gst_buffer_get_size (out) == tensor_bytes (info, max_rois),
-      "output of %zu bytes, the file's tensor %zu",
-      gst_buffer_get_size (out), tensor_bytes (info, max_rois));
+      "output of %zu bytes, the file's tensor %zu", gst_buffer_get_size (out),
+      tensor_bytes (info, max_rois));
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   n_run++;
@@ -322,7 +388,7 @@ run_case (guint i)
 
   case_no = i;
   g_assert_true (g_file_set_contents (path, (const gchar *) bytes->data,
-          bytes->len, NULL));
+      bytes->len, NULL));
   if (g_getenv ("GCG_FUZZ_VERBOSE"))
     g_printerr ("case %u:\n%.*s\n", i, (int) bytes->len, bytes->data);
   loaded = gst_cuda_graph_model_info_load (path, &info, &error);
@@ -346,14 +412,14 @@ run_case (guint i)
 static gint
 compare_texts (gconstpointer a, gconstpointer b)
 {
-  return g_strcmp0 (*(const gchar * const *) a, *(const gchar * const *) b);
+  return g_strcmp0 (*(const gchar *const *) a, *(const gchar *const *) b);
 }
 
 static void
 load_seeds (void)
 {
-  g_autofree gchar *dir = g_build_filename (GCG_TEST_DATA_DIR, "modelinfo",
-      NULL);
+  g_autofree gchar *dir =
+      g_build_filename (GCG_TEST_DATA_DIR, "modelinfo", NULL);
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const gchar *name;
 
@@ -384,8 +450,8 @@ test_modelinfo_fuzz (void)
     run_case (i);
   g_rmdir (tmp_dir);
   g_test_message ("%u files read, %u refused; through the element: %u "
-      "run, %u refused at start", n_loaded, n_refused, n_run,
-      n_start_refused);
+                  "run, %u refused at start",
+      n_loaded, n_refused, n_run, n_start_refused);
   gcg_test_fuzz_ran ("modelinfo", n_cases, n);
   /* The sweep must reach both sides and the element's frame path. */
   if (n >= 500) {

@@ -42,12 +42,10 @@ static guint n_region_copies, n_whole_copies, n_outputs;
 
 /* Mostly small, sometimes at or past a bound, sometimes huge. */
 static guint64
-rand_count (GRand * r, guint64 bound)
+rand_count (GRand *r, guint64 bound)
 {
   static const guint64 special[] = { 0, 1, G_MAXUINT32, G_MAXINT32,
-    (guint64) G_MAXINT32 + 1, G_MAXUINT64, G_MAXINT64, 1ull << 32,
-    1ull << 62
-  };
+    (guint64) G_MAXINT32 + 1, G_MAXUINT64, G_MAXINT64, 1ull << 32, 1ull << 62 };
 
   switch (g_rand_int_range (r, 0, 4)) {
     case 0:
@@ -60,10 +58,10 @@ rand_count (GRand * r, guint64 bound)
 }
 
 static void
-lie_tensor_meta (GRand * r, GstBuffer * buf)
+lie_tensor_meta (GRand *r, GstBuffer *buf)
 {
-  GstCudaGraphTensorMeta *m = (GstCudaGraphTensorMeta *) gst_buffer_add_meta (buf, tensor_info,
-      NULL);
+  GstCudaGraphTensorMeta *m =
+      (GstCudaGraphTensorMeta *) gst_buffer_add_meta (buf, tensor_info, NULL);
 
   /* Pointers stay NULL: a reader cannot check where a pointer points,
    * only counts and sizes against what it holds. */
@@ -98,11 +96,11 @@ lie_tensor_meta (GRand * r, GstBuffer * buf)
 }
 
 static void
-lie_batch_meta (GRand * r, GstBuffer * buf)
+lie_batch_meta (GRand *r, GstBuffer *buf)
 {
   guint n = g_rand_int_range (r, 0, 8);
-  GstCudaGraphBatchMeta *m = (GstCudaGraphBatchMeta *) gst_buffer_add_meta (buf, batch_info,
-      GUINT_TO_POINTER (n));
+  GstCudaGraphBatchMeta *m = (GstCudaGraphBatchMeta *) gst_buffer_add_meta (buf,
+      batch_info, GUINT_TO_POINTER (n));
   guint real_sources = g_rand_int_range (r, 0, 3);
 
   for (guint i = 0; i < real_sources; i++) {
@@ -113,8 +111,9 @@ lie_batch_meta (GRand * r, GstBuffer * buf)
   for (guint i = 0; i < n; i++)
     m->items[i].source = (guint) rand_count (r, real_sources);
   /* n_sources past the array; n_items past the items allocated. */
-  m->n_sources = g_rand_boolean (r) ? real_sources :
-      (guint) rand_count (r, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES);
+  m->n_sources = g_rand_boolean (r)
+      ? real_sources
+      : (guint) rand_count (r, GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES);
   if (m->n_sources < real_sources)
     m->n_sources = real_sources;
   if (g_rand_int_range (r, 0, 3) == 0)
@@ -122,14 +121,14 @@ lie_batch_meta (GRand * r, GstBuffer * buf)
 }
 
 static gboolean
-batch_meta_lies (const GstCudaGraphBatchMeta * m)
+batch_meta_lies (const GstCudaGraphBatchMeta *m)
 {
   return m->n_items > m->n_allocated;
 }
 
 /* A tensor meta an element wrote describes its own output. */
 static void
-check_written_meta (GstBuffer * out)
+check_written_meta (GstBuffer *out)
 {
   GstCudaGraphTensorMeta *m = gst_cuda_graph_buffer_get_tensor_meta (out);
   gsize size = gst_buffer_get_size (out);
@@ -137,12 +136,14 @@ check_written_meta (GstBuffer * out)
   if (m == NULL)
     return;
   n_outputs++;
-  FUZZ_CHECK (m->size <= size, "meta size %" G_GUINT64_FORMAT " of a %zu-"
-      "byte buffer", m->size, size);
+  FUZZ_CHECK (m->size <= size,
+      "meta size %" G_GUINT64_FORMAT " of a %zu-"
+      "byte buffer",
+      m->size, size);
   FUZZ_CHECK (m->n_items <= GST_CUDA_GRAPH_TENSOR_META_MAX_ITEMS, "n_items %u",
       m->n_items);
-  FUZZ_CHECK (m->n_tensors <= GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS, "n_tensors %u",
-      m->n_tensors);
+  FUZZ_CHECK (m->n_tensors <= GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS,
+      "n_tensors %u", m->n_tensors);
   for (guint i = 0; i < m->n_tensors; i++)
     FUZZ_CHECK (m->tensors[i].offset + m->tensors[i].size <= size,
         "tensor %u past the buffer", i);
@@ -150,7 +151,7 @@ check_written_meta (GstBuffer * out)
 
 /* Copies of all and of part of @buf. */
 static void
-check_copies (GRand * r, GstBuffer * buf)
+check_copies (GRand *r, GstBuffer *buf)
 {
   GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (buf);
   gboolean lies = bm != NULL && batch_meta_lies (bm);
@@ -158,12 +159,13 @@ check_copies (GRand * r, GstBuffer * buf)
   gsize off = g_rand_int_range (r, 0, (gint32) size);
   gsize len = g_rand_int_range (r, 1, (gint32) (size - off + 1));
   g_autoptr (GstBuffer) whole = g_rand_boolean (r) ? gst_buffer_copy (buf)
-      : gst_buffer_copy_deep (buf);
+                                                   : gst_buffer_copy_deep (buf);
   g_autoptr (GstBuffer) part = NULL;
 
   FUZZ_CHECK (gst_cuda_graph_buffer_get_tensor_meta (whole) != NULL,
       "a whole copy lost the tensor meta");
-  FUZZ_CHECK ((gst_cuda_graph_buffer_get_batch_meta (whole) != NULL) == (bm && !lies),
+  FUZZ_CHECK ((gst_cuda_graph_buffer_get_batch_meta (whole) != NULL)
+          == (bm && !lies),
       "a whole copy %s the batch meta (n_items %u of %u allocated)",
       gst_cuda_graph_buffer_get_batch_meta (whole) ? "kept" : "dropped",
       bm ? bm->n_items : 0, bm ? bm->n_allocated : 0);
@@ -172,25 +174,27 @@ check_copies (GRand * r, GstBuffer * buf)
   if (off == 0 && len == size)
     return;
   FUZZ_CHECK (gst_cuda_graph_buffer_get_tensor_meta (part) == NULL
-      && gst_cuda_graph_buffer_get_batch_meta (part) == NULL,
+          && gst_cuda_graph_buffer_get_batch_meta (part) == NULL,
       "a copy of %zu bytes at %zu of %zu kept a tensor meta", len, off, size);
   n_region_copies++;
 }
 
 static void
-through_element (GRand * r, GstBuffer * in)
+through_element (GRand *r, GstBuffer *in)
 {
   static const gchar *launches[][2] = {
-    {"cudagraphconvert backend=cpu", NULL},
-    {"cudagraphconvert backend=cpu", "video/x-raw,format=NV12,width=16,"
-          "height=16"},
-    {"cudagraphpreprocess backend=cpu width=16 height=8", NULL},
-    {"cudagraphpreprocess backend=cpu width=8 height=8 max-rois=4 "
-          "tensor-type=uint8 layout=nhwc", NULL},
+    { "cudagraphconvert backend=cpu", NULL },
+    { "cudagraphconvert backend=cpu",
+        "video/x-raw,format=NV12,width=16,"
+        "height=16" },
+    { "cudagraphpreprocess backend=cpu width=16 height=8", NULL },
+    { "cudagraphpreprocess backend=cpu width=8 height=8 max-rois=4 "
+      "tensor-type=uint8 layout=nhwc",
+        NULL },
   };
   guint which = g_rand_int_range (r, 0, G_N_ELEMENTS (launches));
-  GstHarness *h = gcg_test_harness_new (launches[which][0], RGBA_32x24,
-      launches[which][1]);
+  GstHarness *h =
+      gcg_test_harness_new (launches[which][0], RGBA_32x24, launches[which][1]);
   GstBuffer *out = gcg_test_push_pull (h, in);
 
   /* A passthrough output is the input, lies and all. */
@@ -202,7 +206,7 @@ through_element (GRand * r, GstBuffer * in)
 
 /* @in (taken) through cudagraphbatch, one stream: its batch. */
 static GstBuffer *
-batch_one (GstBuffer * in)
+batch_one (GstBuffer *in)
 {
   GcgTestBatch f;
   GstBuffer *out;
@@ -217,7 +221,7 @@ batch_one (GstBuffer * in)
 }
 
 static void
-through_batch (GstBuffer * in)
+through_batch (GstBuffer *in)
 {
   GstBuffer *out = batch_one (in);
 
@@ -272,7 +276,8 @@ test_tensor_meta_fuzz (void)
     run_case (i);
   gcg_test_fuzz_ran ("tensor-meta", ran, n);
   g_test_message ("%u whole copies, %u region copies, %u element outputs "
-      "checked", n_whole_copies, n_region_copies, n_outputs);
+                  "checked",
+      n_whole_copies, n_region_copies, n_outputs);
   if (n >= 100) {
     g_assert_cmpuint (n_region_copies, >, n / 2);
     g_assert_cmpuint (n_outputs, >, n / 4);

@@ -46,9 +46,8 @@
  * three times that under ASan. */
 #define DEFAULT_CASES 4000
 
-static const gchar *formats[] = { "NV12", "I420", "RGBA", "BGRA", "RGB",
-  "BGR", "GRAY8"
-};
+static const gchar *formats[] = { "NV12", "I420", "RGBA", "BGRA", "RGB", "BGR",
+  "GRAY8" };
 
 /* What the current case is, for the failure message. */
 static GString *case_desc;
@@ -57,38 +56,40 @@ static guint32 fuzz_seed;
 static guint out_of_range;
 static guint batch_cases, batch_outputs, passthrough_outputs, uniform_outputs;
 
-#define FUZZ_CHECK(cond, ...) G_STMT_START {                            \
-    if (G_UNLIKELY (!(cond))) {                                         \
-      g_printerr ("fuzz case %u (GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u "   \
-          "GCG_FUZZ_CASES=1): %s\n  failed: %s: ", case_no, fuzz_seed,  \
-          case_no, case_desc->str, #cond);                              \
-      g_printerr (__VA_ARGS__);                                         \
-      g_printerr ("\n");                                                \
-      g_assert_not_reached ();                                          \
-    }                                                                   \
-  } G_STMT_END
+#define FUZZ_CHECK(cond, ...) \
+  G_STMT_START { \
+    if (G_UNLIKELY (!(cond))) { \
+      g_printerr ("fuzz case %u (GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u " \
+                  "GCG_FUZZ_CASES=1): %s\n  failed: %s: ", \
+          case_no, fuzz_seed, case_no, case_desc->str, #cond); \
+      g_printerr (__VA_ARGS__); \
+      g_printerr ("\n"); \
+      g_assert_not_reached (); \
+    } \
+  } \
+  G_STMT_END
 
 /* Any GLib-GObject warning while a property string is set fails the test:
  * set_prop() hands GLib only values inside the property's declared range,
  * so a warning is something our element did. */
 static void
-property_warning (const gchar * domain, GLogLevelFlags level,
-    const gchar * message, gpointer user_data)
+property_warning (const gchar *domain, GLogLevelFlags level,
+    const gchar *message, gpointer user_data)
 {
   g_printerr ("fuzz case %u (GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u "
-      "GCG_FUZZ_CASES=1): %s\n  unexpected: %s\n", case_no, fuzz_seed,
-      case_no, case_desc->str, message);
+              "GCG_FUZZ_CASES=1): %s\n  unexpected: %s\n",
+      case_no, fuzz_seed, case_no, case_desc->str, message);
   g_error ("unexpected %s warning", domain);
 }
 
 static gboolean
-chance (GRand * r, gdouble p)
+chance (GRand *r, gdouble p)
 {
   return g_rand_double (r) < p;
 }
 
 static const gchar *
-pick (GRand * r, const gchar * const *v, guint n)
+pick (GRand *r, const gchar *const *v, guint n)
 {
   return v[g_rand_int_range (r, 0, n)];
 }
@@ -97,7 +98,7 @@ pick (GRand * r, const gchar * const *v, guint n)
 
 /* Sizes: mostly tiny or odd, up to 300. */
 static gint
-rand_dim (GRand * r)
+rand_dim (GRand *r)
 {
   switch (g_rand_int_range (r, 0, 4)) {
     case 0:
@@ -110,39 +111,35 @@ rand_dim (GRand * r)
 }
 
 static gchar *
-rand_double_str (GRand * r)
+rand_double_str (GRand *r)
 {
   static const gchar *special[] = { "nan", "-nan", "inf", "-inf", "1e309",
     "-1e309", "1e39", "-1e39", "1e-45", "0", "-0", "abc", "", "0x10", "1,2",
-    "3.4e38", "100.0001", "-1.0001"
-  };
+    "3.4e38", "100.0001", "-1.0001" };
 
   if (chance (r, 0.4))
     return g_strdup (PICK (r, special));
-  return g_strdup_printf ("%g", g_rand_double_range (r, -3.0, 3.0)
-      * (chance (r, 0.2) ? 100.0 : 1.0));
+  return g_strdup_printf ("%g",
+      g_rand_double_range (r, -3.0, 3.0) * (chance (r, 0.2) ? 100.0 : 1.0));
 }
 
 static gchar *
-rand_uint_str (GRand * r, guint max)
+rand_uint_str (GRand *r, guint max)
 {
   static const gchar *special[] = { "0", "-1", "4294967296", "2147483647",
-    "2147483648", "abc", "", "1e3", "0x20", "1.5"
-  };
+    "2147483648", "abc", "", "1e3", "0x20", "1.5" };
 
   if (chance (r, 0.25))
     return g_strdup (PICK (r, special));
-  return g_strdup_printf ("%u", (guint) (g_rand_int (r) % ((guint64) max
-              + 1)));
+  return g_strdup_printf ("%u", (guint) (g_rand_int (r) % ((guint64) max + 1)));
 }
 
 /* A mean/std string: 0 to 5 numbers, some of them not numbers. */
 static gchar *
-rand_list_str (GRand * r)
+rand_list_str (GRand *r)
 {
-  static const gchar *odd[] = { "nan", "inf", "-inf", "", "1e-45", "0",
-    "-0", "x", "1e39", " ", "0.5 ", "-0.25", "1e-300"
-  };
+  static const gchar *odd[] = { "nan", "inf", "-inf", "", "1e-45", "0", "-0",
+    "x", "1e39", " ", "0.5 ", "-0.25", "1e-300" };
   guint n = g_rand_int_range (r, 0, 6);
   GString *s = g_string_new (NULL);
 
@@ -158,11 +155,9 @@ rand_list_str (GRand * r)
 }
 
 static gchar *
-rand_enum_str (GRand * r, const gchar * const *nicks, guint n)
+rand_enum_str (GRand *r, const gchar *const *nicks, guint n)
 {
-  static const gchar *bad[] = { "", "7", "-1", "0", "1", "2", "NCHW",
-    "bogus"
-  };
+  static const gchar *bad[] = { "", "7", "-1", "0", "1", "2", "NCHW", "bogus" };
 
   if (chance (r, 0.2))
     return g_strdup (PICK (r, bad));
@@ -173,8 +168,8 @@ rand_enum_str (GRand * r, const gchar * const *nicks, guint n)
  * use (a mean/std string that does not parse: gst/props/gstcudagraphrefuse.c)
  * is expected; any other warning of ours while a property is set is not. */
 static void
-refusal_warning (const gchar * domain, GLogLevelFlags level,
-    const gchar * message, gpointer user_data)
+refusal_warning (const gchar *domain, GLogLevelFlags level,
+    const gchar *message, gpointer user_data)
 {
   if (strstr (message, ": refusing property '") != NULL)
     return;
@@ -188,10 +183,10 @@ refusal_warning (const gchar * domain, GLogLevelFlags level,
  * GLib's behaviour, not ours, so it is counted and skipped here.  What
  * reaches the element is inside the range and must be handled. */
 static void
-set_prop (GstElement * e, const gchar * name, const gchar * value)
+set_prop (GstElement *e, const gchar *name, const gchar *value)
 {
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      name);
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
   g_auto (GValue) v = G_VALUE_INIT;
   GLogLevelFlags fatal;
   guint id, own;
@@ -207,10 +202,10 @@ set_prop (GstElement * e, const gchar * name, const gchar * value)
     return;
   }
   fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
-  id = g_log_set_handler ("GLib-GObject", G_LOG_LEVEL_WARNING,
-      property_warning, NULL);
-  own = g_log_set_handler ("GstCudaGraph", G_LOG_LEVEL_WARNING,
-      refusal_warning, NULL);
+  id = g_log_set_handler ("GLib-GObject", G_LOG_LEVEL_WARNING, property_warning,
+      NULL);
+  own = g_log_set_handler ("GstCudaGraph", G_LOG_LEVEL_WARNING, refusal_warning,
+      NULL);
   g_object_set_property (G_OBJECT (e), name, &v);
   g_log_remove_handler ("GstCudaGraph", own);
   g_log_remove_handler ("GLib-GObject", id);
@@ -218,7 +213,7 @@ set_prop (GstElement * e, const gchar * name, const gchar * value)
 }
 
 static void
-set_prop_take (GstElement * e, const gchar * name, gchar * value)
+set_prop_take (GstElement *e, const gchar *name, gchar *value)
 {
   set_prop (e, name, value);
   g_free (value);
@@ -226,11 +221,10 @@ set_prop_take (GstElement * e, const gchar * name, gchar * value)
 
 /* Random properties of cudagraphconvert. */
 static void
-fuzz_convert_props (GRand * r, GstElement * e)
+fuzz_convert_props (GRand *r, GstElement *e)
 {
   static const gchar *crop[] = { "crop-x", "crop-y", "crop-width",
-    "crop-height"
-  };
+    "crop-height" };
   static const gchar *colour[] = { "brightness", "contrast", "gamma", "gain" };
   static const gchar *letterbox[] = { "none", "symmetric", "top-left" };
   static const gchar *method[] = { "nearest", "bilinear" };
@@ -246,12 +240,12 @@ fuzz_convert_props (GRand * r, GstElement * e)
         set_prop_take (e, PICK (r, colour), rand_double_str (r));
         break;
       case 3:
-        set_prop_take (e, "letterbox", rand_enum_str (r, letterbox,
-                G_N_ELEMENTS (letterbox)));
+        set_prop_take (e, "letterbox",
+            rand_enum_str (r, letterbox, G_N_ELEMENTS (letterbox)));
         break;
       case 4:
-        set_prop_take (e, "method", rand_enum_str (r, method,
-                G_N_ELEMENTS (method)));
+        set_prop_take (e, "method",
+            rand_enum_str (r, method, G_N_ELEMENTS (method)));
         break;
       default:
         set_prop_take (e, "pad-color", rand_uint_str (r, G_MAXINT));
@@ -264,7 +258,7 @@ fuzz_convert_props (GRand * r, GstElement * e)
  * height x max-rois) is kept within a few MiB, except for a rare request
  * far over the element's limit, which it must refuse before allocating. */
 static void
-fuzz_preprocess_props (GRand * r, GstElement * e)
+fuzz_preprocess_props (GRand *r, GstElement *e)
 {
   static const gchar *letterbox[] = { "none", "symmetric", "top-left" };
   static const gchar *method[] = { "nearest", "bilinear" };
@@ -272,8 +266,7 @@ fuzz_preprocess_props (GRand * r, GstElement * e)
   static const gchar *layout[] = { "nchw", "nhwc" };
   static const gchar *channels[] = { "rgb", "bgr", "gray" };
   static const gchar *roi_type[] = { "car", "person", "",
-    "gcg-fuzz-unused-roi-type"
-  };
+    "gcg-fuzz-unused-roi-type" };
   static const gchar *dims_bad[] = { "0", "-1", "16385", "abc", "", "1e3" };
   guint n = g_rand_int_range (r, 0, 7);
 
@@ -285,7 +278,7 @@ fuzz_preprocess_props (GRand * r, GstElement * e)
   } else {
     guint w = g_rand_int_range (r, 1, 129), h = g_rand_int_range (r, 1, 129);
     guint rois = chance (r, 0.7) ? g_rand_int_range (r, 1, 5)
-        : g_rand_int_range (r, 0, 66);
+                                 : g_rand_int_range (r, 0, 66);
 
     if (chance (r, 0.05)) {
       w = 16384;
@@ -317,28 +310,29 @@ fuzz_preprocess_props (GRand * r, GstElement * e)
         set_prop_take (e, "std", rand_list_str (r));
         break;
       case 3:
-        set_prop_take (e, PICK (r, ((const gchar *[]) { "scale", "offset",
-                        "pad-value"})), rand_double_str (r));
+        set_prop_take (e,
+            PICK (r, ((const gchar *[]) { "scale", "offset", "pad-value" })),
+            rand_double_str (r));
         break;
       case 4:
-        set_prop_take (e, "tensor-type", rand_enum_str (r, ttype,
-                G_N_ELEMENTS (ttype)));
+        set_prop_take (e, "tensor-type",
+            rand_enum_str (r, ttype, G_N_ELEMENTS (ttype)));
         break;
       case 5:
-        set_prop_take (e, "layout", rand_enum_str (r, layout,
-                G_N_ELEMENTS (layout)));
+        set_prop_take (e, "layout",
+            rand_enum_str (r, layout, G_N_ELEMENTS (layout)));
         break;
       case 6:
-        set_prop_take (e, "channels", rand_enum_str (r, channels,
-                G_N_ELEMENTS (channels)));
+        set_prop_take (e, "channels",
+            rand_enum_str (r, channels, G_N_ELEMENTS (channels)));
         break;
       case 7:
-        set_prop_take (e, "letterbox", rand_enum_str (r, letterbox,
-                G_N_ELEMENTS (letterbox)));
+        set_prop_take (e, "letterbox",
+            rand_enum_str (r, letterbox, G_N_ELEMENTS (letterbox)));
         break;
       case 8:
-        set_prop_take (e, "method", rand_enum_str (r, method,
-                G_N_ELEMENTS (method)));
+        set_prop_take (e, "method",
+            rand_enum_str (r, method, G_N_ELEMENTS (method)));
         break;
       case 9:
         if (chance (r, 0.2)) {
@@ -358,7 +352,7 @@ fuzz_preprocess_props (GRand * r, GstElement * e)
 /* Fills @data with bytes from a xorshift seeded by @r (g_rand per byte is
  * too slow under the sanitizer). */
 static void
-fill_random (GRand * r, guint8 * data, gsize size)
+fill_random (GRand *r, guint8 *data, gsize size)
 {
   guint32 x = g_rand_int (r) | 1;
 
@@ -371,7 +365,7 @@ fill_random (GRand * r, guint8 * data, gsize size)
 }
 
 static GstBuffer *
-new_filled_buffer (GRand * r, gsize size)
+new_filled_buffer (GRand *r, gsize size)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
   GstMapInfo map;
@@ -384,7 +378,7 @@ new_filled_buffer (GRand * r, gsize size)
 }
 
 static gint
-rand_stride (GRand * r, gint dflt)
+rand_stride (GRand *r, gint dflt)
 {
   switch (g_rand_int_range (r, 0, 9)) {
     case 0:
@@ -409,7 +403,7 @@ rand_stride (GRand * r, gint dflt)
 }
 
 static gsize
-rand_offset (GRand * r, gsize dflt, gsize size)
+rand_offset (GRand *r, gsize dflt, gsize size)
 {
   switch (g_rand_int_range (r, 0, 7)) {
     case 0:
@@ -433,7 +427,7 @@ rand_offset (GRand * r, gsize dflt, gsize size)
  * right size, or short or long), a GstVideoMeta of a valid padded layout,
  * a meta of another size than the caps, or garbage offsets and strides. */
 static GstBuffer *
-fuzz_frame (GRand * r, const GstVideoInfo * info)
+fuzz_frame (GRand *r, const GstVideoInfo *info)
 {
   GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT (info);
   guint n_planes = GST_VIDEO_INFO_N_PLANES (info);
@@ -445,23 +439,22 @@ fuzz_frame (GRand * r, const GstVideoInfo * info)
   switch (mode) {
     case 0:
     case 1:
-    case 2:{
+    case 2: {
       /* Plain, the size the caps say. */
       g_string_append (case_desc, " [plain]");
       return new_filled_buffer (r, info->size);
     }
-    case 3:{
+    case 3: {
       /* Plain, short or long. */
       gsize size = chance (r, 0.6)
           ? (gsize) g_rand_int_range (r, 1, MAX ((gint) info->size, 2))
           : info->size + g_rand_int_range (r, 1, 256);
 
-      g_string_append_printf (case_desc, " [plain %" G_GSIZE_FORMAT "]",
-          size);
+      g_string_append_printf (case_desc, " [plain %" G_GSIZE_FORMAT "]", size);
       return new_filled_buffer (r, size);
     }
     case 4:
-    case 5:{
+    case 5: {
       /* Valid: padding around the picture, aligned strides. */
       GstVideoInfo padded = *info;
       GstVideoAlignment align;
@@ -486,7 +479,7 @@ fuzz_frame (GRand * r, const GstVideoInfo * info)
           info->width, info->height, n_planes, offset, stride);
       return buf;
     }
-    case 6:{
+    case 6: {
       /* A meta of another size than the caps, laid out right for
        * itself. */
       GstVideoInfo other;
@@ -497,27 +490,27 @@ fuzz_frame (GRand * r, const GstVideoInfo * info)
         offset[p] = other.offset[p];
         stride[p] = other.stride[p];
       }
-      buf = new_filled_buffer (r, chance (r, 0.5) ? other.size
-          : MAX (other.size, info->size));
-      g_string_append_printf (case_desc, " [meta %dx%d in %" G_GSIZE_FORMAT
-          "]", w, h, gst_buffer_get_size (buf));
-      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, fmt,
-          w, h, n_planes, offset, stride);
+      buf = new_filled_buffer (r,
+          chance (r, 0.5) ? other.size : MAX (other.size, info->size));
+      g_string_append_printf (case_desc, " [meta %dx%d in %" G_GSIZE_FORMAT "]",
+          w, h, gst_buffer_get_size (buf));
+      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, fmt, w, h,
+          n_planes, offset, stride);
       return buf;
     }
-    default:{
+    default: {
       /* Garbage. */
-      gsize size = chance (r, 0.5) ? info->size
+      gsize size = chance (r, 0.5)
+          ? info->size
           : (gsize) g_rand_int_range (r, 1, (gint) info->size * 2 + 2);
 
       buf = new_filled_buffer (r, size);
-      g_string_append_printf (case_desc, " [garbage %" G_GSIZE_FORMAT,
-          size);
+      g_string_append_printf (case_desc, " [garbage %" G_GSIZE_FORMAT, size);
       for (guint p = 0; p < n_planes; p++) {
         offset[p] = rand_offset (r, info->offset[p], size);
         stride[p] = rand_stride (r, info->stride[p]);
-        g_string_append_printf (case_desc, " %" G_GSIZE_FORMAT "/%d",
-            offset[p], stride[p]);
+        g_string_append_printf (case_desc, " %" G_GSIZE_FORMAT "/%d", offset[p],
+            stride[p]);
       }
       g_string_append (case_desc, "]");
       gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, fmt,
@@ -528,7 +521,7 @@ fuzz_frame (GRand * r, const GstVideoInfo * info)
 }
 
 static guint
-rand_coord (GRand * r, gint dim)
+rand_coord (GRand *r, gint dim)
 {
   switch (g_rand_int_range (r, 0, 8)) {
     case 0:
@@ -547,12 +540,11 @@ rand_coord (GRand * r, gint dim)
 }
 
 static void
-fuzz_metas (GRand * r, GstBuffer * buf, const GstVideoInfo * info,
+fuzz_metas (GRand *r, GstBuffer *buf, const GstVideoInfo *info,
     gboolean preprocess)
 {
   static const gchar *roi_types[] = { "car", "person", "face",
-    "gcg-fuzz-unused-roi-type"
-  };
+    "gcg-fuzz-unused-roi-type" };
 
   if (chance (r, 0.3)) {
     GstVideoCropMeta *c = gst_buffer_add_video_crop_meta (buf);
@@ -566,7 +558,7 @@ fuzz_metas (GRand * r, GstBuffer * buf, const GstVideoInfo * info,
   }
   if (preprocess && chance (r, 0.5)) {
     guint n = chance (r, 0.9) ? g_rand_int_range (r, 1, 5)
-        : g_rand_int_range (r, 5, 80);
+                              : g_rand_int_range (r, 5, 80);
 
     g_string_append_printf (case_desc, " rois(%u):", n);
     for (guint i = 0; i < n; i++) {
@@ -587,12 +579,10 @@ fuzz_metas (GRand * r, GstBuffer * buf, const GstVideoInfo * info,
     }
   }
   if (chance (r, 0.4)) {
-    static const gchar *fields[] = { "brightness", "contrast", "gamma",
-      "gain", "scale", "offset"
-    };
+    static const gchar *fields[] = { "brightness", "contrast", "gamma", "gain",
+      "scale", "offset" };
     static const gdouble special[] = { NAN, INFINITY, -INFINITY, 0.0, -0.0,
-      1e300, -1e300, 1e39, 1e-300, 100.0, 0.01
-    };
+      1e300, -1e300, 1e39, 1e-300, 100.0, 0.01 };
     GstCustomMeta *meta = gst_buffer_add_custom_meta (buf, "GcgParamsMeta");
     GstStructure *s;
     guint n = g_rand_int_range (r, 0, 5);
@@ -613,14 +603,13 @@ fuzz_metas (GRand * r, GstBuffer * buf, const GstVideoInfo * info,
           g_string_append_printf (case_desc, " %s=(int)", f);
           break;
         case 2:
-        case 3:{
-          gdouble v = special[g_rand_int_range (r, 0,
-                  G_N_ELEMENTS (special))];
+        case 3: {
+          gdouble v = special[g_rand_int_range (r, 0, G_N_ELEMENTS (special))];
           gst_structure_set (s, f, G_TYPE_DOUBLE, v, NULL);
           g_string_append_printf (case_desc, " %s=%g", f, v);
           break;
         }
-        default:{
+        default: {
           gdouble v = g_rand_double_range (r, -2.0, 3.0);
           gst_structure_set (s, f, G_TYPE_DOUBLE, v, NULL);
           g_string_append_printf (case_desc, " %s=%g", f, v);
@@ -633,7 +622,7 @@ fuzz_metas (GRand * r, GstBuffer * buf, const GstVideoInfo * info,
 }
 
 static guint
-tensor_type_size (const gchar * type)
+tensor_type_size (const gchar *type)
 {
   if (g_strcmp0 (type, "float32") == 0)
     return 4;
@@ -646,7 +635,7 @@ tensor_type_size (const gchar * type)
 
 /* The output buffer against the caps it was negotiated with. */
 static void
-check_output (GstBuffer * out, GstCaps * caps)
+check_output (GstBuffer *out, GstCaps *caps)
 {
   g_autofree gchar *caps_str = caps ? gst_caps_to_string (caps) : NULL;
   GstStructure *s;
@@ -664,47 +653,50 @@ check_output (GstBuffer * out, GstCaps * caps)
     g_auto (GStrv) d = NULL;
 
     FUZZ_CHECK (gst_structure_get_int (s, "num_tensors", &n_tensors)
-        && n_tensors == 1, "%s", caps_str);
+            && n_tensors == 1,
+        "%s", caps_str);
     FUZZ_CHECK (dims != NULL && types != NULL, "%s", caps_str);
     d = g_strsplit (dims, ":", -1);
     for (guint i = 0; d[i]; i++)
       expect *= g_ascii_strtoull (d[i], NULL, 10);
     expect *= tensor_type_size (types);
     FUZZ_CHECK (expect != 0, "%s", caps_str);
-    FUZZ_CHECK (size == expect, "tensor of %" G_GSIZE_FORMAT " bytes, caps "
-        "say %" G_GUINT64_FORMAT " (%s)", size, expect,
-        caps_str);
+    FUZZ_CHECK (size == expect,
+        "tensor of %" G_GSIZE_FORMAT " bytes, caps "
+        "say %" G_GUINT64_FORMAT " (%s)",
+        size, expect, caps_str);
   } else {
     GstVideoInfo info;
     GstVideoMeta *vm = gst_buffer_get_video_meta (out);
 
     FUZZ_CHECK (gst_video_info_from_caps (&info, caps), "%s", caps_str);
     if (vm == NULL) {
-      FUZZ_CHECK (size == info.size, "frame of %" G_GSIZE_FORMAT " bytes, "
-          "caps say %" G_GSIZE_FORMAT " (%s)", size,
-          info.size, caps_str);
+      FUZZ_CHECK (size == info.size,
+          "frame of %" G_GSIZE_FORMAT " bytes, "
+          "caps say %" G_GSIZE_FORMAT " (%s)",
+          size, info.size, caps_str);
     } else {
       const GstVideoFormatInfo *finfo = info.finfo;
 
       FUZZ_CHECK (vm->format == GST_VIDEO_INFO_FORMAT (&info)
-          && (gint) vm->width == info.width
-          && (gint) vm->height == info.height, "video meta %ux%u, caps %s",
-          vm->width, vm->height, caps_str);
+              && (gint) vm->width == info.width
+              && (gint) vm->height == info.height,
+          "video meta %ux%u, caps %s", vm->width, vm->height, caps_str);
       /* Every row of every plane inside the buffer. */
       for (guint p = 0; p < vm->n_planes; p++) {
         gint comp[GST_VIDEO_MAX_COMPONENTS];
         guint64 rows, row_bytes;
 
         gst_video_format_info_component (finfo, p, comp);
-        rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
-            info.height);
+        rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0], info.height);
         row_bytes = (guint64) GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0])
             * GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0], info.width);
         FUZZ_CHECK (vm->stride[p] >= 0 && (guint64) vm->stride[p] >= row_bytes
-            && vm->offset[p] + (rows - 1) * vm->stride[p] + row_bytes <= size,
-            "plane %u: offset %" G_GSIZE_FORMAT " stride %d in %"
-            G_GSIZE_FORMAT " bytes (%s)", p, vm->offset[p],
-            vm->stride[p], size, caps_str);
+                && vm->offset[p] + (rows - 1) * vm->stride[p] + row_bytes
+                    <= size,
+            "plane %u: offset %" G_GSIZE_FORMAT " stride %d in %" G_GSIZE_FORMAT
+            " bytes (%s)",
+            p, vm->offset[p], vm->stride[p], size, caps_str);
       }
     }
   }
@@ -719,7 +711,7 @@ check_output (GstBuffer * out, GstCaps * caps)
 /* A frame of one colour, the size its caps say: every byte @v (YUV:
  * luma @v, neutral chroma). */
 static GstBuffer *
-uniform_frame (const GstVideoInfo * info, guint8 v)
+uniform_frame (const GstVideoInfo *info, guint8 v)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
   GstMapInfo map;
@@ -738,13 +730,13 @@ uniform_frame (const GstVideoInfo * info, guint8 v)
  * one colour too, whatever the crop, scaling, conversion and adjustment:
  * in each plane every pixel has the bytes of the first. */
 static void
-check_uniform (GstBuffer * out, GstCaps * caps)
+check_uniform (GstBuffer *out, GstCaps *caps)
 {
   GstVideoInfo info;
   GstVideoFrame frame;
 
-  if (!gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          "video/x-raw") || !gst_video_info_from_caps (&info, caps)
+  if (!gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw")
+      || !gst_video_info_from_caps (&info, caps)
       || !gst_video_frame_map (&frame, &info, out, GST_MAP_READ))
     return;
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
@@ -757,8 +749,11 @@ check_uniform (GstBuffer * out, GstCaps * caps)
     for (gint y = 0; y < h; y++)
       for (gint x = 0; x < w; x++)
         FUZZ_CHECK (memcmp (data + (gsize) y * stride + (gsize) x * ps, data,
-                ps) == 0, "plane %u pixel %d,%d differs from pixel 0,0 of a "
-            "one-colour frame", p, x, y);
+                        ps)
+                == 0,
+            "plane %u pixel %d,%d differs from pixel 0,0 of a "
+            "one-colour frame",
+            p, x, y);
   }
   gst_video_frame_unmap (&frame);
   uniform_outputs++;
@@ -766,7 +761,7 @@ check_uniform (GstBuffer * out, GstCaps * caps)
 
 /* A copy of @buf's bytes. */
 static GBytes *
-buffer_bytes (GstBuffer * buf)
+buffer_bytes (GstBuffer *buf)
 {
   GstMapInfo map;
   GBytes *bytes;
@@ -778,14 +773,15 @@ buffer_bytes (GstBuffer * buf)
 }
 
 static gchar *
-rand_video_caps (GRand * r, const gchar * fmt, gint w, gint h)
+rand_video_caps (GRand *r, const gchar *fmt, gint w, gint h)
 {
   return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1", fmt, w, h);
+                          "framerate=30/1",
+      fmt, w, h);
 }
 
 static gboolean
-letterboxed (GstElement * e)
+letterboxed (GstElement *e)
 {
   gint letterbox = 0;
 
@@ -794,11 +790,11 @@ letterboxed (GstElement * e)
 }
 
 static void
-run_case (GRand * r, guint *outputs)
+run_case (GRand *r, guint *outputs)
 {
   gboolean preprocess = chance (r, 0.5);
   const gchar *factory = preprocess ? "cudagraphpreprocess"
-      : "cudagraphconvert";
+                                    : "cudagraphconvert";
   GstElement *e = gst_element_factory_make (factory, NULL);
   g_autofree gchar *in_caps = NULL, *out_caps = NULL;
   GstHarness *h;
@@ -813,8 +809,7 @@ run_case (GRand * r, guint *outputs)
   else
     fuzz_convert_props (r, e);
 
-  in_caps = rand_video_caps (r, PICK (r, formats), rand_dim (r),
-      rand_dim (r));
+  in_caps = rand_video_caps (r, PICK (r, formats), rand_dim (r), rand_dim (r));
   if (!preprocess && chance (r, 0.6))
     out_caps = chance (r, 0.5)
         ? rand_video_caps (r, PICK (r, formats), rand_dim (r), rand_dim (r))
@@ -839,8 +834,8 @@ run_case (GRand * r, guint *outputs)
     /* Now and then a new input size mid-stream. */
     if (f > 0 && chance (r, 0.15)) {
       g_free (in_caps);
-      in_caps = rand_video_caps (r, PICK (r, formats), rand_dim (r),
-          rand_dim (r));
+      in_caps =
+          rand_video_caps (r, PICK (r, formats), rand_dim (r), rand_dim (r));
       g_string_append_printf (case_desc, " | caps %s", in_caps);
       gst_harness_set_src_caps_str (h, in_caps);
       info = gcg_test_info (in_caps);
@@ -865,22 +860,22 @@ run_case (GRand * r, guint *outputs)
     ret = gst_harness_push (h, in);
     /* Refused caps and errors are fine; flushing and EOS never come. */
     FUZZ_CHECK (ret == GST_FLOW_OK || ret == GST_FLOW_NOT_NEGOTIATED
-        || ret == GST_FLOW_ERROR, "push returned %s",
-        gst_flow_get_name (ret));
+            || ret == GST_FLOW_ERROR,
+        "push returned %s", gst_flow_get_name (ret));
     while ((out = gst_harness_try_pull (h)) != NULL) {
       g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
 
       /* In passthrough the input goes on as upstream made it: the very
        * bytes of the frame just pushed (the CPU backend pushes each
        * output from inside the push). */
-      if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
-              (h->element))) {
+      if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (h->element))) {
         g_autoptr (GBytes) out_bytes = buffer_bytes (out);
 
-        FUZZ_CHECK (g_bytes_equal (out_bytes, in_bytes), "passthrough "
-            "output of %" G_GSIZE_FORMAT " bytes is not the input of %"
-            G_GSIZE_FORMAT, g_bytes_get_size (out_bytes),
-            g_bytes_get_size (in_bytes));
+        FUZZ_CHECK (g_bytes_equal (out_bytes, in_bytes),
+            "passthrough "
+            "output of %" G_GSIZE_FORMAT
+            " bytes is not the input of %" G_GSIZE_FORMAT,
+            g_bytes_get_size (out_bytes), g_bytes_get_size (in_bytes));
         passthrough_outputs++;
       } else {
         check_output (out, caps);
@@ -908,7 +903,7 @@ run_case (GRand * r, guint *outputs)
  * DRAIN_WATCHDOG_S is a hang (issue 22: the collect loop starving a
  * stream) and fails with the case number. */
 static void
-drain_batch (GstHarness ** h, guint n_pads, GstBus * bus, guint *outputs)
+drain_batch (GstHarness **h, guint n_pads, GstBus *bus, guint *outputs)
 {
   gint64 end = g_get_monotonic_time () + DRAIN_WATCHDOG_S * G_USEC_PER_SEC;
   gboolean done = FALSE;
@@ -926,7 +921,8 @@ drain_batch (GstHarness ** h, guint n_pads, GstBus * bus, guint *outputs)
     } else if (msg != NULL) {
       done = TRUE;
     } else {
-      FUZZ_CHECK (g_get_monotonic_time () < end, "no EOS nor error %d s "
+      FUZZ_CHECK (g_get_monotonic_time () < end,
+          "no EOS nor error %d s "
           "after EOS on every stream: cudagraphbatch hangs",
           DRAIN_WATCHDOG_S);
       g_usleep (100);
@@ -948,7 +944,7 @@ drain_batch (GstHarness ** h, guint n_pads, GstBus * bus, guint *outputs)
  * round.  Every batch that comes out must match its caps; a stream whose
  * frames are refused must not stall or crash the others. */
 static void
-run_batch_case (GRand * r, guint *outputs)
+run_batch_case (GRand *r, guint *outputs)
 {
   GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
   g_autoptr (GstBus) bus = gst_bus_new ();
@@ -967,8 +963,8 @@ run_batch_case (GRand * r, guint *outputs)
     set_prop_take (e, "batch-size", rand_uint_str (r, 5));
   for (guint i = 0; i < n_pads; i++) {
     h[i] = gst_harness_new_with_element (e, "sink_%u", i == 0 ? "src" : NULL);
-    caps[i] = rand_video_caps (r, PICK (r, formats), rand_dim (r),
-        rand_dim (r));
+    caps[i] =
+        rand_video_caps (r, PICK (r, formats), rand_dim (r), rand_dim (r));
     g_string_append_printf (case_desc, " | sink_%u %s", i, caps[i]);
     gst_harness_set_src_caps_str (h[i], caps[i]);
     info[i] = gcg_test_info (caps[i]);
@@ -986,8 +982,8 @@ run_batch_case (GRand * r, guint *outputs)
 
       if (f > 0 && chance (r, 0.15)) {
         g_free (caps[i]);
-        caps[i] = rand_video_caps (r, PICK (r, formats), rand_dim (r),
-            rand_dim (r));
+        caps[i] =
+            rand_video_caps (r, PICK (r, formats), rand_dim (r), rand_dim (r));
         g_string_append_printf (case_desc, " | sink_%u caps %s", i, caps[i]);
         gst_harness_set_src_caps_str (h[i], caps[i]);
         info[i] = gcg_test_info (caps[i]);
@@ -1000,7 +996,7 @@ run_batch_case (GRand * r, guint *outputs)
         g_printerr ("case %u frame %u: %s\n", case_no, f, case_desc->str);
       ret = gst_harness_push (h[i], in);
       FUZZ_CHECK (ret == GST_FLOW_OK || ret == GST_FLOW_NOT_NEGOTIATED
-          || ret == GST_FLOW_ERROR || ret == GST_FLOW_FLUSHING,
+              || ret == GST_FLOW_ERROR || ret == GST_FLOW_FLUSHING,
           "push returned %s", gst_flow_get_name (ret));
     }
     if (ret != GST_FLOW_OK)
@@ -1024,9 +1020,10 @@ run_one_case (guint i, guint *outputs)
 {
   guint32 seeds[2] = { fuzz_seed, i };
   GRand *r = g_rand_new_with_seed_array (seeds, 2);
-  g_autofree gchar *what = g_strdup_printf ("fuzz case %u "
-      "(GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u GCG_FUZZ_CASES=1)", i, fuzz_seed,
-      i);
+  g_autofree gchar *what =
+      g_strdup_printf ("fuzz case %u "
+                       "(GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u GCG_FUZZ_CASES=1)",
+          i, fuzz_seed, i);
 
   case_no = i;
   g_string_truncate (case_desc, 0);
@@ -1067,8 +1064,8 @@ test_fuzz (void)
   guint ran = 0, outputs = 0;
 
   fuzz_seed = gcg_test_fuzz_env_uint ("GCG_FUZZ_SEED", DEFAULT_SEED);
-  g_test_message ("GCG_FUZZ_SEED=%u, cases %u..%u", fuzz_seed,
-      first, first + n_cases - 1);
+  g_test_message ("GCG_FUZZ_SEED=%u, cases %u..%u", fuzz_seed, first,
+      first + n_cases - 1);
   case_desc = g_string_new (NULL);
 
   for (guint i = first; i < first + n_cases; i++) {
@@ -1076,13 +1073,12 @@ test_fuzz (void)
     ran++;
   }
   g_test_message ("%u cases, %u output buffers checked, %u property "
-      "strings outside their range or unparsable, %.1f s", ran, outputs,
-      out_of_range,
-      (g_get_monotonic_time () - start) / 1e6);
+                  "strings outside their range or unparsable, %.1f s",
+      ran, outputs, out_of_range, (g_get_monotonic_time () - start) / 1e6);
   g_test_message ("of which cudagraphbatch: %u cases, %u batches checked; "
-      "%u passthrough outputs equal to their input, %u outputs of "
-      "one-colour frames of one colour", batch_cases, batch_outputs,
-      passthrough_outputs, uniform_outputs);
+                  "%u passthrough outputs equal to their input, %u outputs of "
+                  "one-colour frames of one colour",
+      batch_cases, batch_outputs, passthrough_outputs, uniform_outputs);
   g_string_free (case_desc, TRUE);
   case_desc = NULL;
   /* Every case asked for ran: a run that stops early tested less than

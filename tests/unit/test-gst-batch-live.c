@@ -37,7 +37,7 @@ typedef struct
 } Figures;
 
 static void
-count_batch (Figures * fig, GstCudaGraphBatchMeta * bm)
+count_batch (Figures *fig, GstCudaGraphBatchMeta *bm)
 {
   GstClockTime lo = GST_CLOCK_TIME_NONE, hi = 0;
 
@@ -61,10 +61,10 @@ count_batch (Figures * fig, GstCudaGraphBatchMeta * bm)
 }
 
 static GstPadProbeReturn
-on_batch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+on_batch (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
-  GstCudaGraphBatchMeta *bm = gst_cuda_graph_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER
-      (info));
+  GstCudaGraphBatchMeta *bm =
+      gst_cuda_graph_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER (info));
 
   g_assert_nonnull (bm);
   count_batch (user_data, bm);
@@ -86,19 +86,18 @@ have_plugins (void)
 }
 
 static void
-run_cameras (Figures * fig, GstClockTime duration)
+run_cameras (Figures *fig, GstClockTime duration)
 {
-  g_autofree gchar *desc = g_strdup_printf ("cudagraphbatch name=b "
-      "backend=cpu width=24 height=20 batch-size=%u timeout=%"
-      G_GUINT64_FORMAT " batch-duration=%" G_GUINT64_FORMAT
-      " ! fakesink sync=false "
+  g_autofree gchar *desc = g_strdup_printf (
+      "cudagraphbatch name=b "
+      "backend=cpu width=24 height=20 batch-size=%u timeout=%" G_GUINT64_FORMAT
+      " batch-duration=%" G_GUINT64_FORMAT " ! fakesink sync=false "
       "videotestsrc is-live=true num-buffers=%u ! "
       "video/x-raw,format=RGBA,width=64,height=48,framerate=%u/1 ! b.sink_0 "
       "videotestsrc is-live=true num-buffers=%u pattern=ball ! "
       "video/x-raw,format=NV12,width=64,height=48,framerate=%u/1 ! b.sink_1",
       duration ? 4 : 2, (guint64) (100 * GST_MSECOND), duration,
-      SECONDS * fps[0], fps[0],
-      SECONDS * fps[1], fps[1]);
+      SECONDS * fps[0], fps[0], SECONDS * fps[1], fps[1]);
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) pipe = gst_parse_launch (desc, &error);
   g_autoptr (GstElement) batch = NULL;
@@ -135,9 +134,9 @@ test_two_cameras (gconstpointer data)
   gcg_test_watchdog_arm (60, "the two live cameras");
   run_cameras (&fig, duration);
   gcg_test_watchdog_disarm ();
-  g_test_message ("%u batches in %u s, window %" GST_TIME_FORMAT ", %"
-      G_GUINT64_FORMAT " frames dropped late", fig.batches, SECONDS,
-      GST_TIME_ARGS (fig.window), fig.dropped);
+  g_test_message ("%u batches in %u s, window %" GST_TIME_FORMAT
+                  ", %" G_GUINT64_FORMAT " frames dropped late",
+      fig.batches, SECONDS, GST_TIME_ARGS (fig.window), fig.dropped);
   for (guint s = 0; s < N_STREAMS; s++) {
     gdouble span, rate;
 
@@ -145,13 +144,15 @@ test_two_cameras (gconstpointer data)
     span = (fig.last[s] - fig.first[s]) / (gdouble) GST_SECOND;
     rate = (fig.frames[s] - 1) / span;
     g_test_message ("sink_%u (%u fps): %u items, %.2f items/s of running "
-        "time", s, fps[s], fig.frames[s], rate);
+                    "time",
+        s, fps[s], fig.frames[s], rate);
     /* Its own rate, less what a loaded machine may drop late. */
     g_assert_cmpfloat (rate, >=, fps[s] * 0.8);
     g_assert_cmpfloat (rate, <=, fps[s] * 1.05);
   }
-  g_test_message ("largest spread of running times in one batch: %"
-      GST_TIME_FORMAT, GST_TIME_ARGS (fig.max_spread));
+  g_test_message (
+      "largest spread of running times in one batch: %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (fig.max_spread));
   g_assert_cmpuint (fig.max_spread, <, fig.window);
 }
 

@@ -29,18 +29,18 @@ typedef struct
  * so columns 0, 1, 4 and 5 are padding.
  * RGB 5x5: s = min (6/5, 6/5) = 1.2, picture 6x6: no padding. */
 static const Stream streams[] = {
-  {"video/x-raw,format=RGB,width=8,height=4,framerate=30/1",
-      {200, 100, 50}, 0, 6, 1, 4},
-  {"video/x-raw,format=RGB,width=2,height=6,framerate=30/1",
-      {10, 20, 30}, 2, 4, 0, 6},
-  {"video/x-raw,format=RGB,width=5,height=5,framerate=30/1",
-      {255, 0, 128}, 0, 6, 0, 6},
+  { "video/x-raw,format=RGB,width=8,height=4,framerate=30/1", { 200, 100, 50 },
+      0, 6, 1, 4 },
+  { "video/x-raw,format=RGB,width=2,height=6,framerate=30/1", { 10, 20, 30 }, 2,
+      4, 0, 6 },
+  { "video/x-raw,format=RGB,width=5,height=5,framerate=30/1", { 255, 0, 128 },
+      0, 6, 0, 6 },
 };
 
 /* Item @n of the batch in @map against its stream's colour and padding;
  * @top_left: the picture starts at (0, 0) instead of being centred. */
 static void
-check_item (const GstMapInfo * map, guint n, gboolean top_left)
+check_item (const GstMapInfo *map, guint n, gboolean top_left)
 {
   Stream moved = streams[n];
   const Stream *s = &moved;
@@ -58,19 +58,19 @@ check_item (const GstMapInfo * map, guint n, gboolean top_left)
         guint got = item[(c * H + y) * W + x];
 
         if (got != (inside ? s->rgb[c] : PAD))
-          g_error ("item %u channel %u (%u, %u): %u, expected %u (%s)", n, c,
-              x, y, got, inside ? s->rgb[c] : PAD,
-              inside ? "picture" : "padding");
+          g_error ("item %u channel %u (%u, %u): %u, expected %u (%s)", n, c, x,
+              y, got, inside ? s->rgb[c] : PAD, inside ? "picture" : "padding");
       }
 }
 
 static void
-run_batch (const gchar * letterbox)
+run_batch (const gchar *letterbox)
 {
-  g_autofree gchar *desc = g_strdup_printf ("cudagraphbatch backend=cpu "
+  g_autofree gchar *desc = g_strdup_printf (
+      "cudagraphbatch backend=cpu "
       "width=%u height=%u layout=nchw tensor-type=uint8 channels=rgb "
-      "scale=1 offset=0 pad-value=%u batch-size=%u letterbox=%s", W, H, PAD,
-      (guint) G_N_ELEMENTS (streams), letterbox);
+      "scale=1 offset=0 pad-value=%u batch-size=%u letterbox=%s",
+      W, H, PAD, (guint) G_N_ELEMENTS (streams), letterbox);
   GstElement *e = gst_parse_launch (desc, NULL);
   GstHarness *h[G_N_ELEMENTS (streams)];
   GstBuffer *out;
@@ -83,8 +83,10 @@ run_batch (const gchar * letterbox)
   }
   gst_object_unref (e);
   for (guint i = 0; i < G_N_ELEMENTS (streams); i++)
-    g_assert_cmpint (gst_harness_push (h[i], gcg_test_solid_new
-            (streams[i].caps, streams[i].rgb, 3, 0)), ==, GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h[i],
+                         gcg_test_solid_new (streams[i].caps, streams[i].rgb, 3,
+                             0)),
+        ==, GST_FLOW_OK);
   out = gst_harness_pull (h[0]);
   g_assert_nonnull (out);
   g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));

@@ -20,16 +20,16 @@
 #define CAPS(i) gcg_test_batch_caps[(i) % G_N_ELEMENTS (gcg_test_batch_caps)]
 
 static void
-run_all (GcgTestBatch * f, guint frame, GcgTestDecorateFunc decorate)
+run_all (GcgTestBatch *f, guint frame, GcgTestDecorateFunc decorate)
 {
   gst_buffer_unref (gcg_test_batch_run (f, NULL, f->n, frame, decorate));
 }
 
 static void
-run_some (GcgTestBatch * f, const guint * which, guint n, guint frame)
+run_some (GcgTestBatch *f, const guint *which, guint n, guint frame)
 {
   gst_buffer_unref (gcg_test_batch_run (f, which, n, frame,
-          gcg_test_batch_vary_rois));
+      gcg_test_batch_vary_rois));
 }
 
 static void
@@ -45,10 +45,10 @@ test_pads (guint n_pads, guint n_frames)
   for (guint fr = 0; fr < n_frames; fr++)
     run_all (&f, fr, NULL);
   gcg_test_batch_check_dims (&f, dims);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"),
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"), ==,
+      n_frames);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "eager-frames"),
       ==, n_frames);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
-          "eager-frames"), ==, n_frames);
   gcg_test_batch_clear (&f);
 }
 
@@ -106,8 +106,8 @@ test_crop (void)
   gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
   gcg_test_batch_add_stream (&f, CAPS (1), 5);
   /* Height 0: to the bottom edge (30 - 4 rows). */
-  g_object_set (f.streams[0].pad, "crop-x", 10, "crop-y", 4, "crop-width",
-      30, "crop-height", 0, NULL);
+  g_object_set (f.streams[0].pad, "crop-x", 10, "crop-y", 4, "crop-width", 30,
+      "crop-height", 0, NULL);
   gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (1), 5, 0));
   out = gst_harness_pull (f.out);
   bm = gst_cuda_graph_buffer_get_batch_meta (out);
@@ -117,7 +117,7 @@ test_crop (void)
   g_assert_cmpint (bm->items[0].roi_width, ==, 30);
   g_assert_cmpint (bm->items[0].roi_height, ==, 26);
   g_assert_true (gcg_frame_item_map_init (&map, &crop, GCG_TEST_BATCH_W,
-          GCG_TEST_BATCH_H, GCG_LETTERBOX_SYMMETRIC));
+      GCG_TEST_BATCH_H, GCG_LETTERBOX_SYMMETRIC));
   g_assert_cmpfloat (bm->items[0].scale_x, ==, map.scale_x);
   g_assert_cmpfloat (bm->items[0].offset_x, ==, map.offset_x);
   g_assert_cmpfloat (bm->items[0].offset_y, ==, map.offset_y);
@@ -130,7 +130,7 @@ test_crop (void)
 }
 
 static guint
-count_warnings (GstBus * bus)
+count_warnings (GstBus *bus)
 {
   GstMessage *msg;
   guint n = 0;
@@ -264,7 +264,7 @@ test_fair (gconstpointer data)
 /* A 30 fps stream (sink_0) and a 10 fps one (sink_1), batches only
  * counted. */
 static void
-init_two_rates (GcgTestBatch * f, const gchar * props)
+init_two_rates (GcgTestBatch *f, const gchar *props)
 {
   gcg_test_batch_init (f, "cpu", "cpu", props, 1);
   f->check = FALSE;
@@ -292,8 +292,8 @@ static void
 test_live_rates (void)
 {
   GstClockTime window = WINDOW, timeout = 10 * GST_MSECOND, min_latency;
-  g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT,
-      timeout);
+  g_autofree gchar *props =
+      g_strdup_printf ("timeout=%" G_GUINT64_FORMAT, timeout);
   GcgTestBatch f;
 
   init_two_rates (&f, props);
@@ -302,8 +302,7 @@ test_live_rates (void)
     GstBuffer *out;
     GstCudaGraphBatchMeta *bm;
 
-    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
-            t));
+    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1, t));
     if (k % 3 == 0) {
       gcg_test_batch_push (&f.streams[1], slow_frame (k / 3));
     } else {
@@ -351,8 +350,7 @@ test_file_rates (void)
     GstBuffer *out;
     GstCudaGraphBatchMeta *bm;
 
-    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1,
-            t));
+    gcg_test_batch_push (&f.streams[0], gcg_test_batch_frame (CAPS (0), 1, t));
     /* The slow stream's next frame is queued ahead of its time. */
     if (k == 0)
       gcg_test_batch_push (&f.streams[1], slow_frame (0));
@@ -394,7 +392,7 @@ test_timeout (void)
 /* Frame @k of a 30 fps stream, at its exact time (k/30 s, so that frame
  * 3 starts a 100 ms window rather than ending the one before). */
 static GstBuffer *
-frame_at (GcgTestStream * s, guint k)
+frame_at (GcgTestStream *s, guint k)
 {
   return gcg_test_batch_frame (s->caps, s->seed + k,
       gst_util_uint64_scale (k, GST_SECOND, 30));
@@ -402,7 +400,7 @@ frame_at (GcgTestStream * s, guint k)
 
 /* EOS comes out (after whatever other events). */
 static void
-assert_eos_out (GcgTestBatch * f)
+assert_eos_out (GcgTestBatch *f)
 {
   gboolean eos = FALSE;
   GstEvent *ev;
@@ -443,18 +441,17 @@ static void
 test_strategies (void)
 {
   static const guint expect[2][5][2] = {
-    {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 2}},
-    {{0, 3}, {0, 4}, {0, 5}, {1, 3}, {2, 5}},
+    { { 0, 0 }, { 0, 1 }, { 0, 2 }, { 1, 0 }, { 2, 2 } },
+    { { 0, 3 }, { 0, 4 }, { 0, 5 }, { 1, 3 }, { 2, 5 } },
   };
   static const gchar *strategies[] = { "all", "first-in-batch",
-    "last-in-batch"
-  };
+    "last-in-batch" };
   FramePusher pushers[3];
   GThread *threads[3];
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=5 batch-duration="
-      G_STRINGIFY (100000000), 1);
+  gcg_test_batch_init (&f, "cpu", "cpu",
+      "batch-size=5 batch-duration=" G_STRINGIFY (100000000), 1);
   f.check = FALSE;
   for (guint i = 0; i < 3; i++) {
     pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i * 10);
@@ -485,8 +482,8 @@ test_strategies (void)
   }
   for (guint i = 0; i < 3; i++)
     g_thread_join (threads[i]);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
-          "dropped-late"), ==, 0);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "dropped-late"),
+      ==, 0);
   gcg_test_batch_clear (&f);
 }
 
@@ -498,28 +495,26 @@ test_strategies (void)
 static GstClockTime
 overlap_pts (guint k)
 {
-  return k ? gst_util_uint64_scale (k, GST_SECOND, 30) + 30 * GST_MSECOND
-      : 0;
+  return k ? gst_util_uint64_scale (k, GST_SECOND, 30) + 30 * GST_MSECOND : 0;
 }
 
 static void
 test_overlap (gconstpointer data)
 {
   gboolean overlap = GPOINTER_TO_INT (data);
-  const guint expect[2][3] = { {0, 3, 6}, {0, 2, 5} };
+  const guint expect[2][3] = { { 0, 3, 6 }, { 0, 2, 5 } };
   GcgTestBatch f;
   GcgTestStream *s;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", "batch-duration="
-      G_STRINGIFY (100000000), 1);
+  gcg_test_batch_init (&f, "cpu", "cpu",
+      "batch-duration=" G_STRINGIFY (100000000), 1);
   f.check = FALSE;
   s = gcg_test_batch_add_stream (&f, CAPS (0), 1);
   gst_harness_set_live (s->h, FALSE);
-  gst_util_set_object_arg (G_OBJECT (s->pad), "batch-strategy", overlap
-      ? "first-in-batch-with-overlap" : "first-in-batch");
+  gst_util_set_object_arg (G_OBJECT (s->pad), "batch-strategy",
+      overlap ? "first-in-batch-with-overlap" : "first-in-batch");
   for (guint k = 0; k < 7; k++)
-    gcg_test_batch_push (s, gcg_test_batch_frame (s->caps, k,
-            overlap_pts (k)));
+    gcg_test_batch_push (s, gcg_test_batch_frame (s->caps, k, overlap_pts (k)));
   gcg_test_batch_eos (s);
   for (guint b = 0; b < 3; b++) {
     GstBuffer *out = gst_harness_pull (f.out);
@@ -531,8 +526,8 @@ test_overlap (gconstpointer data)
     gst_buffer_unref (out);
   }
   assert_eos_out (&f);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
-          "dropped-late"), ==, 0);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "dropped-late"),
+      ==, 0);
   gcg_test_batch_clear (&f);
 }
 
@@ -549,8 +544,9 @@ push_times (gpointer data)
   TimedPusher *p = data;
 
   for (guint k = 0; GST_CLOCK_TIME_IS_VALID (p->pts[k]); k++)
-    if (gst_harness_push (p->s->h, gcg_test_batch_frame (p->s->caps, k,
-                p->pts[k])) != GST_FLOW_OK)
+    if (gst_harness_push (p->s->h,
+            gcg_test_batch_frame (p->s->caps, k, p->pts[k]))
+        != GST_FLOW_OK)
       break;
   gst_harness_push_event (p->s->h, gst_event_new_eos ());
   return NULL;
@@ -563,21 +559,19 @@ push_times (gpointer data)
 static void
 test_overlap_later (void)
 {
-  static const GstClockTime fast[] = { 0, 50 * GST_MSECOND,
-    100 * GST_MSECOND, 150 * GST_MSECOND, 200 * GST_MSECOND,
-    250 * GST_MSECOND, GST_CLOCK_TIME_NONE
-  };
+  static const GstClockTime fast[] = { 0, 50 * GST_MSECOND, 100 * GST_MSECOND,
+    150 * GST_MSECOND, 200 * GST_MSECOND, 250 * GST_MSECOND,
+    GST_CLOCK_TIME_NONE };
   static const GstClockTime slow[] = { 0, 240 * GST_MSECOND,
-    GST_CLOCK_TIME_NONE
-  };
+    GST_CLOCK_TIME_NONE };
   TimedPusher pushers[2];
   GThread *threads[2];
   GstBuffer *out;
   GstCudaGraphBatchMeta *bm;
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", "batch-size=4 batch-duration="
-      G_STRINGIFY (100000000), 1);
+  gcg_test_batch_init (&f, "cpu", "cpu",
+      "batch-size=4 batch-duration=" G_STRINGIFY (100000000), 1);
   f.check = FALSE;
   for (guint i = 0; i < 2; i++) {
     pushers[i].s = gcg_test_batch_add_stream (&f, CAPS (i), i);
@@ -638,8 +632,8 @@ test_late (void)
       gst_util_uint64_scale (2, GST_SECOND, 30));
   gcg_test_batch_check_absent (bm, 1);
   gst_buffer_unref (out);
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch",
-          "dropped-late"), ==, 1);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "dropped-late"),
+      ==, 1);
   qos = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
   g_assert_nonnull (qos);
   gst_message_parse_qos_stats (qos, NULL, &processed, &dropped);
@@ -657,8 +651,10 @@ test_latency (gconstpointer data)
   GstClockTime duration = GPOINTER_TO_UINT (data) * GST_MSECOND;
   GstClockTime upstream = 20 * GST_MSECOND, timeout = 10 * GST_MSECOND;
   GstClockTime window = duration ? duration : WINDOW;
-  g_autofree gchar *props = g_strdup_printf ("timeout=%" G_GUINT64_FORMAT
-      " batch-duration=%" G_GUINT64_FORMAT, timeout, duration);
+  g_autofree gchar *props =
+      g_strdup_printf ("timeout=%" G_GUINT64_FORMAT
+                       " batch-duration=%" G_GUINT64_FORMAT,
+          timeout, duration);
   GcgTestBatch f;
 
   gcg_test_batch_init (&f, "cpu", "cpu", props, 1);
@@ -678,7 +674,8 @@ test_latency (gconstpointer data)
   }
   gst_buffer_unref (gst_harness_pull (f.out));
   g_test_message ("latency %" GST_TIME_FORMAT " (upstream %" GST_TIME_FORMAT
-      ", window %" GST_TIME_FORMAT ", timeout %" GST_TIME_FORMAT ")",
+                  ", window %" GST_TIME_FORMAT ", timeout %" GST_TIME_FORMAT
+                  ")",
       GST_TIME_ARGS (gst_harness_query_latency (f.out)),
       GST_TIME_ARGS (upstream), GST_TIME_ARGS (window),
       GST_TIME_ARGS (timeout));
@@ -706,8 +703,8 @@ test_join_leave (void)
   run_some (&f, after, 2, 2);
   run_some (&f, after, 2, 3);
   gcg_test_batch_check_dims (&f, "24:20:3:6");
-  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"),
-      ==, 4);
+  g_assert_cmpuint (gcg_test_get_u64 (f.out, "cudagraphbatch", "batches"), ==,
+      4);
   gcg_test_batch_clear (&f);
 }
 
@@ -732,10 +729,10 @@ test_eos (void)
 /* ROIs far outside the frame, of huge sizes or empty, are skipped as
  * cudagraphpreprocess skips them. */
 static void
-hostile_rois (guint stream, guint frame, GstBuffer * buf)
+hostile_rois (guint stream, guint frame, GstBuffer *buf)
 {
-  gst_buffer_add_video_region_of_interest_meta (buf, "car", G_MAXUINT32 - 5,
-      3, 10, 10);
+  gst_buffer_add_video_region_of_interest_meta (buf, "car", G_MAXUINT32 - 5, 3,
+      10, 10);
   gst_buffer_add_video_region_of_interest_meta (buf, "car", 2, 2, G_MAXUINT32,
       G_MAXUINT32);
   gst_buffer_add_video_region_of_interest_meta (buf, "car", 5, 5, 0, 7);
@@ -747,8 +744,8 @@ hostile_rois (guint stream, guint frame, GstBuffer * buf)
 static GstBuffer *
 bad_frame (guint kind)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, kind ? 64 * 48 * 2 : 100,
-      NULL);
+  GstBuffer *buf =
+      gst_buffer_new_allocate (NULL, kind ? 64 * 48 * 2 : 100, NULL);
   gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, 64 * 48 };
   gint strides[GST_VIDEO_MAX_PLANES] = { 64, 4096 };
 
@@ -777,7 +774,8 @@ test_hostile (void)
     GstCudaGraphBatchMeta *bm;
 
     gcg_test_batch_push (&f.streams[0], bad_frame (kind));
-    gcg_test_batch_push (&f.streams[1], gcg_test_batch_frame (CAPS (1), 7,
+    gcg_test_batch_push (&f.streams[1],
+        gcg_test_batch_frame (CAPS (1), 7,
             GST_SECOND + kind * (GST_SECOND / 30)));
     out = gst_harness_pull (f.out);
     bm = gst_cuda_graph_buffer_get_batch_meta (out);
@@ -828,7 +826,7 @@ test_hostile_times (void)
 /* Answers the allocation query (once the harness has) with a plain
  * buffer pool, as a downstream element that owns its buffers does. */
 static GstPadProbeReturn
-offer_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+offer_pool (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 {
   GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
   GstBufferPool **offered = user_data;
@@ -851,8 +849,9 @@ test_downstream_pool (void)
 
   gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
   gcg_test_batch_add_stream (&f, CAPS (0), 1);
-  gst_pad_add_probe (f.out->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-      GST_PAD_PROBE_TYPE_PULL, offer_pool, &offered, NULL);
+  gst_pad_add_probe (f.out->sinkpad,
+      GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL, offer_pool,
+      &offered, NULL);
   gcg_test_batch_add_stream (&f, CAPS (1), 2);
   for (guint fr = 0; fr < 3; fr++) {
     GstBuffer *out = gcg_test_batch_run (&f, NULL, f.n, fr, NULL);
@@ -891,8 +890,8 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/overlap/later", test_overlap_later);
   g_test_add_data_func ("/batch/latency/frame-window", GUINT_TO_POINTER (0),
       test_latency);
-  g_test_add_data_func ("/batch/latency/batch-duration",
-      GUINT_TO_POINTER (100), test_latency);
+  g_test_add_data_func ("/batch/latency/batch-duration", GUINT_TO_POINTER (100),
+      test_latency);
   g_test_add_func ("/batch/join-leave", test_join_leave);
   g_test_add_func ("/batch/eos", test_eos);
   g_test_add_func ("/batch/hostile", test_hostile);

@@ -36,7 +36,7 @@ static const guint8 gray100[4] = { 100, 100, 100, 255 };
 
 /* A pattern that tells every pixel apart: R = x, G = y, B = x + 16 y. */
 static void
-pattern_px (guint x, guint y, guint8 * px, gpointer user_data)
+pattern_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   px[0] = x;
   px[1] = y;
@@ -45,8 +45,8 @@ pattern_px (guint x, guint y, guint8 * px, gpointer user_data)
 }
 
 static GstBuffer *
-convert_one (const gchar * launch, const gchar * in_caps,
-    const gchar * out_caps, GstBuffer * in, GstVideoInfo * out_info)
+convert_one (const gchar *launch, const gchar *in_caps, const gchar *out_caps,
+    GstBuffer *in, GstVideoInfo *out_info)
 {
   GstHarness *h = gcg_test_harness_new (launch, in_caps, out_caps);
   GstBuffer *out = gcg_test_push_pull (h, in);
@@ -58,7 +58,7 @@ convert_one (const gchar * launch, const gchar * in_caps,
 }
 
 static void
-assert_rgba (GstVideoFrame * f, guint x, guint y, guint r, guint g, guint b,
+assert_rgba (GstVideoFrame *f, guint x, guint y, guint r, guint g, guint b,
     guint a)
 {
   const guint8 *p = gcg_test_pixel (f, x, y);
@@ -72,8 +72,8 @@ assert_rgba (GstVideoFrame * f, guint x, guint y, guint r, guint g, guint b,
 /* A harness like gcg_test_harness_new() whose messages go to @bus, from
  * the caps on (they are set, and refused, before any buffer). */
 static GstHarness *
-harness_with_bus (const gchar * launch, const gchar * in_caps,
-    const gchar * out_caps, GstBus * bus)
+harness_with_bus (const gchar *launch, const gchar *in_caps,
+    const gchar *out_caps, GstBus *bus)
 {
   GstHarness *h = gst_harness_new_parse (launch);
 
@@ -85,7 +85,7 @@ harness_with_bus (const gchar * launch, const gchar * in_caps,
 }
 
 static void
-teardown_with_bus (GstHarness * h, GstBus * bus)
+teardown_with_bus (GstHarness *h, GstBus *bus)
 {
   gst_bus_set_flushing (bus, TRUE);
   gst_element_set_bus (h->element, NULL);
@@ -94,7 +94,7 @@ teardown_with_bus (GstHarness * h, GstBus * bus)
 
 /* The message of the first @type message on @bus, which must be there. */
 static gchar *
-pop_message_text (GstBus * bus, GstMessageType type)
+pop_message_text (GstBus *bus, GstMessageType type)
 {
   g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, type);
   g_autoptr (GError) err = NULL;
@@ -105,8 +105,8 @@ pop_message_text (GstBus * bus, GstMessageType type)
     gst_message_parse_error (msg, &err, &dbg);
   else
     gst_message_parse_warning (msg, &err, &dbg);
-  g_test_message ("%s: %s (%s)", gst_message_type_get_name (type),
-      err->message, dbg);
+  g_test_message ("%s: %s (%s)", gst_message_type_get_name (type), err->message,
+      dbg);
   return g_strdup (err->message);
 }
 
@@ -167,7 +167,7 @@ test_nv12_to_rgba (void)
 }
 
 static void
-check_swap (const gchar * from, const gchar * to)
+check_swap (const gchar *from, const gchar *to)
 {
   g_autofree gchar *in_caps =
       g_strdup_printf ("video/x-raw,format=%s,width=4,height=2", from);
@@ -203,7 +203,7 @@ test_rgb_bgr (void)
 
 /* A 4x4 crop at (2, 3) scaled 1:1 must be an exact copy of the region. */
 static void
-check_crop (GstBuffer * out, GstVideoInfo * info, guint ox, guint oy)
+check_crop (GstBuffer *out, GstVideoInfo *info, guint ox, guint oy)
 {
   GstVideoFrame f;
 
@@ -268,8 +268,8 @@ test_crop_far_outside (void)
   out = gcg_test_push_pull (h, gst_buffer_copy_deep (in));
   check_crop (out, &info, 2, 3);
   {
-    g_autoptr (GstElement) conv = gst_harness_find_element (h,
-        "cudagraphconvert");
+    g_autoptr (GstElement)
+        conv = gst_harness_find_element (h, "cudagraphconvert");
 
     gst_util_set_object_arg (G_OBJECT (conv), "crop-x", "2147483000");
   }
@@ -280,7 +280,7 @@ test_crop_far_outside (void)
 
 /* Pushes @in (a reference) and checks that the whole frame came out. */
 static void
-push_expect_whole_frame (GstHarness * h, GstBuffer * in)
+push_expect_whole_frame (GstHarness *h, GstBuffer *in)
 {
   g_autoptr (GstBuffer) out = gcg_test_push_pull (h, gst_buffer_ref (in));
   GstMapInfo map;
@@ -304,13 +304,15 @@ test_crop_outside_warns (void)
     guint crop_x;
     const gchar *warning;       /* NULL: none */
   } steps[] = {
-    {1000, "using 0,0 160x90"}, {2000, "using 0,0 160x90"}, {8, NULL},
-    {1000, "using 8,0 152x90"},
+    { 1000, "using 0,0 160x90" },
+    { 2000, "using 0,0 160x90" },
+    { 8, NULL },
+    { 1000, "using 8,0 152x90" },
   };
   g_autoptr (GstBus) bus = gst_bus_new ();
   GstHarness *h = harness_with_bus (CONVERT, caps, caps, bus);
-  g_autoptr (GstElement) conv = gst_harness_find_element (h,
-      "cudagraphconvert");
+  g_autoptr (GstElement)
+      conv = gst_harness_find_element (h, "cudagraphconvert");
   g_autoptr (GstBuffer) in = gcg_test_frame_new (caps, pattern_px, NULL, 0);
 
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
@@ -345,8 +347,8 @@ test_yuv_keeps_colorimetry (void)
   GstBuffer *out;
   GstVideoInfo info;
 
-  out = gcg_test_push_pull (h, gcg_test_frame_new (caps, pattern_px, NULL,
-          128));
+  out =
+      gcg_test_push_pull (h, gcg_test_frame_new (caps, pattern_px, NULL, 128));
   gst_buffer_unref (out);
   out_caps = gst_pad_get_current_caps (h->sinkpad);
   g_assert_true (gst_video_info_from_caps (&info, out_caps));
@@ -396,8 +398,8 @@ test_letterbox (void)
   GstVideoFrame f;
   GstVideoInfo info;
 
-  out = convert_one (CONVERT " letterbox=symmetric pad-color=0xff0000ff",
-      caps, "video/x-raw,format=RGBA,width=8,height=8",
+  out = convert_one (CONVERT " letterbox=symmetric pad-color=0xff0000ff", caps,
+      "video/x-raw,format=RGBA,width=8,height=8",
       gcg_test_solid_new (caps, white, 4, 0), &info);
   g_assert_true (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
   for (guint y = 0; y < 8; y++) {
@@ -412,7 +414,7 @@ test_letterbox (void)
 }
 
 static void
-assert_uniform (GstBuffer * out, GstVideoInfo * info, guint v)
+assert_uniform (GstBuffer *out, GstVideoInfo *info, guint v)
 {
   GstVideoFrame f;
 
@@ -455,8 +457,8 @@ test_controller (void)
   gst_timed_value_control_source_set (tv, GST_SECOND, 0.2);
   gst_timed_value_control_source_set (tv, 2 * GST_SECOND, 0.0);
   g_assert_true (gst_object_add_control_binding (GST_OBJECT (e),
-          gst_direct_control_binding_new_absolute (GST_OBJECT (e),
-              "brightness", cs)));
+      gst_direct_control_binding_new_absolute (GST_OBJECT (e), "brightness",
+          cs)));
   for (guint i = 0; i < G_N_ELEMENTS (expect); i++) {
     GstBuffer *in = gcg_test_solid_new (caps, gray100, 4, 0);
     g_autoptr (GstBuffer) out = NULL;
@@ -501,8 +503,8 @@ test_nan_refused (void)
   const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
   GstHarness *h = gcg_test_harness_new (CONVERT " brightness=0.2", caps, caps);
   g_autoptr (GstElement) e = gst_harness_find_element (h, "cudagraphconvert");
-  g_autoptr (GstElement) pre = gst_element_factory_make
-      ("cudagraphpreprocess", NULL);
+  g_autoptr (GstElement)
+      pre = gst_element_factory_make ("cudagraphpreprocess", NULL);
   g_autoptr (GstBuffer) out = NULL, out2 = NULL;
   GstVideoInfo info = gcg_test_info (caps);
   GstCustomMeta *meta;
@@ -513,8 +515,9 @@ test_nan_refused (void)
 
   g_value_init (&nan, G_TYPE_DOUBLE);
   g_value_set_double (&nan, NAN);
-  g_assert_false (g_param_value_is_valid (g_object_class_find_property
-          (G_OBJECT_GET_CLASS (e), "brightness"), &nan));
+  g_assert_false (g_param_value_is_valid (
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "brightness"),
+      &nan));
   g_object_get (e, "brightness", &v, NULL);
   g_assert_cmpfloat_with_epsilon (v, 0.2, 1e-6);
   out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
@@ -547,7 +550,8 @@ static void
 test_video_meta_past_buffer (void)
 {
   const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
-  const gchar *launch[] = { CONVERT " brightness=0.2",
+  const gchar *launch[] = {
+    CONVERT " brightness=0.2",
     PREPROCESS " width=4 height=4",
   };
   GstVideoInfo info = gcg_test_info (caps);
@@ -555,8 +559,8 @@ test_video_meta_past_buffer (void)
   for (guint i = 0; i < G_N_ELEMENTS (launch); i++) {
     GstHarness *h = gcg_test_harness_new (launch[i], caps, NULL);
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-    gint huge[GST_VIDEO_MAX_PLANES] = { 1 << 28 }, wide[GST_VIDEO_MAX_PLANES]
-        = { 32 };
+    gint huge[GST_VIDEO_MAX_PLANES] = { 1 << 28 },
+         wide[GST_VIDEO_MAX_PLANES] = { 32 };
     GstBuffer *bad = gst_buffer_new_allocate (NULL, info.size, NULL);
     GstBuffer *wide_buf = gst_buffer_new_allocate (NULL, info.size, NULL);
     GstBuffer *small = gst_buffer_new_allocate (NULL, info.size, NULL);
@@ -575,8 +579,10 @@ test_video_meta_past_buffer (void)
     g_assert_cmpint (gst_harness_push (h, wide_buf), ==, GST_FLOW_OK);
     g_assert_cmpint (gst_harness_push (h, small), ==, GST_FLOW_OK);
     g_assert_null (gst_harness_try_pull (h));
-    g_assert_cmpuint (gcg_test_get_u64 (h, i == 0 ? "cudagraphconvert"
-            : "cudagraphpreprocess", "dropped-frames"), ==, 3);
+    g_assert_cmpuint (gcg_test_get_u64 (h,
+                          i == 0 ? "cudagraphconvert" : "cudagraphpreprocess",
+                          "dropped-frames"),
+        ==, 3);
     out = gcg_test_push_pull (h, gcg_test_solid_new (caps, gray100, 4, 0));
     gst_buffer_unref (out);
     gst_harness_teardown (h);
@@ -617,8 +623,7 @@ test_caps_change (void)
       ==, 5);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,
       0);
-  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==,
-      0);
+  g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "replays"), ==, 0);
   gst_harness_teardown (h);
 }
 
@@ -626,7 +631,7 @@ test_caps_change (void)
  * three sizes) through @launch, checks each output, and returns the
  * element's chains-built. */
 static guint64
-run_caps_sequence (const gchar * launch, const gchar * seq)
+run_caps_sequence (const gchar *launch, const gchar *seq)
 {
   static const gchar *caps[] = {
     "video/x-raw,format=RGBA,width=8,height=8",
@@ -637,14 +642,14 @@ run_caps_sequence (const gchar * launch, const gchar * seq)
       "video/x-raw,format=RGBA");
   guint64 built;
 
-  for (const gchar * c = seq; *c; c++) {
+  for (const gchar *c = seq; *c; c++) {
     const gchar *in_caps = caps[*c - 'A'];
     GstVideoInfo info = gcg_test_info (in_caps);
 
     gst_harness_set_src_caps_str (h, in_caps);
     for (guint i = 0; i < 2; i++) {
-      GstBuffer *out = gcg_test_push_pull (h,
-          gcg_test_solid_new (in_caps, gray100, 4, 0));
+      GstBuffer *out =
+          gcg_test_push_pull (h, gcg_test_solid_new (in_caps, gray100, 4, 0));
 
       g_assert_cmpuint (gst_buffer_get_size (out), ==, info.size);
       assert_uniform (out, &info, 151);
@@ -665,15 +670,19 @@ run_caps_sequence (const gchar * launch, const gchar * seq)
 static void
 test_graph_cache (void)
 {
-  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2", "ABA"),
-      ==, 2);
-  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2",
-          "ABCACBBA"), ==, 3);
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2", "ABA"), ==,
+      2);
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2", "ABCACBBA"),
+      ==, 3);
   /* One kept: C drops A, going back to A drops B. */
   g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
-          "graph-cache-size=1", "ABCACB"), ==, 5);
+                                               "graph-cache-size=1",
+                        "ABCACB"),
+      ==, 5);
   g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
-          "graph-cache-size=0", "ABA"), ==, 3);
+                                               "graph-cache-size=0",
+                        "ABA"),
+      ==, 3);
 }
 
 /* A stats request posts the cudagraph-stats message at once, as often as
@@ -693,11 +702,11 @@ test_stats_request (void)
     const GstStructure *s;
     guint64 frames = 0, built = 0;
 
-    gst_buffer_unref (gcg_test_push_pull (h, gcg_test_solid_new (caps,
-                gray100, 4, 0)));
-    g_assert_true (gst_harness_push_event (h, gst_event_new_custom
-            (GST_EVENT_CUSTOM_DOWNSTREAM,
-                gst_structure_new_empty ("cudagraph-stats-request"))));
+    gst_buffer_unref (gcg_test_push_pull (h,
+        gcg_test_solid_new (caps, gray100, 4, 0)));
+    g_assert_true (gst_harness_push_event (h,
+        gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+            gst_structure_new_empty ("cudagraph-stats-request"))));
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
     g_assert_nonnull (msg);
     s = gst_message_get_structure (msg);
@@ -743,28 +752,32 @@ test_preprocess_caps (void)
   g_autofree gchar *str = NULL;
   GstBuffer *out;
 
-  out = gcg_test_push_pull (h, gcg_test_solid_new
-      ("video/x-raw,format=RGBA,width=64,height=48", gray100, 4, 0));
+  out = gcg_test_push_pull (h,
+      gcg_test_solid_new ("video/x-raw,format=RGBA,width=64,height=48", gray100,
+          4, 0));
   g_assert_cmpuint (gst_buffer_get_size (out), ==, 32 * 16 * 3 * 4);
   gst_buffer_unref (out);
   caps = gst_pad_get_current_caps (h->sinkpad);
   str = gst_caps_to_string (caps);
-  g_assert_cmpstr (str, ==, "other/tensors, format=(string)static, "
+  g_assert_cmpstr (str, ==,
+      "other/tensors, format=(string)static, "
       "num_tensors=(int)1, dimensions=(string)32:16:3:1, "
       "types=(string)float32, framerate=(fraction)30/1");
   gst_harness_teardown (h);
 
   h = gcg_test_harness_new (PREPROCESS " width=8 height=4 layout=nhwc "
-      "tensor-type=uint8 max-rois=2",
+                                       "tensor-type=uint8 max-rois=2",
       "video/x-raw,format=NV12,width=64,height=48,framerate=25/1", NULL);
-  out = gcg_test_push_pull (h, gcg_test_solid_new
-      ("video/x-raw,format=NV12,width=64,height=48", gray100, 1, 128));
+  out = gcg_test_push_pull (h,
+      gcg_test_solid_new ("video/x-raw,format=NV12,width=64,height=48", gray100,
+          1, 128));
   gst_buffer_unref (out);
   g_clear_pointer (&caps, gst_caps_unref);
   g_clear_pointer (&str, g_free);
   caps = gst_pad_get_current_caps (h->sinkpad);
   str = gst_caps_to_string (caps);
-  g_assert_cmpstr (str, ==, "other/tensors, format=(string)static, "
+  g_assert_cmpstr (str, ==,
+      "other/tensors, format=(string)static, "
       "num_tensors=(int)1, dimensions=(string)3:8:4:2, "
       "types=(string)uint8, framerate=(fraction)25/1");
   gst_harness_teardown (h);
@@ -779,8 +792,10 @@ test_preprocess_values (void)
   const guint8 px[3] = { 124, 116, 104 };
   const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
   const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=4 height=2 "
-      "mean=0.485,0.456,0.406 std=0.229,0.224,0.225", caps, NULL);
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=4 height=2 "
+      "mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
+      caps, NULL);
   GstBuffer *out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3, 0));
   GstMapInfo map;
   const gfloat *t;
@@ -803,7 +818,7 @@ test_preprocess_values (void)
  * of four: items 0 and 1 hold the ROIs, items 2 and 3 are zero; the tensor
  * meta says where each came from. */
 static void
-half_px (guint x, guint y, guint8 * px, gpointer user_data)
+half_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   px[0] = px[1] = px[2] = x < 32 ? 0 : 255;
 }
@@ -812,9 +827,11 @@ static void
 test_preprocess_rois (void)
 {
   const gchar *caps = "video/x-raw,format=RGB,width=64,height=32";
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=8 height=8 "
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=8 height=8 "
       "max-rois=4 tensor-type=uint8 scale=1.0 letterbox=symmetric "
-      "pad-value=7", caps, NULL);
+      "pad-value=7",
+      caps, NULL);
   GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
   GstVideoRegionOfInterestMeta *r1, *r2;
   GstCudaGraphTensorMeta *meta;
@@ -863,8 +880,8 @@ test_preprocess_rois (void)
 
   /* roi-type filters: only the car. */
   {
-    g_autoptr (GstElement) e = gst_harness_find_element (h,
-        "cudagraphpreprocess");
+    g_autoptr (GstElement)
+        e = gst_harness_find_element (h, "cudagraphpreprocess");
     g_object_set (e, "roi-type", "car", NULL);
   }
   in = gcg_test_frame_new (caps, half_px, NULL, 0);
@@ -881,7 +898,7 @@ test_preprocess_rois (void)
 /* Uniform (124, 116, 104) through mean 0.5, std 0.25: each item holds
  * v * (1 / (255 std)) + (-mean / std), computed as the chain does. */
 static void
-assert_mean_std_output (GstBuffer * out)
+assert_mean_std_output (GstBuffer *out)
 {
   const guint8 px[3] = { 124, 116, 104 };
   const gfloat scale = 1.0f / (255.0f * 0.25f), offset = -0.5f / 0.25f;
@@ -905,16 +922,15 @@ test_mean_std_refused (void)
   const gchar *caps = "video/x-raw,format=RGB,width=16,height=8";
   const guint8 px[3] = { 124, 116, 104 };
   const gchar *bad_mean[] = { "nan,0,0", "0.1,0.2", "0.1,,0.2", "", "abc",
-    "0.5x", "0.1,0.2,0.3,0.4", "1e39"
-  };
+    "0.5x", "0.1,0.2,0.3,0.4", "1e39" };
   const gchar *bad_std[] = { "0", "1e-45", "0.2,0,0.2", "-0", "inf", "," };
   GstHarness *h = gcg_test_harness_new (PREPROCESS " width=4 height=2 "
-      "mean=0.5 std=0.25", caps, NULL);
-  g_autoptr (GstElement) e = gst_harness_find_element (h,
-      "cudagraphpreprocess");
+                                                   "mean=0.5 std=0.25",
+      caps, NULL);
+  g_autoptr (GstElement)
+      e = gst_harness_find_element (h, "cudagraphpreprocess");
 
-  for (guint i = 0; i < G_N_ELEMENTS (bad_mean) + G_N_ELEMENTS (bad_std);
-      i++) {
+  for (guint i = 0; i < G_N_ELEMENTS (bad_mean) + G_N_ELEMENTS (bad_std); i++) {
     gboolean is_mean = i < G_N_ELEMENTS (bad_mean);
     const gchar *name = is_mean ? "mean" : "std";
     g_autofree gchar *value = NULL;
@@ -922,8 +938,8 @@ test_mean_std_refused (void)
 
     g_test_expect_message ("GstCudaGraph", G_LOG_LEVEL_WARNING,
         is_mean ? "*refusing property 'mean'*" : "*refusing property 'std'*");
-    g_object_set (e, name, is_mean ? bad_mean[i]
-        : bad_std[i - G_N_ELEMENTS (bad_mean)], NULL);
+    g_object_set (e, name,
+        is_mean ? bad_mean[i] : bad_std[i - G_N_ELEMENTS (bad_mean)], NULL);
     g_test_assert_expected_messages ();
     g_object_get (e, name, &value, NULL);
     g_assert_cmpstr (value, ==, is_mean ? "0.5" : "0.25");
@@ -932,7 +948,8 @@ test_mean_std_refused (void)
     gst_buffer_unref (out);
   }
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphpreprocess",
-          "dropped-frames"), ==, 0);
+                        "dropped-frames"),
+      ==, 0);
   gst_harness_teardown (h);
 }
 
@@ -944,10 +961,12 @@ test_roi_type_unused (void)
 {
   const gchar *caps = "video/x-raw,format=RGB,width=64,height=32";
   const gchar *unused = "gcg-test-roi-type-nobody-uses";
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=8 height=8 "
-      "max-rois=2 tensor-type=uint8", caps, NULL);
-  g_autoptr (GstElement) e = gst_harness_find_element (h,
-      "cudagraphpreprocess");
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=8 height=8 "
+      "max-rois=2 tensor-type=uint8",
+      caps, NULL);
+  g_autoptr (GstElement)
+      e = gst_harness_find_element (h, "cudagraphpreprocess");
   GstBuffer *in = gcg_test_frame_new (caps, half_px, NULL, 0);
   GstVideoRegionOfInterestMeta *r;
   GstCudaGraphTensorMeta *meta;
@@ -973,8 +992,8 @@ test_roi_type_unused (void)
 /* --- errors, warnings, registration -------------------------------------- */
 
 static GstMessage *
-start_alone (const gchar * launch, GstBus ** bus_out,
-    GstStateChangeReturn * ret, GstElement ** elem_out)
+start_alone (const gchar *launch, GstBus **bus_out, GstStateChangeReturn *ret,
+    GstElement **elem_out)
 {
   GstElement *e = gst_object_ref_sink (gst_parse_launch (launch, NULL));
   GstBus *bus = gst_bus_new ();
@@ -990,7 +1009,7 @@ start_alone (const gchar * launch, GstBus ** bus_out,
 /* Messages on the bus hold the element, which holds the bus: flush both
  * ways before letting go. */
 static void
-stop_alone (GstElement * e, GstBus * bus)
+stop_alone (GstElement *e, GstBus *bus)
 {
   gst_element_set_state (e, GST_STATE_NULL);
   gst_bus_set_flushing (bus, TRUE);
@@ -1008,11 +1027,13 @@ test_tensor_too_large (void)
   const gchar *caps = "video/x-raw,format=RGBA,width=4,height=4";
   g_autoptr (GstBus) bus = gst_bus_new ();
   GstHarness *h = harness_with_bus (PREPROCESS " width=16384 height=16384 "
-      "max-rois=64", caps, NULL, bus);
+                                               "max-rois=64",
+      caps, NULL, bus);
   g_autofree gchar *text = NULL;
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (caps, gray100, 4,
-              0)), ==, GST_FLOW_NOT_NEGOTIATED);
+  g_assert_cmpint (gst_harness_push (h,
+                       gcg_test_solid_new (caps, gray100, 4, 0)),
+      ==, GST_FLOW_NOT_NEGOTIATED);
   text = pop_message_text (bus, GST_MESSAGE_ERROR);
   g_assert_nonnull (strstr (text, "206158430208 bytes"));
   g_assert_nonnull (strstr (text, "more than the limit"));
@@ -1032,7 +1053,8 @@ test_output_allocation_fails (void)
     const gchar *caps = "video/x-raw,format=GRAY8,width=4,height=4";
     g_autoptr (GstBus) bus = gst_bus_new ();
     GstHarness *h = harness_with_bus (PREPROCESS " width=16384 height=8192 "
-        "channels=rgb", caps, NULL, bus);
+                                                 "channels=rgb",
+        caps, NULL, bus);
     g_autofree gchar *text = NULL;
     glong pages = 0;
     struct rlimit cap;
@@ -1043,8 +1065,9 @@ test_output_allocation_fails (void)
     fclose (statm);
     cap.rlim_cur = cap.rlim_max = pages * sysconf (_SC_PAGESIZE) + (512 << 20);
     g_assert_cmpint (setrlimit (RLIMIT_AS, &cap), ==, 0);
-    g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (caps, gray100,
-                1, 0)), ==, GST_FLOW_ERROR);
+    g_assert_cmpint (gst_harness_push (h,
+                         gcg_test_solid_new (caps, gray100, 1, 0)),
+        ==, GST_FLOW_ERROR);
     text = pop_message_text (bus, GST_MESSAGE_ERROR);
     g_assert_nonnull (strstr (text, "1610612736 bytes"));
     teardown_with_bus (h, bus);
@@ -1095,15 +1118,14 @@ test_auto_falls_back (void)
   g_assert_nonnull (msg);
   g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_WARNING);
   gst_message_parse_warning (msg, &err, NULL);
-  g_assert_nonnull (strstr (err->message,
-          "running the CPU reference backend"));
+  g_assert_nonnull (strstr (err->message, "running the CPU reference backend"));
   g_assert_nonnull (strstr (err->message, "no usable GPU ("));
   gst_message_unref (msg);
   stop_alone (e, bus);
 }
 
 static void
-check_pspec (GstElement * e, const gchar * name, GType type, GParamFlags flags)
+check_pspec (GstElement *e, const gchar *name, GType type, GParamFlags flags)
 {
   GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
 
@@ -1122,21 +1144,22 @@ enum_nick (GstElement *e, const gchar *name)
   g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (p));
   g_object_get_property (G_OBJECT (e), name, &v);
   return g_strdup (g_enum_get_value (G_PARAM_SPEC_ENUM (p)->enum_class,
-          g_value_get_enum (&v))->value_nick);
+      g_value_get_enum (&v))
+          ->value_nick);
 }
 
 static void
 test_registration (void)
 {
-  g_autoptr (GstPlugin) plugin = gst_registry_find_plugin (gst_registry_get (),
-      "cudagraph");
-  g_autoptr (GstElement) conv = gst_element_factory_make ("cudagraphconvert",
-      NULL);
-  g_autoptr (GstElement) pre = gst_element_factory_make
-      ("cudagraphpreprocess", NULL);
+  g_autoptr (GstPlugin)
+      plugin = gst_registry_find_plugin (gst_registry_get (), "cudagraph");
+  g_autoptr (GstElement)
+      conv = gst_element_factory_make ("cudagraphconvert", NULL);
+  g_autoptr (GstElement)
+      pre = gst_element_factory_make ("cudagraphpreprocess", NULL);
   const GParamFlags rw = G_PARAM_READWRITE;
-  const GParamFlags ctl = rw | GST_PARAM_CONTROLLABLE |
-      GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags ctl = rw | GST_PARAM_CONTROLLABLE
+      | GST_PARAM_MUTABLE_PLAYING;
   guint64 captures = 1;
   gint dev = 0;
   g_autofree gchar *sync = NULL;
@@ -1157,8 +1180,9 @@ test_registration (void)
     check_pspec (e, "chains-built", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "graph-cache-size", G_TYPE_UINT,
         rw | GST_PARAM_MUTABLE_PLAYING);
-    g_assert_false (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-            "captures")->flags & G_PARAM_WRITABLE);
+    g_assert_false (
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "captures")->flags
+        & G_PARAM_WRITABLE);
   }
   check_pspec (conv, "brightness", G_TYPE_DOUBLE, ctl);
   check_pspec (conv, "contrast", G_TYPE_DOUBLE, ctl);
@@ -1196,7 +1220,7 @@ test_registration (void)
 /* Index of the first structure of @caps with (or without) the CUDA memory
  * feature, or -1. */
 static gint
-find_memory_kind (GstCaps * caps, gboolean cuda)
+find_memory_kind (GstCaps *caps, gboolean cuda)
 {
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
@@ -1209,7 +1233,7 @@ find_memory_kind (GstCaps * caps, gboolean cuda)
 }
 
 static void
-check_template (const gchar * factory, const gchar * pad, gboolean cuda)
+check_template (const gchar *factory, const gchar *pad, gboolean cuda)
 {
   g_autoptr (GstElement) e = gst_element_factory_make (factory, NULL);
   g_autoptr (GstCaps) caps = NULL;
@@ -1243,19 +1267,19 @@ test_cuda_memory_templates (void)
 
 #ifdef HAVE_GST_CUDA
 static GstCaps *
-transform_caps_filtered (GstElement * e, GstPadDirection direction,
-    const gchar * str, const gchar * filter_str)
+transform_caps_filtered (GstElement *e, GstPadDirection direction,
+    const gchar *str, const gchar *filter_str)
 {
   g_autoptr (GstCaps) caps = gst_caps_from_string (str);
   g_autoptr (GstCaps) filter = filter_str ? gst_caps_from_string (filter_str)
-      : NULL;
+                                          : NULL;
 
-  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
-      (GST_BASE_TRANSFORM (e), direction, caps, filter);
+  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps (
+      GST_BASE_TRANSFORM (e), direction, caps, filter);
 }
 
 static GstCaps *
-transform_caps (GstElement * e, GstPadDirection direction, const gchar * str)
+transform_caps (GstElement *e, GstPadDirection direction, const gchar *str)
 {
   return transform_caps_filtered (e, direction, str, NULL);
 }
@@ -1266,10 +1290,10 @@ static void
 test_cuda_memory_transform_caps (void)
 {
 #ifdef HAVE_GST_CUDA
-  g_autoptr (GstElement) conv = gst_element_factory_make ("cudagraphconvert",
-      NULL);
-  g_autoptr (GstElement) pre = gst_element_factory_make ("cudagraphpreprocess",
-      NULL);
+  g_autoptr (GstElement)
+      conv = gst_element_factory_make ("cudagraphconvert", NULL);
+  g_autoptr (GstElement)
+      pre = gst_element_factory_make ("cudagraphpreprocess", NULL);
   g_autoptr (GstCaps) from_cuda = transform_caps (conv, GST_PAD_SINK,
       "video/x-raw(" CUDA_FEATURE "),format=NV12,width=64,height=48");
   g_autoptr (GstCaps) from_sys = transform_caps (conv, GST_PAD_SINK,
@@ -1300,8 +1324,8 @@ test_cuda_memory_transform_caps (void)
     g_autoptr (GstCaps) asked = transform_caps_filtered (pre, GST_PAD_SRC,
         "other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,"
         "types=float32,framerate=30/1",
-        "video/x-raw,format=NV12,width=64,height=48; video/x-raw("
-        CUDA_FEATURE "),format=NV12,width=64,height=48");
+        "video/x-raw,format=NV12,width=64,height=48; video/x-raw(" CUDA_FEATURE
+        "),format=NV12,width=64,height=48");
 
     g_assert_cmpint (find_memory_kind (asked, TRUE), ==, 0);
     g_assert_cmpint (find_memory_kind (asked, FALSE), ==, 1);
@@ -1315,8 +1339,8 @@ test_cuda_memory_transform_caps (void)
   /* Started on the CPU backend: CUDA memory is still taken in, never
    * offered out (the backend could not write it). */
   {
-    g_autoptr (GstElement) cpu = gst_element_factory_make ("cudagraphconvert",
-        NULL);
+    g_autoptr (GstElement)
+        cpu = gst_element_factory_make ("cudagraphconvert", NULL);
     g_autoptr (GstCaps) out = NULL;
     g_autoptr (GstCaps) in = NULL;
 
@@ -1348,7 +1372,7 @@ test_cuda_memory_caps_host_path (void)
 #ifdef HAVE_GST_CUDA
   const gchar *sys = "video/x-raw,format=RGBA,width=8,height=8";
   const gchar *cuda = "video/x-raw(" CUDA_FEATURE "),format=RGBA,width=8,"
-      "height=8";
+                      "height=8";
   const gchar *out_caps = "video/x-raw,format=RGBA,width=4,height=4";
   GstVideoInfo info;
   g_autoptr (GstBuffer) a = convert_one (CONVERT, sys, out_caps,
@@ -1379,8 +1403,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/crop-property", test_crop_property);
   g_test_add_func ("/gst/convert/crop-meta", test_crop_meta);
   g_test_add_func ("/gst/convert/crop-far-outside", test_crop_far_outside);
-  g_test_add_func ("/gst/convert/crop-outside-warns",
-      test_crop_outside_warns);
+  g_test_add_func ("/gst/convert/crop-outside-warns", test_crop_outside_warns);
   g_test_add_func ("/gst/convert/yuv-keeps-colorimetry",
       test_yuv_keeps_colorimetry);
   g_test_add_func ("/gst/convert/resize", test_resize);
@@ -1403,8 +1426,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/errors/tensor-too-large", test_tensor_too_large);
   g_test_add_func ("/gst/errors/output-allocation-fails",
       test_output_allocation_fails);
-  g_test_add_func ("/gst/errors/cuda-without-driver",
-      test_cuda_without_driver);
+  g_test_add_func ("/gst/errors/cuda-without-driver", test_cuda_without_driver);
   g_test_add_func ("/gst/errors/auto-falls-back", test_auto_falls_back);
   g_test_add_func ("/gst/plugin/registration", test_registration);
   g_test_add_func ("/gst/cuda-memory/templates", test_cuda_memory_templates);

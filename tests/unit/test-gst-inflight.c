@@ -35,7 +35,7 @@
 /* Luma that moves with the frame number, so that every frame differs (one
  * byte per pixel: the harness helper fills plane 0 of NV12). */
 static void
-moving_luma (guint x, guint y, guint8 * px, gpointer user_data)
+moving_luma (guint x, guint y, guint8 *px, gpointer user_data)
 {
   guint t = GPOINTER_TO_UINT (user_data);
 
@@ -45,7 +45,7 @@ moving_luma (guint x, guint y, guint8 * px, gpointer user_data)
 /* cudagraphconvert: brightness and contrast from a params meta on two
  * frames of three, a crop meta of changing size on one of four. */
 static void
-decorate_convert (GstBuffer * buf, guint i)
+decorate_convert (GstBuffer *buf, guint i)
 {
   if (i % 3 != 2)
     gcg_test_add_params_meta (buf, (gdouble) ((gint) ((i * 7) % 11) - 5) * 0.04,
@@ -69,7 +69,7 @@ n_rois_of (guint i)
 }
 
 static void
-roi_of (guint i, guint j, guint * x, guint * y, guint * w, guint * h)
+roi_of (guint i, guint j, guint *x, guint *y, guint *w, guint *h)
 {
   *x = (i * 3 + j * 11) % 32;
   *y = (i + j * 7) % 24;
@@ -80,20 +80,18 @@ roi_of (guint i, guint j, guint * x, guint * y, guint * w, guint * h)
 /* cudagraphpreprocess: a different set of ROI metas on each frame, none
  * on every fourth, and a params meta brightness on even frames. */
 static void
-decorate_preprocess (GstBuffer * buf, guint i)
+decorate_preprocess (GstBuffer *buf, guint i)
 {
   /* Outside the frame, before the others: skipped, the items that follow
    * keep their order. */
   if (i % 10 == 9)
-    gst_buffer_add_video_region_of_interest_meta (buf, "obj", 1000, 1000, 8,
-        8);
+    gst_buffer_add_video_region_of_interest_meta (buf, "obj", 1000, 1000, 8, 8);
   for (guint j = 0; j < n_rois_of (i); j++) {
     GstVideoRegionOfInterestMeta *roi;
     guint x, y, w, h;
 
     roi_of (i, j, &x, &y, &w, &h);
-    roi = gst_buffer_add_video_region_of_interest_meta (buf, "obj", x, y, w,
-        h);
+    roi = gst_buffer_add_video_region_of_interest_meta (buf, "obj", x, y, w, h);
     roi->id = (gint) (i * 10 + j);
   }
   if (i % 2 == 0)
@@ -105,7 +103,7 @@ typedef struct
   const gchar *launch;          /* element and properties, in-flight aside */
   const gchar *factory;
   const gchar *out_caps;        /* NULL: whatever the element offers */
-  void (*decorate) (GstBuffer * buf, guint i);
+  void (*decorate) (GstBuffer *buf, guint i);
   gboolean tensor;
 } Case;
 
@@ -117,13 +115,13 @@ static const Case convert_case = {
 
 static const Case preprocess_case = {
   "cudagraphpreprocess backend=cpu width=16 height=16 max-rois=3 "
-      "letterbox=symmetric pad-value=0.25",
+  "letterbox=symmetric pad-value=0.25",
   "cudagraphpreprocess", NULL, decorate_preprocess, TRUE
 };
 
 /* Input frame @i in @caps, with its metas and timestamps. */
 static GstBuffer *
-make_input (const Case * c, const gchar * caps, guint i)
+make_input (const Case *c, const gchar *caps, guint i)
 {
   GstBuffer *buf = gcg_test_frame_new (caps, moving_luma, GUINT_TO_POINTER (i),
       (guint8) (90 + (i * 5) % 80));
@@ -140,7 +138,7 @@ make_input (const Case * c, const gchar * caps, guint i)
 /* The visible bytes of a video frame (row padding is never written), or
  * the whole tensor. */
 static GBytes *
-output_bytes (GstBuffer * buf, GstCaps * caps)
+output_bytes (GstBuffer *buf, GstCaps *caps)
 {
   GByteArray *bytes = g_byte_array_new ();
 
@@ -152,7 +150,7 @@ output_bytes (GstBuffer * buf, GstCaps * caps)
  * the one outside the frame; a frame without ROIs is one whole-frame
  * item. */
 static void
-check_tensor_meta (GstBuffer * out, guint i, const gchar * in_caps)
+check_tensor_meta (GstBuffer *out, guint i, const gchar *in_caps)
 {
   GstVideoInfo info = gcg_test_info (in_caps);
   GstCudaGraphTensorMeta *meta = gst_cuda_graph_buffer_get_tensor_meta (out);
@@ -197,7 +195,7 @@ caps_of (RunKind kind, guint i)
 
 /* Every field the contract names, with the CPU backend's values. */
 static void
-check_stats (const GstStructure * s, guint in_flight, guint64 frames)
+check_stats (const GstStructure *s, guint in_flight, guint64 frames)
 {
   guint depth = 0;
 
@@ -219,7 +217,7 @@ check_stats (const GstStructure * s, guint in_flight, guint64 frames)
 
 /* Pulls the one output frame @i gave: in order, with its timestamps. */
 static GBytes *
-pull_output (GstHarness * h, const Case * c, RunKind kind, guint i)
+pull_output (GstHarness *h, const Case *c, RunKind kind, guint i)
 {
   g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
   GstBuffer *out = gst_harness_try_pull (h);
@@ -240,13 +238,13 @@ pull_output (GstHarness * h, const Case * c, RunKind kind, guint i)
  * flushes before pulling any (they were pushed: the flush must not touch
  * them); RUN_CAPS changes the input size at frame MIDDLE. */
 static GPtrArray *
-run (const Case * c, guint in_flight, RunKind kind)
+run (const Case *c, guint in_flight, RunKind kind)
 {
-  g_autofree gchar *launch = g_strdup_printf ("%s in-flight=%u", c->launch,
-      in_flight);
+  g_autofree gchar *launch =
+      g_strdup_printf ("%s in-flight=%u", c->launch, in_flight);
   GstHarness *h = gcg_test_harness_new (launch, IN_CAPS, c->out_caps);
-  GPtrArray *outs = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      g_bytes_unref);
+  GPtrArray *outs =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autoptr (GstBus) bus = gst_bus_new ();
   g_autoptr (GstStructure) stats = NULL;
   g_autoptr (GstElement) e = gst_harness_find_element (h, c->factory);
@@ -264,8 +262,8 @@ run (const Case * c, guint in_flight, RunKind kind)
       gcg_test_flush (h);
     if (i == MIDDLE && kind == RUN_CAPS)
       gst_harness_set_src_caps_str (h, IN_CAPS2);
-    g_assert_cmpint (gst_harness_push (h, make_input (c, caps_of (kind, i),
-                i)), ==, GST_FLOW_OK);
+    g_assert_cmpint (gst_harness_push (h, make_input (c, caps_of (kind, i), i)),
+        ==, GST_FLOW_OK);
     /* A flush run holds its first outputs until after the flush. */
     if (kind == RUN_FLUSH && i < MIDDLE)
       continue;
@@ -281,8 +279,7 @@ run (const Case * c, guint in_flight, RunKind kind)
     g_assert_cmpuint (gcg_test_stats_u64 (stats, "slot-waits"), ==,
         in_flight <= DELAY ? N_FRAMES - in_flight : 0);
   check_stats (stats, in_flight, N_FRAMES);
-  g_assert_cmpuint (gcg_test_get_u64 (h, c->factory, "dropped-frames"), ==,
-      0);
+  g_assert_cmpuint (gcg_test_get_u64 (h, c->factory, "dropped-frames"), ==, 0);
 
   gst_element_set_bus (h->element, NULL);
   gst_harness_teardown (h);
@@ -293,7 +290,7 @@ run (const Case * c, guint in_flight, RunKind kind)
 /* Frame @i alone through a fresh element: what it must give whatever came
  * before it. */
 static GBytes *
-alone (const Case * c, RunKind kind, guint i)
+alone (const Case *c, RunKind kind, guint i)
 {
   const gchar *caps = caps_of (kind, i);
   GstHarness *h = gcg_test_harness_new (c->launch, caps, c->out_caps);
@@ -307,7 +304,7 @@ alone (const Case * c, RunKind kind, guint i)
 }
 
 static void
-assert_same (GPtrArray * a, GPtrArray * b, const gchar * what)
+assert_same (GPtrArray *a, GPtrArray *b, const gchar *what)
 {
   g_assert_cmpuint (a->len, ==, b->len);
   for (guint i = 0; i < a->len; i++) {
@@ -326,16 +323,16 @@ typedef struct
 } CaseTest;
 
 static const CaseTest case_tests[] = {
-  {"/gst/inflight/convert/plain", &convert_case, RUN_PLAIN, "convert"},
-  {"/gst/inflight/convert/flush", &convert_case, RUN_FLUSH, "convert, flush"},
-  {"/gst/inflight/convert/caps-change", &convert_case, RUN_CAPS,
-      "convert, caps change"},
-  {"/gst/inflight/preprocess/plain", &preprocess_case, RUN_PLAIN,
-      "preprocess"},
-  {"/gst/inflight/preprocess/flush", &preprocess_case, RUN_FLUSH,
-      "preprocess, flush"},
-  {"/gst/inflight/preprocess/caps-change", &preprocess_case, RUN_CAPS,
-      "preprocess, caps change"},
+  { "/gst/inflight/convert/plain", &convert_case, RUN_PLAIN, "convert" },
+  { "/gst/inflight/convert/flush", &convert_case, RUN_FLUSH, "convert, flush" },
+  { "/gst/inflight/convert/caps-change", &convert_case, RUN_CAPS,
+      "convert, caps change" },
+  { "/gst/inflight/preprocess/plain", &preprocess_case, RUN_PLAIN,
+      "preprocess" },
+  { "/gst/inflight/preprocess/flush", &preprocess_case, RUN_FLUSH,
+      "preprocess, flush" },
+  { "/gst/inflight/preprocess/caps-change", &preprocess_case, RUN_CAPS,
+      "preprocess, caps change" },
 };
 
 static void
@@ -344,8 +341,8 @@ test_case (gconstpointer data)
   const CaseTest *t = data;
   g_autoptr (GPtrArray) one = run (t->c, 1, t->kind);
   g_autoptr (GPtrArray) eight = run (t->c, 8, t->kind);
-  g_autoptr (GPtrArray) ref = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      g_bytes_unref);
+  g_autoptr (GPtrArray)
+      ref = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
 
   for (guint i = 0; i < N_FRAMES; i++)
     g_ptr_array_add (ref, alone (t->c, t->kind, i));
@@ -359,7 +356,7 @@ test_case (gconstpointer data)
 /* --- the property -------------------------------------------------------- */
 
 static void
-check_property (const gchar * factory)
+check_property (const gchar *factory)
 {
   g_autoptr (GstElement) e = gst_element_factory_make (factory, NULL);
   GParamSpec *p;
@@ -427,8 +424,8 @@ main (int argc, char **argv)
 
   /* Loading the plugin registers the "GcgParamsMeta" custom meta. */
   {
-    g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphconvert",
-        NULL);
+    g_autoptr (GstElement)
+        e = gst_element_factory_make ("cudagraphconvert", NULL);
 
     g_assert_nonnull (e);
     g_assert_nonnull (gst_meta_get_info ("GcgParamsMeta"));

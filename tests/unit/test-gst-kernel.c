@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static void
-assert_start_error (const gchar * desc, const gchar * words)
+assert_start_error (const gchar *desc, const gchar *words)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GstElement) e = gst_parse_launch (desc, &error);
@@ -38,8 +38,7 @@ assert_start_error (const gchar * desc, const gchar * words)
 static void
 test_properties (void)
 {
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel",
-      NULL);
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel", NULL);
   g_autofree gchar *src = NULL, *entry = NULL, *params = NULL, *loc = NULL;
   g_autofree gchar *block = NULL, *alias = NULL;
   gboolean in_place = TRUE;
@@ -50,9 +49,11 @@ test_properties (void)
   g_assert_false (in_place);
   g_clear_pointer (&block, g_free);
 
-  g_object_set (e, "source", "extern \"C\" __global__ void k "
-      "(const gcg_params *p) {}", "entry", "k", "params", "a=f32:1",
-      "location", "/x.cu", "block-size", "16x16", "in-place", TRUE, NULL);
+  g_object_set (e, "source",
+      "extern \"C\" __global__ void k "
+      "(const gcg_params *p) {}",
+      "entry", "k", "params", "a=f32:1", "location", "/x.cu", "block-size",
+      "16x16", "in-place", TRUE, NULL);
   g_object_get (e, "source", &src, "entry", &entry, "params", &params,
       "location", &loc, "block-size", &block, "in-place", &in_place, NULL);
   g_assert_nonnull (strstr (src, "void k"));
@@ -71,12 +72,15 @@ test_refused_at_start (void)
 {
   assert_start_error ("cudagraphkernel backend=cuda entry=k", "source");
   assert_start_error ("cudagraphkernel backend=cuda entry=k source=x "
-      "location=/x.cu", "not both");
+                      "location=/x.cu",
+      "not both");
   assert_start_error ("cudagraphkernel backend=cuda source=x", "entry");
   assert_start_error ("cudagraphkernel backend=cuda source=x entry=k "
-      "entry=\"\"", "entry");
+                      "entry=\"\"",
+      "entry");
   assert_start_error ("cudagraphkernel backend=cuda entry=k "
-      "location=/nonexistent/k.cu", "/nonexistent/k.cu\" is not a file");
+                      "location=/nonexistent/k.cu",
+      "/nonexistent/k.cu\" is not a file");
   assert_start_error ("cudagraphkernel backend=cpu entry=k source=x",
       "Kernel k needs the CUDA backend");
   /* No driver here: auto falls back to the CPU, which cannot run it. */
@@ -87,21 +91,35 @@ test_refused_at_start (void)
 static void
 test_bad_block_size (void)
 {
-  static const gchar *bad[] = { "0x8", "33x33", "2048", "8x", "x8", "axb",
-    "8x8x8", "8*8", "-8x8", "8x0", " 8x8",
+  static const gchar *bad[] = {
+    "0x8",
+    "33x33",
+    "2048",
+    "8x",
+    "x8",
+    "axb",
+    "8x8x8",
+    "8*8",
+    "-8x8",
+    "8x0",
+    " 8x8",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-    g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cpu "
-        "entry=k source=x block-size=\"%s\"", bad[i]);
+    g_autofree gchar *desc =
+        g_strdup_printf ("cudagraphkernel backend=cpu "
+                         "entry=k source=x block-size=\"%s\"",
+            bad[i]);
 
     assert_start_error (desc, "block-size");
   }
   /* Good ones get past it, to the backend. */
   assert_start_error ("cudagraphkernel backend=cpu entry=k source=x "
-      "block-size=1024", "needs the CUDA backend");
+                      "block-size=1024",
+      "needs the CUDA backend");
   assert_start_error ("cudagraphkernel backend=cpu entry=k source=x "
-      "block-size=32x32", "needs the CUDA backend");
+                      "block-size=32x32",
+      "needs the CUDA backend");
 }
 
 /* A location is judged before the device opens and before anything is
@@ -128,15 +146,16 @@ test_hostile_location_and_entry (void)
   fclose (f);
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
     g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cuda "
-        "entry=k location=\"%s\"", paths[i]);
-    g_autofree gchar *words = g_strdup_printf ("%s\" is not a file",
+                                              "entry=k location=\"%s\"",
         paths[i]);
+    g_autofree gchar *words = g_strdup_printf ("%s\" is not a file", paths[i]);
 
     assert_start_error (desc, words);
   }
   for (guint i = 0; i < G_N_ELEMENTS (entries); i++) {
     g_autofree gchar *desc = g_strdup_printf ("cudagraphkernel backend=cuda "
-        "source=x entry=\"%s\"", entries[i]);
+                                              "source=x entry=\"%s\"",
+        entries[i]);
 
     assert_start_error (desc, "entry point must be");
   }
@@ -148,26 +167,32 @@ test_hostile_location_and_entry (void)
 
 /* What the element offers downstream for @in_caps. */
 static GstCaps *
-src_caps_for (const gchar * in_caps)
+src_caps_for (const gchar *in_caps)
 {
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel",
-      NULL);
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphkernel", NULL);
   g_autoptr (GstCaps) in = gst_caps_from_string (in_caps);
 
-  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
-      (GST_BASE_TRANSFORM (e), GST_PAD_SINK, in, NULL);
+  return GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps (
+      GST_BASE_TRANSFORM (e), GST_PAD_SINK, in, NULL);
 }
 
 static void
 test_caps_same_format (void)
 {
-  static const gchar *formats[] = { "NV12", "I420", "RGBA", "BGRA", "RGB",
-    "BGR", "GRAY8",
+  static const gchar *formats[] = {
+    "NV12",
+    "I420",
+    "RGBA",
+    "BGRA",
+    "RGB",
+    "BGR",
+    "GRAY8",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     g_autofree gchar *in = g_strdup_printf ("video/x-raw,format=%s,"
-        "width=64,height=48,framerate=30/1", formats[i]);
+                                            "width=64,height=48,framerate=30/1",
+        formats[i]);
     g_autoptr (GstCaps) caps = src_caps_for (in);
     gboolean cuda = FALSE;
 
@@ -177,8 +202,7 @@ test_caps_same_format (void)
       GstCapsFeatures *f = gst_caps_get_features (caps, s);
       gint w = 0, h = 0;
 
-      g_assert_cmpstr (gst_structure_get_string (st, "format"), ==,
-          formats[i]);
+      g_assert_cmpstr (gst_structure_get_string (st, "format"), ==, formats[i]);
       g_assert_true (gst_structure_get_int (st, "width", &w));
       g_assert_true (gst_structure_get_int (st, "height", &h));
       g_assert_cmpint (w, ==, 64);

@@ -13,8 +13,8 @@
 /* A harness whose element posts on @bus from the start: the caps event,
  * where negotiation fails, goes out when the source caps are set. */
 static GstHarness *
-harness_with_bus (const gchar * launch, GstBus * bus, const gchar * in_caps,
-    const gchar * out_caps)
+harness_with_bus (const gchar *launch, GstBus *bus, const gchar *in_caps,
+    const gchar *out_caps)
 {
   GstHarness *h = gst_harness_new_parse (launch);
 
@@ -28,8 +28,8 @@ harness_with_bus (const gchar * launch, GstBus * bus, const gchar * in_caps,
  * which must fail to negotiate with an error whose message holds each of
  * @says (NULL-terminated). */
 static void
-check_negotiation_error (const gchar * launch, const gchar * in_caps,
-    const gchar * out_caps, const gchar * const *says)
+check_negotiation_error (const gchar *launch, const gchar *in_caps,
+    const gchar *out_caps, const gchar *const *says)
 {
   g_autoptr (GstBus) bus = gst_bus_new ();
   GstHarness *h = harness_with_bus (launch, bus, in_caps, out_caps);
@@ -37,8 +37,8 @@ check_negotiation_error (const gchar * launch, const gchar * in_caps,
   g_autoptr (GError) error = NULL;
   const guint8 px[4] = { 1, 2, 3, 255 };
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (in_caps, px, 4,
-              0)), ==, GST_FLOW_NOT_NEGOTIATED);
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (in_caps, px, 4, 0)),
+      ==, GST_FLOW_NOT_NEGOTIATED);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   g_assert_nonnull (msg);
   gst_message_parse_error (msg, &error, NULL);
@@ -51,12 +51,10 @@ check_negotiation_error (const gchar * launch, const gchar * in_caps,
 
 /* The error naming the CUDA backend. */
 static void
-check_cuda_only_downstream (const gchar * launch, const gchar * in_caps,
-    const gchar * out_caps)
+check_cuda_only_downstream (const gchar *launch, const gchar *in_caps,
+    const gchar *out_caps)
 {
-  const gchar *says[] = { "CUDA memory", "CUDA backend", "backend=cpu",
-    NULL
-  };
+  const gchar *says[] = { "CUDA memory", "CUDA backend", "backend=cpu", NULL };
 
   check_negotiation_error (launch, in_caps, out_caps, says);
 }
@@ -69,7 +67,8 @@ test_cuda_memory_needs_cuda_backend (void)
   check_cuda_only_downstream ("cudagraphconvert backend=cpu", in,
       "video/x-raw(memory:CUDAMemory),format=RGBA,width=4,height=4");
   check_cuda_only_downstream ("cudagraphpreprocess backend=cpu width=4 "
-      "height=4", in, "other/tensors(memory:CUDAMemory)");
+                              "height=4",
+      in, "other/tensors(memory:CUDAMemory)");
 }
 
 /* cudagraphbatch (an aggregator: it negotiates on its own thread). */
@@ -77,7 +76,7 @@ static void
 test_batch_cuda_memory_needs_cuda_backend (void)
 {
   const gchar *in = "video/x-raw,format=RGBA,width=8,height=8,"
-      "framerate=30/1";
+                    "framerate=30/1";
   g_autoptr (GstElement) batch = NULL;
   g_autoptr (GstBus) bus = gst_bus_new ();
   g_autoptr (GstMessage) msg = NULL;
@@ -104,7 +103,8 @@ test_batch_cuda_memory_needs_cuda_backend (void)
 }
 
 #define IN_CAPS "video/x-raw,format=RGBA,width=8,height=8"
-#define TENSOR_224x112_U8 "other/tensors,format=static,num_tensors=1," \
+#define TENSOR_224x112_U8 \
+  "other/tensors,format=static,num_tensors=1," \
   "dimensions=224:112:3:1,types=uint8"
 
 /* A capsfilter after cudagraphpreprocess that fixes the tensor's dims and
@@ -116,8 +116,8 @@ test_tensor_from_downstream (void)
 {
   GstHarness *h = gcg_test_harness_new ("cudagraphpreprocess backend=cpu",
       IN_CAPS, TENSOR_224x112_U8);
-  g_autoptr (GstElement) e = gst_harness_find_element (h,
-      "cudagraphpreprocess");
+  g_autoptr (GstElement)
+      e = gst_harness_find_element (h, "cudagraphpreprocess");
   const guint8 px[4] = { 10, 20, 30, 255 };
   GstBuffer *out;
   GstMapInfo map;
@@ -125,8 +125,8 @@ test_tensor_from_downstream (void)
   gint type;
   gdouble scale;
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4,
-              0)), ==, GST_FLOW_OK);
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4, 0)),
+      ==, GST_FLOW_OK);
   out = gst_harness_pull (h);
   g_assert_cmpuint (gst_buffer_get_size (out), ==, 224 * 112 * 3);
   g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
@@ -150,12 +150,13 @@ static void
 test_tensor_defaults_without_downstream (void)
 {
   GstHarness *h = gcg_test_harness_new ("cudagraphpreprocess backend=cpu "
-      "width=4 tensor-type=float16", IN_CAPS, "other/tensors");
+                                        "width=4 tensor-type=float16",
+      IN_CAPS, "other/tensors");
   const guint8 px[4] = { 10, 20, 30, 255 };
   GstBuffer *out;
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4,
-              0)), ==, GST_FLOW_OK);
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4, 0)),
+      ==, GST_FLOW_OK);
   out = gst_harness_pull (h);
   /* 4 x 640 (the default height) x 3 float16 */
   g_assert_cmpuint (gst_buffer_get_size (out), ==, 4 * 640 * 3 * 2);
@@ -170,8 +171,8 @@ test_tensor_conflict_explained (void)
 {
   const gchar *says[] = { "properties rule out", "width=64 is set", NULL };
 
-  check_negotiation_error ("cudagraphpreprocess backend=cpu width=64",
-      IN_CAPS, TENSOR_224x112_U8, says);
+  check_negotiation_error ("cudagraphpreprocess backend=cpu width=64", IN_CAPS,
+      TENSOR_224x112_U8, says);
 }
 
 /* Every field set, and downstream asking for another tensor: the caps do
@@ -180,26 +181,25 @@ static void
 test_tensor_conflict_all_set_explained (void)
 {
   const gchar *says[] = { "properties rule out", "224:112:3:1",
-    "dimensions=64:64:3:1", NULL
-  };
+    "dimensions=64:64:3:1", NULL };
 
   check_negotiation_error ("cudagraphpreprocess backend=cpu width=64 "
-      "height=64 max-rois=1 tensor-type=uint8", IN_CAPS, TENSOR_224x112_U8,
-      says);
+                           "height=64 max-rois=1 tensor-type=uint8",
+      IN_CAPS, TENSOR_224x112_U8, says);
 }
 
 /* A failure with another cause (downstream takes no tensor, no video)
  * says nothing about the backend or the tensor properties. */
 static void
-check_unexplained (const gchar * launch)
+check_unexplained (const gchar *launch)
 {
   g_autoptr (GstBus) bus = gst_bus_new ();
   GstHarness *h = harness_with_bus (launch, bus, IN_CAPS, "audio/x-raw");
   g_autoptr (GstMessage) msg = NULL;
   const guint8 px[4] = { 1, 2, 3, 255 };
 
-  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4,
-              0)), ==, GST_FLOW_NOT_NEGOTIATED);
+  g_assert_cmpint (gst_harness_push (h, gcg_test_solid_new (IN_CAPS, px, 4, 0)),
+      ==, GST_FLOW_NOT_NEGOTIATED);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   g_assert_null (msg);
   gst_element_set_bus (h->element, NULL);
@@ -211,7 +211,7 @@ test_other_failure_unexplained (void)
 {
   check_unexplained ("cudagraphconvert backend=cpu");
   check_unexplained ("cudagraphpreprocess backend=cpu width=4 height=4 "
-      "max-rois=1 tensor-type=float32");
+                     "max-rois=1 tensor-type=float32");
 }
 
 int

@@ -15,7 +15,7 @@
 #define OWN_DOMAIN "GstCudaGraph"
 
 static GstElement *
-make (const gchar * factory)
+make (const gchar *factory)
 {
   GstElement *e = gst_element_factory_make (factory, NULL);
 
@@ -24,7 +24,7 @@ make (const gchar * factory)
 }
 
 static gdouble
-get_double (GstElement * e, const gchar * name)
+get_double (GstElement *e, const gchar *name)
 {
   gdouble v = 0.0;
 
@@ -36,17 +36,15 @@ get_double (GstElement * e, const gchar * name)
  * the float types, 1 for uint8 (pixel values kept); a scale set is kept
  * whatever the type. */
 static void
-check_scale_follows_type (const gchar * factory)
+check_scale_follows_type (const gchar *factory)
 {
   g_autoptr (GstElement) e = make (factory);
 
-  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / 255.0,
-      1e-9);
+  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / 255.0, 1e-9);
   gst_util_set_object_arg (G_OBJECT (e), "tensor-type", "uint8");
   g_assert_cmpfloat (get_double (e, "scale"), ==, 1.0);
   gst_util_set_object_arg (G_OBJECT (e), "tensor-type", "float16");
-  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / 255.0,
-      1e-9);
+  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / 255.0, 1e-9);
   g_object_set (e, "scale", 0.5, NULL);
   gst_util_set_object_arg (G_OBJECT (e), "tensor-type", "uint8");
   g_assert_cmpfloat (get_double (e, "scale"), ==, 0.5);
@@ -65,10 +63,11 @@ test_uint8_values (void)
 {
   const gchar *caps = "video/x-raw,format=RGB,width=8,height=4";
   const guint8 px[3] = { 124, 116, 104 };
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=4 height=2 "
-      "layout=nhwc tensor-type=uint8", caps, NULL);
-  GstBuffer *out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3,
-          0));
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=4 height=2 "
+      "layout=nhwc tensor-type=uint8",
+      caps, NULL);
+  GstBuffer *out = gcg_test_push_pull (h, gcg_test_solid_new (caps, px, 3, 0));
   GstMapInfo map;
 
   g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
@@ -92,15 +91,15 @@ test_scale_reads_mean_std (void)
       "nhwc-u8.modelinfo", NULL);
 
   g_object_set (e, "mean", "0.5,0.25,0.25", "std", "0.25,0.5,0.5", NULL);
-  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"),
-      1.0 / (255.0 * 0.25), 1e-6);
+  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / (255.0 * 0.25),
+      1e-6);
   g_assert_cmpfloat_with_epsilon (get_double (e, "offset"), -2.0, 1e-6);
 
   /* Its ranges are (-1, 1): mean 0.5, std 0.5. */
   g_object_set (e, "mean", NULL, "std", NULL, NULL);
   g_object_set (e, "model-info", path, NULL);
-  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"),
-      1.0 / (255.0 * 0.5), 1e-6);
+  g_assert_cmpfloat_with_epsilon (get_double (e, "scale"), 1.0 / (255.0 * 0.5),
+      1e-6);
   g_assert_cmpfloat_with_epsilon (get_double (e, "offset"), -1.0, 1e-6);
 
   /* A uint8 model without ranges takes the pixel values. */
@@ -114,10 +113,10 @@ test_scale_reads_mean_std (void)
  * differ on whether their own check lets it through (2.74 does not): ours
  * must refuse it either way. */
 static void
-set_arg (GObject * object, const gchar * name, const gchar * value)
+set_arg (GObject *object, const gchar *name, const gchar *value)
 {
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
-      (object), name);
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (object), name);
   GValue v = G_VALUE_INIT;
 
   g_assert_nonnull (pspec);
@@ -137,11 +136,11 @@ set_arg (GObject * object, const gchar * name, const gchar * value)
  * naming the property, a warning message from @object on @bus (when
  * given), and @name reading back @kept. */
 static void
-check_refused (GObject * object, GstBus * bus, const gchar * name,
-    const gchar * value, const gchar * kept)
+check_refused (GObject *object, GstBus *bus, const gchar *name,
+    const gchar *value, const gchar *kept)
 {
-  g_autofree gchar *pattern = g_strdup_printf ("*refusing property '%s'*",
-      name);
+  g_autofree gchar *pattern =
+      g_strdup_printf ("*refusing property '%s'*", name);
   g_autoptr (GstMessage) msg = NULL;
   g_autoptr (GError) error = NULL;
   GValue now = G_VALUE_INIT;
@@ -150,8 +149,9 @@ check_refused (GObject * object, GstBus * bus, const gchar * name,
   set_arg (object, name, value);
   g_test_assert_expected_messages ();
 
-  g_value_init (&now, G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property
-          (G_OBJECT_GET_CLASS (object), name)));
+  g_value_init (&now,
+      G_PARAM_SPEC_VALUE_TYPE (
+          g_object_class_find_property (G_OBJECT_GET_CLASS (object), name)));
   g_object_get_property (object, name, &now);
   if (G_VALUE_HOLDS_DOUBLE (&now))
     g_assert_cmpfloat (g_value_get_double (&now), ==,
@@ -172,7 +172,7 @@ check_refused (GObject * object, GstBus * bus, const gchar * name,
 }
 
 static void
-check_tensor_refusals (GstElement * e, GstBus * bus)
+check_tensor_refusals (GstElement *e, GstBus *bus)
 {
   g_object_set (e, "mean", "0.5", "std", "0.25", NULL);
   check_refused (G_OBJECT (e), bus, "mean", "0.1,0.2", "0.5");
@@ -252,8 +252,7 @@ test_accepted_is_silent (void)
   GstElement *pre = make ("cudagraphpreprocess");
 
   gst_bin_add (GST_BIN (pipeline), pre);
-  g_object_set (pre, "mean", "0.1,0.2,0.3", "std", "0.5", "scale", 0.5,
-      NULL);
+  g_object_set (pre, "mean", "0.1,0.2,0.3", "std", "0.5", "scale", 0.5, NULL);
   g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING));
 }
 
@@ -267,8 +266,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/props/uint8-values", test_uint8_values);
   g_test_add_func ("/gst/props/scale-reads-mean-std",
       test_scale_reads_mean_std);
-  g_test_add_func ("/gst/props/refused-without-bus",
-      test_refused_without_bus);
+  g_test_add_func ("/gst/props/refused-without-bus", test_refused_without_bus);
   g_test_add_func ("/gst/props/refused-on-bus", test_refused_on_bus);
   g_test_add_func ("/gst/props/model-info-refused", test_model_info_refused);
   g_test_add_func ("/gst/props/accepted-is-silent", test_accepted_is_silent);

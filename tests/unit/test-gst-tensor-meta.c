@@ -33,18 +33,18 @@ typedef struct
 } Case;
 
 static const Case cases[] = {
-  {"width=8 height=4", 0, {1, 3, 4, 8}, GST_TENSOR_DATA_TYPE_FLOAT32, 4},
-  {"width=8 height=4 layout=nhwc tensor-type=float16 channels=bgr", 0,
-      {1, 4, 8, 3}, GST_TENSOR_DATA_TYPE_FLOAT16, 2},
-  {"width=6 height=2 tensor-type=uint8 channels=gray", 0, {1, 1, 2, 6},
-      GST_TENSOR_DATA_TYPE_UINT8, 1},
-  {"width=4 height=4 max-rois=3 tensor-type=uint8", 2, {3, 3, 4, 4},
-      GST_TENSOR_DATA_TYPE_UINT8, 1},
+  { "width=8 height=4", 0, { 1, 3, 4, 8 }, GST_TENSOR_DATA_TYPE_FLOAT32, 4 },
+  { "width=8 height=4 layout=nhwc tensor-type=float16 channels=bgr", 0,
+      { 1, 4, 8, 3 }, GST_TENSOR_DATA_TYPE_FLOAT16, 2 },
+  { "width=6 height=2 tensor-type=uint8 channels=gray", 0, { 1, 1, 2, 6 },
+      GST_TENSOR_DATA_TYPE_UINT8, 1 },
+  { "width=4 height=4 max-rois=3 tensor-type=uint8", 2, { 3, 3, 4, 4 },
+      GST_TENSOR_DATA_TYPE_UINT8, 1 },
 };
 
 /* The tensor's data is @out's memory: the same bytes at the same place. */
 static void
-assert_same_memory (GstBuffer * data, GstBuffer * out)
+assert_same_memory (GstBuffer *data, GstBuffer *out)
 {
   GstMapInfo a, b;
 
@@ -57,7 +57,7 @@ assert_same_memory (GstBuffer * data, GstBuffer * out)
 }
 
 static void
-check_tensor (GstBuffer * out, const Case * c)
+check_tensor (GstBuffer *out, const Case *c)
 {
   GstCudaGraphTensorMeta *ours = gst_cuda_graph_buffer_get_tensor_meta (out);
   GstTensorMeta *tmeta = gst_buffer_get_tensor_meta (out);
@@ -70,7 +70,8 @@ check_tensor (GstBuffer * out, const Case * c)
   t = gst_tensor_meta_get (tmeta, 0);
   g_assert_nonnull (t);
   g_assert_cmpint (gst_tensor_meta_get_index_from_id (tmeta,
-          g_quark_from_string ("cudagraphpreprocess")), ==, 0);
+                       g_quark_from_string ("cudagraphpreprocess")),
+      ==, 0);
   g_assert_cmpint (t->layout, ==, GST_TENSOR_LAYOUT_CONTIGUOUS);
   g_assert_cmpint (t->data_type, ==, c->type);
   g_assert_cmpint (t->dims_order, ==, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
@@ -118,8 +119,8 @@ static void
 add_tests (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autofree gchar *path = g_strdup_printf ("/gst/tensor-meta/%s",
-        cases[i].props);
+    g_autofree gchar *path =
+        g_strdup_printf ("/gst/tensor-meta/%s", cases[i].props);
 
     g_strdelimit (path + strlen ("/gst/tensor-meta/"), " =", '-');
     g_test_add_data_func (path, &cases[i], test_case);
@@ -130,7 +131,7 @@ static void
 test_absent (void)
 {
   g_test_skip ("the plugin is built without gstreamer-analytics-1.0 >= 1.26 "
-      "(GStreamer 1.22 or 1.24): it attaches no GstTensorMeta");
+               "(GStreamer 1.22 or 1.24): it attaches no GstTensorMeta");
 }
 
 static void

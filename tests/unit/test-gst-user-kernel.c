@@ -12,7 +12,7 @@
 #include <string.h>
 
 static void
-assert_start_error (const gchar * desc, const gchar * words)
+assert_start_error (const gchar *desc, const gchar *words)
 {
   g_autoptr (GstElement) e = gst_parse_launch (desc, NULL);
   g_autofree gchar *text = NULL;
@@ -27,13 +27,15 @@ assert_start_error (const gchar * desc, const gchar * words)
 static void
 test_properties (void)
 {
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphconvert",
-      NULL);
+  g_autoptr (GstElement)
+      e = gst_element_factory_make ("cudagraphconvert", NULL);
   g_autofree gchar *src = NULL, *entry = NULL, *params = NULL, *loc = NULL;
 
-  g_object_set (e, "kernel-source", "extern \"C\" __global__ void k "
-      "(const gcg_params *p) {}", "kernel-entry", "k", "kernel-params",
-      "a=f32:1", "kernel-location", "/x.cu", NULL);
+  g_object_set (e, "kernel-source",
+      "extern \"C\" __global__ void k "
+      "(const gcg_params *p) {}",
+      "kernel-entry", "k", "kernel-params", "a=f32:1", "kernel-location",
+      "/x.cu", NULL);
   g_object_get (e, "kernel-source", &src, "kernel-entry", &entry,
       "kernel-params", &params, "kernel-location", &loc, NULL);
   g_assert_nonnull (strstr (src, "void k"));
@@ -45,10 +47,10 @@ test_properties (void)
 static void
 test_position (void)
 {
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphconvert",
-      NULL);
-  g_autoptr (GstElement) p = gst_element_factory_make ("cudagraphpreprocess",
-      NULL);
+  g_autoptr (GstElement)
+      e = gst_element_factory_make ("cudagraphconvert", NULL);
+  g_autoptr (GstElement)
+      p = gst_element_factory_make ("cudagraphpreprocess", NULL);
   GcgKernelPosition pos = GCG_KERNEL_POSITION_BEFORE;
 
   g_object_get (e, "kernel-position", &pos, NULL);
@@ -65,20 +67,20 @@ test_position (void)
 static void
 test_batch (void)
 {
-  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphbatch",
-      NULL);
+  g_autoptr (GstElement) e = gst_element_factory_make ("cudagraphbatch", NULL);
   g_autofree gchar *entry = NULL, *params = NULL;
 
   g_assert_nonnull (e);
   g_assert_null (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          "kernel-position"));
+      "kernel-position"));
   g_object_set (e, "kernel-entry", "k", "kernel-params", "t=dst0,n=items",
       NULL);
   g_object_get (e, "kernel-entry", &entry, "kernel-params", &params, NULL);
   g_assert_cmpstr (entry, ==, "k");
   g_assert_cmpstr (params, ==, "t=dst0,n=items");
   assert_start_error ("cudagraphbatch backend=cpu kernel-source=x "
-      "kernel-entry=k", "needs the CUDA backend");
+                      "kernel-entry=k",
+      "needs the CUDA backend");
   assert_start_error ("cudagraphbatch backend=cpu kernel-location=/x.cu",
       "kernel-entry");
 }
@@ -88,16 +90,19 @@ test_refused_at_start (void)
 {
   /* No kernel: the element starts as ever. */
   g_autoptr (GstElement) plain = gst_parse_launch ("cudagraphconvert "
-      "backend=cpu", NULL);
+                                                   "backend=cpu",
+      NULL);
   g_autofree gchar *none = gcg_test_start_error (plain);
 
   g_assert_null (none);
   assert_start_error ("cudagraphconvert backend=cpu kernel-location=/x.cu",
       "kernel-entry");
   assert_start_error ("cudagraphpreprocess backend=cpu "
-      "kernel-location=/x.cu kernel-entry=k", "needs the CUDA backend");
+                      "kernel-location=/x.cu kernel-entry=k",
+      "needs the CUDA backend");
   assert_start_error ("cudagraphconvert backend=cpu kernel-source=x "
-      "kernel-entry=k", "needs the CUDA backend");
+                      "kernel-entry=k",
+      "needs the CUDA backend");
 }
 
 int
@@ -108,7 +113,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/user-kernel/properties", test_properties);
   g_test_add_func ("/gst/user-kernel/position", test_position);
   g_test_add_func ("/gst/user-kernel/batch", test_batch);
-  g_test_add_func ("/gst/user-kernel/refused-at-start",
-      test_refused_at_start);
+  g_test_add_func ("/gst/user-kernel/refused-at-start", test_refused_at_start);
   return g_test_run ();
 }

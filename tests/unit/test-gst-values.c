@@ -34,7 +34,7 @@ pattern_value (guint x, guint y, guint c)
 }
 
 static void
-pattern_px (guint x, guint y, guint8 * px, gpointer user_data)
+pattern_px (guint x, guint y, guint8 *px, gpointer user_data)
 {
   guint n = GPOINTER_TO_UINT (user_data);
 
@@ -48,7 +48,7 @@ pattern_px (guint x, guint y, guint8 * px, gpointer user_data)
  * weight of the second, for output position @o of @s samples over @n
  * input pixels. */
 static void
-bilinear_axis (guint o, guint n, guint s, guint * i0, guint * i1, gdouble * a)
+bilinear_axis (guint o, guint n, guint s, guint *i0, guint *i1, gdouble *a)
 {
   gdouble f = (o + 0.5) * n / s - 0.5;
   gdouble fl = floor (f);
@@ -69,8 +69,8 @@ bilinear (guint iw, guint ih, guint ow, guint oh, guint x, guint y, guint c)
   bilinear_axis (x, iw, ow, &x0, &x1, &ax);
   bilinear_axis (y, ih, oh, &y0, &y1, &ay);
   top = pattern_value (x0, y0, c) * (1 - ax) + pattern_value (x1, y0, c) * ax;
-  bottom = pattern_value (x0, y1, c) * (1 - ax)
-      + pattern_value (x1, y1, c) * ax;
+  bottom =
+      pattern_value (x0, y1, c) * (1 - ax) + pattern_value (x1, y1, c) * ax;
   return top * (1 - ay) + bottom * ay;
 }
 
@@ -93,13 +93,15 @@ static void
 check_bilinear (guint iw, guint ih, guint ow, guint oh)
 {
   g_autofree gchar *in_caps = g_strdup_printf ("video/x-raw,format=RGBA,"
-      "width=%u,height=%u", iw, ih);
+                                               "width=%u,height=%u",
+      iw, ih);
   g_autofree gchar *out_caps = g_strdup_printf ("video/x-raw,format=RGBA,"
-      "width=%u,height=%u", ow, oh);
-  GstHarness *h = gcg_test_harness_new (CONVERT " method=bilinear", in_caps,
-      out_caps);
-  GstBuffer *out = gcg_test_push_pull (h, gcg_test_frame_new (in_caps,
-          pattern_px, GUINT_TO_POINTER (4), 0));
+                                                "width=%u,height=%u",
+      ow, oh);
+  GstHarness *h =
+      gcg_test_harness_new (CONVERT " method=bilinear", in_caps, out_caps);
+  GstBuffer *out = gcg_test_push_pull (h,
+      gcg_test_frame_new (in_caps, pattern_px, GUINT_TO_POINTER (4), 0));
   GstVideoInfo info = gcg_test_info (out_caps);
   GstVideoFrame f;
 
@@ -148,22 +150,24 @@ test_adjust (void)
   const gchar *caps = "video/x-raw,format=RGBA,width=8,height=6";
   static const gdouble cases[][4] = {
     /* brightness, contrast, gamma, gain */
-    {-0.15, 1, 1, 1},
-    {0, 1.7, 1, 1},
-    {0, 0.4, 1, 1},
-    {0, 1, 0.6, 1},
-    {0, 1, 2.2, 1},
-    {0, 1, 1, 1.3},
-    {0.05, 1.2, 0.8, 0.9},
+    { -0.15, 1, 1, 1 },
+    { 0, 1.7, 1, 1 },
+    { 0, 0.4, 1, 1 },
+    { 0, 1, 0.6, 1 },
+    { 0, 1, 2.2, 1 },
+    { 0, 1, 1, 1.3 },
+    { 0.05, 1.2, 0.8, 0.9 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     const gdouble *k = cases[i];
-    g_autofree gchar *launch = g_strdup_printf (CONVERT " brightness=%g "
-        "contrast=%g gamma=%g gain=%g", k[0], k[1], k[2], k[3]);
+    g_autofree gchar *launch = g_strdup_printf (CONVERT
+        " brightness=%g "
+        "contrast=%g gamma=%g gain=%g",
+        k[0], k[1], k[2], k[3]);
     GstHarness *h = gcg_test_harness_new (launch, caps, caps);
-    GstBuffer *out = gcg_test_push_pull (h, gcg_test_frame_new (caps,
-            pattern_px, GUINT_TO_POINTER (4), 0));
+    GstBuffer *out = gcg_test_push_pull (h,
+        gcg_test_frame_new (caps, pattern_px, GUINT_TO_POINTER (4), 0));
     GstVideoInfo info = gcg_test_info (caps);
     GstVideoFrame f;
 
@@ -173,8 +177,8 @@ test_adjust (void)
       for (guint x = 0; x < 8; x++)
         for (guint c = 0; c < 3; c++)
           assert_near (gcg_test_pixel (&f, x, y)[c],
-              adjust (pattern_value (x, y, c), k[0], k[1], k[2], k[3]),
-              x, y, c);
+              adjust (pattern_value (x, y, c), k[0], k[1], k[2], k[3]), x, y,
+              c);
     gst_video_frame_unmap (&f);
     gst_buffer_unref (out);
     gst_harness_teardown (h);
@@ -183,7 +187,7 @@ test_adjust (void)
 
 /* RGB -> limited-range YUV of step 7 (kr, kb: the matrix). */
 static void
-rgb_to_yuv (const guint8 * rgb, gdouble kr, gdouble kb, gdouble yuv[3])
+rgb_to_yuv (const guint8 *rgb, gdouble kr, gdouble kb, gdouble yuv[3])
 {
   gdouble kg = 1 - kr - kb;
   gdouble l = kr * rgb[0] + kg * rgb[1] + kb * rgb[2];
@@ -197,15 +201,17 @@ rgb_to_yuv (const guint8 * rgb, gdouble kr, gdouble kb, gdouble yuv[3])
  * range): Y of every pixel, U and V of each 2x2 block from its top-left
  * pixel, against the formula. */
 static void
-check_rgb_to_yuv (const gchar * format, const gchar * colorimetry,
-    gdouble kr, gdouble kb)
+check_rgb_to_yuv (const gchar *format, const gchar *colorimetry, gdouble kr,
+    gdouble kb)
 {
   const gchar *in_caps = "video/x-raw,format=RGBA,width=8,height=6";
-  g_autofree gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,"
-      "width=8,height=6,colorimetry=%s", format, colorimetry);
+  g_autofree gchar *out_caps =
+      g_strdup_printf ("video/x-raw,format=%s,"
+                       "width=8,height=6,colorimetry=%s",
+          format, colorimetry);
   GstHarness *h = gcg_test_harness_new (CONVERT, in_caps, out_caps);
-  GstBuffer *out = gcg_test_push_pull (h, gcg_test_frame_new (in_caps,
-          pattern_px, GUINT_TO_POINTER (4), 0));
+  GstBuffer *out = gcg_test_push_pull (h,
+      gcg_test_frame_new (in_caps, pattern_px, GUINT_TO_POINTER (4), 0));
   GstVideoInfo info = gcg_test_info (out_caps);
   GstVideoFrame f;
 
@@ -252,11 +258,13 @@ static void
 test_preprocess_bilinear (void)
 {
   const gchar *caps = "video/x-raw,format=RGB,width=12,height=8";
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=5 height=3 "
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=5 height=3 "
       "method=bilinear layout=nchw tensor-type=float32 scale=0.01 "
-      "offset=-1", caps, NULL);
-  GstBuffer *out = gcg_test_push_pull (h, gcg_test_frame_new (caps,
-          pattern_px, GUINT_TO_POINTER (3), 0));
+      "offset=-1",
+      caps, NULL);
+  GstBuffer *out = gcg_test_push_pull (h,
+      gcg_test_frame_new (caps, pattern_px, GUINT_TO_POINTER (3), 0));
   GstMapInfo map;
   const gfloat *t;
 
@@ -285,12 +293,14 @@ static void
 test_preprocess_letterbox (void)
 {
   const gchar *caps = "video/x-raw,format=RGB,width=8,height=4";
-  GstHarness *h = gcg_test_harness_new (PREPROCESS " width=6 height=6 "
+  GstHarness *h = gcg_test_harness_new (PREPROCESS
+      " width=6 height=6 "
       "method=bilinear layout=nhwc tensor-type=uint8 letterbox=symmetric "
       "scale=1 offset=0 "
-      "pad-value=7", caps, NULL);
-  GstBuffer *out = gcg_test_push_pull (h, gcg_test_frame_new (caps,
-          pattern_px, GUINT_TO_POINTER (3), 0));
+      "pad-value=7",
+      caps, NULL);
+  GstBuffer *out = gcg_test_push_pull (h,
+      gcg_test_frame_new (caps, pattern_px, GUINT_TO_POINTER (3), 0));
   GstMapInfo map;
 
   g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
@@ -319,8 +329,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/values/convert/bilinear", test_bilinear);
   g_test_add_func ("/gst/values/convert/adjust", test_adjust);
   g_test_add_func ("/gst/values/convert/rgb-to-yuv", test_rgb_to_yuv);
-  g_test_add_func ("/gst/values/preprocess/bilinear",
-      test_preprocess_bilinear);
+  g_test_add_func ("/gst/values/preprocess/bilinear", test_preprocess_bilinear);
   g_test_add_func ("/gst/values/preprocess/letterbox",
       test_preprocess_letterbox);
   return g_test_run ();

@@ -97,15 +97,21 @@ static void
 test_buckets (void)
 {
   static const gsize table[][2] = {
-    {0, 0}, {1, 4096}, {4096, 4096}, {4097, 8192}, {8192, 8192},
-    {MiB - 1, MiB}, {MiB, MiB}, {MiB + 1, 2 * MiB},
-    {(G_MAXSIZE >> 1) + 1, (G_MAXSIZE >> 1) + 1},
-    {(G_MAXSIZE >> 1) + 2, 0}, {G_MAXSIZE, 0},
+    { 0, 0 },
+    { 1, 4096 },
+    { 4096, 4096 },
+    { 4097, 8192 },
+    { 8192, 8192 },
+    { MiB - 1, MiB },
+    { MiB, MiB },
+    { MiB + 1, 2 * MiB },
+    { (G_MAXSIZE >> 1) + 1, (G_MAXSIZE >> 1) + 1 },
+    { (G_MAXSIZE >> 1) + 2, 0 },
+    { G_MAXSIZE, 0 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
-    g_assert_cmpuint (gcg_host_pool_bucket_size (table[i][0]), ==,
-        table[i][1]);
+    g_assert_cmpuint (gcg_host_pool_bucket_size (table[i][0]), ==, table[i][1]);
 }
 
 static void
@@ -276,8 +282,7 @@ static gpointer
 hammer (gpointer data)
 {
   Fixture *f = data;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (
-      gcg_test_seed (0x67636701));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (gcg_test_seed (0x67636701));
 
   for (guint i = 0; i < 20000; i++) {
     gsize size = g_rand_int_range (rand, 1, 256 * KiB);
@@ -300,8 +305,8 @@ test_threads (Fixture *f, gconstpointer data)
     g_thread_join (threads[i]);
   g_assert_cmpuint (gcg_host_pool_get_cached_bytes (f->pool), <=, MiB);
   /* Everything not cached went back to the backend. */
-  g_assert_cmpuint ((guint64) (f->backend.allocs - f->backend.frees)
-      * 4096, <=, gcg_host_pool_get_cached_bytes (f->pool));
+  g_assert_cmpuint ((guint64) (f->backend.allocs - f->backend.frees) * 4096, <=,
+      gcg_host_pool_get_cached_bytes (f->pool));
 }
 
 #define ADD(path, fn) \

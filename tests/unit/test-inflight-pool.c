@@ -16,8 +16,8 @@
 GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
 
 static gboolean
-in_pool (const GstCudaGraphInFlightPool * pool,
-    const GstCudaGraphInFlightFrame * frame)
+in_pool (const GstCudaGraphInFlightPool *pool,
+    const GstCudaGraphInFlightFrame *frame)
 {
   return frame >= pool->slots && frame < pool->slots + pool->n_slots;
 }
@@ -96,8 +96,8 @@ main (int argc, char **argv)
 {
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
-      "test-inflight", 0, "test");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug, "test-inflight",
+      0, "test");
 
   g_test_add_func ("/inflight-pool/bounded", test_bounded);
   g_test_add_func ("/inflight-pool/depth-one", test_depth_one);

@@ -17,9 +17,10 @@ static void
 test_layout (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse
-      ("gain=f32:1.5, offset=i32:3,ts=pts,w=out_width,mask=meta:mask_level,"
-      "k=f64:-2e3,n=u32:0x10,src=src0", &error);
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (
+      "gain=f32:1.5, offset=i32:3,ts=pts,w=out_width,mask=meta:mask_level,"
+      "k=f64:-2e3,n=u32:0x10,src=src0",
+      &error);
   struct
   {
     gfloat gain;
@@ -34,7 +35,9 @@ test_layout (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (decl->n_params, ==, 8);
-#define OFF(i, f) g_assert_cmpuint (decl->params[i].offset, ==, G_STRUCT_OFFSET (__typeof__ (ref), f))
+#define OFF(i, f) \
+  g_assert_cmpuint (decl->params[i].offset, ==, \
+      G_STRUCT_OFFSET (__typeof__ (ref), f))
   OFF (0, gain);
   OFF (1, offset);
   OFF (2, ts);
@@ -55,13 +58,14 @@ test_layout (void)
 static void
 test_to_c (void)
 {
-  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse
-      ("a=f32:1,b=u64:2,c=meta:x:f64", NULL);
+  g_autoptr (GcgKernelDecl)
+      decl = gcg__kernel_decl_parse ("a=f32:1,b=u64:2,c=meta:x:f64", NULL);
   g_autoptr (GcgKernelDecl) empty = gcg__kernel_decl_parse ("", NULL);
   g_autofree gchar *c = gcg__kernel_decl_to_c (decl, "gcg_params");
   g_autofree gchar *e = gcg__kernel_decl_to_c (empty, "gcg_params");
 
-  g_assert_cmpstr (c, ==, "typedef struct {\n  float a;\n"
+  g_assert_cmpstr (c, ==,
+      "typedef struct {\n  float a;\n"
       "  unsigned long long b;\n  double c;\n} gcg_params;\n");
   g_assert_cmpuint (empty->n_params, ==, 0);
   g_assert_cmpuint (empty->size, ==, 8);
@@ -117,8 +121,8 @@ test_refused (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
-    g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (cases[i].decl,
-        &error);
+    g_autoptr (GcgKernelDecl)
+        decl = gcg__kernel_decl_parse (cases[i].decl, &error);
 
     g_test_message ("%s", cases[i].decl);
     g_assert_null (decl);
@@ -190,7 +194,8 @@ typedef struct
   gdouble strength;
 } Filled;
 
-static const gchar *fill_decl = "gain=f32:1.5,lvl=meta:level:i32:7,src=src0,"
+static const gchar *fill_decl =
+    "gain=f32:1.5,lvl=meta:level:i32:7,src=src0,"
     "dst=dst1,pitch=dst_pitch1,w=in_width,h=out_height,"
     "count=meta:count:u32,frame=frame,pts=pts,strength=meta:strength:f64:0.25";
 
@@ -219,8 +224,8 @@ static void
 test_items (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse ("n=items,f=frame",
-      &error);
+  g_autoptr (GcgKernelDecl)
+      decl = gcg__kernel_decl_parse ("n=items,f=frame", &error);
   GcgFrameChainConfig config;
   GcgFrameParams params;
   GcgFrameStageIo io;
@@ -249,9 +254,9 @@ test_fill (void)
   GcgFrameStageIo io;
   Filled f;
   Named named[] = {
-    { "level", { GCG_FRAME_VALUE_DOUBLE, {.d = -3.0} } },
-    { "count", { GCG_FRAME_VALUE_INT, {.i = 5} } },
-    { "strength", { GCG_FRAME_VALUE_UINT, {.u = 2} } },
+    { "level", { GCG_FRAME_VALUE_DOUBLE, { .d = -3.0 } } },
+    { "count", { GCG_FRAME_VALUE_INT, { .i = 5 } } },
+    { "strength", { GCG_FRAME_VALUE_UINT, { .u = 2 } } },
     { NULL },
   };
 
@@ -289,14 +294,14 @@ test_fill_refused (void)
 {
   g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (fill_decl, NULL);
   const Named bad[] = {
-    { "level", { GCG_FRAME_VALUE_DOUBLE, {.d = 1.5} } },
-    { "level", { GCG_FRAME_VALUE_DOUBLE, {.d = 3e9} } },
-    { "level", { GCG_FRAME_VALUE_UINT, {.u = 1u << 31} } },
-    { "count", { GCG_FRAME_VALUE_INT, {.i = -1} } },
-    { "count", { GCG_FRAME_VALUE_DOUBLE, {.d = 4294967296.0} } },
-    { "strength", { GCG_FRAME_VALUE_DOUBLE, {.d = NAN} } },
-    { "strength", { GCG_FRAME_VALUE_DOUBLE, {.d = INFINITY} } },
-    { "count", { GCG_FRAME_VALUE_NONE, {.u = 0} } },
+    { "level", { GCG_FRAME_VALUE_DOUBLE, { .d = 1.5 } } },
+    { "level", { GCG_FRAME_VALUE_DOUBLE, { .d = 3e9 } } },
+    { "level", { GCG_FRAME_VALUE_UINT, { .u = 1u << 31 } } },
+    { "count", { GCG_FRAME_VALUE_INT, { .i = -1 } } },
+    { "count", { GCG_FRAME_VALUE_DOUBLE, { .d = 4294967296.0 } } },
+    { "strength", { GCG_FRAME_VALUE_DOUBLE, { .d = NAN } } },
+    { "strength", { GCG_FRAME_VALUE_DOUBLE, { .d = INFINITY } } },
+    { "count", { GCG_FRAME_VALUE_NONE, { .u = 0 } } },
   };
   GcgFrameChainConfig config;
   GcgFrameParams params;
@@ -310,8 +315,7 @@ test_fill_refused (void)
     Named one[] = { bad[i], { NULL } };
 
     io.lookup_data = one;
-    g_assert_false (gcg__kernel_decl_fill (decl, "vignette", &io, &f,
-            &error));
+    g_assert_false (gcg__kernel_decl_fill (decl, "vignette", &io, &f, &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, "vignette"));
     g_assert_nonnull (strstr (error->message, bad[i].key));
@@ -321,14 +325,12 @@ test_fill_refused (void)
 static void
 test_f32_meta (void)
 {
-  g_autoptr (GcgKernelDecl) decl =
-      gcg__kernel_decl_parse ("m=meta:mask_level", NULL);
-  Named big[] = { { "mask_level", { GCG_FRAME_VALUE_DOUBLE, {.d = 1e39} } },
-  {NULL}
-  };
-  Named ok[] = { { "mask_level", { GCG_FRAME_VALUE_DOUBLE, {.d = 0.5} } },
-  {NULL}
-  };
+  g_autoptr (GcgKernelDecl)
+      decl = gcg__kernel_decl_parse ("m=meta:mask_level", NULL);
+  Named big[] = { { "mask_level", { GCG_FRAME_VALUE_DOUBLE, { .d = 1e39 } } },
+    { NULL } };
+  Named ok[] = { { "mask_level", { GCG_FRAME_VALUE_DOUBLE, { .d = 0.5 } } },
+    { NULL } };
   GcgFrameStageIo io = { 0 };
   gfloat f[2];
 

@@ -153,8 +153,8 @@ test_truncated (void)
 static guint8 *
 lie (GBytes *code, gsize off, guint bytes, guint64 value, gsize *size)
 {
-  guint8 *d = g_memdup2 (g_bytes_get_data (code, size),
-      g_bytes_get_size (code));
+  guint8 *d =
+      g_memdup2 (g_bytes_get_data (code, size), g_bytes_get_size (code));
 
   put_le (d + off, value, bytes);
   return d;
@@ -173,13 +173,12 @@ typedef struct
  * not 0, is a section header whose type is made PROGBITS first (a NOBITS
  * section's size is not in the file). */
 static void
-assert_lies_refused (GBytes *code, const Lie *lies, guint n,
-    gsize progbits_at)
+assert_lies_refused (GBytes *code, const Lie *lies, guint n, gsize progbits_at)
 {
   for (guint i = 0; i < n; i++) {
     gsize size;
-    g_autofree guint8 *bad = lie (code, lies[i].off, lies[i].bytes,
-        lies[i].value, &size);
+    g_autofree guint8 *bad =
+        lie (code, lies[i].off, lies[i].bytes, lies[i].value, &size);
 
     if (progbits_at != 0)
       put_le (bad + progbits_at + 4, 1, 4);
@@ -286,7 +285,7 @@ test_op (void)
   dir = g_dir_make_tmp ("gcg-kimage-XXXXXX", NULL);
   path = g_build_filename (dir, "cut.cubin", NULL);
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (cut, NULL),
-          g_bytes_get_size (cut), NULL));
+      g_bytes_get_size (cut), NULL));
   op = gcg_kernel_op_new_from_file (NULL, path, "k", NULL, &error);
   g_assert_null (op);
   g_assert_nonnull (strstr (error->message, "cut.cubin"));
@@ -332,8 +331,11 @@ test_fuzz (void)
       if (at < size)
         d[at] = (guint8) g_rand_int (r);
     }
-    taken += check (d, g_rand_int_range (r, 0, 8) == 0
-        ? (gsize) g_rand_int_range (r, 4, (gint32) size) : size, NULL);
+    taken += check (d,
+        g_rand_int_range (r, 0, 8) == 0
+            ? (gsize) g_rand_int_range (r, 4, (gint32) size)
+            : size,
+        NULL);
     ran++;
   }
   g_test_message ("%u of %u damaged images taken", taken, ran);

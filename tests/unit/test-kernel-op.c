@@ -38,8 +38,8 @@ test_source (void)
 
   if (!gcg_test_nvrtc_or_skip ())
     return;
-  op = gcg_kernel_op_new_from_source (NULL, GOOD_SOURCE, "gain",
-      GOOD_PARAMS, &error);
+  op = gcg_kernel_op_new_from_source (NULL, GOOD_SOURCE, "gain", GOOD_PARAMS,
+      &error);
   g_assert_no_error (error);
   g_assert_true (GCG_IS_KERNEL_OP (op));
   g_assert_cmpstr (gcg_kernel_op_get_name (op), ==, "gain");
@@ -57,7 +57,7 @@ static void
 test_compile_error (void)
 {
   const gchar *source = "extern \"C\" __global__ void k (const gcg_params *p)\n"
-      "{\n  no_such_thing = p->g;\n}\n";
+                        "{\n  no_such_thing = p->g;\n}\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgKernelOp) op = NULL;
 
@@ -119,8 +119,9 @@ test_mismatched_declaration (void)
     g_assert_null (op);
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_test_message ("%s", error->message);
-    g_assert_nonnull (strstr (error->message, "extern \"C\" __global__ "
-            "void gain (const gcg_params *p)"));
+    g_assert_nonnull (strstr (error->message,
+        "extern \"C\" __global__ "
+        "void gain (const gcg_params *p)"));
   }
 }
 
@@ -132,9 +133,16 @@ test_hostile_entry (void)
 {
   g_autofree gchar *huge = g_strnfill (GCG_KERNEL_CODE_MAX_ENTRY + 1, 'k');
   g_autoptr (GBytes) code = g_bytes_new_static (".version 8.0\n", 13);
-  const gchar *const bad[] = { "gain (const gcg_params *p) {} "
-      "extern \"C\" __global__ void x", "gain;", "9gain", "ga in", "gain\n",
-    "g\xc3\xa9", "gain-1", huge,
+  const gchar *const bad[] = {
+    "gain (const gcg_params *p) {} "
+    "extern \"C\" __global__ void x",
+    "gain;",
+    "9gain",
+    "ga in",
+    "gain\n",
+    "g\xc3\xa9",
+    "gain-1",
+    huge,
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
@@ -172,8 +180,8 @@ test_nul_in_source (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgKernelOp) op = NULL;
 
-  op = gcg__kernel_op_new_full (NULL, TRUE, code, "nul.cu", "gain",
-      GOOD_PARAMS, NULL, &error);
+  op = gcg__kernel_op_new_full (NULL, TRUE, code, "nul.cu", "gain", GOOD_PARAMS,
+      NULL, &error);
   g_assert_null (op);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "NUL byte at offset"));
@@ -191,8 +199,8 @@ test_ff_in_source (void)
 
   if (!gcg_test_nvrtc_or_skip ())
     return;
-  op = gcg_kernel_op_new_from_source (NULL, source, "gain", GOOD_PARAMS,
-      &error);
+  op =
+      gcg_kernel_op_new_from_source (NULL, source, "gain", GOOD_PARAMS, &error);
   g_assert_null (op);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "0xFF"));
@@ -205,7 +213,8 @@ test_ff_in_source (void)
 static void
 test_not_utf8 (void)
 {
-  const gchar *source = "extern \"C\" __global__ void gain (const gcg_params "
+  const gchar *source =
+      "extern \"C\" __global__ void gain (const gcg_params "
       "*p)\n{\n  const char *s = \"\xc3\x28\x80\"; undefined_thing = s;\n}\n";
   g_autofree gchar *dir = g_dir_make_tmp ("gcg-kutf8-XXXXXX", NULL);
   g_autofree gchar *path = g_build_filename (dir, "k\xc3\x28\x80.cu", NULL);
@@ -214,8 +223,7 @@ test_not_utf8 (void)
 
   g_assert_true (g_file_set_contents (path, source, -1, NULL));
   if (gcg_test_nvrtc_or_skip ()) {
-    op = gcg_kernel_op_new_from_file (NULL, path, "gain", GOOD_PARAMS,
-        &error);
+    op = gcg_kernel_op_new_from_file (NULL, path, "gain", GOOD_PARAMS, &error);
     g_assert_null (op);
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_test_message ("%s", error->message);
@@ -239,8 +247,8 @@ huge_file (const gchar *dir)
   gint fd = open (path, O_WRONLY | O_CREAT, 0600);
 
   g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (ftruncate (fd, (off_t) GCG_KERNEL_STAGE_MAX_CODE + 1),
-      ==, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) GCG_KERNEL_STAGE_MAX_CODE + 1), ==,
+      0);
   close (fd);
   return path;
 }
@@ -257,15 +265,14 @@ test_hostile_files (void)
   g_autofree gchar *huge = huge_file (dir);
   const gchar *paths[] = { fifo, dir, empty, huge };
   const gint codes[] = { G_FILE_ERROR_NOENT, G_FILE_ERROR_NOENT,
-    G_FILE_ERROR_INVAL, G_FILE_ERROR_INVAL
-  };
+    G_FILE_ERROR_INVAL, G_FILE_ERROR_INVAL };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
     g_autoptr (GError) error = NULL;
-    g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_file (NULL, paths[i],
-        "k", NULL, &error);
+    g_autoptr (GcgKernelOp)
+        op = gcg_kernel_op_new_from_file (NULL, paths[i], "k", NULL, &error);
 
     g_assert_null (op);
     g_assert_error (error, G_FILE_ERROR, codes[i]);
@@ -302,9 +309,10 @@ test_huge_file_unread (void)
     struct rlimit lim;
 
     g_assert_true (g_file_get_contents ("/proc/self/statm", &statm, NULL,
-            NULL));
-    lim.rlim_cur = lim.rlim_max = (rlim_t) g_ascii_strtoull (statm, NULL,
-        10) * sysconf (_SC_PAGESIZE) + 64 * 1024 * 1024;
+        NULL));
+    lim.rlim_cur = lim.rlim_max =
+        (rlim_t) g_ascii_strtoull (statm, NULL, 10) * sysconf (_SC_PAGESIZE)
+        + 64 * 1024 * 1024;
     g_assert_cmpint (setrlimit (RLIMIT_AS, &lim), ==, 0);
     op = gcg_kernel_op_new_from_file (NULL, huge, "k", NULL, &error);
     g_assert_null (op);
@@ -325,26 +333,25 @@ test_bad_arguments (void)
   g_autoptr (GBytes) empty = g_bytes_new_static ("", 0);
   GError *error = NULL;
 
-  g_assert_null (gcg_kernel_op_new_from_source (NULL, GOOD_SOURCE, "",
-          NULL, &error));
+  g_assert_null (gcg_kernel_op_new_from_source (NULL, GOOD_SOURCE, "", NULL,
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "entry point"));
   g_clear_error (&error);
-  g_assert_null (gcg_kernel_op_new_from_source (NULL, "", "k", NULL,
-          &error));
+  g_assert_null (gcg_kernel_op_new_from_source (NULL, "", "k", NULL, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_null (gcg_kernel_op_new_from_binary (NULL, empty, "k", NULL,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_null (gcg_kernel_op_new_from_binary (NULL, code, "k",
-          "a=f32:1,a=f32:2", &error));
+      "a=f32:1,a=f32:2", &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "Kernel 'k'"));
   g_clear_error (&error);
   g_assert_null (gcg_kernel_op_new_from_binary (NULL, code, "k",
-          "x=nosuchfield", &error));
+      "x=nosuchfield", &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 }
@@ -395,8 +402,8 @@ static void
 test_block (void)
 {
   g_autoptr (GBytes) code = g_bytes_new_static ("x", 1);
-  g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_binary (NULL, code,
-      "k", NULL, NULL);
+  g_autoptr (GcgKernelOp)
+      op = gcg_kernel_op_new_from_binary (NULL, code, "k", NULL, NULL);
   GError *error = NULL;
   guint x = 0, y = 0, z = 0;
 
@@ -423,8 +430,8 @@ static void
 test_cpu_chain (void)
 {
   g_autoptr (GBytes) code = g_bytes_new_static ("x", 1);
-  g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_binary (NULL, code,
-      "k", NULL, NULL);
+  g_autoptr (GcgKernelOp)
+      op = gcg_kernel_op_new_from_binary (NULL, code, "k", NULL, NULL);
   g_autoptr (GcgFrameChainConfig) config = gcg_frame_chain_config_new ();
   g_autoptr (GcgFrameChain) chain = NULL;
   g_autoptr (GError) error = NULL;
@@ -434,8 +441,8 @@ test_cpu_chain (void)
   config->in_height = config->out_height = 4;
   chain = gcg_frame_chain_new (config, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
-  for (guint pos = GCG_KERNEL_POSITION_BEFORE;
-      pos <= GCG_KERNEL_POSITION_AFTER; pos++) {
+  for (guint pos = GCG_KERNEL_POSITION_BEFORE; pos <= GCG_KERNEL_POSITION_AFTER;
+      pos++) {
     g_assert_false (gcg_frame_chain_add_kernel (chain, op, pos, &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
     g_assert_nonnull (strstr (error->message, "CUDA backend"));
@@ -447,8 +454,8 @@ static void
 test_cpu_batch (void)
 {
   g_autoptr (GBytes) code = g_bytes_new_static ("x", 1);
-  g_autoptr (GcgKernelOp) op = gcg_kernel_op_new_from_binary (NULL, code,
-      "k", "t=dst0,n=items", NULL);
+  g_autoptr (GcgKernelOp) op =
+      gcg_kernel_op_new_from_binary (NULL, code, "k", "t=dst0,n=items", NULL);
   g_autoptr (GcgFrameBatchConfig) config = gcg_frame_batch_config_new ();
   g_autoptr (GcgFrameBatch) batch = NULL;
   g_autoptr (GError) error = NULL;
@@ -465,10 +472,12 @@ test_enum (void)
 {
   GEnumClass *klass = g_type_class_ref (GCG_TYPE_KERNEL_POSITION);
 
-  g_assert_cmpstr (g_enum_get_value (klass,
-          GCG_KERNEL_POSITION_BEFORE)->value_nick, ==, "before");
-  g_assert_cmpstr (g_enum_get_value (klass,
-          GCG_KERNEL_POSITION_AFTER)->value_nick, ==, "after");
+  g_assert_cmpstr (
+      g_enum_get_value (klass, GCG_KERNEL_POSITION_BEFORE)->value_nick, ==,
+      "before");
+  g_assert_cmpstr (
+      g_enum_get_value (klass, GCG_KERNEL_POSITION_AFTER)->value_nick, ==,
+      "after");
   g_type_class_unref (klass);
 }
 

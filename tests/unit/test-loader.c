@@ -127,7 +127,7 @@ test_loads_without_devices (void)
     g_assert_cmpint (version, ==, 12080);
     /* Every entry point is resolved. */
     for (guint i = 0; i < GCG_CUDA_N_FUNCS; i++)
-      g_assert_nonnull (((gpointer *) & gcg__cuda)[i]);
+      g_assert_nonnull (((gpointer *) &gcg__cuda)[i]);
     g_assert_cmpint (gcg_context_get_device_count (&error), ==, 0);
     ctx = gcg_context_new (0, &error);
     g_assert_null (ctx);
@@ -142,8 +142,7 @@ static void
 test_fault_from_env (void)
 {
   const gchar *env[] = { "GCG_FAULT_INJECT",
-    "cuDeviceGetCount:2=CUDA_ERROR_OUT_OF_MEMORY", NULL
-  };
+    "cuDeviceGetCount:2=CUDA_ERROR_OUT_OF_MEMORY", NULL };
 
   if (g_test_subprocess ()) {
     g_autoptr (GError) error = NULL;

@@ -88,7 +88,8 @@ fake_pointer_attribute (void *data, CUpointer_attribute attr, CUdeviceptr p)
 {
   if (attr == CU_POINTER_ATTRIBUTE_CONTEXT) {
     *(CUcontext *) data = p == POOL_ADDR ? NULL
-        : p >= OTHER_BASE ? OTHER_CTX : FAKE_CTX;
+        : p >= OTHER_BASE                ? OTHER_CTX
+                                         : FAKE_CTX;
     return CUDA_SUCCESS;
   }
   if (attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
@@ -153,13 +154,12 @@ static guint instantiated, launched;
 
 static CUresult
 fake_capture_info (CUstream stream, CUstreamCaptureStatus *status,
-    cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
-    size_t *num_deps)
+    cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps, size_t *num_deps)
 {
   (void) stream;
   g_assert_null (id);
   *status = capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
-      : CU_STREAM_CAPTURE_STATUS_NONE;
+                      : CU_STREAM_CAPTURE_STATUS_NONE;
   *graph = capturing ? CAPTURING_GRAPH : NULL;
   *deps = capturing ? fake_deps : NULL;
   *num_deps = capturing ? 2 : 0;
@@ -286,8 +286,9 @@ static void
 test_owner_lifetime (void)
 {
   g_autoptr (GcgContext) ctx = fake_context ();
-  FakeGraph g = { 2, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
-          { CU_GRAPH_NODE_TYPE_MEMCPY, NULL } } };
+  FakeGraph g = { 2,
+    { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
+        { CU_GRAPH_NODE_TYPE_MEMCPY, NULL } } };
   g_autoptr (GError) error = NULL;
   GcgModelGraph *model;
 
@@ -312,12 +313,12 @@ test_invalid_graph (void)
 
   destroyed = 0;
   g_assert_null (gcg_model_graph_new (ctx, 0, &destroyed, count_destroy,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (destroyed, ==, 1);
   g_clear_error (&error);
   g_assert_null (gcg_model_graph_new (NULL, 0x10, &destroyed, count_destroy,
-          &error));
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (destroyed, ==, 2);
 }
@@ -340,12 +341,15 @@ test_memory_nodes_refused (void)
 {
   g_autoptr (GcgContext) ctx = fake_context ();
   FakeGraph inner = { 1, { { CU_GRAPH_NODE_TYPE_MEM_ALLOC, NULL } } };
-  FakeGraph middle = { 2, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
-          { CU_GRAPH_NODE_TYPE_GRAPH, &inner } } };
-  FakeGraph top = { 2, { { CU_GRAPH_NODE_TYPE_EMPTY, NULL },
-          { CU_GRAPH_NODE_TYPE_GRAPH, &middle } } };
-  FakeGraph freeing = { 2, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
-          { CU_GRAPH_NODE_TYPE_MEM_FREE, NULL } } };
+  FakeGraph middle = { 2,
+    { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
+        { CU_GRAPH_NODE_TYPE_GRAPH, &inner } } };
+  FakeGraph top = { 2,
+    { { CU_GRAPH_NODE_TYPE_EMPTY, NULL },
+        { CU_GRAPH_NODE_TYPE_GRAPH, &middle } } };
+  FakeGraph freeing = { 2,
+    { { CU_GRAPH_NODE_TYPE_KERNEL, NULL },
+        { CU_GRAPH_NODE_TYPE_MEM_FREE, NULL } } };
 
   assert_refused (ctx, &inner, "allocation");
   assert_refused (ctx, &top, "allocation");
@@ -361,11 +365,11 @@ test_depth_bound (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgModelGraph) ok = NULL;
 
-  chain[GCG_CHILD_GRAPH_MAX_DEPTH + 1] = (FakeGraph) { 1, { {
-            CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
+  chain[GCG_CHILD_GRAPH_MAX_DEPTH + 1] =
+      (FakeGraph) { 1, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
   for (gint i = GCG_CHILD_GRAPH_MAX_DEPTH; i >= 0; i--)
-    chain[i] = (FakeGraph) { 1, { {
-              CU_GRAPH_NODE_TYPE_GRAPH, &chain[i + 1] } } };
+    chain[i] =
+        (FakeGraph) { 1, { { CU_GRAPH_NODE_TYPE_GRAPH, &chain[i + 1] } } };
   /* 8 levels of nesting are fine, 9 are not. */
   ok = new_model (ctx, &chain[1], &error);
   g_assert_no_error (error);
@@ -391,13 +395,12 @@ test_driver_failure (void)
 static const gint64 shape_nchw[] = { 1, 3, 224, 224 };
 
 static void
-assert_bad_input (GcgModelGraph *m, guint64 addr, const gint64 *shape,
-    guint n, GcgModelDtype dtype)
+assert_bad_input (GcgModelGraph *m, guint64 addr, const gint64 *shape, guint n,
+    GcgModelDtype dtype)
 {
   g_autoptr (GError) error = NULL;
 
-  g_assert_false (gcg_model_graph_set_input (m, addr, shape, n, dtype,
-          &error));
+  g_assert_false (gcg_model_graph_set_input (m, addr, shape, n, dtype, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
 }
 
@@ -434,7 +437,7 @@ test_input_checks (void)
   g_assert_cmpuint (n_dims, ==, 0);
 
   g_assert_true (gcg_model_graph_set_input (m, 0x1000, shape_nchw, 4,
-          GCG_MODEL_DTYPE_FLOAT32, &error));
+      GCG_MODEL_DTYPE_FLOAT32, &error));
   g_assert_no_error (error);
   g_assert_true (gcg_model_graph_get_input (m, &addr, &bytes, &dtype));
   g_assert_cmpuint (addr, ==, 0x1000);
@@ -458,16 +461,17 @@ test_context_checked (void)
   g_autoptr (GError) error = NULL;
 
   g_assert_false (gcg_model_graph_set_input (m, OTHER_BASE, shape_nchw, 4,
-          GCG_MODEL_DTYPE_FLOAT16, &error));
+      GCG_MODEL_DTYPE_FLOAT16, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "primary context"));
   g_clear_error (&error);
-  g_assert_cmpint (gcg_model_graph_add_output (m, OTHER_BASE + 64,
-          shape_nchw, 2, GCG_MODEL_DTYPE_FLOAT32, &error), ==, -1);
+  g_assert_cmpint (gcg_model_graph_add_output (m, OTHER_BASE + 64, shape_nchw,
+                       2, GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_true (gcg_model_graph_set_input (m, POOL_ADDR, shape_nchw, 4,
-          GCG_MODEL_DTYPE_FLOAT16, &error));
+      GCG_MODEL_DTYPE_FLOAT16, &error));
   g_assert_no_error (error);
 }
 
@@ -486,13 +490,15 @@ test_outputs (void)
   guint n_dims = 0;
 
   for (gint i = 0; i < GCG_MODEL_GRAPH_MAX_OUTPUTS; i++) {
-    g_assert_cmpint (gcg_model_graph_add_output (m, 0x1000 + 4096 * i,
-            logits, 2, i % 2 ? GCG_MODEL_DTYPE_INT64 : GCG_MODEL_DTYPE_FLOAT32,
-            &error), ==, i);
+    g_assert_cmpint (
+        gcg_model_graph_add_output (m, 0x1000 + 4096 * i, logits, 2,
+            i % 2 ? GCG_MODEL_DTYPE_INT64 : GCG_MODEL_DTYPE_FLOAT32, &error),
+        ==, i);
     g_assert_no_error (error);
   }
   g_assert_cmpint (gcg_model_graph_add_output (m, 0x900000, logits, 2,
-          GCG_MODEL_DTYPE_FLOAT32, &error), ==, -1);
+                       GCG_MODEL_DTYPE_FLOAT32, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (gcg_model_graph_get_n_outputs (m), ==,
       GCG_MODEL_GRAPH_MAX_OUTPUTS);
@@ -515,10 +521,9 @@ test_add_to_capture (void)
 {
   g_autoptr (GcgContext) ctx = fake_context ();
   g_autoptr (GcgContext) other = gcg_context_new_wrapped (OTHER_CTX, NULL);
-  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx,
-      (gpointer) 0x5);
-  g_autoptr (GcgStream) foreign = gcg_stream_new_wrapped (other,
-      (gpointer) 0x6);
+  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx, (gpointer) 0x5);
+  g_autoptr (GcgStream)
+      foreign = gcg_stream_new_wrapped (other, (gpointer) 0x6);
   FakeGraph g = { 1, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
   g_autoptr (GcgModelGraph) m = new_model (ctx, &g, NULL);
   g_autoptr (GError) error = NULL;
@@ -551,8 +556,7 @@ static void
 test_eager_launch (void)
 {
   g_autoptr (GcgContext) ctx = fake_context ();
-  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx,
-      (gpointer) 0x5);
+  g_autoptr (GcgStream) stream = gcg_stream_new_wrapped (ctx, (gpointer) 0x5);
   FakeGraph g = { 1, { { CU_GRAPH_NODE_TYPE_KERNEL, NULL } } };
   GcgModelGraph *m = new_model (ctx, &g, NULL);
   g_autoptr (GError) error = NULL;
@@ -573,8 +577,7 @@ test_dtype_sizes (void)
 {
   g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_FLOAT32), ==, 4);
   g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_FLOAT16), ==, 2);
-  g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_BFLOAT16), ==,
-      2);
+  g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_BFLOAT16), ==, 2);
   g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_UINT8), ==, 1);
   g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_INT8), ==, 1);
   g_assert_cmpuint (gcg_model_dtype_get_size (GCG_MODEL_DTYPE_INT32), ==, 4);
@@ -629,9 +632,8 @@ test_names_refused (void)
   /* A model's dtype the chain does not write. */
   g_assert_false (gcg__tensor_type_from_name ("bfloat16", &type));
   g_assert_false (gcg__model_dtype_get_tensor_type (GCG_MODEL_DTYPE_INT64,
-          &type));
-  g_assert_false (gcg__model_dtype_get_tensor_type ((GcgModelDtype) 42,
-          &type));
+      &type));
+  g_assert_false (gcg__model_dtype_get_tensor_type ((GcgModelDtype) 42, &type));
   g_assert_cmpint (type, ==, GCG_TENSOR_TYPE_UINT8);
   g_assert_true (gcg__model_dtype_from_name ("int64", &dtype));
   g_assert_cmpint (dtype, ==, GCG_MODEL_DTYPE_INT64);

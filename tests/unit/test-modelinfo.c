@@ -19,13 +19,13 @@
 static const guint8 grey100[4] = { 100, 100, 100, 255 };
 
 static gchar *
-data_path (const gchar * name)
+data_path (const gchar *name)
 {
   return g_build_filename (GCG_TEST_DATA_DIR, "modelinfo", name, NULL);
 }
 
 static void
-load_ok (const gchar * name, GstCudaGraphModelInfo * info)
+load_ok (const gchar *name, GstCudaGraphModelInfo *info)
 {
   g_autofree gchar *path = data_path (name);
   g_autoptr (GError) error = NULL;
@@ -35,7 +35,7 @@ load_ok (const gchar * name, GstCudaGraphModelInfo * info)
 }
 
 static void
-assert_triple (const gfloat * v, gfloat a, gfloat b, gfloat c)
+assert_triple (const gfloat *v, gfloat a, gfloat b, gfloat c)
 {
   g_assert_cmpfloat_with_epsilon (v[0], a, 1e-6);
   g_assert_cmpfloat_with_epsilon (v[1], b, 1e-6);
@@ -99,7 +99,7 @@ test_bgr_col_major (void)
 
 /* Loading @name fails with @code and a message containing @words. */
 static void
-assert_file_refused (const gchar * name, gint code, const gchar * words)
+assert_file_refused (const gchar *name, gint code, const gchar *words)
 {
   g_autofree gchar *path = data_path (name);
   g_autoptr (GError) error = NULL;
@@ -136,11 +136,11 @@ test_files_refused (void)
 /* An [input] group of @body (after dir=input) fails with @words. */
 /* Parses a file whose input tensor group holds @body. */
 static gboolean
-parse_input (const gchar * body, GstCudaGraphModelInfo * info,
-    GError ** error)
+parse_input (const gchar *body, GstCudaGraphModelInfo *info, GError **error)
 {
   g_autofree gchar *text = g_strdup_printf ("[modelinfo]\nversion=1.0\n"
-      "[input]\ndir=input\n%s", body);
+                                            "[input]\ndir=input\n%s",
+      body);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
 
   g_key_file_set_list_separator (kf, ',');
@@ -149,7 +149,7 @@ parse_input (const gchar * body, GstCudaGraphModelInfo * info,
 }
 
 static void
-assert_input_refused (const gchar * body, const gchar * words)
+assert_input_refused (const gchar *body, const gchar *words)
 {
   g_autoptr (GError) error = NULL;
   GstCudaGraphModelInfo info = { 0 };
@@ -185,7 +185,8 @@ test_inputs_refused (void)
   assert_input_refused ("type=float32\ndims=1,3,8,8\ncaps=video/x-raw\n",
       "format of RGB");
   assert_input_refused ("type=float32\ndims=1,3,8,8\n"
-      "caps=video/x-raw,format=GRAY8\n", "does not match");
+                        "caps=video/x-raw,format=GRAY8\n",
+      "does not match");
   /* Accepted by the parse but every frame refused: scale 1/(255 std)
    * overflows float32. */
   assert_input_refused ("type=float32\ndims=1,3,8,8\nranges=-5e43,5e43\n",
@@ -193,13 +194,16 @@ test_inputs_refused (void)
   /* Caps strings GStreamer's parser meets with criticals or warnings:
    * refused with our error alone (a critical would fail this test). */
   assert_input_refused ("type=float32\ndims=1,3,8,8\n"
-      "caps=8ideo/x-raw,format=RGB\n", "format of RGB");
+                        "caps=8ideo/x-raw,format=RGB\n",
+      "format of RGB");
   assert_input_refused ("type=float32\ndims=1,3,8,8\ncaps=24Y\n",
       "format of RGB");
   assert_input_refused ("type=float32\ndims=1,3,8,8\n"
-      "caps=video/x-raw(memory=CUDAMemory),format=BGR\n", "format of RGB");
+                        "caps=video/x-raw(memory=CUDAMemory),format=BGR\n",
+      "format of RGB");
   assert_input_refused ("type=float32\ndims=1,3,8,8\n"
-      "caps=video/x-raw,format={RGB,BGR}\n", "format of RGB");
+                        "caps=video/x-raw,format={RGB,BGR}\n",
+      "format of RGB");
 }
 
 /* Caps strings in the forms GStreamer writes are read. */
@@ -215,7 +219,8 @@ test_caps_forms (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
     g_autofree gchar *body = g_strdup_printf ("type=float32\n"
-        "dims=1,3,8,8\ncaps=%s\n", forms[i]);
+                                              "dims=1,3,8,8\ncaps=%s\n",
+        forms[i]);
     g_autoptr (GError) error = NULL;
     GstCudaGraphModelInfo info = { 0 };
 
@@ -230,7 +235,7 @@ static void
 test_gray_three_dims (void)
 {
   const gchar *text = "[frame]\ntype=uint8\ndims=1,32,16\n"
-      "caps=video/x-raw,format=GRAY8\nranges=0,255;\n";
+                      "caps=video/x-raw,format=GRAY8\nranges=0,255;\n";
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) error = NULL;
   GstCudaGraphModelInfo info = { 0 };
@@ -249,7 +254,7 @@ test_gray_three_dims (void)
 }
 
 static GstElement *
-preprocess_with (const gchar * name)
+preprocess_with (const gchar *name)
 {
   GstElement *e = gst_element_factory_make ("cudagraphpreprocess", NULL);
   g_autofree gchar *path = data_path (name);
@@ -261,21 +266,20 @@ preprocess_with (const gchar * name)
 }
 
 static gchar *
-negotiated_caps (const gchar * name)
+negotiated_caps (const gchar *name)
 {
   g_autofree gchar *path = data_path (name);
-  g_autofree gchar *launch = g_strdup_printf (PREPROCESS " model-info=%s",
-      path);
+  g_autofree gchar *launch =
+      g_strdup_printf (PREPROCESS " model-info=%s", path);
   GstHarness *h = gcg_test_harness_new (launch, RGBA_64x48, NULL);
   g_autoptr (GstCaps) caps = NULL;
   GstBuffer *out;
   gchar *str;
 
-  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48,
-          grey100, 4, 0));
+  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48, grey100, 4, 0));
   caps = gst_pad_get_current_caps (h->sinkpad);
-  str = g_strdup_printf ("%s %s", gst_structure_get_string
-      (gst_caps_get_structure (caps, 0), "dimensions"),
+  str = g_strdup_printf ("%s %s",
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "dimensions"),
       gst_structure_get_string (gst_caps_get_structure (caps, 0), "types"));
   gst_buffer_unref (out);
   gst_harness_teardown (h);
@@ -291,8 +295,8 @@ test_element_properties (void)
   gint layout, type, channels;
 
   g_object_get (e, "width", &width, "height", &height, "max-rois", &max_rois,
-      "layout", &layout, "tensor-type", &type, "channels", &channels,
-      "mean", &mean, "std", &std, "model-info", &path, NULL);
+      "layout", &layout, "tensor-type", &type, "channels", &channels, "mean",
+      &mean, "std", &std, "model-info", &path, NULL);
   g_assert_cmpuint (width, ==, 128);
   g_assert_cmpuint (height, ==, 64);
   g_assert_cmpuint (max_rois, ==, 4);
@@ -329,16 +333,15 @@ static void
 test_element_values (void)
 {
   g_autofree gchar *path = data_path ("nchw-f32-rgb.modelinfo");
-  g_autofree gchar *launch = g_strdup_printf (PREPROCESS " model-info=%s",
-      path);
+  g_autofree gchar *launch =
+      g_strdup_printf (PREPROCESS " model-info=%s", path);
   GstHarness *h = gcg_test_harness_new (launch, RGBA_64x48, NULL);
   const gfloat mean[3] = { 0.485f, 0.456f, 0.406f };
   const gfloat std[3] = { 0.229f, 0.224f, 0.225f };
   GstBuffer *out;
   GstMapInfo map;
 
-  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48,
-          grey100, 4, 0));
+  out = gcg_test_push_pull (h, gcg_test_solid_new (RGBA_64x48, grey100, 4, 0));
   g_assert_true (gst_buffer_map (out, &map, GST_MAP_READ));
   g_assert_cmpuint (map.size, ==, 3 * 224 * 224 * sizeof (gfloat));
   for (guint c = 0; c < 3; c++) {

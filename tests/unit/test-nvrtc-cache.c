@@ -36,8 +36,7 @@ setup (Tmp *t)
   g_autoptr (GError) error = NULL;
 
   if (!gcg__nvrtc_load (&error)) {
-    g_test_skip_printf ("NVRTC is absent on this machine: %s",
-        error->message);
+    g_test_skip_printf ("NVRTC is absent on this machine: %s", error->message);
     return FALSE;
   }
   t->dir = g_dir_make_tmp ("gcg-kcache-XXXXXX", NULL);
@@ -74,8 +73,7 @@ compile (Tmp *t, const gchar *src, GBytes **out)
   g_autoptr (GError) error = NULL;
   guint before = gcg__nvrtc_cache_get_compile_count ();
 
-  *out = gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, NULL, sub,
-      &error);
+  *out = gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, NULL, sub, &error);
   g_assert_no_error (error);
   g_assert_nonnull (*out);
   return gcg__nvrtc_cache_get_compile_count () - before;
@@ -122,8 +120,11 @@ test_hits (void)
   g_assert_cmpuint (compile (&t, source, &c), ==, 0);     /* disk */
   g_assert_true (g_bytes_equal (a, c));
   /* Another source is another key. */
-  g_assert_cmpuint (compile (&t, "extern \"C\" __global__ void k (int *p) "
-          "{ p[0] = 8; }\n", &d), ==, 1);
+  g_assert_cmpuint (compile (&t,
+                        "extern \"C\" __global__ void k (int *p) "
+                        "{ p[0] = 8; }\n",
+                        &d),
+      ==, 1);
   g_assert_false (g_bytes_equal (a, d));
 
   sub = g_build_filename (t.dir, "kernels", NULL);
@@ -141,7 +142,14 @@ test_hits (void)
 }
 
 typedef enum
-{ TRUNCATE, FLIP_PAYLOAD, FLIP_KEY, EMPTY, SYMLINK, FIFO, LONGER,
+{
+  TRUNCATE,
+  FLIP_PAYLOAD,
+  FLIP_KEY,
+  EMPTY,
+  SYMLINK,
+  FIFO,
+  LONGER,
   FOREIGN
 } Damage;
 
@@ -303,14 +311,13 @@ test_include_not_cached (void)
   if (!setup (&t))
     return;
   header = g_build_filename (t.dir, "value.cuh", NULL);
-  src = g_strdup_printf ("#  include \"%s\"\n"
+  src = g_strdup_printf (
+      "#  include \"%s\"\n"
       "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n",
       header);
-  g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1,
-          NULL));
+  g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1, NULL));
   g_assert_cmpuint (compile (&t, src, &a), ==, 1);
-  g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1,
-          NULL));
+  g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1, NULL));
   g_assert_cmpuint (compile (&t, src, &b), ==, 1);
   g_assert_false (g_bytes_equal (a, b));
   g_unlink (header);
@@ -354,8 +361,10 @@ test_bounded (void)
   g_assert_cmpuint (n, ==, GCG_NVRTC_DISK_MAX_ENTRIES);
   g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
   /* The oldest went; the new one is a disk hit. */
-  entry = g_build_filename (sub, "0000000000000000000000000000000000000000"
-      "000000000000000000000000.bin", NULL);
+  entry = g_build_filename (sub,
+      "0000000000000000000000000000000000000000"
+      "000000000000000000000000.bin",
+      NULL);
   g_assert_false (g_file_test (entry, G_FILE_TEST_EXISTS));
   g_clear_pointer (&a, g_bytes_unref);
   gcg__nvrtc_cache_clear_memory ();
@@ -373,8 +382,8 @@ main (int argc, char **argv)
       test_damaged);
   g_test_add_data_func ("/nvrtc-cache/flipped-payload",
       GINT_TO_POINTER (FLIP_PAYLOAD), test_damaged);
-  g_test_add_data_func ("/nvrtc-cache/flipped-key",
-      GINT_TO_POINTER (FLIP_KEY), test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/flipped-key", GINT_TO_POINTER (FLIP_KEY),
+      test_damaged);
   g_test_add_data_func ("/nvrtc-cache/empty", GINT_TO_POINTER (EMPTY),
       test_damaged);
   g_test_add_data_func ("/nvrtc-cache/symlink", GINT_TO_POINTER (SYMLINK),
@@ -383,12 +392,11 @@ main (int argc, char **argv)
       test_damaged);
   g_test_add_data_func ("/nvrtc-cache/longer", GINT_TO_POINTER (LONGER),
       test_damaged);
-  g_test_add_data_func ("/nvrtc-cache/foreign-entry",
-      GINT_TO_POINTER (FOREIGN), test_damaged);
+  g_test_add_data_func ("/nvrtc-cache/foreign-entry", GINT_TO_POINTER (FOREIGN),
+      test_damaged);
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
   g_test_add_func ("/nvrtc-cache/bounded", test_bounded);
-  g_test_add_func ("/nvrtc-cache/include-not-cached",
-      test_include_not_cached);
+  g_test_add_func ("/nvrtc-cache/include-not-cached", test_include_not_cached);
   g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
       test_foreign_dir);
   g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),

@@ -73,10 +73,10 @@ test_sweep (void)
   for (guint i = 0; i < G_N_ELEMENTS (sweep); i++) {
     g_autoptr (GError) good_error = NULL;
     g_autoptr (GError) bad_error = NULL;
-    g_autoptr (GBytes) good = compile_with_fault (sweep[i].func,
-        good_source, &good_error);
-    g_autoptr (GBytes) bad = compile_with_fault (sweep[i].func, bad_source,
-        &bad_error);
+    g_autoptr (GBytes)
+        good = compile_with_fault (sweep[i].func, good_source, &good_error);
+    g_autoptr (GBytes)
+        bad = compile_with_fault (sweep[i].func, bad_source, &bad_error);
 
     g_test_message ("%s: %s / %s", sweep[i].func,
         good_error ? good_error->message : "compiled", bad_error->message);
@@ -111,8 +111,7 @@ test_no_log (void)
     return;
   for (guint i = 0; i < G_N_ELEMENTS (funcs); i++) {
     g_autoptr (GError) error = NULL;
-    g_autoptr (GBytes) bad = compile_with_fault (funcs[i], bad_source,
-        &error);
+    g_autoptr (GBytes) bad = compile_with_fault (funcs[i], bad_source, &error);
 
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, "(no log)"));
@@ -160,7 +159,8 @@ test_through_cache_and_op (void)
   sub = g_build_filename (dir, "kernels", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (sweep); i++) {
     /* A source of its own per entry point: no hit from an earlier case. */
-    g_autofree gchar *src = g_strdup_printf ("// %s\n"
+    g_autofree gchar *src = g_strdup_printf (
+        "// %s\n"
         "extern \"C\" __global__ void gain (const gcg_params *p) {}\n",
         sweep[i].func);
     g_autofree gchar *spec = g_strdup_printf ("%s:*", sweep[i].func);
@@ -169,8 +169,8 @@ test_through_cache_and_op (void)
     g_autoptr (GcgKernelOp) op = NULL;
 
     g_assert_true (gcg_fault_inject (spec, NULL));
-    cubin = gcg__nvrtc_compile_cached (prelude, src, "k.cu", SM, NULL, sub,
-        &error);
+    cubin =
+        gcg__nvrtc_compile_cached (prelude, src, "k.cu", SM, NULL, sub, &error);
     g_assert_true ((cubin == NULL) == sweep[i].fails_good);
     g_clear_error (&error);
     op = gcg_kernel_op_new_from_source (NULL, src, "gain", NULL, &error);
@@ -184,8 +184,8 @@ test_through_cache_and_op (void)
     g_clear_pointer (&cubin, g_bytes_unref);
     g_clear_object (&op);
     /* Disarmed: the same kernel, nothing poisoned. */
-    cubin = gcg__nvrtc_compile_cached (prelude, src, "k.cu", SM, NULL, sub,
-        &error);
+    cubin =
+        gcg__nvrtc_compile_cached (prelude, src, "k.cu", SM, NULL, sub, &error);
     g_assert_no_error (error);
     op = gcg_kernel_op_new_from_source (NULL, src, "gain", NULL, &error);
     g_assert_no_error (error);

@@ -64,17 +64,15 @@ static void
 test_compile_error (void)
 {
   const gchar *source = "extern \"C\" __global__ void k (const gcg_params *p)\n"
-      "{\n  no_such_thing = p->gain;\n}\n";
-  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse ("gain=f32:1",
-      NULL);
+                        "{\n  no_such_thing = p->gain;\n}\n";
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse ("gain=f32:1", NULL);
   g_autofree gchar *prelude = gcg__kernel_decl_to_c (decl, "gcg_params");
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) cubin = NULL;
 
   if (!gcg_test_nvrtc_or_skip ())
     return;
-  cubin = gcg__nvrtc_compile (prelude, source, "bad.cu", TEST_SM, NULL,
-      &error);
+  cubin = gcg__nvrtc_compile (prelude, source, "bad.cu", TEST_SM, NULL, &error);
   g_assert_null (cubin);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_test_message ("%s", error->message);
@@ -91,15 +89,16 @@ static void
 test_long_log (void)
 {
   g_autofree gchar *junk = g_strnfill (200 * 1024, 'x');
-  g_autofree gchar *source = g_strdup_printf ("extern \"C\" __global__ "
-      "void k (int *p)\n{\n  p[0] = nothing + %s;\n}\n", junk);
+  g_autofree gchar *source =
+      g_strdup_printf ("extern \"C\" __global__ "
+                       "void k (int *p)\n{\n  p[0] = nothing + %s;\n}\n",
+          junk);
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) cubin = NULL;
 
   if (!gcg_test_nvrtc_or_skip ())
     return;
-  cubin = gcg__nvrtc_compile (NULL, source, "long.cu", TEST_SM, NULL,
-      &error);
+  cubin = gcg__nvrtc_compile (NULL, source, "long.cu", TEST_SM, NULL, &error);
   g_assert_null (cubin);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "long.cu(3)"));
@@ -137,8 +136,7 @@ test_absent (void)
     cubin = gcg__nvrtc_compile (NULL, "", "x.cu", TEST_SM, NULL, &error);
     g_assert_null (cubin);
     g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
-    g_assert_nonnull (strstr (error->message,
-            "/nonexistent/libnvrtc.so.99"));
+    g_assert_nonnull (strstr (error->message, "/nonexistent/libnvrtc.so.99"));
     g_assert_false (gcg__nvrtc_load (NULL));
     return;
   }
@@ -151,12 +149,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/nvrtc/absent", test_absent);
-  g_test_add_data_func ("/nvrtc/example/vignette", "vignette.cu",
-      test_example);
-  g_test_add_data_func ("/nvrtc/example/swizzle", "swizzle.cu",
-      test_example);
-  g_test_add_data_func ("/nvrtc/example/roi_mask", "roi_mask.cu",
-      test_example);
+  g_test_add_data_func ("/nvrtc/example/vignette", "vignette.cu", test_example);
+  g_test_add_data_func ("/nvrtc/example/swizzle", "swizzle.cu", test_example);
+  g_test_add_data_func ("/nvrtc/example/roi_mask", "roi_mask.cu", test_example);
   g_test_add_func ("/nvrtc/compile-error", test_compile_error);
   g_test_add_func ("/nvrtc/bad-option-and-name", test_bad_option_and_name);
   g_test_add_func ("/nvrtc/long-log", test_long_log);

@@ -24,20 +24,38 @@ test_layout (void)
     gint32 f;
   } ref;
 
-  g_assert_cmpint (gcg_param_block_add_field (block, "a", GCG_SCALAR_TYPE_UINT32, &error), ==, 0);
-  g_assert_cmpint (gcg_param_block_add_field (block, "b", GCG_SCALAR_TYPE_UINT64, &error), ==, 1);
-  g_assert_cmpint (gcg_param_block_add_field (block, "c", GCG_SCALAR_TYPE_FLOAT, &error), ==, 2);
-  g_assert_cmpint (gcg_param_block_add_field (block, "d", GCG_SCALAR_TYPE_INT32, &error), ==, 3);
-  g_assert_cmpint (gcg_param_block_add_field (block, "e", GCG_SCALAR_TYPE_DOUBLE, &error), ==, 4);
-  g_assert_cmpint (gcg_param_block_add_field (block, "f", GCG_SCALAR_TYPE_INT32, &error), ==, 5);
+  g_assert_cmpint (gcg_param_block_add_field (block, "a",
+                       GCG_SCALAR_TYPE_UINT32, &error),
+      ==, 0);
+  g_assert_cmpint (gcg_param_block_add_field (block, "b",
+                       GCG_SCALAR_TYPE_UINT64, &error),
+      ==, 1);
+  g_assert_cmpint (gcg_param_block_add_field (block, "c", GCG_SCALAR_TYPE_FLOAT,
+                       &error),
+      ==, 2);
+  g_assert_cmpint (gcg_param_block_add_field (block, "d", GCG_SCALAR_TYPE_INT32,
+                       &error),
+      ==, 3);
+  g_assert_cmpint (gcg_param_block_add_field (block, "e",
+                       GCG_SCALAR_TYPE_DOUBLE, &error),
+      ==, 4);
+  g_assert_cmpint (gcg_param_block_add_field (block, "f", GCG_SCALAR_TYPE_INT32,
+                       &error),
+      ==, 5);
   g_assert_no_error (error);
   g_assert_cmpuint (gcg_param_block_get_n_fields (block), ==, 6);
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 0), ==, G_STRUCT_OFFSET (__typeof__ (ref), a));
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 1), ==, G_STRUCT_OFFSET (__typeof__ (ref), b));
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 2), ==, G_STRUCT_OFFSET (__typeof__ (ref), c));
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 3), ==, G_STRUCT_OFFSET (__typeof__ (ref), d));
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 4), ==, G_STRUCT_OFFSET (__typeof__ (ref), e));
-  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 5), ==, G_STRUCT_OFFSET (__typeof__ (ref), f));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 0), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), a));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 1), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), b));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 2), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), c));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 3), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), d));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 4), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), e));
+  g_assert_cmpuint (gcg_param_block_get_field_offset (block, 5), ==,
+      G_STRUCT_OFFSET (__typeof__ (ref), f));
   g_assert_cmpuint (gcg_param_block_get_size (block) % 16, ==, 0);
   g_assert_cmpuint (gcg_param_block_get_size (block), >=, sizeof (ref));
   g_assert_cmpint (gcg_param_block_lookup (block, "e"), ==, 4);
@@ -54,15 +72,23 @@ test_bad_fields (void)
   g_autoptr (GError) error = NULL;
   g_autofree gchar *longname = g_strnfill (65, 'x');
 
-  g_assert_cmpint (gcg_param_block_add_field (block, "gain", GCG_SCALAR_TYPE_FLOAT, &error), ==, 0);
-  g_assert_cmpint (gcg_param_block_add_field (block, "gain", GCG_SCALAR_TYPE_INT32, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_field (block, "gain",
+                       GCG_SCALAR_TYPE_FLOAT, &error),
+      ==, 0);
+  g_assert_cmpint (gcg_param_block_add_field (block, "gain",
+                       GCG_SCALAR_TYPE_INT32, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "gain"));
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_field (block, "", GCG_SCALAR_TYPE_INT32, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_field (block, "", GCG_SCALAR_TYPE_INT32,
+                       &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_field (block, longname, GCG_SCALAR_TYPE_INT32, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_field (block, longname,
+                       GCG_SCALAR_TYPE_INT32, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (gcg_param_block_get_n_fields (block), ==, 1);
 }
@@ -77,7 +103,8 @@ test_too_big (void)
   for (guint i = 0; last >= 0 && i < 10000; i++) {
     g_autofree gchar *name = g_strdup_printf ("f%u", i);
 
-    last = gcg_param_block_add_field (block, name, GCG_SCALAR_TYPE_DOUBLE, &error);
+    last =
+        gcg_param_block_add_field (block, name, GCG_SCALAR_TYPE_DOUBLE, &error);
   }
   g_assert_cmpint (last, ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
@@ -89,15 +116,21 @@ test_ranges (void)
 {
   g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
   g_autoptr (GError) error = NULL;
-  gint i32 = gcg_param_block_add_field (block, "i32", GCG_SCALAR_TYPE_INT32, NULL);
-  gint u32 = gcg_param_block_add_field (block, "u32", GCG_SCALAR_TYPE_UINT32, NULL);
-  gint u64 = gcg_param_block_add_field (block, "u64", GCG_SCALAR_TYPE_UINT64, NULL);
-  gint f32 = gcg_param_block_add_field (block, "f32", GCG_SCALAR_TYPE_FLOAT, NULL);
-  gint f64 = gcg_param_block_add_field (block, "f64", GCG_SCALAR_TYPE_DOUBLE, NULL);
+  gint i32 =
+      gcg_param_block_add_field (block, "i32", GCG_SCALAR_TYPE_INT32, NULL);
+  gint u32 =
+      gcg_param_block_add_field (block, "u32", GCG_SCALAR_TYPE_UINT32, NULL);
+  gint u64 =
+      gcg_param_block_add_field (block, "u64", GCG_SCALAR_TYPE_UINT64, NULL);
+  gint f32 =
+      gcg_param_block_add_field (block, "f32", GCG_SCALAR_TYPE_FLOAT, NULL);
+  gint f64 =
+      gcg_param_block_add_field (block, "f64", GCG_SCALAR_TYPE_DOUBLE, NULL);
 
   g_assert_true (gcg_param_block_set_int (block, i32, G_MININT32, &error));
   g_assert_cmpfloat (gcg_param_block_get_double (block, i32), ==, G_MININT32);
-  g_assert_false (gcg_param_block_set_int (block, i32, (gint64) G_MAXINT32 + 1, &error));
+  g_assert_false (gcg_param_block_set_int (block, i32, (gint64) G_MAXINT32 + 1,
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "i32"));
   g_clear_error (&error);
@@ -193,11 +226,13 @@ test_bytes (void)
   g_assert_cmpuint (gcg_param_block_get_size (block), ==, 64);
   g_assert_cmpuint (sizeof (ref), <=, 64);
 
-  g_assert_true (gcg_param_block_set_bytes (block, blob, data, sizeof (data), &error));
+  g_assert_true (gcg_param_block_set_bytes (block, blob, data, sizeof (data),
+      &error));
   g_assert_no_error (error);
   /* The wrong size, or a scalar field, leaves everything as it was. */
   memset (wrong, 0xff, sizeof (wrong));
-  g_assert_false (gcg_param_block_set_bytes (block, blob, wrong, sizeof (wrong), &error));
+  g_assert_false (gcg_param_block_set_bytes (block, blob, wrong, sizeof (wrong),
+      &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "blob"));
   g_clear_error (&error);
@@ -223,19 +258,25 @@ test_bytes (void)
   g_assert_cmpfloat (gcg_param_block_get_double (block, c), ==, 2.5);
 
   /* Bad alignment and sizes. */
-  g_assert_cmpint (gcg_param_block_add_bytes (block, "odd", 8, 3, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "odd", 8, 3, &error), ==,
+      -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_bytes (block, "huge", 512, 512, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "huge", 512, 512, &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_bytes (block, "empty", 0, 8, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "empty", 0, 8, &error), ==,
+      -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_bytes (block, "big", 64 * 1024, 16, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "big", 64 * 1024, 16,
+                       &error),
+      ==, -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_cmpint (gcg_param_block_add_bytes (block, "blob", 8, 8, &error), ==, -1);
+  g_assert_cmpint (gcg_param_block_add_bytes (block, "blob", 8, 8, &error), ==,
+      -1);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
   g_assert_cmpuint (gcg_param_block_get_n_fields (block), ==, 3);

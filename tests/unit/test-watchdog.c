@@ -49,7 +49,7 @@ test_fires (void)
       G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();
   g_test_trap_assert_stderr ("*watchdog: the sleeper hangs (test "
-      "/watchdog/fires)*aborting*");
+                             "/watchdog/fires)*aborting*");
   /* With gdb, the blocked thread's stack is printed. */
   if (gdb != NULL && !sanitized ())
     g_test_trap_assert_stderr ("*Thread*block*");
@@ -67,8 +67,7 @@ test_disarmed (void)
     gcg_test_watchdog_disarm ();
     return;
   }
-  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC,
-      G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
 }
 

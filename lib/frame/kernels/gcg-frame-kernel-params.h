@@ -36,10 +36,28 @@ enum
   GCG_FKP_BGR = 5,
   GCG_FKP_GRAY8 = 6,
 };
-enum { GCG_FKP_NEAREST = 0, GCG_FKP_BILINEAR = 1 };
-enum { GCG_FKP_NCHW = 0, GCG_FKP_NHWC = 1 };
-enum { GCG_FKP_FLOAT32 = 0, GCG_FKP_FLOAT16 = 1, GCG_FKP_UINT8 = 2 };
-enum { GCG_FKP_CH_RGB = 0, GCG_FKP_CH_BGR = 1, GCG_FKP_CH_GRAY = 2 };
+enum
+{
+  GCG_FKP_NEAREST = 0,
+  GCG_FKP_BILINEAR = 1
+};
+enum
+{
+  GCG_FKP_NCHW = 0,
+  GCG_FKP_NHWC = 1
+};
+enum
+{
+  GCG_FKP_FLOAT32 = 0,
+  GCG_FKP_FLOAT16 = 1,
+  GCG_FKP_UINT8 = 2
+};
+enum
+{
+  GCG_FKP_CH_RGB = 0,
+  GCG_FKP_CH_BGR = 1,
+  GCG_FKP_CH_GRAY = 2
+};
 
 /* One output item (the video frame, or one tensor item): the clipped crop
  * and its fit into the output, computed once per frame on the host. */
@@ -129,6 +147,7 @@ GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, gain) == 176,
 GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, items) == 256,
     "GcgFrameKernelParams.items");
 GCG_FKP_ASSERT (sizeof (GcgFrameKernelParams)
-    == 256 + 48 * GCG_FRAME_KP_MAX_ITEMS, "GcgFrameKernelParams size");
+        == 256 + 48 * GCG_FRAME_KP_MAX_ITEMS,
+    "GcgFrameKernelParams size");
 
 #endif /* GCG_FRAME_KERNEL_PARAMS_H */

@@ -29,7 +29,11 @@
 static inline uint32_t
 gcg_fm_float_bits (float f)
 {
-  union { float f; uint32_t u; } v;
+  union
+  {
+    float f;
+    uint32_t u;
+  } v;
 
   v.f = f;
   return v.u;
@@ -177,8 +181,7 @@ gcg_fm_src_row (const GcgFrameKernelParams *p, int plane, int32_t y)
 }
 
 GCG_FM_FN GcgFmSrcRows
-gcg_fm_src_rows (const GcgFrameKernelParams *p, int32_t in_format,
-    int32_t sy)
+gcg_fm_src_rows (const GcgFrameKernelParams *p, int32_t in_format, int32_t sy)
 {
   GcgFmSrcRows r;
 
@@ -231,8 +234,8 @@ gcg_fm_read_rgb_at (const GcgFrameKernelParams *p, int32_t in_format,
 
 /* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
 GCG_FM_FN void
-gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format,
-    int32_t sx, int32_t sy, float *rgb)
+gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format, int32_t sx,
+    int32_t sy, float *rgb)
 {
   gcg_fm_read_rgb_at (p, in_format, gcg_fm_src_rows (p, in_format, sy), sx,
       rgb);
@@ -365,8 +368,8 @@ gcg_fm_video_word (GcgFmShape s, const float *rgb, uint8_t alpha)
 /* Step 7, video RGB-type and GRAY8 outputs: pixel x of @row from its RGB
  * (GRAY8 takes its luma). */
 GCG_FM_FN void
-gcg_fm_video_store (const GcgFrameKernelParams *p, GcgFmShape s,
-    uint8_t *row, int32_t x, const float *rgb, uint8_t alpha)
+gcg_fm_video_store (const GcgFrameKernelParams *p, GcgFmShape s, uint8_t *row,
+    int32_t x, const float *rgb, uint8_t alpha)
 {
   if (s.out_format == GCG_FKP_GRAY8) {
     row[x] = gcg_fm_u8 (gcg_fm_luma (p, rgb));
@@ -518,7 +521,8 @@ gcg_fm_tensor_pixel (const GcgFrameKernelParams *p, GcgFmShape s, int32_t n,
 
   for (int c = 0; c < nc; c++) {
     size_t index = s.tensor_layout == GCG_FKP_NCHW
-        ? base + (size_t) c * plane + pixel : base + pixel * nc + c;
+        ? base + (size_t) c * plane + pixel
+        : base + pixel * nc + c;
 
     gcg_fm_tensor_store (p, s.tensor_type, index, v[c]);
   }
