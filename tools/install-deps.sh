@@ -27,10 +27,6 @@ pkgs=(
   # the API reference (-Ddocs=enabled)
   gi-docgen
 )
-# tools/format.sh (.ci/run's format check) fetches its clang-format with
-# npm.  Debian's npm only where no npm is on PATH: NodeSource's nodejs
-# ships its own and conflicts with Debian's npm package.
-command -v npm >/dev/null || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
