@@ -13,9 +13,10 @@
  * captured again for new values.
  *
  * The copy reads from a ring of pinned host slots.  A slot is written only
- * after the event recorded behind its previous copy has completed, so a
- * value still in flight is never overwritten, however far the host runs
- * ahead of the GPU.  When every slot is in flight, update() waits for the
+ * after the event recorded behind its previous copy has completed (or
+ * that of a later copy on the same stream: one query in about half a ring
+ * of updates proves the slots before it free), so a value still in flight
+ * is never overwritten, however far the host runs ahead of the GPU.  When every slot is in flight, update() waits for the
  * oldest one (counted by #GcgParamBlock:slot-wait-count).
  *
  * Fields are added first, then the block is allocated on a context; the
@@ -42,6 +43,16 @@
 #define MAX_BLOCK_SIZE (64 * 1024)
 #define SLOT_ALIGN 64
 
+/* One pinned staging slot: the event recorded behind its copy, and which
+ * update (the update count after it) of which run wrote it last. */
+typedef struct
+{
+  CUevent event;
+  gboolean pending;
+  guint64 seq;
+  guint64 run;
+} RingSlot;
+
 typedef struct
 {
   gchar *name;
@@ -62,10 +73,16 @@ struct _GcgParamBlock
   CUdeviceptr device;
   guint8 *ring;
   gsize slot_stride;
-  CUevent *slot_events;
-  gboolean *slot_pending;
+  RingSlot *slots;
   guint ring_depth;
   guint next_slot;
+  /* A run: updates queued back to back on one stream.  An event found
+   * complete proves every earlier update of its run complete, so claims
+   * up to that update need no query of their own (known_run/known_seq). */
+  GcgStream *run_stream;        /* held: its handle cannot be reused */
+  guint64 run;
+  guint64 known_run;
+  guint64 known_seq;
 
   guint64 update_count;
   guint64 slot_wait_count;
@@ -138,12 +155,12 @@ release_device (GcgParamBlock *self)
   if (self->context == NULL
       || !gcg__context_guard_enter (&guard, self->context, NULL))
     return;
-  for (guint i = 0; self->slot_events && i < self->ring_depth; i++) {
-    if (self->slot_events[i] == NULL)
+  for (guint i = 0; self->slots && i < self->ring_depth; i++) {
+    if (self->slots[i].event == NULL)
       continue;
-    if (self->slot_pending[i])
-      GCG_CU_WARN (cuEventSynchronize, self->slot_events[i]);
-    GCG_CU_WARN (cuEventDestroy, self->slot_events[i]);
+    if (self->slots[i].pending)
+      GCG_CU_WARN (cuEventSynchronize, self->slots[i].event);
+    GCG_CU_WARN (cuEventDestroy, self->slots[i].event);
   }
   if (self->ring)
     GCG_CU_WARN (cuMemFreeHost, self->ring);
@@ -159,9 +176,9 @@ gcg_param_block_finalize (GObject *object)
   GcgParamBlock *self = GCG_PARAM_BLOCK (object);
 
   release_device (self);
+  g_clear_object (&self->run_stream);
   g_clear_object (&self->context);
-  g_free (self->slot_events);
-  g_free (self->slot_pending);
+  g_free (self->slots);
   g_free (self->staging);
   g_array_unref (self->fields);
 
@@ -811,7 +828,7 @@ allocate_device (GcgParamBlock *self, GError **error)
           self->slot_stride * self->ring_depth, CU_MEMHOSTALLOC_PORTABLE))
     return FALSE;
   for (guint i = 0; i < self->ring_depth; i++) {
-    if (!GCG_CU_OK (error, cuEventCreate, &self->slot_events[i],
+    if (!GCG_CU_OK (error, cuEventCreate, &self->slots[i].event,
             CU_EVENT_DISABLE_TIMING))
       return FALSE;
   }
@@ -854,13 +871,11 @@ gcg_param_block_allocate (GcgParamBlock *self, GcgContext *context,
     return FALSE;
   self->context = g_object_ref (context);
   self->ring_depth = ring_depth ? ring_depth : DEFAULT_RING_DEPTH;
-  self->slot_events = g_new0 (CUevent, self->ring_depth);
-  self->slot_pending = g_new0 (gboolean, self->ring_depth);
+  self->slots = g_new0 (RingSlot, self->ring_depth);
   if (!allocate_device (self, error)) {
     release_device (self);
     g_clear_object (&self->context);
-    g_clear_pointer (&self->slot_events, g_free);
-    g_clear_pointer (&self->slot_pending, g_free);
+    g_clear_pointer (&self->slots, g_free);
     self->ring_depth = 0;
     return FALSE;
   }
@@ -925,23 +940,69 @@ gcg_param_block_get_field_device_ptr (GcgParamBlock *self, guint index)
   return self->device + get_field (self, index)->offset;
 }
 
+/* @done's copy is complete, and so every earlier one of its run (runs
+ * only grow: knowledge of a later run is kept). */
+static void
+note_done (GcgParamBlock *self, const RingSlot *done)
+{
+  if (done->run > self->known_run
+      || (done->run == self->known_run && done->seq > self->known_seq)) {
+    self->known_run = done->run;
+    self->known_seq = done->seq;
+  }
+}
+
+/* Whether the event of @c, found complete, would prove @slot's copy done:
+ * a later update of the same run. */
+static gboolean
+proves (const RingSlot *c, const RingSlot *slot)
+{
+  return c->pending && c->run == slot->run && c->seq > slot->seq;
+}
+
+/* TRUE when @slot's copy is known done without asking the driver; else
+ * asks about a later copy of its run half a ring on (usually done long
+ * since when the host is not a ring ahead), so that one query in about
+ * ring_depth / 2 updates proves the slots before it done. */
+static gboolean
+slot_known_done (GcgParamBlock *self, guint slot)
+{
+  const RingSlot *s = &self->slots[slot];
+  const RingSlot *later =
+      &self->slots[(slot + self->ring_depth / 2) % self->ring_depth];
+
+  if (s->run == self->known_run && s->seq <= self->known_seq)
+    return TRUE;
+  if (self->ring_depth < 4 || !proves (later, s)
+      || GCG_CU (cuEventQuery, later->event) != CUDA_SUCCESS)
+    return FALSE;
+  note_done (self, later);
+  return TRUE;
+}
+
 /* Makes sure the slot's previous copy is done before it is rewritten. */
 static gboolean
 claim_slot (GcgParamBlock *self, guint slot, GError **error)
 {
+  RingSlot *s = &self->slots[slot];
   CUresult res;
 
-  if (!self->slot_pending[slot])
+  if (!s->pending)
     return TRUE;
-  res = GCG_CU (cuEventQuery, self->slot_events[slot]);
+  if (slot_known_done (self, slot)) {
+    s->pending = FALSE;
+    return TRUE;
+  }
+  res = GCG_CU (cuEventQuery, s->event);
   if (res == CUDA_ERROR_NOT_READY) {
     self->slot_wait_count++;
-    res = GCG_CU (cuEventSynchronize, self->slot_events[slot]);
+    res = GCG_CU (cuEventSynchronize, s->event);
   }
   if (!gcg__cuda_result (res, "cuEventSynchronize", error, __FILE__, __LINE__,
           G_STRFUNC))
     return FALSE;
-  self->slot_pending[slot] = FALSE;
+  note_done (self, s);
+  s->pending = FALSE;
   return TRUE;
 }
 
@@ -984,13 +1045,18 @@ gcg_param_block_update (GcgParamBlock *self, GcgStream *stream, GError **error)
     return FALSE;
   /* If the event cannot be recorded, finish the copy now so the slot is
    * free again and nothing is left pending. */
-  if (!GCG_CU_OK (error, cuEventRecord, self->slot_events[slot], cu_stream)) {
+  if (!GCG_CU_OK (error, cuEventRecord, self->slots[slot].event, cu_stream)) {
     GCG_CU_WARN (cuStreamSynchronize, cu_stream);
     return FALSE;
   }
-  self->slot_pending[slot] = TRUE;
-  self->next_slot = (slot + 1) % self->ring_depth;
+  if (stream != self->run_stream) {
+    g_set_object (&self->run_stream, stream);
+    self->run++;
+  }
   self->update_count++;
+  self->slots[slot] = (RingSlot) { self->slots[slot].event, TRUE,
+    self->update_count, self->run };
+  self->next_slot = (slot + 1) % self->ring_depth;
   return TRUE;
 }
 
