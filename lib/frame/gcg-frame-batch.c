@@ -59,6 +59,12 @@ struct _GcgFrameBatch
   /* Each source of the batch being processed as a chain sees it: made
    * once by the checks, used again by the preparation. */
   GcgFrameChainConfig chains[GCG_FRAME_BATCH_MAX_SOURCES];
+  /* The description each chains[i] was made from and validated for: a
+   * slot whose source is unchanged since is not validated again (the
+   * enum look-ups were most of a batch's checks).  validated[i] is FALSE
+   * until then, and again once chains[i] holds a refused source. */
+  GcgFrameBatchSource described[GCG_FRAME_BATCH_MAX_SOURCES];
+  gboolean validated[GCG_FRAME_BATCH_MAX_SOURCES];
 
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_batches;
@@ -246,6 +252,32 @@ gcg_frame_batch_get_use_graph (GcgFrameBatch *self)
   return self->use_graph;
 }
 
+static gboolean
+same_source (const GcgFrameBatchSource *a, const GcgFrameBatchSource *b)
+{
+  /* Field by field: the caller's struct may carry padding. */
+  return a->format == b->format && a->width == b->width
+      && a->height == b->height && a->matrix == b->matrix
+      && a->full_range == b->full_range;
+}
+
+/* Makes slot @i's chain config from @source and validates it, unless the
+ * slot's last validated description is the same. */
+static gboolean
+describe_slot (GcgFrameBatch *self, guint i, const GcgFrameBatchSource *source,
+    GError **error)
+{
+  if (self->validated[i] && same_source (&self->described[i], source))
+    return TRUE;
+  self->validated[i] = FALSE;
+  gcg__frame_batch_chain_config (&self->config, source, &self->chains[i]);
+  if (!gcg_frame_chain_config_validate (&self->chains[i], error))
+    return FALSE;
+  self->described[i] = *source;
+  self->validated[i] = TRUE;
+  return TRUE;
+}
+
 /* Every source and its values, checked before anything is staged, so a
  * refused batch changes nothing. */
 static gboolean
@@ -253,7 +285,6 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GError **error)
 {
-  GcgFrameChainConfig *chain;
   GcgFrameParams checked;
   g_autoptr (GError) source_error = NULL;
 
@@ -272,10 +303,9 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     /* The source's own destination is ignored: check it with the batch's. */
     checked = params[i];
     checked.dst[0] = dst;
-    chain = &self->chains[i];
-    gcg__frame_batch_chain_config (&self->config, &sources[i], chain);
-    if (!gcg_frame_chain_config_validate (chain, &source_error)
-        || !gcg__frame_check_params (chain, &checked, &source_error)) {
+    if (!describe_slot (self, i, &sources[i], &source_error)
+        || !gcg__frame_check_params (&self->chains[i], &checked,
+            &source_error)) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Batch source %u: %s", i, source_error->message);
       return FALSE;
