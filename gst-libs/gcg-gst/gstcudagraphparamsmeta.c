@@ -43,6 +43,31 @@ ensure_debug_category (void)
   }
 }
 
+/* @buffer's params meta, or NULL.  gst_buffer_get_custom_meta() looks the
+ * name up in GStreamer's table of metas on every call, most of what a
+ * frame without the meta costs; once the meta is registered (for good:
+ * the table never forgets), its API type is kept and the buffer's metas
+ * are searched by it, as gst_buffer_get_custom_meta() then does. */
+static GstCustomMeta *
+get_params_meta (GstBuffer *buffer)
+{
+  static GType api = 0;         /* 0 until registered */
+  GType type = g_atomic_pointer_get (&api);
+
+  if (type == 0) {
+    const GstMetaInfo *info =
+        gst_meta_get_info (GST_CUDA_GRAPH_PARAMS_META_NAME);
+
+    /* Not registered: no buffer carries it.  Registered as another kind
+     * of meta: none of its metas is a params meta. */
+    if (info == NULL || !gst_meta_info_is_custom (info))
+      return NULL;
+    type = info->api;
+    g_atomic_pointer_set (&api, type);
+  }
+  return (GstCustomMeta *) gst_buffer_get_meta (buffer, type);
+}
+
 /**
  * gst_cuda_graph_values_finite:
  * @values: (array length=n): the values
@@ -158,7 +183,7 @@ gst_cuda_graph_apply_params_meta (GstObject *self, GstBuffer *buffer,
   g_return_if_fail (GST_IS_BUFFER (buffer));
   g_return_if_fail (params != NULL);
 
-  meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_GRAPH_PARAMS_META_NAME);
+  meta = get_params_meta (buffer);
   if (meta == NULL)
     return;
   s = gst_custom_meta_get_structure (meta);

@@ -324,7 +324,8 @@ gst_cuda_graph_batch_flush (GstAggregator *agg)
 static void post_stats_now (GstCudaGraphBatch *self);
 
 /* Caps come in order with the buffers: a stream's new size or format is
- * a new description for its next frames, never a new capture.  A
+ * a new description for its next frames, never a new capture; so does a
+ * stream-start, whose id the pad keeps for the batches' metas.  A
  * cudagraph-stats-request posts the figures at once, as the single-frame
  * elements do. */
 static gboolean
@@ -334,6 +335,9 @@ gst_cuda_graph_batch_sink_event (GstAggregator *agg, GstAggregatorPad *pad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
       && gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
     post_stats_now (GST_CUDA_GRAPH_BATCH (agg));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+    gst_cuda_graph_batch_pad_set_stream_start (GST_CUDA_GRAPH_BATCH_PAD (pad),
+        event);
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
 

@@ -56,6 +56,9 @@ struct _GstCudaGraphBatchPad
   gboolean have_info;
   GstVideoInfo info;
   GcgFrameBatchSource source;
+  /* The id of the last stream-start handled, in order with the buffers:
+   * each batch's meta copies it, without looking up the sticky event. */
+  gchar *stream_id;
   GstCudaGraphBatchPadWindow window;
   /* A buffer came (atomic: set in the upstream thread). */
   gint delivered;
@@ -184,6 +187,7 @@ gst_cuda_graph_batch_pad_finalize (GObject *object)
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
 
   g_clear_pointer (&self->roi_type, g_ref_string_release);
+  g_clear_pointer (&self->stream_id, g_free);
   gst_cuda_graph_batch_pad_clear_held (self);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
@@ -228,6 +232,23 @@ gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self, GstCaps *caps)
   self->source = source;
   self->have_info = TRUE;
   return TRUE;
+}
+
+void
+gst_cuda_graph_batch_pad_set_stream_start (GstCudaGraphBatchPad *self,
+    GstEvent *event)
+{
+  const gchar *id = NULL;
+
+  gst_event_parse_stream_start (event, &id);
+  g_free (self->stream_id);
+  self->stream_id = g_strdup (id);
+}
+
+const gchar *
+gst_cuda_graph_batch_pad_get_stream_id (GstCudaGraphBatchPad *self)
+{
+  return self->stream_id;
 }
 
 const GstVideoInfo *

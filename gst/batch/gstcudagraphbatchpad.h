@@ -27,6 +27,14 @@ G_DECLARE_FINAL_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST,
 gboolean gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self,
     GstCaps *caps);
 
+/* Keeps the id of @event, a stream-start (from the aggregator's
+ * streaming thread, in order with the buffers); the stream's id, NULL
+ * before the first stream-start, until the next one or the pad's end. */
+void gst_cuda_graph_batch_pad_set_stream_start (GstCudaGraphBatchPad *self,
+    GstEvent *event);
+const gchar *gst_cuda_graph_batch_pad_get_stream_id (
+    GstCudaGraphBatchPad *self);
+
 /* The stream's current video info and its description for the batch;
  * NULL / FALSE before caps. */
 const GstVideoInfo *gst_cuda_graph_batch_pad_get_info (

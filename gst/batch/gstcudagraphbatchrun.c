@@ -220,6 +220,18 @@ add_analytics_batch_meta (GstBuffer *outbuf, Batch *batch)
 }
 #endif
 
+/* The meta's copies of @pad's name and stream id.  A request pad's name
+ * is set before it is added and never changes while the element holds it
+ * (gst_object_set_name() refuses a parented object), so it is read without
+ * the lock gst_pad_get_name() takes; the id is the pad's copy of its
+ * last stream-start, not a look-up of the sticky event per batch. */
+static void
+describe_stream (GstCudaGraphBatchMetaSource *src, GstCudaGraphBatchPad *pad)
+{
+  src->pad_name = g_strdup (GST_PAD_NAME (pad));
+  src->stream_id = g_strdup (gst_cuda_graph_batch_pad_get_stream_id (pad));
+}
+
 /* @batch's frames as the meta's sources, with their items. */
 static void
 describe_frames (GstCudaGraphBatch *self, GstCudaGraphBatchMeta *bmeta,
@@ -233,8 +245,7 @@ describe_frames (GstCudaGraphBatch *self, GstCudaGraphBatchMeta *bmeta,
     GstCudaGraphBatchMetaSource *src = &bmeta->sources[s];
     const GcgFrameParams *p = &batch->params[s];
 
-    src->pad_name = gst_pad_get_name (in->pad);
-    src->stream_id = gst_pad_get_stream_id (GST_PAD (in->pad));
+    describe_stream (src, in->pad);
     src->pts = GST_BUFFER_PTS (in->buffer);
     src->running_time = in->running_time;
     src->width = batch->sources[s].width;
@@ -265,8 +276,7 @@ describe_absent (GstCudaGraphBatchMeta *bmeta, Batch *batch)
       a++) {
     GstCudaGraphBatchMetaSource *src = &bmeta->sources[bmeta->n_sources];
 
-    src->pad_name = gst_pad_get_name (batch->absent[a]);
-    src->stream_id = gst_pad_get_stream_id (GST_PAD (batch->absent[a]));
+    describe_stream (src, batch->absent[a]);
     src->pts = src->running_time = GST_CLOCK_TIME_NONE;
     src->first_item = bmeta->n_items;
     bmeta->n_sources++;

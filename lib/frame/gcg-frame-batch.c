@@ -39,6 +39,8 @@
 
 #define BLOCK_W 32
 #define BLOCK_H 8
+/* The kernel struct's static and per-frame fields, before its items. */
+#define KP_HEAD G_STRUCT_OFFSET (GcgFrameKernelParams, items)
 
 struct _GcgFrameBatch
 {
@@ -59,6 +61,17 @@ struct _GcgFrameBatch
   /* Each source of the batch being processed as a chain sees it: made
    * once by the checks, used again by the preparation. */
   GcgFrameChainConfig chains[GCG_FRAME_BATCH_MAX_SOURCES];
+  /* The description each chains[i] was made from and validated for: a
+   * slot whose source is unchanged since is not validated again (the
+   * enum look-ups were most of a batch's checks).  validated[i] is FALSE
+   * until then, and again once chains[i] holds a refused source. */
+  GcgFrameBatchSource described[GCG_FRAME_BATCH_MAX_SOURCES];
+  gboolean validated[GCG_FRAME_BATCH_MAX_SOURCES];
+  /* Each validated slot's kernel struct before its items, as
+   * gcg__frame_prepare_static() makes it from chains[i]: copied per batch
+   * instead of made again (a memset of the whole struct, all its items,
+   * and the colour set-up, per source).  max_sources × KP_HEAD bytes. */
+  guint8 *statics;
 
   GcgKernelReplay *replay;      /* CUDA backend */
   guint64 cpu_batches;
@@ -87,6 +100,7 @@ gcg_frame_batch_finalize (GObject *object)
   g_clear_object (&self->model);
   g_free (self->view);
   g_free (self->staging);
+  g_free (self->statics);
   g_free (self->kp);
 
   G_OBJECT_CLASS (gcg_frame_batch_parent_class)->finalize (object);
@@ -165,6 +179,7 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   self->stride = gcg__frame_batch_params_stride (config);
   self->staging_size = gcg__frame_batch_params_size (config);
   self->staging = g_malloc0 (self->staging_size);
+  self->statics = g_malloc0 ((gsize) config->max_sources * KP_HEAD);
   header = (GcgFrameBatchHeader *) self->staging;
   header->stride = (gint32) self->stride;
   header->max_items = (gint32) config->max_rois;
@@ -246,6 +261,34 @@ gcg_frame_batch_get_use_graph (GcgFrameBatch *self)
   return self->use_graph;
 }
 
+static gboolean
+same_source (const GcgFrameBatchSource *a, const GcgFrameBatchSource *b)
+{
+  /* Field by field: the caller's struct may carry padding. */
+  return a->format == b->format && a->width == b->width
+      && a->height == b->height && a->matrix == b->matrix
+      && a->full_range == b->full_range;
+}
+
+/* Makes slot @i's chain config from @source and validates it, unless the
+ * slot's last validated description is the same. */
+static gboolean
+describe_slot (GcgFrameBatch *self, guint i, const GcgFrameBatchSource *source,
+    GError **error)
+{
+  if (self->validated[i] && same_source (&self->described[i], source))
+    return TRUE;
+  self->validated[i] = FALSE;
+  gcg__frame_batch_chain_config (&self->config, source, &self->chains[i]);
+  if (!gcg_frame_chain_config_validate (&self->chains[i], error))
+    return FALSE;
+  gcg__frame_prepare_static (&self->chains[i], self->kp);
+  memcpy (self->statics + (gsize) i * KP_HEAD, self->kp, KP_HEAD);
+  self->described[i] = *source;
+  self->validated[i] = TRUE;
+  return TRUE;
+}
+
 /* Every source and its values, checked before anything is staged, so a
  * refused batch changes nothing. */
 static gboolean
@@ -253,7 +296,6 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GError **error)
 {
-  GcgFrameChainConfig *chain;
   GcgFrameParams checked;
   g_autoptr (GError) source_error = NULL;
 
@@ -272,10 +314,9 @@ check_batch (GcgFrameBatch *self, guint n_sources,
     /* The source's own destination is ignored: check it with the batch's. */
     checked = params[i];
     checked.dst[0] = dst;
-    chain = &self->chains[i];
-    gcg__frame_batch_chain_config (&self->config, &sources[i], chain);
-    if (!gcg_frame_chain_config_validate (chain, &source_error)
-        || !gcg__frame_check_params (chain, &checked, &source_error)) {
+    if (!describe_slot (self, i, &sources[i], &source_error)
+        || !gcg__frame_check_params (&self->chains[i], &checked,
+            &source_error)) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
           "Batch source %u: %s", i, source_error->message);
       return FALSE;
@@ -292,9 +333,16 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
     guint64 dst, guint first_item)
 {
   const GcgFrameChainConfig *chain = &self->chains[i];
+  guint n_items;
 
-  gcg__frame_prepare_static (chain, self->kp);
+  /* What gcg__frame_prepare_static() would make: the slot's fields, and
+   * zeroed items past those written up to max_rois, all that is staged
+   * (the items past max_rois stay as g_new0() left them: never written). */
+  memcpy (self->kp, self->statics + (gsize) i * KP_HEAD, KP_HEAD);
   gcg__frame_prepare_frame (chain, params, self->kp);
+  n_items = (guint) self->kp->n_items; /* 1 to max_rois: check_batch() */
+  memset (&self->kp->items[n_items], 0,
+      (self->config.max_rois - n_items) * sizeof (GcgFrameItem));
   self->kp->dst[0] = dst + (guint64) first_item * self->item_size;
   if (self->backend == GCG_BACKEND_CPU)
     gcg__frame_cpu_run (chain, self->kp);

@@ -171,6 +171,65 @@ test_refused (void)
   gcg_test_frame_batch_clear (&b);
 }
 
+/* Refuses @sources as a fresh batch does, with the same message. */
+static void
+assert_refused_alike (GcgFrameBatch *batch, const GcgFrameBatchConfig *config,
+    const GcgFrameBatchSource *sources, const GcgFrameParams *params, guint n,
+    guint8 *out)
+{
+  g_autoptr (GcgFrameBatch)
+      fresh = gcg_frame_batch_new (config, GCG_BACKEND_CPU, NULL, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) fresh_error = NULL;
+
+  g_assert_false (gcg_frame_batch_process (batch, n, sources, params,
+      (guint64) (guintptr) out, NULL, NULL, &error));
+  g_assert_false (gcg_frame_batch_process (fresh, n, sources, params,
+      (guint64) (guintptr) out, NULL, NULL, &fresh_error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, fresh_error->message);
+}
+
+/* A batch validates a slot's description once, until it changes: a
+ * source that was accepted and then turns invalid in the same slot is
+ * refused as by a fresh batch, and a valid one afterwards is right. */
+static void
+test_revalidated (void)
+{
+  const guint order[3] = { 0, 1, 2 }, swapped[3] = { 2, 0, 1 };
+  GcgTestFrameBatch b;
+  GcgFrameBatchSource sources[3];
+  GcgFrameParams params[3];
+  GcgFrameBatchConfig config;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameBatch) batch = NULL;
+  g_autofree guint8 *out = NULL;
+
+  default_config (&config, 3, 2);
+  gcg_test_frame_batch_init (&b, &config, 3, 4);
+  out = g_malloc (gcg_frame_batch_config_get_output_size (&config));
+  batch = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  check_batch (batch, &b, order, 3, 0);
+  for (guint i = 0; i < 3; i++) {
+    sources[i] = b.frames[i].source;
+    gcg_test_frame_batch_params (&b, i, 1, 0, &params[i]);
+  }
+  sources[1].width = 0;
+  assert_refused_alike (batch, &config, sources, params, 3, out);
+  sources[1].width = b.frames[1].source.width;
+  sources[2].format = (GcgPixelFormat) 999;
+  assert_refused_alike (batch, &config, sources, params, 3, out);
+  sources[2].format = b.frames[2].source.format;
+  sources[0].matrix = (GcgColorMatrix) -1;
+  assert_refused_alike (batch, &config, sources, params, 1, out);
+  /* The slots refused hold valid sources again, or others. */
+  check_batch (batch, &b, order, 3, 1);
+  check_batch (batch, &b, swapped, 3, 2);
+  check_batch (batch, &b, order, 2, 3);
+  gcg_test_frame_batch_clear (&b);
+}
+
 static void
 test_config (void)
 {
@@ -260,6 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/frame-batch/partial-and-reordered",
       test_partial_and_reordered);
   g_test_add_func ("/frame-batch/refused", test_refused);
+  g_test_add_func ("/frame-batch/revalidated", test_revalidated);
   g_test_add_func ("/frame-batch/config", test_config);
   g_test_add_func ("/frame-batch/backends", test_backends);
   return g_test_run ();

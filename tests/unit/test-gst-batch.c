@@ -367,6 +367,40 @@ test_file_rates (void)
   gcg_test_batch_clear (&f);
 }
 
+/* Each source carries its pad's stream id, and a new stream-start's
+ * from the next frame on. */
+static void
+test_stream_ids (void)
+{
+  GstCudaGraphBatchMeta *bm;
+  GcgTestBatch f;
+  GstBuffer *out;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (2), 2);
+  for (guint fr = 0; fr < 2; fr++) {
+    out = gcg_test_batch_run (&f, NULL, f.n, fr, NULL);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_sources, ==, 2);
+    for (guint i = 0; i < 2; i++) {
+      g_autofree gchar *id = gst_pad_get_stream_id (f.streams[i].pad);
+
+      g_assert_nonnull (id);
+      g_assert_cmpstr (bm->sources[i].stream_id, ==, id);
+    }
+    gst_buffer_unref (out);
+  }
+  g_assert_true (gst_harness_push_event (f.streams[1].h,
+      gst_event_new_stream_start ("another-stream")));
+  out = gcg_test_batch_run (&f, NULL, f.n, 2, NULL);
+  bm = gst_cuda_graph_buffer_get_batch_meta (out);
+  g_assert_cmpstr (bm->sources[1].stream_id, ==, "another-stream");
+  g_assert_cmpstr (bm->sources[0].stream_id, !=, "another-stream");
+  gst_buffer_unref (out);
+  gcg_test_batch_clear (&f);
+}
+
 /* A live stream with no frame by the deadline is left out. */
 static void
 test_timeout (void)
@@ -383,6 +417,15 @@ test_timeout (void)
   out = gcg_test_batch_run (&f, second, 1, 1, NULL);
   bm = gst_cuda_graph_buffer_get_batch_meta (out);
   g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+  /* The absent stream is listed with its name and stream id too. */
+  g_assert_cmpuint (bm->n_sources, ==, 2);
+  g_assert_cmpstr (bm->sources[1].pad_name, ==, "sink_0");
+  {
+    g_autofree gchar *id = gst_pad_get_stream_id (f.streams[0].pad);
+
+    g_assert_nonnull (id);
+    g_assert_cmpstr (bm->sources[1].stream_id, ==, id);
+  }
   gst_buffer_unref (out);
   /* The dimensions stay those of the full batch. */
   gcg_test_batch_check_dims (&f, "24:20:3:2");
@@ -875,6 +918,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/crop", test_crop);
   g_test_add_func ("/batch/crop-outside", test_crop_outside);
   g_test_add_func ("/batch/timeout", test_timeout);
+  g_test_add_func ("/batch/stream-ids", test_stream_ids);
   g_test_add_func ("/batch/live-rates", test_live_rates);
   g_test_add_func ("/batch/file-rates", test_file_rates);
   g_test_add_data_func ("/batch/fair/batch-size-1", GUINT_TO_POINTER (1),
