@@ -10,6 +10,7 @@
  *   gstcudagraphbatch.c          the element: type, start/stop, events,
  *                                context, aggregate()
  *   gstcudagraphbatchprops.c     properties
+ *   gstcudagraphbatchchildren.c  its sink pads as children (GstChildProxy)
  *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
  *                                with its values; batches in flight
@@ -114,6 +115,14 @@ struct _GstCudaGraphBatch
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
     CUDA_GRAPH_BATCH, GstAggregator)
+
+/* gstcudagraphbatchchildren.c: the sink pads as children, so that
+ * gst_parse_launch() sets `sink_0::prop=value` on a request pad. */
+void gst_cuda_graph_batch_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+GstPad *gst_cuda_graph_batch_request_new_pad (GstElement *element,
+    GstPadTemplate *templ, const gchar *name, const GstCaps *caps);
+void gst_cuda_graph_batch_release_pad (GstElement *element, GstPad *pad);
 
 /* gstcudagraphbatchprops.c */
 void gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class);

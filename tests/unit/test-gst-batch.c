@@ -906,6 +906,51 @@ test_downstream_pool (void)
   gcg_test_batch_clear (&f);
 }
 
+/* A launch line sets request pads' properties (`sink_0::prop=value`):
+ * the element is a GstChildProxy of its sink pads, and requesting a pad
+ * (as a link to b.sink_0 does, after the properties were parsed) sets
+ * the ones waiting for it.  Without it gst_parse_launch() failed ("no
+ * property") on GStreamer 1.22.  The system's plugins are not needed:
+ * the pads are requested here as a link would. */
+static void
+test_launch_pad_props (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) b = gst_parse_launch (
+      "cudagraphbatch name=b backend=cpu sink_0::batch-strategy=last-in-batch "
+      "sink_0::crop-x=8 sink_1::crop-width=16 sink_1::roi-type=face",
+      &error);
+  g_autoptr (GstPad) p0 = NULL;
+  g_autoptr (GstPad) p1 = NULL;
+  g_autoptr (GObject) child = NULL;
+  g_autofree gchar *roi_type = NULL;
+  gint crop_x = -1, crop_w = -1, strategy = -1;
+
+  g_assert_no_error (error);
+  g_assert_true (GST_IS_CHILD_PROXY (b));
+  p0 = gst_element_request_pad_simple (b, "sink_%u");
+  p1 = gst_element_request_pad_simple (b, "sink_%u");
+  g_assert_cmpstr (GST_OBJECT_NAME (p1), ==, "sink_1");
+  g_object_get (p0, "batch-strategy", &strategy, "crop-x", &crop_x, NULL);
+  g_assert_cmpint (strategy, ==,
+      gcg_test_enum_value (p0, "batch-strategy", "last-in-batch"));
+  g_assert_cmpint (crop_x, ==, 8);
+  g_object_get (p1, "crop-width", &crop_w, "roi-type", &roi_type, NULL);
+  g_assert_cmpint (crop_w, ==, 16);
+  g_assert_cmpstr (roi_type, ==, "face");
+  /* The children are the sink pads, by name and index. */
+  g_assert_cmpuint (gst_child_proxy_get_children_count (GST_CHILD_PROXY (b)),
+      ==, 2);
+  child = gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (b), "sink_1");
+  g_assert_true (child == G_OBJECT (p1));
+  g_assert_null (gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (b),
+      "src"));
+  gst_element_release_request_pad (b, p0);
+  g_assert_cmpuint (gst_child_proxy_get_children_count (GST_CHILD_PROXY (b)),
+      ==, 1);
+  gst_element_release_request_pad (b, p1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -941,5 +986,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/hostile", test_hostile);
   g_test_add_func ("/batch/hostile-times", test_hostile_times);
   g_test_add_func ("/batch/downstream-pool", test_downstream_pool);
+  g_test_add_func ("/batch/launch-pad-props", test_launch_pad_props);
   return g_test_run ();
 }
