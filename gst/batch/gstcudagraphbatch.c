@@ -32,7 +32,8 @@
  *
  * Batching: a batch holds the frames of one window of running time,
  * #GstCudaGraphBatch:batch-duration long or (0, the default) one frame
- * long (the shortest frame duration among the streams); each pad's
+ * long (the shortest frame duration among the streams; exact frames of
+ * its rate, each holding the frames nearest its start); each pad's
  * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
  * window it gives (all, the first, the nearest, the last).  A fast
  * stream is never held to a slow one's rate, and a stream with no frame
