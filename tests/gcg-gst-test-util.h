@@ -112,6 +112,20 @@ gcg_test_assert_same_bytes (GstBuffer *a, GstBuffer *b)
   gst_buffer_unmap (b, &mb);
 }
 
+/* The value of @nick of @object's enum property @name. */
+static inline gint
+gcg_test_enum_value (gpointer object, const gchar *name, const gchar *nick)
+{
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (object), name);
+  GEnumValue *v;
+
+  g_assert_true (G_IS_PARAM_SPEC_ENUM (pspec));
+  v = g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (pspec)->enum_class, nick);
+  g_assert_nonnull (v);
+  return v->value;
+}
+
 /* Sets @element to PAUSED on a bus of its own and back to NULL; the
  * message of the error it posted when that failed, or NULL when the
  * change worked. */

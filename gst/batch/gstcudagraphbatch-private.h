@@ -10,6 +10,7 @@
  *   gstcudagraphbatch.c          the element: type, start/stop, events,
  *                                context, aggregate()
  *   gstcudagraphbatchprops.c     properties
+ *   gstcudagraphbatchchildren.c  its sink pads as children (GstChildProxy)
  *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
  *                                with its values; batches in flight
@@ -108,12 +109,31 @@ struct _GstCudaGraphBatch
   GQueue spare;                 /* Batch*, free */
   guint next_pad;               /* where the next batch starts taking */
   GstClockTime window_start;    /* running time of the next batch's window */
-  GstClockTime window_duration;
+  GstClockTime window_duration; /* batch-duration, or one frame (nominal) */
+  /* Frame-long windows from a frame rate (window_fps_n > 0): window k after
+   * window_origin starts k frames after it, exactly (as the streams' own
+   * timestamps are: adding the frame duration truncated to the ns drifted
+   * 1 ns every 3 frames at 30 fps).  Their frames are those nearest the
+   * window's start: from half a frame before it (window_slack), so that
+   * timestamps rounded either way, or added up from a truncated duration,
+   * stay in their window. */
+  GstClockTime window_origin;
+  guint64 window_index;
+  gint window_fps_n, window_fps_d;
+  GstClockTime window_slack;
 };
 
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
     CUDA_GRAPH_BATCH, GstAggregator)
+
+/* gstcudagraphbatchchildren.c: the sink pads as children, so that
+ * gst_parse_launch() sets `sink_0::prop=value` on a request pad. */
+void gst_cuda_graph_batch_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+GstPad *gst_cuda_graph_batch_request_new_pad (GstElement *element,
+    GstPadTemplate *templ, const gchar *name, const GstCaps *caps);
+void gst_cuda_graph_batch_release_pad (GstElement *element, GstPad *pad);
 
 /* gstcudagraphbatchprops.c */
 void gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class);

@@ -32,7 +32,8 @@
  *
  * Batching: a batch holds the frames of one window of running time,
  * #GstCudaGraphBatch:batch-duration long or (0, the default) one frame
- * long (the shortest frame duration among the streams); each pad's
+ * long (the shortest frame duration among the streams; exact frames of
+ * its rate, each holding the frames nearest its start); each pad's
  * #GstCudaGraphBatchPad:batch-strategy says which of its frames in the
  * window it gives (all, the first, the nearest, the last).  A fast
  * stream is never held to a slow one's rate, and a stream with no frame
@@ -81,6 +82,13 @@
  *   filesrc location=b.mp4 ! qtdemux ! h264parse ! nvh264dec ! b.sink_1
  * ]| Decoded frames read in place on the GPU; the 4×3×224×224 tensor stays
  * there for an application (see `gcg.tensor`, `gcg.tensor.batch_items`).
+ * |[
+ * gst-launch-1.0 cudagraphbatch name=b sink_0::batch-strategy=last-in-batch sink_1::crop-x=640 ! fakesink \
+ *   videotestsrc num-buffers=100 ! video/x-raw,framerate=60/1 ! b.sink_0 \
+ *   videotestsrc num-buffers=100 ! video/x-raw,width=1280,height=720 ! b.sink_1
+ * ]| Request pads' properties set on the element as `sink_N::property`
+ * (it is a #GstChildProxy of its sink pads): each is set when the link
+ * after it requests its pad.
  *
  * Since: 0.1
  */
@@ -106,7 +114,10 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS
         "; " GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
-G_DEFINE_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST_TYPE_AGGREGATOR);
+G_DEFINE_TYPE_WITH_CODE (GstCudaGraphBatch, gst_cuda_graph_batch,
+    GST_TYPE_AGGREGATOR,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_cuda_graph_batch_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
     GST_RANK_NONE, gst_cuda_graph_batch_get_type (),
     gst_cuda_graph_params_meta_register ();
@@ -154,6 +165,10 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_set_context);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_change_state);
+  element_class->request_new_pad =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_request_new_pad);
+  element_class->release_pad =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_release_pad);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_flush);

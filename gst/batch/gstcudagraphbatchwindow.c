@@ -5,7 +5,11 @@
  * Which frames a batch takes: batches are windows of running time, of
  * batch-duration, or (batch-duration 0) one frame long (the shortest frame
  * duration among the streams), so that a batch holds frames of the same
- * moment and a fast stream is never held to a slow one's rate.
+ * moment and a fast stream is never held to a slow one's rate.  Frame-long
+ * windows of a frame rate start exactly k frames after the first (never a
+ * truncated duration added up) and hold the frames nearest their start,
+ * from half a frame before it (window_slack), whichever way the streams
+ * round their times.
  *
  * Collecting a window: each pad's frames that start before the window's
  * end are taken from its queue into the pad's held frames, as its
@@ -28,23 +32,38 @@
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
 
 /* How long a frame of @pad lasts: from the caps' frame rate (steady, so
- * the latency does not move with every buffer), else @buf's duration;
- * NONE when neither says.  Never 0 (a rate past 1e9/s in the caps): a
- * window of no time would hold no frame, and the next would start at the
- * same place. */
+ * the latency does not move with every buffer; the rate in @fps_n /
+ * @fps_d when not NULL), else @buf's duration (rate 0/0); NONE when
+ * neither says.  Never 0 (a rate past 1e9/s in the caps): a window of no
+ * time would hold no frame, and the next would start at the same
+ * place. */
 static GstClockTime
-frame_duration (GstCudaGraphBatchPad *pad, GstBuffer *buf)
+frame_duration_rate (GstCudaGraphBatchPad *pad, GstBuffer *buf, gint *fps_n,
+    gint *fps_d)
 {
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
   GstClockTime d = 0;
 
+  *fps_n = *fps_d = 0;
   if (info != NULL && GST_VIDEO_INFO_FPS_N (info) > 0
       && GST_VIDEO_INFO_FPS_D (info) > 0)
     d = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
         GST_VIDEO_INFO_FPS_N (info));
-  if (d == 0 && GST_BUFFER_DURATION_IS_VALID (buf))
+  if (d > 0) {
+    *fps_n = GST_VIDEO_INFO_FPS_N (info);
+    *fps_d = GST_VIDEO_INFO_FPS_D (info);
+  } else if (GST_BUFFER_DURATION_IS_VALID (buf)) {
     d = GST_BUFFER_DURATION (buf);
+  }
   return d > 0 ? d : GST_CLOCK_TIME_NONE;
+}
+
+static GstClockTime
+frame_duration (GstCudaGraphBatchPad *pad, GstBuffer *buf)
+{
+  gint n, d;
+
+  return frame_duration_rate (pad, buf, &n, &d);
 }
 
 static GstClockTime
@@ -97,30 +116,108 @@ overlaps (gpointer pad)
       == GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP;
 }
 
+/* The frames of a window: its start, the shortest frame among the
+ * streams (nominal, truncated to the ns) and that stream's frame rate
+ * (0/0: from a buffer's duration). */
+typedef struct
+{
+  GstClockTime earliest, duration;
+  gint fps_n, fps_d;
+} Heads;
+
 /* The earliest head frame's running time and the shortest frame duration
- * among @pads' head frames; whether any pad holds frames (a spare
- * included). */
+ * among @pads' head frames, with its rate; whether any pad holds frames (a
+ * spare included). */
 static gboolean
-scan_heads (GList *pads, GstClockTime *earliest, GstClockTime *duration)
+scan_heads (GList *pads, Heads *h)
 {
   gboolean held = FALSE;
 
-  *earliest = *duration = GST_CLOCK_TIME_NONE;
+  h->earliest = h->duration = GST_CLOCK_TIME_NONE;
+  h->fps_n = h->fps_d = 0;
   for (GList *l = pads; l; l = l->next) {
     GstAggregatorPad *pad = l->data;
     GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
+    GstClockTime d;
+    gint n, dn;
 
     held |= !g_queue_is_empty (&pad_window (pad)->held)
         || pad_window (pad)->spare != NULL;
     if (head == NULL)
       continue;
-    *earliest =
-        min_time (*earliest, gst_cuda_graph_batch_running_time (pad, head));
-    *duration = min_time (*duration,
-        frame_duration (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad), head));
+    h->earliest =
+        min_time (h->earliest, gst_cuda_graph_batch_running_time (pad, head));
+    d = frame_duration_rate (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad), head, &n,
+        &dn);
+    if (GST_CLOCK_TIME_IS_VALID (d)
+        && (!GST_CLOCK_TIME_IS_VALID (h->duration) || d < h->duration)) {
+      h->duration = d;
+      h->fps_n = n;
+      h->fps_d = dn;
+    }
     gst_buffer_unref (head);
   }
   return held;
+}
+
+/* Where window @k after the origin starts: exactly @k frames of the rate
+ * after it, or @k windows of the duration when no rate says. */
+static GstClockTime
+window_bound (GstCudaGraphBatch *self, guint64 k)
+{
+  guint64 offset;
+
+  if (self->window_fps_n > 0)
+    offset = gst_util_uint64_scale (k,
+        (guint64) self->window_fps_d * GST_SECOND, self->window_fps_n);
+  else if (self->window_duration > 0 && k > G_MAXUINT64 / self->window_duration)
+    offset = GST_CLOCK_TIME_NONE - 1;
+  else
+    offset = k * self->window_duration;
+  return add_time (self->window_origin, MIN (offset, GST_CLOCK_TIME_NONE - 1));
+}
+
+/* Windows from now on are counted from @start. */
+static void
+set_origin (GstCudaGraphBatch *self, GstClockTime start)
+{
+  self->window_start = self->window_origin = start;
+  self->window_index = 0;
+}
+
+/* Where the current window ends (the next one starts). */
+static GstClockTime
+window_end (GstCudaGraphBatch *self)
+{
+  return window_bound (self, self->window_index + 1);
+}
+
+/* Where the frames of a window end and those of the next start: half a
+ * frame before the boundary for frame-long windows (window_slack), at it
+ * for fixed ones, and at the end of time for a window that reaches it
+ * (saturated: half a frame before it could lie before the window's
+ * start). */
+static GstClockTime
+frames_end (GstCudaGraphBatch *self)
+{
+  GstClockTime end = window_end (self);
+
+  if (end >= GST_CLOCK_TIME_NONE - 1)
+    return end;
+  return end > self->window_slack ? end - self->window_slack : 0;
+}
+
+/* The frame-long windows' rate changed (or they became fixed ones): the
+ * windows from the current one on are counted at the new rate. */
+static void
+set_window_rate (GstCudaGraphBatch *self, gint fps_n, gint fps_d)
+{
+  if (fps_n == self->window_fps_n && fps_d == self->window_fps_d)
+    return;
+  self->window_fps_n = fps_n;
+  self->window_fps_d = fps_d;
+  if (GST_CLOCK_TIME_IS_VALID (self->window_start))
+    set_origin (self, self->window_start);
 }
 
 /* The window's length changed: GstAggregator's deadline and the latency it
@@ -148,9 +245,9 @@ skip_gap (GstCudaGraphBatch *self, GstClockTime earliest, gboolean fixed)
   GstClockTime start = self->window_start, dur = self->window_duration;
 
   if (!GST_CLOCK_TIME_IS_VALID (start) || !fixed)
-    self->window_start = earliest;
+    set_origin (self, earliest);
   else
-    self->window_start = start + (earliest - start) / dur * dur;
+    set_origin (self, start + (earliest - start) / dur * dur);
 }
 
 /* Where the next batch's window starts, from @pads' head frames; returns
@@ -160,25 +257,30 @@ skip_gap (GstCudaGraphBatch *self, GstClockTime earliest, gboolean fixed)
 GstClockTime
 gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self, GList *pads)
 {
-  GstClockTime earliest, duration, fixed;
-  gboolean held = scan_heads (pads, &earliest, &duration);
+  GstClockTime fixed;
+  Heads h;
+  gboolean held = scan_heads (pads, &h);
 
   GST_OBJECT_LOCK (self);
   fixed = self->batch_duration;
   GST_OBJECT_UNLOCK (self);
-  if (fixed > 0)
+  if (fixed > 0) {
     set_window_duration (self, fixed);
-  else if (GST_CLOCK_TIME_IS_VALID (duration))
-    set_window_duration (self, duration);
+    set_window_rate (self, 0, 0);
+  } else if (GST_CLOCK_TIME_IS_VALID (h.duration)) {
+    set_window_duration (self, h.duration);
+    set_window_rate (self, h.fps_n, h.fps_d);
+  }
   if (!GST_CLOCK_TIME_IS_VALID (self->window_duration))
     return GST_CLOCK_TIME_NONE;
-  if (GST_CLOCK_TIME_IS_VALID (earliest) && !held
+  self->window_slack = fixed > 0 ? 0 : self->window_duration / 2;
+  if (GST_CLOCK_TIME_IS_VALID (h.earliest) && !held
       && (!GST_CLOCK_TIME_IS_VALID (self->window_start)
-          || earliest >= add_time (self->window_start, self->window_duration)))
-    skip_gap (self, earliest, fixed > 0);
+          || h.earliest >= frames_end (self)))
+    skip_gap (self, h.earliest, fixed > 0);
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return GST_CLOCK_TIME_NONE;
-  return add_time (self->window_start, self->window_duration);
+  return frames_end (self);
 }
 
 /* The window is done (its batches left, or it passed empty): the next one
@@ -192,7 +294,8 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
 
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
       && GST_CLOCK_TIME_IS_VALID (self->window_duration)) {
-    self->window_start = add_time (self->window_start, self->window_duration);
+    self->window_start = window_end (self);
+    self->window_index++;
     next = self->window_start;
   }
   if (!GST_CLOCK_TIME_IS_VALID (next))
@@ -218,6 +321,8 @@ gst_cuda_graph_batch_reset_window (GstCudaGraphBatch *self)
   fixed = self->batch_duration;
   GST_OBJECT_UNLOCK (self);
   self->window_start = GST_CLOCK_TIME_NONE;
+  self->window_fps_n = self->window_fps_d = 0;
+  self->window_slack = 0;
   set_window_duration (self, fixed > 0 ? fixed : GST_CLOCK_TIME_NONE);
 }
 
@@ -248,6 +353,15 @@ drop_late (GstCudaGraphBatch *self, GstAggregatorPad *pad, GstBuffer *buf,
   gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
   gst_element_post_message (GST_ELEMENT (self), qos);
   gst_buffer_unref (buf);
+}
+
+/* Where the frames of the window being collected start (frames_end()). */
+static GstClockTime
+frames_start (GstCudaGraphBatch *self)
+{
+  return self->window_start > self->window_slack
+      ? self->window_start - self->window_slack
+      : 0;
 }
 
 /* Half a window before its start: how early a first-in-batch-with-overlap
@@ -291,7 +405,7 @@ drop_before_window (GstCudaGraphBatch *self, GstAggregatorPad *pad,
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return FALSE;
   while (peek_time (pad, &rt)) {
-    if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= self->window_start) {
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= frames_start (self)) {
       *head_rt = rt;
       return TRUE;
     }
@@ -505,7 +619,9 @@ gst_cuda_graph_batch_fill (GstCudaGraphBatch *self, GList *pads, GList *absent,
   gboolean any = share_slots (self, pads, counts, max) > 0;
 
   batch->window_start = self->window_start;
-  batch->window_duration = self->window_duration;
+  batch->window_duration = GST_CLOCK_TIME_IS_VALID (self->window_start)
+      ? window_end (self) - self->window_start
+      : self->window_duration;
   for (GList *l = absent; l && batch->n_absent < G_N_ELEMENTS (batch->absent);
       l = l->next)
     batch->absent[batch->n_absent++] = gst_object_ref (l->data);
@@ -517,7 +633,7 @@ gst_cuda_graph_batch_fill (GstCudaGraphBatch *self, GList *pads, GList *absent,
       GstBuffer *buf = g_queue_pop_head (&w->held);
 
       if (GST_CLOCK_TIME_IS_VALID (self->window_start))
-        w->taken_until = add_time (self->window_start, self->window_duration);
+        w->taken_until = frames_end (self);
       gst_cuda_graph_batch_take_frame (self, l->data, buf, batch);
     }
   }

@@ -12,6 +12,10 @@
  * frames dropped late, which the tolerance allows for.  The figures are
  * printed as test messages.
  *
+ * And a launch line as a user writes one, with request pads' properties
+ * (`sink_0::batch-strategy=...`, which failed on GStreamer 1.22: "no
+ * property").
+ *
  * Needs videotestsrc and fakesink (the system's plugins, loaded from the
  * folder tests/meson.build names in GCG_TEST_SYSTEM_PLUGINS_DIR): skipped
  * without.
@@ -85,6 +89,21 @@ have_plugins (void)
   return TRUE;
 }
 
+/* Plays @pipe until its EOS (an error fails the test). */
+static void
+play_to_eos (GstElement *pipe)
+{
+  g_autoptr (GstBus) bus = gst_element_get_bus (pipe);
+  g_autoptr (GstMessage) msg = NULL;
+
+  g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+}
+
 static void
 run_cameras (Figures *fig, GstClockTime duration)
 {
@@ -102,20 +121,12 @@ run_cameras (Figures *fig, GstClockTime duration)
   g_autoptr (GstElement) pipe = gst_parse_launch (desc, &error);
   g_autoptr (GstElement) batch = NULL;
   g_autoptr (GstPad) src = NULL;
-  g_autoptr (GstBus) bus = NULL;
-  g_autoptr (GstMessage) msg = NULL;
 
   g_assert_no_error (error);
   batch = gst_bin_get_by_name (GST_BIN (pipe), "b");
   src = gst_element_get_static_pad (batch, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_batch, fig, NULL);
-  bus = gst_element_get_bus (pipe);
-  g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_PLAYING), !=,
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  play_to_eos (pipe);
   g_object_get (batch, "dropped-late", &fig->dropped, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
 }
@@ -156,6 +167,53 @@ test_two_cameras (gconstpointer data)
   g_assert_cmpuint (fig.max_spread, <, fig.window);
 }
 
+/* The launch line of docs/cudagraphbatch.md's per-pad properties: each
+ * property reaches its request pad, which the link after it requests, and
+ * the pipeline runs to EOS. */
+static void
+test_launch_pad_props (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipe = NULL;
+  g_autoptr (GstElement) batch = NULL;
+  g_autoptr (GstPad) p0 = NULL;
+  g_autoptr (GstPad) p1 = NULL;
+  gint crop_x = 0, crop_w = 0, strategy = -1;
+  guint64 batches = 0;
+
+  if (!have_plugins ()) {
+    g_test_skip ("no videotestsrc or fakesink");
+    return;
+  }
+  gcg_test_watchdog_arm (60, "the launch line");
+  pipe = gst_parse_launch (
+      "cudagraphbatch name=b backend=cpu width=24 height=20 "
+      "sink_0::batch-strategy=last-in-batch sink_0::crop-x=8 "
+      "sink_1::crop-width=16 ! fakesink "
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! b.sink_0 "
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! b.sink_1",
+      &error);
+  g_assert_no_error (error);
+  batch = gst_bin_get_by_name (GST_BIN (pipe), "b");
+  p0 = gst_element_get_static_pad (batch, "sink_0");
+  p1 = gst_element_get_static_pad (batch, "sink_1");
+  g_assert_nonnull (p0);
+  g_assert_nonnull (p1);
+  g_object_get (p0, "batch-strategy", &strategy, "crop-x", &crop_x, NULL);
+  g_object_get (p1, "crop-width", &crop_w, NULL);
+  g_assert_cmpint (strategy, ==,
+      gcg_test_enum_value (p0, "batch-strategy", "last-in-batch"));
+  g_assert_cmpint (crop_x, ==, 8);
+  g_assert_cmpint (crop_w, ==, 16);
+  play_to_eos (pipe);
+  g_object_get (batch, "batches", &batches, NULL);
+  g_assert_cmpuint (batches, ==, 3);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gcg_test_watchdog_disarm ();
+}
+
 /* Only the two plugins needed, by file. */
 static void
 load_system_plugins (void)
@@ -183,5 +241,6 @@ main (int argc, char **argv)
   /* Windows of 100 ms: three frames of the fast camera per batch. */
   g_test_add_data_func ("/batch-live/two-cameras/batch-duration-100ms",
       GUINT_TO_POINTER (100), test_two_cameras);
+  g_test_add_func ("/batch-live/launch-pad-props", test_launch_pad_props);
   return g_test_run ();
 }

@@ -311,7 +311,8 @@ test_live_rates (void)
     out = gst_harness_pull (f.out);
     g_assert_nonnull (out);
     now = gst_clock_get_time (GST_ELEMENT_CLOCK (f.batch));
-    g_assert_cmpuint (now, <=, t + window + timeout);
+    g_assert_cmpuint (now, <=,
+        gst_util_uint64_scale (k, GST_SECOND, 30) + window + timeout);
     bm = gst_cuda_graph_buffer_get_batch_meta (out);
     g_assert_cmpuint (bm->n_frames, ==, k % 3 == 0 ? 2 : 1);
     g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
@@ -322,8 +323,13 @@ test_live_rates (void)
     gcg_test_batch_check_absent (bm, k % 3 == 0 ? 0 : 1);
     if (k % 3 != 0)
       g_assert_cmpstr (bm->sources[1].pad_name, ==, "sink_1");
-    g_assert_cmpuint (bm->window_start, ==, t);
-    g_assert_cmpuint (bm->window_duration, ==, window);
+    /* The frames' times are added up from a truncated duration (as
+     * many sources do); the windows are exact frames of 30 fps, and
+     * each still holds its own frames. */
+    g_assert_cmpuint (bm->window_start, ==,
+        gst_util_uint64_scale (k, GST_SECOND, 30));
+    g_assert_cmpuint (bm->window_start + bm->window_duration, ==,
+        gst_util_uint64_scale (k + 1, GST_SECOND, 30));
     g_assert_cmpuint (GST_BUFFER_PTS (out), ==, t);
     gst_buffer_unref (out);
   }
@@ -399,6 +405,58 @@ test_stream_ids (void)
   g_assert_cmpstr (bm->sources[0].stream_id, !=, "another-stream");
   gst_buffer_unref (out);
   gcg_test_batch_clear (&f);
+}
+
+/* Frame-long windows of a @rate (fps_n, fps_d) stream over 3000 frames:
+ * each window starts exactly k frames after the first (the frame
+ * duration truncated to the ns, added up, drifted 1 ns every 3 frames at
+ * 30 fps: 1 µs behind the frames after 3000), and each batch holds its
+ * frame, whether the frames' times are exact (@added FALSE, as
+ * videotestsrc's) or added up from the truncated duration (TRUE). */
+static void
+check_frame_windows (gint fps_n, gint fps_d, gboolean added)
+{
+  g_autofree gchar *caps = g_strdup_printf (
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=%d/%d", fps_n,
+      fps_d);
+  GstClockTime frame = gst_util_uint64_scale (GST_SECOND, fps_d, fps_n);
+  GcgTestStream *s;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  f.check = FALSE;
+  s = gcg_test_batch_add_stream (&f, caps, 1);
+  gst_harness_set_live (s->h, FALSE);
+  for (guint64 k = 0; k < 3000; k++) {
+    GstClockTime exact = gst_util_uint64_scale (k, fps_d * GST_SECOND, fps_n);
+    GstClockTime next =
+        gst_util_uint64_scale (k + 1, fps_d * GST_SECOND, fps_n);
+    GstClockTime pts = added ? k * frame : exact;
+    GstBuffer *buf = gcg_test_batch_frame (caps, 1, pts);
+    GstCudaGraphBatchMeta *bm;
+    GstBuffer *out;
+
+    GST_BUFFER_DURATION (buf) = added ? frame : next - exact;
+    gcg_test_batch_push (s, buf);
+    out = gst_harness_pull (f.out);
+    g_assert_nonnull (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_frames, ==, 1);
+    g_assert_cmpuint (bm->sources[0].running_time, ==, pts);
+    g_assert_cmpuint (bm->window_start, ==, exact);
+    g_assert_cmpuint (bm->window_duration, ==, next - exact);
+    gst_buffer_unref (out);
+  }
+  gcg_test_batch_clear (&f);
+}
+
+static void
+test_frame_windows (void)
+{
+  check_frame_windows (30000, 1001, FALSE);
+  check_frame_windows (30, 1, FALSE);
+  check_frame_windows (30000, 1001, TRUE);
+  check_frame_windows (30, 1, TRUE);
 }
 
 /* A live stream with no frame by the deadline is left out. */
@@ -906,6 +964,51 @@ test_downstream_pool (void)
   gcg_test_batch_clear (&f);
 }
 
+/* A launch line sets request pads' properties (`sink_0::prop=value`):
+ * the element is a GstChildProxy of its sink pads, and requesting a pad
+ * (as a link to b.sink_0 does, after the properties were parsed) sets
+ * the ones waiting for it.  Without it gst_parse_launch() failed ("no
+ * property") on GStreamer 1.22.  The system's plugins are not needed:
+ * the pads are requested here as a link would. */
+static void
+test_launch_pad_props (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) b = gst_parse_launch (
+      "cudagraphbatch name=b backend=cpu sink_0::batch-strategy=last-in-batch "
+      "sink_0::crop-x=8 sink_1::crop-width=16 sink_1::roi-type=face",
+      &error);
+  g_autoptr (GstPad) p0 = NULL;
+  g_autoptr (GstPad) p1 = NULL;
+  g_autoptr (GObject) child = NULL;
+  g_autofree gchar *roi_type = NULL;
+  gint crop_x = -1, crop_w = -1, strategy = -1;
+
+  g_assert_no_error (error);
+  g_assert_true (GST_IS_CHILD_PROXY (b));
+  p0 = gst_element_request_pad_simple (b, "sink_%u");
+  p1 = gst_element_request_pad_simple (b, "sink_%u");
+  g_assert_cmpstr (GST_OBJECT_NAME (p1), ==, "sink_1");
+  g_object_get (p0, "batch-strategy", &strategy, "crop-x", &crop_x, NULL);
+  g_assert_cmpint (strategy, ==,
+      gcg_test_enum_value (p0, "batch-strategy", "last-in-batch"));
+  g_assert_cmpint (crop_x, ==, 8);
+  g_object_get (p1, "crop-width", &crop_w, "roi-type", &roi_type, NULL);
+  g_assert_cmpint (crop_w, ==, 16);
+  g_assert_cmpstr (roi_type, ==, "face");
+  /* The children are the sink pads, by name and index. */
+  g_assert_cmpuint (gst_child_proxy_get_children_count (GST_CHILD_PROXY (b)),
+      ==, 2);
+  child = gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (b), "sink_1");
+  g_assert_true (child == G_OBJECT (p1));
+  g_assert_null (gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (b),
+      "src"));
+  gst_element_release_request_pad (b, p0);
+  g_assert_cmpuint (gst_child_proxy_get_children_count (GST_CHILD_PROXY (b)),
+      ==, 1);
+  gst_element_release_request_pad (b, p1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -921,6 +1024,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/stream-ids", test_stream_ids);
   g_test_add_func ("/batch/live-rates", test_live_rates);
   g_test_add_func ("/batch/file-rates", test_file_rates);
+  g_test_add_func ("/batch/frame-windows", test_frame_windows);
   g_test_add_data_func ("/batch/fair/batch-size-1", GUINT_TO_POINTER (1),
       test_fair);
   g_test_add_data_func ("/batch/fair/batch-size-2", GUINT_TO_POINTER (2),
@@ -941,5 +1045,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/hostile", test_hostile);
   g_test_add_func ("/batch/hostile-times", test_hostile_times);
   g_test_add_func ("/batch/downstream-pool", test_downstream_pool);
+  g_test_add_func ("/batch/launch-pad-props", test_launch_pad_props);
   return g_test_run ();
 }
