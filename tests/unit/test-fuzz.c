@@ -56,18 +56,9 @@ static guint32 fuzz_seed;
 static guint out_of_range;
 static guint batch_cases, batch_outputs, passthrough_outputs, uniform_outputs;
 
+/* gcg-test-fuzz.h's check, naming this case's description. */
 #define FUZZ_CHECK(cond, ...) \
-  G_STMT_START { \
-    if (G_UNLIKELY (!(cond))) { \
-      g_printerr ("fuzz case %u (GCG_FUZZ_SEED=%u GCG_FUZZ_FIRST=%u " \
-                  "GCG_FUZZ_CASES=1): %s\n  failed: %s: ", \
-          case_no, fuzz_seed, case_no, case_desc->str, #cond); \
-      g_printerr (__VA_ARGS__); \
-      g_printerr ("\n"); \
-      g_assert_not_reached (); \
-    } \
-  } \
-  G_STMT_END
+  GCG_FUZZ_CHECK (case_desc->str, fuzz_seed, case_no, cond, __VA_ARGS__)
 
 /* Any GLib-GObject warning while a property string is set fails the test:
  * set_prop() hands GLib only values inside the property's declared range,
