@@ -183,6 +183,20 @@ typedef enum
   CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3,
 } CUgraphMem_attribute;
 
+/* A kernel node's launch, as cuGetProcAddress at CUDA 12.0 resolves its
+ * functions (the _v2 layout, with kern and ctx). */
+typedef struct
+{
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern;
+  CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
+
 #define CU_MEM_ALLOCATION_TYPE_PINNED 0x1
 #define CU_MEM_HANDLE_TYPE_NONE 0x0
 #define CU_MEM_LOCATION_TYPE_DEVICE 0x1
@@ -298,6 +312,10 @@ typedef struct
   X (cuGraphDestroy, (CUgraph graph)) \
   X (cuGraphGetNodes, (CUgraph graph, CUgraphNode *nodes, size_t *count)) \
   X (cuGraphNodeGetType, (CUgraphNode node, CUgraphNodeType *type)) \
+  X (cuGraphKernelNodeGetParams, (CUgraphNode node, \
+          CUDA_KERNEL_NODE_PARAMS *params)) \
+  X (cuGraphExecKernelNodeSetParams, (CUgraphExec exec, CUgraphNode node, \
+          const CUDA_KERNEL_NODE_PARAMS *params)) \
   X (cuGraphAddChildGraphNode, (CUgraphNode *node, CUgraph graph, \
           const CUgraphNode *deps, size_t num_deps, CUgraph child)) \
   X (cuGraphChildGraphNodeGetGraph, (CUgraphNode node, CUgraph *child)) \

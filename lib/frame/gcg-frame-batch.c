@@ -184,8 +184,10 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   header->stride = (gint32) self->stride;
   header->max_items = (gint32) config->max_rois;
   pick_kernel (config, block, grid, name, sizeof (name));
+  /* A batch's struct (up to 64 KiB) is too large for kernel arguments:
+   * the batch kernels read it from the parameter block. */
   if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
-          self->staging_size, &self->replay, error))
+          self->staging_size, 0, &self->replay, error))
     return NULL;
   return g_steal_pointer (&self);
 }

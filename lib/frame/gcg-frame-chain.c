@@ -180,8 +180,9 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
       + (gsize) config->max_rois * sizeof (GcgFrameItem);
   gcg__frame_prepare_static (config, self->kp);
   pick_kernel (config, block, grid, name, sizeof (name));
+  /* The frame kernels take the whole struct by value; self->kp is one. */
   if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
-          self->kp_used, &self->replay, error))
+          self->kp_used, sizeof (GcgFrameKernelParams), &self->replay, error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -394,7 +395,8 @@ gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
   self->config = *config;
   self->backend = GCG_BACKEND_CUDA;
   self->stages_only = TRUE;
-  self->replay = gcg__kernel_replay_new (context, NULL, none, none, 0, error);
+  self->replay =
+      gcg__kernel_replay_new (context, NULL, none, none, 0, 0, error);
   if (self->replay == NULL)
     return NULL;
   return g_steal_pointer (&self);

@@ -2,14 +2,17 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One kernel whose single argument is the device address of a struct in a
- * parameter block (or none: @kernel_name %NULL), followed by the stages
+ * One kernel whose single argument is a struct, by value (@value_bytes,
+ * its size, not 0) or as the device address of its copy in a parameter
+ * block (@value_bytes 0), or no kernel (@kernel_name %NULL), with the stages
  * added before the first run (gcg-frame-stage-private.h), each before
  * or after the kernel, each reading
  * its own part of the same struct, run on up to 16 streams: eagerly, or captured into a
  * graph on a stream's first run and replayed afterwards.  What the frame
  * chain and the frame batch share; they differ only in the kernel, its
- * grid and the struct.
+ * grid and the struct.  A run's @arg is the kernel's struct: @arg_bytes
+ * of it reach the device in a block, or @value_bytes are read from it
+ * when the kernel takes it by value.
  */
 #pragma once
 
@@ -24,11 +27,12 @@ typedef struct _GcgKernelReplay GcgKernelReplay;
 
 GCG_PRIVATE_API GcgKernelReplay *gcg__kernel_replay_new (GcgContext *context,
     const gchar *kernel_name, const guint grid[3], const guint block[2],
-    gsize arg_bytes, GError **error);
+    gsize arg_bytes, gsize value_bytes, GError **error);
 
 gboolean gcg__kernel_replay_open (GcgBackend *backend, GcgContext *context,
     const gchar *kernel_name, const guint grid[3], const guint block[2],
-    gsize arg_bytes, GcgKernelReplay **replay, GError **error);
+    gsize arg_bytes, gsize value_bytes, GcgKernelReplay **replay,
+    GError **error);
 
 GCG_PRIVATE_API void gcg__kernel_replay_free (GcgKernelReplay *self);
 

@@ -15,6 +15,10 @@ gboolean gcg__graph_update_take (GcgGraph *self, CUgraph graph,
     GcgCapturePool *pool, gboolean *reinstantiated, GError **error);
 gboolean gcg__graph_same_context (GcgGraph *self, GcgStream *stream);
 GCG_PRIVATE_API CUgraph gcg__graph_get_cu (GcgGraph *self);
+gboolean gcg__graph_find_kernel_node (GcgGraph *self, CUfunction fn,
+    CUgraphNode *node, GError **error);
+gboolean gcg__graph_set_kernel_params (GcgGraph *self, CUgraphNode node,
+    const CUDA_KERNEL_NODE_PARAMS *params, GError **error);
 
 /* Every CUgraph and CUgraphExec the library holds is counted, so tests can
  * check that no failure path leaks one. */

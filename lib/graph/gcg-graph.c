@@ -323,6 +323,60 @@ gcg__graph_get_cu (GcgGraph *self)
   return self->graph;
 }
 
+/* Whether @node is a kernel node launching @fn. */
+static gboolean
+is_kernel_of (CUgraphNode node, CUfunction fn)
+{
+  CUgraphNodeType type;
+  CUDA_KERNEL_NODE_PARAMS p;
+
+  return GCG_CU (cuGraphNodeGetType, node, &type) == CUDA_SUCCESS
+      && type == CU_GRAPH_NODE_TYPE_KERNEL
+      && GCG_CU (cuGraphKernelNodeGetParams, node, &p) == CUDA_SUCCESS
+      && p.func == fn;
+}
+
+/* The node of the graph's one launch of @fn (a captured launch sits at the
+ * graph's top level), for gcg__graph_set_kernel_params().  Valid while
+ * the graph lives and is not updated from another capture. */
+gboolean
+gcg__graph_find_kernel_node (GcgGraph *self, CUfunction fn, CUgraphNode *node,
+    GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  g_autofree CUgraphNode *nodes = NULL;
+  size_t count = 0;
+
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || !GCG_CU_OK (error, cuGraphGetNodes, self->graph, NULL, &count))
+    return FALSE;
+  nodes = g_new (CUgraphNode, MAX (count, 1));
+  if (!GCG_CU_OK (error, cuGraphGetNodes, self->graph, nodes, &count))
+    return FALSE;
+  for (size_t i = 0; i < count; i++) {
+    if (is_kernel_of (nodes[i], fn)) {
+      *node = nodes[i];
+      return TRUE;
+    }
+  }
+  g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "The captured graph has no launch of the kernel whose arguments "
+      "change per run");
+  return FALSE;
+}
+
+/* New arguments for a kernel node of the executable graph, for the
+ * launches queued from now on (those already queued keep theirs): the
+ * values travel with the launch, no copy runs between two replays.  The
+ * caller's context is current. */
+gboolean
+gcg__graph_set_kernel_params (GcgGraph *self, CUgraphNode node,
+    const CUDA_KERNEL_NODE_PARAMS *params, GError **error)
+{
+  return GCG_CU_OK (error, cuGraphExecKernelNodeSetParams, self->exec, node,
+      params);
+}
+
 gboolean
 gcg__graph_same_context (GcgGraph *self, GcgStream *stream)
 {

@@ -56,6 +56,26 @@ gcg_test_spin (unsigned long long cycles, uint32_t *flag)
     *flag = 1;
 }
 
+/* gcg_test_affine_f32 with its values by value, in a parameter struct as
+ * large as a frame kernel's (bench-param-delivery: what carrying them in
+ * the launch costs). */
+struct GcgTestAffineArgs
+{
+  float scale;
+  float offset;
+  uint8_t pad[3320];
+};
+
+extern "C" __global__ void
+gcg_test_affine_f32_byval (float *data, uint32_t n,
+    const __grid_constant__ GcgTestAffineArgs a)
+{
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n)
+    data[i] = data[i] * a.scale + a.offset;
+}
+
 /* data[i] = data[i] * (*mul) + *add: not commutative with
  * gcg_test_add_u32, so a chain of both checks the order of the nodes. */
 extern "C" __global__ void

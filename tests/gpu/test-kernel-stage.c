@@ -212,7 +212,7 @@ run_example (Fixture *f, const Example *ex, gboolean use_graph,
   g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, in, PITCH * H));
   stage = make_stage (f, ex, as_cubin, &error);
   g_assert_no_error (error);
-  replay = gcg__kernel_replay_new (f->ctx, NULL, grid, block, 0, &error);
+  replay = gcg__kernel_replay_new (f->ctx, NULL, grid, block, 0, 0, &error);
   g_assert_no_error (error);
   g_assert_true (gcg__kernel_replay_add_stage (replay, stage, &error));
 
@@ -348,7 +348,7 @@ test_fault (Fixture *f, gconstpointer data)
   spec.height = 1;
   stage = gcg__kernel_stage_new (f->ctx, &spec, &error);
   g_assert_no_error (error);
-  replay = gcg__kernel_replay_new (f->ctx, NULL, grid, block, 0, &error);
+  replay = gcg__kernel_replay_new (f->ctx, NULL, grid, block, 0, 0, &error);
   g_assert_true (gcg__kernel_replay_add_stage (replay, stage, &error));
   g_assert_true (gcg__kernel_replay_run_io (replay, NULL, &io, f->stream, TRUE,
       &error));

@@ -149,5 +149,9 @@ GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, items) == 256,
 GCG_FKP_ASSERT (sizeof (GcgFrameKernelParams)
         == 256 + 48 * GCG_FRAME_KP_MAX_ITEMS,
     "GcgFrameKernelParams size");
+/* The frame kernels take it by value: within the 4 KiB of kernel
+ * arguments every CUDA 12 driver accepts. */
+GCG_FKP_ASSERT (sizeof (GcgFrameKernelParams) <= 4096,
+    "GcgFrameKernelParams fits a kernel's arguments");
 
 #endif /* GCG_FRAME_KERNEL_PARAMS_H */

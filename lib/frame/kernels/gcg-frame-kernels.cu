@@ -447,17 +447,20 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
 }
 
 /* The instantiations: every input format (0-6) and resize method (0-1),
- * times the tensor element types (0-2). */
+ * times the tensor element types (0-2).  Each takes its struct by value,
+ * set per frame on the replayed graph's node (gcg-kernel-replay.c), and
+ * reads it in place: __grid_constant__ keeps it in the parameter space,
+ * where taking its address costs no copy to local memory. */
 #define GCG_FK_ENTRY(name, call) \
   extern "C" __global__ void __launch_bounds__ (256) \
-  name (const GcgFrameKernelParams *__restrict__ p) { call (p); }
+  name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
 
 /* The tensor *4 kernels: at most 64 registers (they need no more), so
  * four blocks fit an SM and a 640² frame's grid runs in one wave on an
  * H100.  The video ones keep their 80: at 64 they spill. */
 #define GCG_FK_ENTRY4(name, call) \
   extern "C" __global__ void __launch_bounds__ (256, 4) \
-  name (const GcgFrameKernelParams *__restrict__ p) { call (p); }
+  name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
 
 #define GCG_FK_TENSOR(IN, RS, T) \
   GCG_FK_ENTRY (gcg_frame_tensor_##IN##_##RS##_##T, \
