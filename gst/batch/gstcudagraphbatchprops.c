@@ -26,6 +26,8 @@ enum
 
 #define DEFAULT_BATCH_SIZE 0
 #define DEFAULT_TIMEOUT (40 * GST_MSECOND)
+/* Buffers a sink pad holds: upstream is woken once it is down to half. */
+#define DEFAULT_QUEUE_DEPTH 4
 #define DEFAULT_BATCH_DURATION 0
 
 #define READY_FLAGS \
@@ -55,13 +57,10 @@ gst_cuda_graph_batch_set_property (GObject *object, guint prop_id,
   g_autofree gchar *refusal = NULL;
   gboolean known = TRUE;
 
-  /* The aggregator's latency is the deadline; it takes its own lock. */
-  if (prop_id == PROP_TIMEOUT) {
-    g_object_set (object, "latency", g_value_get_uint64 (value), NULL);
-    return;
-  }
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_BATCH_SIZE)
+  if (prop_id == PROP_TIMEOUT)
+    self->timeout = g_value_get_uint64 (value);
+  else if (prop_id == PROP_BATCH_SIZE)
     self->batch_size = g_value_get_uint (value);
   else if (prop_id == PROP_BATCH_DURATION)
     self->batch_duration = g_value_get_uint64 (value);
@@ -84,6 +83,9 @@ static gboolean
 get_own_property (GstCudaGraphBatch *self, guint prop_id, GValue *value)
 {
   switch (prop_id) {
+    case PROP_TIMEOUT:
+      g_value_set_uint64 (value, self->timeout);
+      return TRUE;
     case PROP_BATCH_SIZE:
       g_value_set_uint (value, self->batch_size);
       return TRUE;
@@ -108,13 +110,6 @@ gst_cuda_graph_batch_get_property (GObject *object, guint prop_id,
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (object);
   gboolean known;
 
-  if (prop_id == PROP_TIMEOUT) {
-    guint64 latency;
-
-    g_object_get (object, "latency", &latency, NULL);
-    g_value_set_uint64 (value, latency);
-    return;
-  }
   GST_OBJECT_LOCK (self);
   known = get_own_property (self, prop_id, value)
       || gst_cuda_graph_run_props_get (&self->run, PROP_RUN_FIRST, prop_id,
@@ -144,8 +139,8 @@ gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint64 ("timeout", "Timeout",
           "Live sources: how long after the end of the batch's window a "
-          "stream without a frame is left out of it (ns; the aggregator's "
-          "latency: setting one sets the other)",
+          "stream without a frame is left out of it (ns; part of the "
+          "latency reported)",
           0, G_MAXUINT64, DEFAULT_TIMEOUT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BATCHES,
       g_param_spec_uint64 ("batches", "Batches", "Batches pushed", 0,
@@ -192,5 +187,6 @@ gst_cuda_graph_batch_init_properties (GstCudaGraphBatch *self)
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->batch_duration = DEFAULT_BATCH_DURATION;
   gst_cuda_graph_user_kernel_init (&self->kernel);
-  g_object_set (self, "latency", (guint64) DEFAULT_TIMEOUT, NULL);
+  self->timeout = DEFAULT_TIMEOUT;
+  self->queue_depth = DEFAULT_QUEUE_DEPTH;
 }

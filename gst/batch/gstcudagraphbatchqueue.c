@@ -71,9 +71,8 @@ notify (GstCudaGraphBatchCollector *c, GstCudaGraphBatchQueue *q)
   g_mutex_unlock (&c->lock);
 }
 
-/* Whether @q has an item. */
-static gboolean
-has_item (GstCudaGraphBatchQueue *q)
+gboolean
+gst_cuda_graph_batch_queue_has_item (GstCudaGraphBatchQueue *q)
 {
   gboolean any;
 
@@ -100,6 +99,26 @@ wait_clock_locked (GstCudaGraphBatchCollector *c, GstClock *clock,
   gst_clock_id_unref (id);
   /* Unscheduled, or woken just as the time came: look again. */
   return ret == GST_CLOCK_UNSCHEDULED || c->seq != seq;
+}
+
+guint64
+gst_cuda_graph_batch_collector_ticket (GstCudaGraphBatchCollector *c)
+{
+  guint64 seq;
+
+  g_mutex_lock (&c->lock);
+  seq = c->seq;
+  g_mutex_unlock (&c->lock);
+  return seq;
+}
+
+void
+gst_cuda_graph_batch_collector_publish (GstCudaGraphBatchCollector *c,
+    gpointer what)
+{
+  g_mutex_lock (&c->lock);
+  g_atomic_pointer_set (&c->waiting_for, what);
+  g_mutex_unlock (&c->lock);
 }
 
 guint64
@@ -146,7 +165,7 @@ gst_cuda_graph_batch_collector_wait_for (GstCudaGraphBatchCollector *c,
 {
   guint64 ticket = gst_cuda_graph_batch_collector_prepare (c, q);
 
-  if (has_item (q)) {
+  if (gst_cuda_graph_batch_queue_has_item (q)) {
     gst_cuda_graph_batch_collector_cancel (c);
     return TRUE;
   }
@@ -271,6 +290,20 @@ gst_cuda_graph_batch_queue_pop (GstCudaGraphBatchQueue *q)
   return head;
 }
 
+/* Whether a flush keeps @item: sticky events other than EOS and SEGMENT
+ * (caps, stream-start, tags), as a pad keeps them through a flush. */
+static gboolean
+survives_flush (GstMiniObject *item)
+{
+  GstEvent *ev;
+
+  if (!GST_IS_EVENT (item))
+    return FALSE;
+  ev = GST_EVENT_CAST (item);
+  return GST_EVENT_IS_STICKY (ev) && GST_EVENT_TYPE (ev) != GST_EVENT_EOS
+      && GST_EVENT_TYPE (ev) != GST_EVENT_SEGMENT;
+}
+
 void
 gst_cuda_graph_batch_queue_set_flushing (GstCudaGraphBatchQueue *q,
     gboolean flushing)
@@ -280,8 +313,17 @@ gst_cuda_graph_batch_queue_set_flushing (GstCudaGraphBatchQueue *q,
   g_mutex_lock (&q->lock);
   q->flushing = flushing;
   if (flushing) {
-    dropped = q->items;
-    g_queue_init (&q->items);
+    GList *l = q->items.head;
+
+    while (l) {
+      GList *next = l->next;
+
+      if (!survives_flush (l->data)) {
+        g_queue_push_tail (&dropped, l->data);
+        g_queue_delete_link (&q->items, l);
+      }
+      l = next;
+    }
     q->n_buffers = 0;
     q->producer_waiting = FALSE;
     g_cond_broadcast (&q->space);
@@ -291,6 +333,17 @@ gst_cuda_graph_batch_queue_set_flushing (GstCudaGraphBatchQueue *q,
   g_queue_clear_full (&dropped, (GDestroyNotify) gst_mini_object_unref);
   if (flushing)
     gst_cuda_graph_batch_collector_kick (q->collector);
+}
+
+guint
+gst_cuda_graph_batch_queue_n_items (GstCudaGraphBatchQueue *q)
+{
+  guint n;
+
+  g_mutex_lock (&q->lock);
+  n = g_queue_get_length (&q->items);
+  g_mutex_unlock (&q->lock);
+  return n;
 }
 
 guint

@@ -23,7 +23,8 @@ G_BEGIN_DECLS
  *    waits for) or for any, until a pipeline-clock time (a live deadline)
  *    or for ever: a producer wakes it only when its item is awaited, so
  *    a batch of N frames costs the collector about one wake-up, not N.
- *  - A flush (FLUSH_START, a release, a stop) empties a queue, refuses
+ *  - A flush (FLUSH_START, a release, a stop) empties a queue (but for
+ *    its caps and stream-start), refuses
  *    its pushes with GST_FLOW_FLUSHING until unflushed, releases a
  *    blocked producer and wakes the collector.
  *
@@ -82,6 +83,12 @@ void gst_cuda_graph_batch_collector_kick (GstCudaGraphBatchCollector *c);
  * again), FALSE when the time came. */
 guint64 gst_cuda_graph_batch_collector_prepare (GstCudaGraphBatchCollector *c,
     gpointer what);
+/* prepare() in two parts, for a collector that took its ticket before
+ * looking at the queues (a kick since then ends the wait at once), and
+ * publishes what it waits for only once it knows. */
+guint64 gst_cuda_graph_batch_collector_ticket (GstCudaGraphBatchCollector *c);
+void gst_cuda_graph_batch_collector_publish (GstCudaGraphBatchCollector *c,
+    gpointer what);
 void gst_cuda_graph_batch_collector_cancel (GstCudaGraphBatchCollector *c);
 gboolean gst_cuda_graph_batch_collector_wait (GstCudaGraphBatchCollector *c,
     guint64 ticket, GstClock *clock, GstClockTime until);
@@ -109,15 +116,20 @@ GstMiniObject *gst_cuda_graph_batch_queue_peek (GstCudaGraphBatchQueue *q);
  * the queue is down to half. */
 GstMiniObject *gst_cuda_graph_batch_queue_pop (GstCudaGraphBatchQueue *q);
 
-/* Any thread.  TRUE: drops the items, refuses pushes, releases a blocked
+/* Any thread.  TRUE: drops the items (but the sticky events other than
+ * EOS and SEGMENT: caps, stream-start, as a pad keeps them), refuses pushes, releases a blocked
  * producer and kicks the collector (FLUSH_START, release, stop); FALSE:
  * takes pushes again (FLUSH_STOP, start). */
 void gst_cuda_graph_batch_queue_set_flushing (GstCudaGraphBatchQueue *q,
     gboolean flushing);
 
+/* Whether @q holds an item (buffer or event). */
+gboolean gst_cuda_graph_batch_queue_has_item (GstCudaGraphBatchQueue *q);
+
 /* Buffers queued now, and the depth (changed while streaming: a producer
  * waiting is woken when there is room at the new depth). */
 guint gst_cuda_graph_batch_queue_n_buffers (GstCudaGraphBatchQueue *q);
+guint gst_cuda_graph_batch_queue_n_items (GstCudaGraphBatchQueue *q);
 void gst_cuda_graph_batch_queue_set_depth (GstCudaGraphBatchQueue *q,
     guint depth);
 

@@ -179,10 +179,16 @@ test_flush (void)
   GstCudaGraphBatchCollector c;
   GstCudaGraphBatchQueue q;
   Producer p = { &q, 1000 };
+  GstSegment seg;
   GThread *t;
 
+  gst_segment_init (&seg, GST_FORMAT_TIME);
   gst_cuda_graph_batch_collector_init (&c);
   gst_cuda_graph_batch_queue_init (&q, &c, 4);
+  /* Caps survive a flush (sticky), segments do not. */
+  gst_cuda_graph_batch_queue_push_event (&q,
+      gst_event_new_caps (gst_caps_new_empty_simple ("video/x-raw")));
+  gst_cuda_graph_batch_queue_push_event (&q, gst_event_new_segment (&seg));
   t = g_thread_new ("producer", produce, &p);
   while (!g_atomic_int_get (&q.producer_waiting))
     g_usleep (1000);
@@ -191,6 +197,7 @@ test_flush (void)
   g_thread_join (t);
   g_assert_cmpint (p.last, ==, GST_FLOW_FLUSHING);
   g_assert_cmpint (p.pushed, ==, 5);
+  expect_event (&q, GST_EVENT_CAPS);
   g_assert_null (gst_cuda_graph_batch_queue_pop (&q));
   g_assert_cmpint (gst_cuda_graph_batch_queue_push_buffer (&q, numbered (9)),
       ==, GST_FLOW_FLUSHING);
