@@ -484,8 +484,10 @@ collector_loop (gpointer data)
   } else {
     waiting = g_steal_pointer (&h.not_ready);
   }
-  if (wait_for (self, waiting, count_items (self), ticket) && self->engine)
+  if (wait_for (self, waiting, count_items (self), ticket) && self->engine) {
+    g_clear_object (&waiting);
     ret = gst_cuda_graph_batch_step (self, TRUE, &progress, &waiting);
+  }
 
 done:
   g_clear_object (&h.not_ready);

@@ -179,6 +179,7 @@ test_flush (void)
   GstCudaGraphBatchCollector c;
   GstCudaGraphBatchQueue q;
   Producer p = { &q, 1000 };
+  g_autoptr (GstCaps) caps = gst_caps_new_empty_simple ("video/x-raw");
   GstSegment seg;
   GThread *t;
 
@@ -186,8 +187,7 @@ test_flush (void)
   gst_cuda_graph_batch_collector_init (&c);
   gst_cuda_graph_batch_queue_init (&q, &c, 4);
   /* Caps survive a flush (sticky), segments do not. */
-  gst_cuda_graph_batch_queue_push_event (&q,
-      gst_event_new_caps (gst_caps_new_empty_simple ("video/x-raw")));
+  gst_cuda_graph_batch_queue_push_event (&q, gst_event_new_caps (caps));
   gst_cuda_graph_batch_queue_push_event (&q, gst_event_new_segment (&seg));
   t = g_thread_new ("producer", produce, &p);
   while (!g_atomic_int_get (&q.producer_waiting))
@@ -405,8 +405,8 @@ main (int argc, char **argv)
 {
   gint ret;
 
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
+  gcg_test_gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   gcg_test_watchdog_arm (100, "test-batch-queue");
   g_test_add_func ("/batch-queue/order", test_order);
   g_test_add_func ("/batch-queue/hysteresis", test_hysteresis);
