@@ -228,7 +228,8 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
     return;
   in->pad = gst_object_ref (pad);
   in->running_time = gst_cuda_graph_batch_running_time (pad, in->buffer);
-  if (info == NULL
+  /* A GAP event's stand-in (gstcudagraphbatchsink.c): no frame. */
+  if (info == NULL || GST_BUFFER_FLAG_IS_SET (in->buffer, GST_BUFFER_FLAG_GAP)
       || !gst_cuda_graph_batch_pad_get_region (pad, GST_VIDEO_INFO_WIDTH (info),
           GST_VIDEO_INFO_HEIGHT (info), &region)
       || !map_input (self, in, info)) {

@@ -115,6 +115,20 @@ flush_stop (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstEvent *event)
   return gst_cuda_graph_batch_src_flush_stop (self, event);
 }
 
+static GstBuffer *
+gap_buffer (GstEvent *event)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstClockTime pts, duration;
+
+  gst_event_parse_gap (event, &pts, &duration);
+  gst_event_unref (event);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = duration;
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DROPPABLE);
+  return buf;
+}
+
 /* Serialized events go to the collector in order with the buffers; caps
  * the frame chain cannot read are refused at once. */
 static gboolean
@@ -141,6 +155,12 @@ sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
     case GST_EVENT_TAG:
       gst_event_unref (event);
       return TRUE;
+    case GST_EVENT_GAP:
+      /* A buffer with no frame, as GstAggregator made one: the stream's
+       * time moves on (its window is done), nothing is batched. */
+      return gst_cuda_graph_batch_queue_push_buffer (queue_of (bpad),
+                 gap_buffer (event))
+          == GST_FLOW_OK;
     default:
       break;
   }

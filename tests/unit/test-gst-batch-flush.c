@@ -18,6 +18,8 @@
  *                   returns, the other streams go on without it
  *   eos-queued      EOS on a stream whose frames are still queued: they
  *                   are batched first, then the others go on alone
+ *   gap             a GAP on one stream ends its part of the window: the
+ *                   batch leaves with the other stream's frame, no wait
  *
  * A blocked chain that is never released hangs the test: the batch
  * helper's watchdog then fails it with every thread's backtrace.
@@ -299,6 +301,28 @@ test_eos_queued (void)
   gcg_test_batch_clear (&f);
 }
 
+static void
+test_gap (void)
+{
+  g_autoptr (GstBuffer) out = NULL;
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, CAPS (0), 1);
+  gcg_test_batch_add_stream (&f, CAPS (1), 2);
+  run_all (&f, 0);
+  gcg_test_batch_push (&f.streams[0],
+      gcg_test_batch_frame (CAPS (0), 1 + 1, FRAME));
+  g_assert_true (gst_harness_push_event (f.streams[1].h,
+      gst_event_new_gap (FRAME, FRAME)));
+  /* No clock moved: the gap, not the deadline, lets it leave. */
+  out = gst_harness_pull (f.out);
+  g_assert_cmpuint (GST_BUFFER_PTS (out), ==, FRAME);
+  g_assert_cmpuint (gst_cuda_graph_buffer_get_batch_meta (out)->n_frames, ==,
+      1);
+  gcg_test_batch_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -308,5 +332,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch-flush/blocked-chain", test_blocked_chain);
   g_test_add_func ("/batch-flush/release-blocked", test_release_blocked);
   g_test_add_func ("/batch-flush/eos-queued", test_eos_queued);
+  g_test_add_func ("/batch-flush/gap", test_gap);
   return g_test_run ();
 }
