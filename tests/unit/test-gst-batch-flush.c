@@ -11,8 +11,9 @@
  *                   their flushes leave downstream as one FLUSH_START /
  *                   FLUSH_STOP, a new segment follows, and the window
  *                   starts again (frames from time 0 are not late)
- *   blocked-chain   a stream's chain blocked on its full queue (the batch
- *                   waits for another stream) returns FLUSHING on
+ *   blocked-chain   a stream's chain blocked on its full queue (queue-depth
+ *                   frames; the batch waits for another stream) returns
+ *                   FLUSHING on
  *                   FLUSH_START; after FLUSH_STOP both streams batch on
  *   release-blocked the same chain, its pad released instead: the push
  *                   returns, the other streams go on without it
@@ -223,13 +224,14 @@ test_blocked_chain (void)
   Pusher p;
   GThread *t;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_init (&f, "cpu", "cpu", "queue-depth=3", 1);
   gcg_test_batch_add_stream (&f, CAPS (0), 1);
   gcg_test_batch_add_stream (&f, CAPS (1), 2);
   run_all (&f, 0);
-  /* Stream 0 runs ahead; the batch waits for stream 1's frame 1. */
+  /* Stream 0 runs ahead; the batch waits for stream 1's frame 1: its
+   * queue takes queue-depth frames, the next push blocks. */
   t = start_blocked_push (&f.streams[0], &p, 1);
-  g_assert_cmpuint (p.pushed, <, MAX_PUSHES);
+  g_assert_cmpuint (p.pushed, ==, 3);
   flush_stream (&f.streams[0], 0, TRUE, FALSE);
   g_thread_join (t);
   g_assert_cmpint (p.last, ==, GST_FLOW_FLUSHING);
