@@ -286,6 +286,10 @@ gst_cuda_graph_batch_change_state (GstElement *element,
   }
   ret = GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)
             ->change_state (element, transition);
+  /* The clock and base time the live deadline is on are there now: a
+   * wait that started without them looks again. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    gst_cuda_graph_batch_collector_kick (&self->collector);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     stop (self);
   else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
