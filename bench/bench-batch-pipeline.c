@@ -43,6 +43,7 @@ typedef struct
   const gchar *backend;
   guint frames, width, height, side;
   gboolean cuda_memory;
+  const gchar *batch_props;     /* more properties of cudagraphbatch */
 } Options;
 
 typedef struct
@@ -97,9 +98,10 @@ describe (const Options *o, const gchar *row)
 
   if (g_str_has_prefix (row, "batch")) {
     g_string_append_printf (s,
-        "cudagraphbatch name=b %s%s ! "
+        "cudagraphbatch name=b %s%s %s ! "
         "other/tensors%s ! fakesink sync=false",
-        pre, g_str_equal (row, "batch eager") ? " use-graph=false" : "", mem);
+        pre, g_str_equal (row, "batch eager") ? " use-graph=false" : "",
+        o->batch_props ? o->batch_props : "", mem);
     for (guint i = 0; i < STREAMS; i++) {
       append_source (s, o, i);
       g_string_append_printf (s, "b.sink_%u", i);
@@ -165,6 +167,7 @@ main (int argc, char **argv)
   Options o = { "cuda", 3000, 1920, 1080, 640, TRUE };
   g_autofree gchar *backend = NULL;
   g_autofree gchar *only = NULL;
+  g_autofree gchar *batch_props = NULL;
   gint frames = 3000, width = 1920, height = 1080, side = 0;
   GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
                                  "Frames per stream", "N" },
@@ -176,6 +179,8 @@ main (int argc, char **argv)
         "Tensor side (default 640, 64 with --backend=cpu)", "S" },
     { "only", 0, 0, G_OPTION_ARG_STRING, &only,
         "Run this row alone, no comparison (to profile it)", "ROW" },
+    { "batch-props", 0, 0, G_OPTION_ARG_STRING, &batch_props,
+        "More properties of cudagraphbatch (launch-line syntax)", "P" },
     { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
@@ -202,6 +207,7 @@ main (int argc, char **argv)
     return 2;
   }
   o.frames = frames;
+  o.batch_props = batch_props;
   o.width = width;
   o.height = height;
   if (backend && g_str_equal (backend, "cpu")) {

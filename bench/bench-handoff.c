@@ -14,6 +14,10 @@
  *   bounded     a queue of --depth items per pad; a stream thread is
  *               woken only once its queue is down to half (hysteresis),
  *               the batching thread only by the pad it is waiting for
+ *   queue       the same design in cudagraphbatch's own code
+ *               (gst/batch/gstcudagraphbatchqueue.c: GstBuffers, GMutex
+ *               and GCond per pad, the collector's two-step wait), when
+ *               built with GStreamer
  *
  * Per batch of one item from each of the 16 threads: process CPU µs (all
  * threads), wall µs and context switches.  Needs no GPU.
@@ -23,6 +27,9 @@
 #include <glib.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+#include "../gst/batch/gstcudagraphbatchqueue.h"
+#endif
 
 #define STREAMS 16
 #define MAX_DEPTH 1024
@@ -44,6 +51,13 @@ typedef struct
   gboolean bounded;
   gint depth;
   gint64 batches;
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+  /* The element's own queues (the "queue" row), when real is set. */
+  gboolean real;
+  GstCudaGraphBatchCollector collector;
+  GstCudaGraphBatchQueue queues[STREAMS];
+  GstBuffer *item;
+#endif
 } Handoff;
 
 typedef struct
@@ -78,13 +92,44 @@ push (Handoff *h, Pad *p, gint index)
   g_mutex_unlock (&h->src_lock);
 }
 
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+/* The element's queues: a ref of one buffer per item. */
+static void
+push_real (Handoff *h, gint index)
+{
+  gst_cuda_graph_batch_queue_push_buffer (&h->queues[index],
+      gst_buffer_ref (h->item));
+}
+
+static void
+take_batch_real (Handoff *h)
+{
+  for (gint i = 0; i < STREAMS; i++) {
+    GstCudaGraphBatchQueue *q = &h->queues[i];
+    GstMiniObject *item;
+
+    while ((item = gst_cuda_graph_batch_queue_pop (q)) == NULL)
+      gst_cuda_graph_batch_collector_wait_for (&h->collector, q, NULL,
+          GST_CLOCK_TIME_NONE);
+    gst_mini_object_unref (item);
+  }
+}
+#endif
+
 static gpointer
 producer (gpointer data)
 {
   Producer *pr = data;
 
-  for (gint64 i = 0; i < pr->h->batches; i++)
+  for (gint64 i = 0; i < pr->h->batches; i++) {
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+    if (pr->h->real) {
+      push_real (pr->h, pr->index);
+      continue;
+    }
+#endif
     push (pr->h, pr->pad, pr->index);
+  }
   return NULL;
 }
 
@@ -158,6 +203,16 @@ take_batch_bounded (Handoff *h)
   }
 }
 
+static const gchar *
+design_name (Handoff *h)
+{
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+  if (h->real)
+    return "queue";
+#endif
+  return h->bounded ? "bounded" : "aggregator";
+}
+
 static void
 run (Handoff *h)
 {
@@ -174,6 +229,12 @@ run (Handoff *h)
     threads[i] = g_thread_new ("stream", producer, &producers[i]);
   }
   for (gint64 b = 0; b < h->batches; b++) {
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+    if (h->real) {
+      take_batch_real (h);
+      continue;
+    }
+#endif
     if (h->bounded)
       take_batch_bounded (h);
     else
@@ -190,9 +251,9 @@ run (Handoff *h)
           - u0.ru_stime.tv_usec);
   switches =
       (gdouble) (u1.ru_nvcsw - u0.ru_nvcsw) + (u1.ru_nivcsw - u0.ru_nivcsw);
-  printf ("%-10s | %5d | %12.1f | %13.1f | %14.1f\n",
-      h->bounded ? "bounded" : "aggregator", h->depth, cpu / h->batches,
-      (t1 - t0) / (gdouble) h->batches, switches / h->batches);
+  printf ("%-10s | %5d | %12.1f | %13.1f | %14.1f\n", design_name (h), h->depth,
+      cpu / h->batches, (t1 - t0) / (gdouble) h->batches,
+      switches / h->batches);
   fflush (stdout);
 }
 
@@ -238,5 +299,18 @@ main (int argc, char **argv)
   h.bounded = TRUE;
   h.depth = depth;
   run (&h);
+#ifdef GCG_BENCH_HANDOFF_QUEUE
+  gst_init (&argc, &argv);
+  h.item = gst_buffer_new ();
+  gst_cuda_graph_batch_collector_init (&h.collector);
+  for (guint i = 0; i < STREAMS; i++)
+    gst_cuda_graph_batch_queue_init (&h.queues[i], &h.collector, depth);
+  h.real = TRUE;
+  run (&h);
+  for (guint i = 0; i < STREAMS; i++)
+    gst_cuda_graph_batch_queue_clear (&h.queues[i]);
+  gst_cuda_graph_batch_collector_clear (&h.collector);
+  gst_buffer_unref (h.item);
+#endif
   return 0;
 }

@@ -7,8 +7,12 @@
 /* What the files of cudagraphbatch share: the instance, a batch, and the
  * functions one file provides to the others.
  *
- *   gstcudagraphbatch.c          the element: type, start/stop, events,
- *                                context, aggregate()
+ *   gstcudagraphbatch.c          the element: type, start/stop, context,
+ *                                a collect step (one window's batches)
+ *   gstcudagraphbatchsink.c      its sink pads: chain, events, queries,
+ *                                flushes; what the collector takes
+ *   gstcudagraphbatchsrc.c       its src pad: the collector task,
+ *                                negotiation, pushing, seeks, latency
  *   gstcudagraphbatchprops.c     properties
  *   gstcudagraphbatchchildren.c  its sink pads as children (GstChildProxy)
  *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
@@ -21,7 +25,7 @@
  *                                the engine, fences, metas, timestamps
  */
 
-#include <gst/base/gstaggregator.h>
+#include <gst/gst.h>
 
 #include "gstcudagraphbatchpad.h"
 #include "gstcudagraphdevice.h"
@@ -75,7 +79,11 @@ typedef struct
 
 struct _GstCudaGraphBatch
 {
-  GstAggregator parent;
+  GstElement parent;
+
+  GstPad *srcpad;
+  /* The collector thread's wake-ups (gstcudagraphbatchqueue.h). */
+  GstCudaGraphBatchCollector collector;
 
   /* Properties, under the object lock: the run properties every element
    * has (their counters included), the tensor's, and the batch's own. */
@@ -87,6 +95,32 @@ struct _GstCudaGraphBatch
   GstCudaGraphModel model;
   guint batch_size;
   GstClockTime batch_duration;  /* 0: one frame long */
+  GstClockTime timeout;         /* live: after the window's end */
+  guint queue_depth;            /* buffers per sink pad */
+
+  /* Latency, under the object lock: upstream's (have_latency: asked
+   * since the pads last changed) and the window's; get_latency(). */
+  gboolean have_latency;
+  gboolean live;
+  GstClockTime upstream_min, upstream_max;
+  GstClockTime window_latency;
+
+  /* Flow, under the object lock: a flush forwarded downstream and not
+   * yet stopped (src_flushing), the seek's seqnum whose flushes are
+   * forwarded, the last downstream flow (returned to upstream). */
+  gboolean src_flushing;
+  guint32 seek_seqnum;
+  GstFlowReturn flow;
+  /* The next deadline's base: the next window's start (running time),
+   * NONE before the first buffer. */
+  GstClockTime next_time;
+
+  /* The src pad's stream (its task, or state changes). */
+  gboolean send_stream_start, send_segment, eos_sent;
+  GstSegment out_segment;
+  GstBufferPool *pool;
+  GstAllocator *allocator;
+  GstAllocationParams alloc_params;
 
   /* Counters, under the object lock: run.counts is the current engine's
    * plus those of engines replaced by a renegotiation (retired). */
@@ -125,7 +159,7 @@ struct _GstCudaGraphBatch
 
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatch, gst_cuda_graph_batch, GST,
-    CUDA_GRAPH_BATCH, GstAggregator)
+    CUDA_GRAPH_BATCH, GstElement)
 
 /* gstcudagraphbatchchildren.c: the sink pads as children, so that
  * gst_parse_launch() sets `sink_0::prop=value` on a request pad. */
@@ -142,14 +176,14 @@ void gst_cuda_graph_batch_init_properties (GstCudaGraphBatch *self);
 /* gstcudagraphbatchcaps.c */
 guint gst_cuda_graph_batch_count_sink_pads (GstCudaGraphBatch *self);
 void gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch *self);
-GstFlowReturn gst_cuda_graph_batch_update_src_caps (GstAggregator *agg,
+GstFlowReturn gst_cuda_graph_batch_update_src_caps (GstCudaGraphBatch *self,
     GstCaps *caps, GstCaps **ret);
-gboolean gst_cuda_graph_batch_negotiated_src_caps (GstAggregator *agg,
+gboolean gst_cuda_graph_batch_negotiated_src_caps (GstCudaGraphBatch *self,
     GstCaps *caps);
-gboolean gst_cuda_graph_batch_decide_allocation (GstAggregator *agg,
+gboolean gst_cuda_graph_batch_decide_allocation (GstCudaGraphBatch *self,
     GstQuery *query);
-gboolean gst_cuda_graph_batch_propose_allocation (GstAggregator *agg,
-    GstAggregatorPad *pad, GstQuery *decide_query, GstQuery *query);
+gboolean gst_cuda_graph_batch_propose_allocation (GstCudaGraphBatch *self,
+    GstQuery *query);
 
 /* gstcudagraphbatchassemble.c */
 Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self);
@@ -157,8 +191,9 @@ void gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch);
 void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch *self, guint keep);
 void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch *self);
 GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch *self);
-gboolean gst_cuda_graph_batch_all_pads_eos (GList *pads);
-GstClockTime gst_cuda_graph_batch_running_time (GstAggregatorPad *pad,
+gboolean gst_cuda_graph_batch_all_pads_eos (GstCudaGraphBatch *self,
+    GList *pads);
+GstClockTime gst_cuda_graph_batch_running_time (GstCudaGraphBatchPad *pad,
     GstBuffer *buf);
 void gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
     GstCudaGraphBatchPad *pad, GstBuffer *buffer, Batch *batch);
@@ -168,10 +203,11 @@ GstClockTime gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self,
     GList *pads);
 /* Takes each pad's frames for the window ending at @end into its held
  * frames; TRUE when the window is complete (every pad done with it, or
- * @timeout: the live deadline passed). */
+ * @timeout: the live deadline passed), else the first pad not done in
+ * *@waiting (a ref). */
 gboolean gst_cuda_graph_batch_collect (GstCudaGraphBatch *self, GList *pads,
-    GstClockTime end, gboolean timeout);
-GList *gst_cuda_graph_batch_list_absent (GList *pads);
+    GstClockTime end, gboolean timeout, GstCudaGraphBatchPad **waiting);
+GList *gst_cuda_graph_batch_list_absent (GstCudaGraphBatch *self, GList *pads);
 /* Moves up to @max held frames into @batch (pads taking turns), with the
  * window and @absent (the streams without a frame in it); FALSE when
  * no pad held any. */
@@ -180,6 +216,52 @@ gboolean gst_cuda_graph_batch_fill (GstCudaGraphBatch *self, GList *pads,
 void gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
     GstClockTime fallback);
 void gst_cuda_graph_batch_reset_window (GstCudaGraphBatch *self);
+
+/* gstcudagraphbatchsink.c: the sink pads' functions, and what the
+ * collector takes from their queues: the head buffer (a ref) or pops it,
+ * after applying the serialized events before it (caps, segment,
+ * stream-start, EOS, stats requests); EOS once its EOS was taken. */
+void gst_cuda_graph_batch_sink_setup (GstCudaGraphBatch *self, GstPad *pad);
+GstBuffer *gst_cuda_graph_batch_peek (GstCudaGraphBatch *self,
+    GstCudaGraphBatchPad *pad);
+GstBuffer *gst_cuda_graph_batch_pop (GstCudaGraphBatch *self,
+    GstCudaGraphBatchPad *pad);
+gboolean gst_cuda_graph_batch_is_eos (GstCudaGraphBatch *self,
+    GstCudaGraphBatchPad *pad);
+/* Every sink pad flushing (stop) or not (start): their queues. */
+void gst_cuda_graph_batch_set_pads_flushing (GstCudaGraphBatch *self,
+    gboolean flushing);
+/* A cudagraph-stats-request reached the collector. */
+void gst_cuda_graph_batch_post_stats_now (GstCudaGraphBatch *self);
+
+/* gstcudagraphbatchsrc.c: the src pad and the collector task. */
+GstPad *gst_cuda_graph_batch_src_new (GstCudaGraphBatch *self,
+    GstPadTemplate *templ);
+void gst_cuda_graph_batch_src_reset (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_src_clear (GstCudaGraphBatch *self);
+/* The latency GstAggregator's get_latency() gave: NONE unless upstream
+ * is live, else upstream's minimum + the window + the timeout. */
+GstClockTime gst_cuda_graph_batch_get_latency (GstCudaGraphBatch *self);
+/* The window's part of the latency (a LATENCY message when it moves). */
+void gst_cuda_graph_batch_set_window_latency (GstCudaGraphBatch *self,
+    GstClockTime window);
+/* The flush of every sink pad (or the seek's) downstream: the collector
+ * stops / starts again (@event owned). */
+gboolean gst_cuda_graph_batch_src_flush_start (GstCudaGraphBatch *self,
+    GstEvent *event);
+gboolean gst_cuda_graph_batch_src_flush_stop (GstCudaGraphBatch *self,
+    GstEvent *event);
+/* The pads changed: upstream's latency is asked again. */
+void gst_cuda_graph_batch_forget_latency (GstCudaGraphBatch *self);
+GstBufferPool *gst_cuda_graph_batch_get_buffer_pool (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_get_allocator (GstCudaGraphBatch *self,
+    GstAllocator **allocator, GstAllocationParams *params);
+GstFlowReturn gst_cuda_graph_batch_finish_buffer (GstCudaGraphBatch *self,
+    GstBuffer *buffer);
+/* One collect step (gstcudagraphbatch.c): FALSE in *@progress when it
+ * must wait (for *@waiting, a ref, or any pad). */
+GstFlowReturn gst_cuda_graph_batch_step (GstCudaGraphBatch *self,
+    gboolean timeout, gboolean *progress, GstCudaGraphBatchPad **waiting);
 
 /* gstcudagraphbatchrun.c */
 void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,

@@ -115,7 +115,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         "; " GST_CUDA_GRAPH_MODEL_SRC_CAPS));
 
 G_DEFINE_TYPE_WITH_CODE (GstCudaGraphBatch, gst_cuda_graph_batch,
-    GST_TYPE_AGGREGATOR,
+    GST_TYPE_ELEMENT,
     G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
         gst_cuda_graph_batch_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
@@ -127,34 +127,21 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphbatch, "cudagraphbatch",
 static void gst_cuda_graph_batch_finalize (GObject *object);
 static void gst_cuda_graph_batch_set_context (GstElement *element,
     GstContext *context);
-static gboolean gst_cuda_graph_batch_start (GstAggregator *agg);
 static GstStateChangeReturn gst_cuda_graph_batch_change_state (
     GstElement *element, GstStateChange transition);
-static gboolean gst_cuda_graph_batch_stop (GstAggregator *agg);
-static gboolean gst_cuda_graph_batch_sink_event (GstAggregator *agg,
-    GstAggregatorPad *pad, GstEvent *event);
-static gboolean gst_cuda_graph_batch_sink_query (GstAggregator *agg,
-    GstAggregatorPad *pad, GstQuery *query);
-static gboolean gst_cuda_graph_batch_src_query (GstAggregator *agg,
-    GstQuery *query);
-static GstFlowReturn gst_cuda_graph_batch_aggregate (GstAggregator *agg,
-    gboolean timeout);
-static GstFlowReturn gst_cuda_graph_batch_flush (GstAggregator *agg);
 
 static void
 gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_graph_batch_finalize;
   gst_cuda_graph_batch_install_properties (gobject_class);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &sink_template, GST_TYPE_CUDA_GRAPH_BATCH_PAD);
-  gst_element_class_add_static_pad_template_with_gtype (element_class,
-      &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA graph batch preprocessor", "Filter/Converter/Video/Tensor/Hardware",
       "Batches one frame (or its regions of interest) of each of many video "
@@ -169,22 +156,6 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_request_new_pad);
   element_class->release_pad =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_release_pad);
-  agg_class->start = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_start);
-  agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_stop);
-  agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_flush);
-  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_sink_event);
-  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_sink_query);
-  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_src_query);
-  agg_class->update_src_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_update_src_caps);
-  agg_class->negotiated_src_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_negotiated_src_caps);
-  agg_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_decide_allocation);
-  agg_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_propose_allocation);
-  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_aggregate);
-  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_batch_debug, "cudagraphbatch", 0,
       "cudagraphbatch");
@@ -194,13 +165,21 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
 static void
 gst_cuda_graph_batch_init (GstCudaGraphBatch *self)
 {
+  GstPadTemplate *templ =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), "src");
+
+  gst_cuda_graph_batch_collector_init (&self->collector);
   gst_cuda_graph_batch_init_properties (self);
   self->dev.active = GCG_BACKEND_CPU;
   g_queue_init (&self->pending);
   g_queue_init (&self->spare);
   self->window_start = self->window_duration = GST_CLOCK_TIME_NONE;
-  /* A pad that never delivered anything does not hold live batches back. */
-  gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self), TRUE);
+  self->window_latency = GST_CLOCK_TIME_NONE;
+  self->next_time = GST_CLOCK_TIME_NONE;
+  gst_allocation_params_init (&self->alloc_params);
+  gst_segment_init (&self->out_segment, GST_FORMAT_TIME);
+  self->srcpad = gst_cuda_graph_batch_src_new (self, templ);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 }
 
 static void
@@ -213,6 +192,7 @@ gst_cuda_graph_batch_finalize (GObject *object)
   gst_cuda_graph_model_clear (&self->model);
   gst_clear_object (&self->gst_context);
   g_queue_clear_full (&self->spare, g_free);
+  gst_cuda_graph_batch_collector_clear (&self->collector);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_parent_class)->finalize (object);
 }
@@ -233,32 +213,6 @@ gst_cuda_graph_batch_set_context (GstElement *element, GstContext *context)
       ->set_context (element, context);
 }
 
-static gboolean
-answer_context_query (GstCudaGraphBatch *self, GstQuery *query)
-{
-  return gst_cuda_graph_device_context_query (GST_ELEMENT (self), query,
-      &self->gst_context);
-}
-
-static gboolean
-gst_cuda_graph_batch_src_query (GstAggregator *agg, GstQuery *query)
-{
-  if (answer_context_query (GST_CUDA_GRAPH_BATCH (agg), query))
-    return TRUE;
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
-      ->src_query (agg, query);
-}
-
-static gboolean
-gst_cuda_graph_batch_sink_query (GstAggregator *agg, GstAggregatorPad *pad,
-    GstQuery *query)
-{
-  if (answer_context_query (GST_CUDA_GRAPH_BATCH (agg), query))
-    return TRUE;
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
-      ->sink_query (agg, pad, query);
-}
-
 /* --- state --------------------------------------------------------------- */
 
 static void
@@ -275,10 +229,8 @@ reset_counters (GstCudaGraphBatch *self)
 }
 
 static gboolean
-gst_cuda_graph_batch_start (GstAggregator *agg)
+start (GstCudaGraphBatch *self)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
-
   reset_counters (self);
   gst_cuda_graph_batch_reset_window (self);
   self->next_pad = 0;
@@ -294,13 +246,30 @@ gst_cuda_graph_batch_start (GstAggregator *agg)
   return FALSE;
 }
 
+static void
+stop (GstCudaGraphBatch *self)
+{
+  gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_batch_reset_window (self);
+  gst_cuda_graph_user_kernel_stop (&self->kernel);
+  gst_cuda_graph_device_close (&self->dev);
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->gst_context);
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_graph_batch_src_clear (self);
+}
+
 /* With a model, the device's primary context goes to the pipeline before
- * the decoders upstream open (see cudagraphpreprocess). */
+ * the decoders upstream open (see cudagraphpreprocess).  Starting, the
+ * engine's device opens and the pads take buffers before they are
+ * activated (the src pad's activation starts the collector); stopping,
+ * the device closes once they are deactivated (the collector stopped). */
 static GstStateChangeReturn
 gst_cuda_graph_batch_change_state (GstElement *element,
     GstStateChange transition)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
+  GstStateChangeReturn ret;
   gint device_id;
 
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
@@ -309,76 +278,40 @@ gst_cuda_graph_batch_change_state (GstElement *element,
       gst_cuda_graph_device_offer_primary (element, device_id,
           &self->gst_context);
   }
-  return GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)
-      ->change_state (element, transition);
-}
-
-static gboolean
-gst_cuda_graph_batch_stop (GstAggregator *agg)
-{
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
-
-  gst_cuda_graph_batch_retire_engine (self);
-  gst_cuda_graph_batch_reset_window (self);
-  gst_cuda_graph_user_kernel_stop (&self->kernel);
-  gst_cuda_graph_device_close (&self->dev);
-  GST_OBJECT_LOCK (self);
-  gst_clear_object (&self->gst_context);
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
-}
-
-static GstFlowReturn
-gst_cuda_graph_batch_flush (GstAggregator *agg)
-{
-  gst_cuda_graph_batch_retire_all (GST_CUDA_GRAPH_BATCH (agg));
-  gst_cuda_graph_batch_reset_window (GST_CUDA_GRAPH_BATCH (agg));
-  return GST_FLOW_OK;
-}
-
-static void post_stats_now (GstCudaGraphBatch *self);
-
-/* Caps come in order with the buffers: a stream's new size or format is
- * a new description for its next frames, never a new capture; so does a
- * stream-start, whose id the pad keeps for the batches' metas.  A
- * cudagraph-stats-request posts the figures at once, as the single-frame
- * elements do. */
-static gboolean
-gst_cuda_graph_batch_sink_event (GstAggregator *agg, GstAggregatorPad *pad,
-    GstEvent *event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
-      && gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
-    post_stats_now (GST_CUDA_GRAPH_BATCH (agg));
-  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
-    gst_cuda_graph_batch_pad_set_stream_start (GST_CUDA_GRAPH_BATCH_PAD (pad),
-        event);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
-    GstCaps *caps;
-
-    gst_event_parse_caps (event, &caps);
-    if (!gst_cuda_graph_batch_pad_set_caps (GST_CUDA_GRAPH_BATCH_PAD (pad),
-            caps)) {
-      gst_event_unref (event);
-      return FALSE;
-    }
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    if (!start (self))
+      return GST_STATE_CHANGE_FAILURE;
+    gst_cuda_graph_batch_src_reset (self);
+    gst_cuda_graph_batch_set_pads_flushing (self, FALSE);
   }
-  return GST_AGGREGATOR_CLASS (gst_cuda_graph_batch_parent_class)
-      ->sink_event (agg, pad, event);
+  ret = GST_ELEMENT_CLASS (gst_cuda_graph_batch_parent_class)
+            ->change_state (element, transition);
+  /* The clock and base time the live deadline is on are there now: a
+   * wait that started without them looks again. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    gst_cuda_graph_batch_collector_kick (&self->collector);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    stop (self);
+  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED
+      && ret == GST_STATE_CHANGE_FAILURE)
+    stop (self);
+  return ret;
 }
 
 /* --- batching ------------------------------------------------------------ */
 
 /* Live, nothing came by the deadline: the next deadline is a window
- * later (without windows, a timeout later), so the aggregator does not
+ * later (without windows, a timeout later), so the collector does not
  * spin. */
 static void
 skip_empty_deadline (GstCudaGraphBatch *self)
 {
-  GstClockTime latency = gst_aggregator_get_latency (GST_AGGREGATOR (self));
-  GstClockTime next =
-      gst_aggregator_simple_get_next_time (GST_AGGREGATOR (self));
+  GstClockTime latency = gst_cuda_graph_batch_get_latency (self);
+  GstClockTime next;
 
+  GST_OBJECT_LOCK (self);
+  next = self->next_time;
+  GST_OBJECT_UNLOCK (self);
   if (!GST_CLOCK_TIME_IS_VALID (next))
     return;
   gst_cuda_graph_batch_close_window (self, next + MAX (latency, GST_MSECOND));
@@ -396,7 +329,7 @@ check_growth (GstCudaGraphBatch *self)
   GST_OBJECT_UNLOCK (self);
   if (batch_size == 0 && self->engine
       && gst_cuda_graph_batch_count_sink_pads (self) > self->config.max_sources)
-    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+    gst_pad_mark_reconfigure (self->srcpad);
 }
 
 /* At EOS, as the other elements do: the counters (final once the batches
@@ -408,11 +341,11 @@ post_stats (GstCudaGraphBatch *self)
   if (self->stats_posted)
     return;
   self->stats_posted = TRUE;
-  post_stats_now (self);
+  gst_cuda_graph_batch_post_stats_now (self);
 }
 
-static void
-post_stats_now (GstCudaGraphBatch *self)
+void
+gst_cuda_graph_batch_post_stats_now (GstCudaGraphBatch *self)
 {
   GstStructure *s;
 
@@ -466,7 +399,7 @@ done:
 static GstFlowReturn
 push_window (GstCudaGraphBatch *self, GList *pads, gboolean *pushed)
 {
-  GList *absent = gst_cuda_graph_batch_list_absent (pads);
+  GList *absent = gst_cuda_graph_batch_list_absent (self, pads);
   GstClockTime end = GST_CLOCK_TIME_NONE;
   GstFlowReturn ret = GST_FLOW_OK;
   gboolean any = TRUE;
@@ -482,36 +415,42 @@ push_window (GstCudaGraphBatch *self, GList *pads, gboolean *pushed)
   return ret;
 }
 
-static GstFlowReturn
-gst_cuda_graph_batch_aggregate (GstAggregator *agg, gboolean timeout)
+GstFlowReturn
+gst_cuda_graph_batch_step (GstCudaGraphBatch *self, gboolean timeout,
+    gboolean *progress, GstCudaGraphBatchPad **waiting)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
   GstFlowReturn ret = GST_FLOW_OK;
   GstClockTime next, end;
   gboolean pushed;
 
+  *progress = FALSE;
+  *waiting = NULL;
   if (self->engine == NULL) {
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
   check_growth (self);
   /* Controlled properties (scale, offset, pad-value) at the batch's time. */
-  next = gst_aggregator_simple_get_next_time (agg);
+  GST_OBJECT_LOCK (self);
+  next = self->next_time;
+  GST_OBJECT_UNLOCK (self);
   if (GST_CLOCK_TIME_IS_VALID (next))
     gst_object_sync_values (GST_OBJECT (self), next);
   end = gst_cuda_graph_batch_open_window (self, pads);
   /* Not complete: more frames of the window are coming. */
-  if (!gst_cuda_graph_batch_collect (self, pads, end, timeout))
+  if (!gst_cuda_graph_batch_collect (self, pads, end, timeout, waiting))
     goto done;
   ret = push_window (self, pads, &pushed);
+  *progress = pushed;
   if (pushed || ret != GST_FLOW_OK)
     goto done;
-  if (gst_cuda_graph_batch_all_pads_eos (pads)) {
+  if (gst_cuda_graph_batch_all_pads_eos (self, pads)) {
     post_stats (self);
     ret = GST_FLOW_EOS;
   } else if (timeout) {
     skip_empty_deadline (self);
+    *progress = TRUE;
   }
 
 done:

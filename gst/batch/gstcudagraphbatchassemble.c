@@ -99,10 +99,10 @@ gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch *self)
 }
 
 gboolean
-gst_cuda_graph_batch_all_pads_eos (GList *pads)
+gst_cuda_graph_batch_all_pads_eos (GstCudaGraphBatch *self, GList *pads)
 {
   for (GList *l = pads; l; l = l->next) {
-    if (!gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD_CAST (l->data)))
+    if (!gst_cuda_graph_batch_is_eos (self, l->data))
       return FALSE;
   }
   return TRUE;
@@ -200,18 +200,16 @@ fill_params (GstCudaGraphBatch *self, BatchInput *in, const GcgRect *region,
     params->n_rois = 1;
 }
 
+/* The collector's segment of @pad: the one before its head buffer. */
 GstClockTime
-gst_cuda_graph_batch_running_time (GstAggregatorPad *pad, GstBuffer *buf)
+gst_cuda_graph_batch_running_time (GstCudaGraphBatchPad *pad, GstBuffer *buf)
 {
-  GstClockTime rt;
+  GstSegment *segment = gst_cuda_graph_batch_pad_get_segment (pad);
 
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
+  if (!GST_BUFFER_PTS_IS_VALID (buf) || segment->format != GST_FORMAT_TIME)
     return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+  return gst_segment_to_running_time (segment, GST_FORMAT_TIME,
       GST_BUFFER_PTS (buf));
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
 }
 
 /* Takes @buffer (a frame of @pad, owned) into @batch when it can be
@@ -221,7 +219,6 @@ void
 gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
     GstCudaGraphBatchPad *pad, GstBuffer *buffer, Batch *batch)
 {
-  GstAggregatorPad *apad = GST_AGGREGATOR_PAD_CAST (pad);
   BatchInput *in = &batch->inputs[batch->n];
   const GstVideoInfo *info = gst_cuda_graph_batch_pad_get_info (pad);
   GcgRect region;
@@ -230,8 +227,9 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
   if (in->buffer == NULL)
     return;
   in->pad = gst_object_ref (pad);
-  in->running_time = gst_cuda_graph_batch_running_time (apad, in->buffer);
-  if (info == NULL
+  in->running_time = gst_cuda_graph_batch_running_time (pad, in->buffer);
+  /* A GAP event's stand-in (gstcudagraphbatchsink.c): no frame. */
+  if (info == NULL || GST_BUFFER_FLAG_IS_SET (in->buffer, GST_BUFFER_FLAG_GAP)
       || !gst_cuda_graph_batch_pad_get_region (pad, GST_VIDEO_INFO_WIDTH (info),
           GST_VIDEO_INFO_HEIGHT (info), &region)
       || !map_input (self, in, info)) {

@@ -68,10 +68,9 @@ first_framerate (GstCudaGraphBatch *self, GValue *fr)
 /* Our tensor caps (both memory kinds, CUDA only where we can write it),
  * within @caps (downstream's). */
 GstFlowReturn
-gst_cuda_graph_batch_update_src_caps (GstAggregator *agg, GstCaps *caps,
+gst_cuda_graph_batch_update_src_caps (GstCudaGraphBatch *self, GstCaps *caps,
     GstCaps **ret)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCudaGraphTensorDesc desc;
   GValue fr = G_VALUE_INIT;
   GstCaps *ours;
@@ -217,9 +216,9 @@ ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
 }
 
 gboolean
-gst_cuda_graph_batch_negotiated_src_caps (GstAggregator *agg, GstCaps *caps)
+gst_cuda_graph_batch_negotiated_src_caps (GstCudaGraphBatch *self,
+    GstCaps *caps)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   g_autoptr (GError) error = NULL;
   GcgFrameBatchConfig config;
 
@@ -268,9 +267,9 @@ configure_offered_pool (GstQuery *query, GstCaps *caps, gsize size)
 }
 
 gboolean
-gst_cuda_graph_batch_decide_allocation (GstAggregator *agg, GstQuery *query)
+gst_cuda_graph_batch_decide_allocation (GstCudaGraphBatch *self,
+    GstQuery *query)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
@@ -288,10 +287,9 @@ gst_cuda_graph_batch_decide_allocation (GstAggregator *agg, GstQuery *query)
  * them, and gets pinned or CUDA memory with the CUDA backend (each stream
  * may have a frame in every batch in flight, and one queued). */
 gboolean
-gst_cuda_graph_batch_propose_allocation (GstAggregator *agg,
-    GstAggregatorPad *pad, GstQuery *decide_query, GstQuery *query)
+gst_cuda_graph_batch_propose_allocation (GstCudaGraphBatch *self,
+    GstQuery *query)
 {
-  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (agg);
   GstCaps *caps;
   guint in_flight;
 

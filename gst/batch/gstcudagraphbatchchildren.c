@@ -73,34 +73,74 @@ gst_cuda_graph_batch_child_proxy_init (gpointer g_iface, gpointer iface_data)
   iface->get_child_by_name = get_child_by_name;
 }
 
-/* The element's parent class (the type is final). */
-static GstElementClass *
-aggregator_class (void)
+/* A free pad name: @name when asked for and free, else sink_N with the
+ * lowest N not taken (under the object lock). */
+static gchar *
+free_pad_name (GstElement *element, const gchar *name)
 {
-  return GST_ELEMENT_CLASS (g_type_class_peek (GST_TYPE_AGGREGATOR));
+  guint n = 0;
+  gboolean taken;
+
+  if (name != NULL) {
+    for (GList *l = element->sinkpads; l; l = l->next)
+      if (g_strcmp0 (GST_OBJECT_NAME (l->data), name) == 0)
+        return NULL;
+    return g_strdup (name);
+  }
+  do {
+    g_autofree gchar *candidate = g_strdup_printf ("sink_%u", n);
+
+    taken = FALSE;
+    for (GList *l = element->sinkpads; l && !taken; l = l->next)
+      taken = g_strcmp0 (GST_OBJECT_NAME (l->data), candidate) == 0;
+    if (!taken)
+      return g_steal_pointer (&candidate);
+    n++;
+  } while (n < G_MAXUINT);
+  return NULL;
 }
 
 GstPad *
 gst_cuda_graph_batch_request_new_pad (GstElement *element,
     GstPadTemplate *templ, const gchar *name, const GstCaps *caps)
 {
-  GstElementClass *parent = aggregator_class ();
-  GstPad *pad = parent->request_new_pad (element, templ, name, caps);
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
+  g_autofree gchar *pad_name = NULL;
+  GstPad *pad;
 
-  if (pad == NULL)
+  if (templ->direction != GST_PAD_SINK)
     return NULL;
+  GST_OBJECT_LOCK (element);
+  pad_name = free_pad_name (element, name);
+  GST_OBJECT_UNLOCK (element);
+  if (pad_name == NULL)
+    return NULL;
+  pad = g_object_new (GST_TYPE_CUDA_GRAPH_BATCH_PAD, "name", pad_name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+  gst_cuda_graph_batch_sink_setup (self, pad);
+  if (!gst_element_add_pad (element, pad)) {
+    gst_object_unref (pad);
+    return NULL;
+  }
   GST_DEBUG_OBJECT (element, "child %s added", GST_OBJECT_NAME (pad));
   gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
       GST_OBJECT_NAME (pad));
+  gst_cuda_graph_batch_forget_latency (self);
   return pad;
 }
 
+/* The pad's queue flushes first: its blocked chain returns, and the
+ * collector, kicked, lets go of it. */
 void
 gst_cuda_graph_batch_release_pad (GstElement *element, GstPad *pad)
 {
-  GstElementClass *parent = aggregator_class ();
+  GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
 
+  gst_cuda_graph_batch_queue_set_flushing (
+      gst_cuda_graph_batch_pad_get_queue (GST_CUDA_GRAPH_BATCH_PAD (pad)),
+      TRUE);
   gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
       GST_OBJECT_NAME (pad));
-  parent->release_pad (element, pad);
+  gst_element_remove_pad (element, pad);
+  gst_cuda_graph_batch_forget_latency (self);
 }

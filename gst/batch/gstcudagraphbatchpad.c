@@ -41,7 +41,7 @@ enum
 
 struct _GstCudaGraphBatchPad
 {
-  GstAggregatorPad parent;
+  GstPad parent;
 
   /* Properties, under the object lock. */
   GcgRect crop;
@@ -52,7 +52,14 @@ struct _GstCudaGraphBatchPad
   gboolean crop_warned;
   gint warned_width, warned_height;
 
-  /* Streaming thread only (the aggregator's). */
+  /* Between upstream's thread and the collector (attached: set up). */
+  GstCudaGraphBatchQueue queue;
+  gboolean attached;
+  gint flushed;                 /* atomic: a flush came, not yet taken */
+
+  /* The collector thread only. */
+  GstSegment segment;
+  gboolean eos;
   gboolean have_info;
   GstVideoInfo info;
   GcgFrameBatchSource source;
@@ -60,20 +67,19 @@ struct _GstCudaGraphBatchPad
    * each batch's meta copies it, without looking up the sticky event. */
   gchar *stream_id;
   GstCudaGraphBatchPadWindow window;
-  /* A buffer came (atomic: set in the upstream thread). */
+  /* A buffer came (atomic: set in the upstream thread); a deadline passed
+   * while none had (atomic: the collector's). */
   gint delivered;
+  gint waited;
 };
 
-G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad,
-    GST_TYPE_AGGREGATOR_PAD);
+G_DEFINE_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST_TYPE_PAD);
 
 static void gst_cuda_graph_batch_pad_set_property (GObject *object,
     guint prop_id, const GValue *value, GParamSpec *pspec);
 static void gst_cuda_graph_batch_pad_get_property (GObject *object,
     guint prop_id, GValue *value, GParamSpec *pspec);
 static void gst_cuda_graph_batch_pad_finalize (GObject *object);
-static gboolean gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *pad,
-    GstAggregator *agg, GstBuffer *buffer);
 
 #define PLAYING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
@@ -95,8 +101,6 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass *klass)
   gobject_class->set_property = gst_cuda_graph_batch_pad_set_property;
   gobject_class->get_property = gst_cuda_graph_batch_pad_get_property;
   gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
-  GST_AGGREGATOR_PAD_CLASS (klass)->skip_buffer =
-      GST_DEBUG_FUNCPTR (gst_cuda_graph_batch_pad_skip_buffer);
 
   install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
       "Left column of the stream's crop");
@@ -139,6 +143,7 @@ gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad *self)
   g_queue_init (&self->window.held);
   self->window.taken_until = GST_CLOCK_TIME_NONE;
   self->window.strategy = DEFAULT_BATCH_STRATEGY;
+  gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }
 
 static gint *
@@ -189,6 +194,8 @@ gst_cuda_graph_batch_pad_finalize (GObject *object)
   g_clear_pointer (&self->roi_type, g_ref_string_release);
   g_clear_pointer (&self->stream_id, g_free);
   gst_cuda_graph_batch_pad_clear_held (self);
+  if (self->attached)
+    gst_cuda_graph_batch_queue_clear (&self->queue);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_pad_parent_class)->finalize (object);
 }
@@ -212,18 +219,38 @@ gst_cuda_graph_batch_pad_get_property (GObject *object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The stream's video info and description from @caps; FALSE (with a
+ * warning) for caps the frame chain cannot read. */
+static gboolean
+describe_caps (GstCudaGraphBatchPad *self, GstCaps *caps, GstVideoInfo *info,
+    GcgFrameBatchSource *source)
+{
+  memset (source, 0, sizeof (*source));
+  if (gst_video_info_from_caps (info, caps)
+      && gst_cuda_graph_describe_video (GST_OBJECT (self), info,
+          &source->format, &source->matrix, &source->full_range))
+    return TRUE;
+  GST_WARNING_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT, caps);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_check_caps (GstCudaGraphBatchPad *self, GstCaps *caps)
+{
+  GstVideoInfo info;
+  GcgFrameBatchSource source;
+
+  return describe_caps (self, caps, &info, &source);
+}
+
 gboolean
 gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self, GstCaps *caps)
 {
   GstVideoInfo info;
-  GcgFrameBatchSource source = { 0 };
+  GcgFrameBatchSource source;
 
-  if (!gst_video_info_from_caps (&info, caps)
-      || !gst_cuda_graph_describe_video (GST_OBJECT (self), &info,
-          &source.format, &source.matrix, &source.full_range)) {
-    GST_WARNING_OBJECT (self, "unsupported caps %" GST_PTR_FORMAT, caps);
+  if (!describe_caps (self, caps, &info, &source))
     return FALSE;
-  }
   source.width = GST_VIDEO_INFO_WIDTH (&info);
   source.height = GST_VIDEO_INFO_HEIGHT (&info);
   GST_DEBUG_OBJECT (self, "%s %ux%u", GST_VIDEO_INFO_NAME (&info), source.width,
@@ -333,20 +360,82 @@ gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad *self,
   return roi_type;
 }
 
-/* Never skips: only notes that the stream has started (upstream's
- * thread, before the buffer is queued). */
-static gboolean
-gst_cuda_graph_batch_pad_skip_buffer (GstAggregatorPad *pad, GstAggregator *agg,
-    GstBuffer *buffer)
-{
-  g_atomic_int_set (&GST_CUDA_GRAPH_BATCH_PAD (pad)->delivered, TRUE);
-  return FALSE;
-}
-
 gboolean
 gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *self)
 {
   return g_atomic_int_get (&self->delivered);
+}
+
+void
+gst_cuda_graph_batch_pad_set_delivered (GstCudaGraphBatchPad *self,
+    gboolean delivered)
+{
+  g_atomic_int_set (&self->delivered, delivered);
+  if (!delivered)
+    g_atomic_int_set (&self->waited, FALSE);
+}
+
+gboolean
+gst_cuda_graph_batch_pad_is_inactive (GstCudaGraphBatchPad *self)
+{
+  return !g_atomic_int_get (&self->delivered)
+      && g_atomic_int_get (&self->waited);
+}
+
+void
+gst_cuda_graph_batch_pad_note_deadline (GstCudaGraphBatchPad *self)
+{
+  if (!g_atomic_int_get (&self->delivered))
+    g_atomic_int_set (&self->waited, TRUE);
+}
+
+void
+gst_cuda_graph_batch_pad_attach (GstCudaGraphBatchPad *self,
+    GstCudaGraphBatchCollector *collector, guint depth)
+{
+  g_return_if_fail (!self->attached);
+  gst_cuda_graph_batch_queue_init (&self->queue, collector, depth);
+  self->attached = TRUE;
+}
+
+GstCudaGraphBatchQueue *
+gst_cuda_graph_batch_pad_get_queue (GstCudaGraphBatchPad *self)
+{
+  return &self->queue;
+}
+
+GstSegment *
+gst_cuda_graph_batch_pad_get_segment (GstCudaGraphBatchPad *self)
+{
+  return &self->segment;
+}
+
+gboolean
+gst_cuda_graph_batch_pad_is_eos (GstCudaGraphBatchPad *self)
+{
+  return self->eos;
+}
+
+void
+gst_cuda_graph_batch_pad_set_eos (GstCudaGraphBatchPad *self, gboolean eos)
+{
+  self->eos = eos;
+}
+
+void
+gst_cuda_graph_batch_pad_mark_flushed (GstCudaGraphBatchPad *self)
+{
+  g_atomic_int_set (&self->flushed, TRUE);
+}
+
+void
+gst_cuda_graph_batch_pad_take_flush (GstCudaGraphBatchPad *self)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->flushed, TRUE, FALSE))
+    return;
+  gst_segment_init (&self->segment, GST_FORMAT_TIME);
+  self->eos = FALSE;
+  gst_cuda_graph_batch_pad_clear_held (self);
 }
 
 GstCudaGraphBatchStrategy

@@ -5,30 +5,33 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gst/base/gstaggregator.h>
 #include <gst/video/video.h>
 #include <gcg.h>
 
+#include "gstcudagraphbatchqueue.h"
 #include "gstcudagraphbatchstrategy.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_GRAPH_BATCH_PAD (gst_cuda_graph_batch_pad_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaGraphBatchPad, gst_cuda_graph_batch_pad, GST,
-    CUDA_GRAPH_BATCH_PAD, GstAggregatorPad)
+    CUDA_GRAPH_BATCH_PAD, GstPad)
 /* Without the type check, for the streaming thread's loops over the
  * element's sink pads (all of this type: the template says so), where
  * the checks were a tenth of a batch's own work. */
 #define GST_CUDA_GRAPH_BATCH_PAD_CAST(obj) ((GstCudaGraphBatchPad *) (obj))
 
-/* Takes the video caps of the pad's stream (from the aggregator's
- * streaming thread, in order with the buffers): FALSE for caps the frame
- * chain cannot read. */
+/* Takes the video caps of the pad's stream (from the collector thread,
+ * in order with the buffers): FALSE for caps the frame chain cannot
+ * read.  check_caps() only says whether they could be taken (upstream's
+ * thread, as the CAPS event comes). */
 gboolean gst_cuda_graph_batch_pad_set_caps (GstCudaGraphBatchPad *self,
     GstCaps *caps);
+gboolean gst_cuda_graph_batch_pad_check_caps (GstCudaGraphBatchPad *self,
+    GstCaps *caps);
 
-/* Keeps the id of @event, a stream-start (from the aggregator's
- * streaming thread, in order with the buffers); the stream's id, NULL
+/* Keeps the id of @event, a stream-start (from the collector
+ * thread, in order with the buffers); the stream's id, NULL
  * before the first stream-start, until the next one or the pad's end. */
 void gst_cuda_graph_batch_pad_set_stream_start (GstCudaGraphBatchPad *self,
     GstEvent *event);
@@ -54,15 +57,42 @@ gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self,
 gchar *gst_cuda_graph_batch_pad_ref_roi_type (GstCudaGraphBatchPad *self,
     gchar *fallback);
 
-/* Whether a buffer ever came on the pad.  (gst_aggregator_pad_is_inactive()
- * asserts on a pad released meanwhile: it needs the parent.) */
+/* Whether a buffer ever came on the pad (since the element started). */
 gboolean gst_cuda_graph_batch_pad_has_delivered (GstCudaGraphBatchPad *self);
+void gst_cuda_graph_batch_pad_set_delivered (GstCudaGraphBatchPad *self,
+    gboolean delivered);
+/* Live, whether the pad is inactive: it never delivered, and a deadline
+ * passed while it had not (GstAggregator's ignore-inactive-pads after
+ * its first wait); the collector notes the deadlines (note_deadline(),
+ * cleared with set_delivered (FALSE)). */
+gboolean gst_cuda_graph_batch_pad_is_inactive (GstCudaGraphBatchPad *self);
+void gst_cuda_graph_batch_pad_note_deadline (GstCudaGraphBatchPad *self);
+
+/* The pad's queue (gstcudagraphbatchqueue.h), between its upstream
+ * thread and the element's collector; attach() sets it up when the
+ * element adds the pad. */
+void gst_cuda_graph_batch_pad_attach (GstCudaGraphBatchPad *self,
+    GstCudaGraphBatchCollector *collector, guint depth);
+GstCudaGraphBatchQueue *gst_cuda_graph_batch_pad_get_queue (
+    GstCudaGraphBatchPad *self);
+
+/* The collector's view of the stream, in order with the buffers: its
+ * segment (the last SEGMENT taken from the queue) and whether its EOS
+ * was taken.  A flush (upstream's thread) marks the pad; the collector
+ * then forgets both, and the held frames, before it looks again
+ * (take_flush()). */
+GstSegment *gst_cuda_graph_batch_pad_get_segment (GstCudaGraphBatchPad *self);
+gboolean gst_cuda_graph_batch_pad_is_eos (GstCudaGraphBatchPad *self);
+void gst_cuda_graph_batch_pad_set_eos (GstCudaGraphBatchPad *self,
+    gboolean eos);
+void gst_cuda_graph_batch_pad_mark_flushed (GstCudaGraphBatchPad *self);
+void gst_cuda_graph_batch_pad_take_flush (GstCudaGraphBatchPad *self);
 
 /* The pad's batch-strategy. */
 GstCudaGraphBatchStrategy gst_cuda_graph_batch_pad_get_strategy (
     GstCudaGraphBatchPad *self);
 
-/* The pad's part of the batch window being collected (the aggregator's
+/* The pad's part of the batch window being collected (the collector
  * thread only): the frames taken from its queue for the window, and the
  * end of the last window it had a frame in (its later frames before
  * that end were passed over by its strategy, not late). */

@@ -27,22 +27,21 @@
 static GstFlowReturn
 acquire_output (GstCudaGraphBatch *self, GstBuffer **outbuf)
 {
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  g_autoptr (GstBufferPool) pool = gst_aggregator_get_buffer_pool (agg);
+  g_autoptr (GstBufferPool) pool = gst_cuda_graph_batch_get_buffer_pool (self);
   GstAllocator *allocator = NULL;
   GstAllocationParams params;
 
   *outbuf = NULL;
   if (pool) {
-    /* GstAggregator stores the decided pool without activating it (and
-     * deactivates it when it replaces or drops it). */
+    /* The decided pool is kept without activating it (and deactivated
+     * when replaced or dropped: gstcudagraphbatchsrc.c). */
     if (!gst_buffer_pool_is_active (pool)
         && !gst_buffer_pool_set_active (pool, TRUE))
       GST_WARNING_OBJECT (self, "cannot activate the output pool");
     else if (gst_buffer_pool_acquire_buffer (pool, outbuf, NULL) != GST_FLOW_OK)
       *outbuf = NULL;
   } else {
-    gst_aggregator_get_allocator (agg, &allocator, &params);
+    gst_cuda_graph_batch_get_allocator (self, &allocator, &params);
     *outbuf = gst_buffer_new_allocate (allocator, self->out_size, &params);
     gst_clear_object (&allocator);
   }
@@ -403,5 +402,5 @@ gst_cuda_graph_batch_push_batch (GstCudaGraphBatch *self, Batch *batch)
   GST_OBJECT_LOCK (self);
   self->frames += batch->n;
   GST_OBJECT_UNLOCK (self);
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
+  return gst_cuda_graph_batch_finish_buffer (self, outbuf);
 }

@@ -22,10 +22,10 @@
  * turns when there are more frames than slots; a stream with none is
  * listed as an empty slot in the batch meta.
  *
- * The window's start is the output segment's position, so GstAggregator's
- * live deadline is the window's start plus the latency, which includes the
- * window (gst_aggregator_set_latency()): a live batch leaves once its
- * window has passed and the `timeout` after it.
+ * The window's start is the next deadline's base (next_time), so the
+ * collector's live deadline is the window's start plus the latency, which
+ * includes the window (gst_cuda_graph_batch_set_window_latency()): a live
+ * batch leaves once its window has passed and the `timeout` after it.
  */
 #include "gstcudagraphbatch-private.h"
 
@@ -129,15 +129,15 @@ typedef struct
  * among @pads' head frames, with its rate; whether any pad holds frames (a
  * spare included). */
 static gboolean
-scan_heads (GList *pads, Heads *h)
+scan_heads (GstCudaGraphBatch *self, GList *pads, Heads *h)
 {
   gboolean held = FALSE;
 
   h->earliest = h->duration = GST_CLOCK_TIME_NONE;
   h->fps_n = h->fps_d = 0;
   for (GList *l = pads; l; l = l->next) {
-    GstAggregatorPad *pad = l->data;
-    GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
+    GstCudaGraphBatchPad *pad = l->data;
+    GstBuffer *head = gst_cuda_graph_batch_peek (self, pad);
     GstClockTime d;
     gint n, dn;
 
@@ -147,8 +147,7 @@ scan_heads (GList *pads, Heads *h)
       continue;
     h->earliest =
         min_time (h->earliest, gst_cuda_graph_batch_running_time (pad, head));
-    d = frame_duration_rate (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad), head, &n,
-        &dn);
+    d = frame_duration_rate (pad, head, &n, &dn);
     if (GST_CLOCK_TIME_IS_VALID (d)
         && (!GST_CLOCK_TIME_IS_VALID (h->duration) || d < h->duration)) {
       h->duration = d;
@@ -220,8 +219,8 @@ set_window_rate (GstCudaGraphBatch *self, gint fps_n, gint fps_d)
     set_origin (self, self->window_start);
 }
 
-/* The window's length changed: GstAggregator's deadline and the latency it
- * reports include it. */
+/* The window's length changed: the collector's deadline and the latency
+ * reported include it. */
 static void
 set_window_duration (GstCudaGraphBatch *self, GstClockTime duration)
 {
@@ -230,8 +229,7 @@ set_window_duration (GstCudaGraphBatch *self, GstClockTime duration)
   self->window_duration = duration;
   GST_DEBUG_OBJECT (self, "batch window %" GST_TIME_FORMAT,
       GST_TIME_ARGS (duration));
-  gst_aggregator_set_latency (GST_AGGREGATOR (self),
-      GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0,
+  gst_cuda_graph_batch_set_window_latency (self,
       GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
 }
 
@@ -259,7 +257,7 @@ gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self, GList *pads)
 {
   GstClockTime fixed;
   Heads h;
-  gboolean held = scan_heads (pads, &h);
+  gboolean held = scan_heads (self, pads, &h);
 
   GST_OBJECT_LOCK (self);
   fixed = self->batch_duration;
@@ -284,12 +282,11 @@ gst_cuda_graph_batch_open_window (GstCudaGraphBatch *self, GList *pads)
 }
 
 /* The window is done (its batches left, or it passed empty): the next one
- * starts where it ends, and so does GstAggregator's next deadline. */
+ * starts where it ends, and so does the collector's next deadline. */
 void
 gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
     GstClockTime fallback)
 {
-  GstAggregatorPad *srcpad = GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self));
   GstClockTime next = fallback;
 
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
@@ -301,7 +298,7 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
   if (!GST_CLOCK_TIME_IS_VALID (next))
     return;
   GST_OBJECT_LOCK (self);
-  srcpad->segment.position = next;
+  self->next_time = next;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -334,7 +331,7 @@ gst_cuda_graph_batch_reset_window (GstCudaGraphBatch *self)
  * reports a frame it drops (a QoS message with the frames batched and
  * dropped so far). */
 static void
-drop_late (GstCudaGraphBatch *self, GstAggregatorPad *pad, GstBuffer *buf,
+drop_late (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstBuffer *buf,
     GstClockTime rt)
 {
   guint64 dropped, processed;
@@ -376,9 +373,9 @@ overlap_start (GstCudaGraphBatch *self)
 
 /* Whether @pad has a head frame, with its running time in @rt. */
 static gboolean
-peek_time (GstAggregatorPad *pad, GstClockTime *rt)
+peek_time (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstClockTime *rt)
 {
-  GstBuffer *head = gst_aggregator_pad_peek_buffer (pad);
+  GstBuffer *head = gst_cuda_graph_batch_peek (self, pad);
 
   if (head == NULL)
     return FALSE;
@@ -395,7 +392,7 @@ peek_time (GstAggregatorPad *pad, GstClockTime *rt)
  * @head_rt (so the caller need not look at it again: each look takes the
  * pad's locks). */
 static gboolean
-drop_before_window (GstCudaGraphBatch *self, GstAggregatorPad *pad,
+drop_before_window (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
     GstClockTime *head_rt)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
@@ -404,12 +401,12 @@ drop_before_window (GstCudaGraphBatch *self, GstAggregatorPad *pad,
 
   if (!GST_CLOCK_TIME_IS_VALID (self->window_start))
     return FALSE;
-  while (peek_time (pad, &rt)) {
+  while (peek_time (self, pad, &rt)) {
     if (!GST_CLOCK_TIME_IS_VALID (rt) || rt >= frames_start (self)) {
       *head_rt = rt;
       return TRUE;
     }
-    head = gst_aggregator_pad_pop_buffer (pad);
+    head = gst_cuda_graph_batch_pop (self, pad);
     if (head == NULL)
       break;                    /* flushed meanwhile */
     if (overlaps (pad) && rt >= overlap_start (self)) {
@@ -469,7 +466,7 @@ held_covers (GstCudaGraphBatchPad *pad, GstClockTime end)
     return FALSE;
   if (takes_first (pad))
     return TRUE;
-  rt = gst_cuda_graph_batch_running_time (GST_AGGREGATOR_PAD_CAST (pad), last);
+  rt = gst_cuda_graph_batch_running_time (pad, last);
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
                                             : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
@@ -488,15 +485,14 @@ take_later (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstClockTime rt,
   if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
       || rt >= add_time (end, self->window_duration / 2))
     return;
-  hold_frame (pad,
-      gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD_CAST (pad)));
+  hold_frame (pad, gst_cuda_graph_batch_pop (self, pad));
 }
 
 /* The window is complete: a pad's spare (with overlap) replaces its frame
  * from inside or after the window when it starts closer to the window's
  * start, else it is passed over. */
 static void
-settle_spare (GstCudaGraphBatch *self, GstAggregatorPad *pad)
+settle_spare (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad)
 {
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
   GstBuffer *chosen = g_queue_peek_head (&w->held);
@@ -519,50 +515,58 @@ settle_spare (GstCudaGraphBatch *self, GstAggregatorPad *pad)
  * only) into its held frames; returns whether the pad is done with the
  * window. */
 static gboolean
-collect_pad (GstCudaGraphBatch *self, GstAggregatorPad *pad, GstClockTime end,
-    gboolean live)
+collect_pad (GstCudaGraphBatch *self, GstCudaGraphBatchPad *bpad,
+    GstClockTime end, gboolean live)
 {
-  GstCudaGraphBatchPad *bpad = GST_CUDA_GRAPH_BATCH_PAD_CAST (pad);
+  GstCudaGraphBatchPad *pad = bpad;
   GstClockTime rt = GST_CLOCK_TIME_NONE;
   gboolean peeked = drop_before_window (self, pad, &rt);
   GstBuffer *buf;
 
-  while (!held_covers (bpad, end) && (peeked || peek_time (pad, &rt))) {
+  while (!held_covers (bpad, end) && (peeked || peek_time (self, pad, &rt))) {
     peeked = FALSE;
     if (GST_CLOCK_TIME_IS_VALID (end) && GST_CLOCK_TIME_IS_VALID (rt)
         && rt >= end) {
       take_later (self, bpad, rt, end);
       return TRUE;              /* its next frame is past the window */
     }
-    buf = gst_aggregator_pad_pop_buffer (pad);
+    buf = gst_cuda_graph_batch_pop (self, pad);
     if (buf == NULL)
       break;                    /* flushed meanwhile */
     hold_frame (bpad, buf);
     if (!GST_CLOCK_TIME_IS_VALID (end))
       return TRUE;              /* no windows: one frame per batch */
   }
-  /* Live, a stream that never started does not hold the window back (the
-   * aggregator does not wait for it either: ignore-inactive-pads). */
-  return held_covers (bpad, end) || gst_aggregator_pad_is_eos (pad)
-      || (live && !gst_cuda_graph_batch_pad_has_delivered (bpad));
+  /* Live, a stream that never started does not hold the window back (nor
+   * does the collector wait for it, as GstAggregator's
+   * ignore-inactive-pads). */
+  return held_covers (bpad, end) || gst_cuda_graph_batch_is_eos (self, pad)
+      || (live && gst_cuda_graph_batch_pad_is_inactive (bpad));
 }
 
 gboolean
 gst_cuda_graph_batch_collect (GstCudaGraphBatch *self, GList *pads,
-    GstClockTime end, gboolean timeout)
+    GstClockTime end, gboolean timeout, GstCudaGraphBatchPad **waiting)
 {
-  /* The aggregator's latency is NONE unless its upstream is live. */
-  gboolean live = GST_CLOCK_TIME_IS_VALID (
-      gst_aggregator_get_latency (GST_AGGREGATOR (self)));
+  /* The latency is NONE unless upstream is live. */
+  gboolean live =
+      GST_CLOCK_TIME_IS_VALID (gst_cuda_graph_batch_get_latency (self));
   gboolean done = TRUE;
 
+  *waiting = NULL;
   for (GList *l = pads; l; l = l->next)
     pad_window (l->data)->strategy =
         gst_cuda_graph_batch_pad_get_strategy (l->data);
-  for (GList *l = pads; l; l = l->next)
-    done &= collect_pad (self, l->data, end, live);
+  for (GList *l = pads; l; l = l->next) {
+    gboolean pad_done = collect_pad (self, l->data, end, live);
+
+    if (!pad_done && *waiting == NULL)
+      *waiting = gst_object_ref (l->data);
+    done &= pad_done;
+  }
   if (!done && !timeout)
     return FALSE;
+  g_clear_object (waiting);
   for (GList *l = pads; l; l = l->next)
     settle_spare (self, l->data);
   return TRUE;
@@ -598,13 +602,13 @@ share_slots (GstCudaGraphBatch *self, GList *pads, guint *counts, guint max)
 /* Streams that had no frame in the window and may still have some (not
  * at EOS), in pad order (refs): the batch meta's empty slots. */
 GList *
-gst_cuda_graph_batch_list_absent (GList *pads)
+gst_cuda_graph_batch_list_absent (GstCudaGraphBatch *self, GList *pads)
 {
   GList *absent = NULL;
 
   for (GList *l = pads; l; l = l->next) {
     if (g_queue_is_empty (&pad_window (l->data)->held)
-        && !gst_aggregator_pad_is_eos (l->data))
+        && !gst_cuda_graph_batch_is_eos (self, l->data))
       absent = g_list_prepend (absent, gst_object_ref (l->data));
   }
   return g_list_reverse (absent);
