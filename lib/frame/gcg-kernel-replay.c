@@ -248,8 +248,7 @@ launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
   LaunchData *data = user_data;
   GcgKernelReplay *self = data->self;
   void *args[] = { self->value_bytes ? (void *) data->frame
-        : &data->state->arg
-  };
+                                     : &data->state->arg };
 
   if (!launch_stages (data, TRUE, stream, error))
     return FALSE;
@@ -291,8 +290,7 @@ set_frame_value (GcgKernelReplay *self, StreamState *state, const void *frame,
   void *args[] = { (void *) frame };
   CUDA_KERNEL_NODE_PARAMS p = { self->kernel, self->grid[0], self->grid[1],
     self->grid[2], self->block[0], self->block[1], 1, 0, args, NULL, NULL,
-    NULL
-  };
+    NULL };
 
   return gcg__graph_set_kernel_params (state->graph, state->node, &p, error);
 }
@@ -305,7 +303,8 @@ replay (GcgKernelReplay *self, StreamState *state, const void *frame,
   if (state->graph == NULL) {
     if (!capture_graph (self, state, frame, error))
       return FALSE;
-  } else if (self->value_bytes && !set_frame_value (self, state, frame, error)) {
+  } else if (self->value_bytes
+      && !set_frame_value (self, state, frame, error)) {
     return FALSE;
   }
   return gcg_graph_launch (state->graph, state->stream, error);
@@ -411,8 +410,8 @@ gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
     return FALSE;
   /* The block holds what the kernel and the stages read from memory. */
   if ((self->value_bytes == 0 || self->n_stages > 0)
-      && (!gcg_param_block_set_bytes (state->block, 0, frame,
-              self->total_bytes, error)
+      && (!gcg_param_block_set_bytes (state->block, 0, frame, self->total_bytes,
+              error)
           || !gcg_param_block_update (state->block, stream, error)))
     return FALSE;
   if (!use_graph) {
