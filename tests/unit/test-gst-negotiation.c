@@ -71,7 +71,7 @@ test_cuda_memory_needs_cuda_backend (void)
       in, "other/tensors(memory:CUDAMemory)");
 }
 
-/* cudagraphbatch (an aggregator: it negotiates on its own thread). */
+/* cudagraphbatch (it negotiates on its own collecting thread). */
 static void
 test_batch_cuda_memory_needs_cuda_backend (void)
 {
