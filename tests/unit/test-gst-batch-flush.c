@@ -277,6 +277,19 @@ test_release_blocked (void)
 
 /* Frames still queued on a stream when its EOS comes are batched before
  * it counts as ended. */
+/* Two streams, batch-size 1: frame 0 of both batched, then stream 0's
+ * frame 1 queued while stream 1 has none yet. */
+static void
+two_streams_one_ahead (GcgTestBatch *f)
+{
+  gcg_test_batch_init (f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (f, CAPS (0), 1);
+  gcg_test_batch_add_stream (f, CAPS (1), 2);
+  run_all (f, 0);
+  gcg_test_batch_push (&f->streams[0],
+      gcg_test_batch_frame (CAPS (0), 1 + 1, FRAME));
+}
+
 static void
 test_eos_queued (void)
 {
@@ -285,12 +298,7 @@ test_eos_queued (void)
   GstCudaGraphBatchMeta *bm;
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
-  gcg_test_batch_add_stream (&f, CAPS (0), 1);
-  gcg_test_batch_add_stream (&f, CAPS (1), 2);
-  run_all (&f, 0);
-  gcg_test_batch_push (&f.streams[0],
-      gcg_test_batch_frame (CAPS (0), 1 + 1, FRAME));
+  two_streams_one_ahead (&f);
   gcg_test_batch_eos (&f.streams[0]);
   gcg_test_batch_push (&f.streams[1],
       gcg_test_batch_frame (CAPS (1), 2 + 1, FRAME));
@@ -309,12 +317,7 @@ test_gap (void)
   g_autoptr (GstBuffer) out = NULL;
   GcgTestBatch f;
 
-  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
-  gcg_test_batch_add_stream (&f, CAPS (0), 1);
-  gcg_test_batch_add_stream (&f, CAPS (1), 2);
-  run_all (&f, 0);
-  gcg_test_batch_push (&f.streams[0],
-      gcg_test_batch_frame (CAPS (0), 1 + 1, FRAME));
+  two_streams_one_ahead (&f);
   g_assert_true (gst_harness_push_event (f.streams[1].h,
       gst_event_new_gap (FRAME, FRAME)));
   /* No clock moved: the gap, not the deadline, lets it leave. */
