@@ -9,7 +9,11 @@
  * around --frames back-to-back frames, pipelined, no host wait between
  * them), host µs/frame (time to queue one frame), and the bytes a frame
  * must move (input frame read once + output written once) as effective
- * GB/s against a measured device-to-device copy.  The CPU reference's
+ * GB/s against a measured device-to-device copy.  "kernel" is the same
+ * frame's kernel alone: KERNELS_PER_GRAPH eager frames captured into one
+ * graph, so what a replay costs per frame (the launch, the gap between
+ * two graphs) is spread over them; graph − kernel is the per-frame
+ * launch cost, kernel against the bytes is the kernel's own bandwidth.  The CPU reference's
  * ms/frame is printed for scale.  Then the cost of a user kernel fused
  * after the op (examples/kernels/vignette.cu on the video output, its
  * strength a per-frame named value): the op alone, op + kernel in one
@@ -34,6 +38,7 @@
 #define IN_W 1920
 #define IN_H 1080
 #define COPY_BYTES (256u << 20)
+#define KERNELS_PER_GRAPH 32
 
 typedef struct
 {
@@ -166,6 +171,46 @@ time_host (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0)
         "cuStreamSynchronize", error);
   }
   return host / 1e3 / b->frames;
+}
+
+/* GPU µs of the frame's kernel alone: KERNELS_PER_GRAPH eager frames
+ * captured into one graph, replayed back to back. */
+static gdouble
+time_kernel_alone (Bench *b, const GcgFrameChainConfig *c)
+{
+  GError *error = NULL;
+  g_autoptr (GcgFrameChain)
+      chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
+  g_autoptr (GcgCapture) capture = NULL;
+  g_autoptr (GcgGraph) graph = NULL;
+  guint replays = MAX (b->frames / KERNELS_PER_GRAPH, 1);
+  GcgFrameParams p;
+
+  gcg_bench_check (chain != NULL, "chain", error);
+  fill_params (b, c, TRUE, &p);
+  gcg_frame_chain_set_use_graph (chain, FALSE);
+  /* The first frame sets up what capture must not (the kernel's module). */
+  gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error)
+          && gcg_stream_synchronize (b->stream, &error),
+      "first frame", error);
+  capture =
+      gcg_capture_begin (b->stream, GCG_CAPTURE_MODE_THREAD_LOCAL, &error);
+  gcg_bench_check (capture != NULL, "capture", error);
+  for (guint k = 0; k < KERNELS_PER_GRAPH; k++) {
+    p.frame_number = k;
+    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+        "captured frame", error);
+  }
+  graph = gcg_capture_finish (capture, &error);
+  gcg_bench_check (graph != NULL, "end capture", error);
+  for (guint r = 0; r < replays + 1; r++) {
+    if (r == 1)
+      gcg_bench_record (b->stream, b->start);
+    gcg_bench_check (gcg_graph_launch (graph, b->stream, &error), "replay",
+        error);
+  }
+  gcg_bench_record (b->stream, b->stop);
+  return elapsed_ms (b) * 1e3 / ((gdouble) replays * KERNELS_PER_GRAPH);
 }
 
 static Timing
@@ -304,13 +349,16 @@ run_row (Bench *b, const gchar *name, const GcgFrameChainConfig *c)
       IN_W * IN_H * 3 / 2 + gcg_frame_chain_config_get_output_size (c);
   Timing graph = time_gpu (b, c, TRUE);
   Timing eager = time_gpu (b, c, FALSE);
+  gdouble kernel_us = time_kernel_alone (b, c);
   gdouble gbs = bytes / (graph.gpu_us * 1e3);
+  gdouble kernel_gbs = bytes / (kernel_us * 1e3);
   gdouble cpu_ms = b->cpu_frames ? time_cpu (b, c) : 0;
 
   printf ("%-6s | %8.2f | %8.2f | %8.2f | %8.2f | %7.2f | %6.1f | %5.1f%% | "
-          "%8.1f\n",
+          "%8.2f | %5.1f%% | %8.1f\n",
       name, graph.gpu_us, graph.host_us, eager.gpu_us, eager.host_us,
-      bytes / 1e6, gbs, 100.0 * gbs / b->copy_gbs, cpu_ms);
+      bytes / 1e6, gbs, 100.0 * gbs / b->copy_gbs, kernel_us,
+      100.0 * kernel_gbs / b->copy_gbs, cpu_ms);
   fflush (stdout);
 }
 
@@ -398,9 +446,9 @@ main (int argc, char **argv)
           "pipelined; device copy %.0f GB/s (read + write)\n",
       gcg_context_get_name (b.ctx), b.frames, b.warmup, b.copy_gbs);
   printf ("output |  graph   |  graph   |  eager   |  eager   |  bytes  | "
-          "graph  | of copy |   CPU\n");
+          "graph  | of copy |  kernel  | of copy |   CPU\n");
   printf ("       | GPU µs/f | host µs/f| GPU µs/f | host µs/f|  MB/f   | "
-          " GB/s  |   bw    |  ms/f\n");
+          " GB/s  |   bw    | GPU µs/f |   bw    |  ms/f\n");
   run_row (&b, "tensor", &tensor);
   run_row (&b, "video", &video);
   run_user_kernel_rows (&b, &video);

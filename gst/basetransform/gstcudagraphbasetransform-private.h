@@ -41,7 +41,6 @@ typedef struct
   /* Properties, under the object lock: the shared ones (their counters
    * included) and the base's own. */
   GstCudaGraphRunProps run;
-  GcgSyncMode sync_mode;
   gint max_errors;
   guint graph_cache_size;
 

@@ -266,7 +266,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
   /* One lock a frame for what the properties and counters say. */
   GST_OBJECT_LOCK (self);
   use_graph = priv->run.use_graph;
-  sync_mode = priv->sync_mode;
+  sync_mode = priv->run.sync_mode;
   frames = priv->frames;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_chain_set_use_graph (priv->chain, use_graph);

@@ -11,7 +11,6 @@
 enum
 {
   PROP_0,
-  PROP_SYNC_MODE,
   PROP_MAX_ERRORS,
   PROP_DROPPED_FRAMES,
   PROP_FAILED_FRAMES,
@@ -21,7 +20,6 @@ enum
   PROP_RUN_FIRST = PROP_KERNEL_FIRST + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS,
 };
 
-#define DEFAULT_SYNC_MODE GCG_SYNC_MODE_POLL
 #define DEFAULT_MAX_ERRORS 10
 #define DEFAULT_GRAPH_CACHE_SIZE 4
 
@@ -51,14 +49,6 @@ static const GstCudaGraphRunPropsText run_text = {
 static void
 install_settings (GObjectClass *gobject_class)
 {
-  g_object_class_install_property (gobject_class, PROP_SYNC_MODE,
-      g_param_spec_enum ("sync-mode", "Sync mode",
-          "How a thread that needs a frame's result (a reader mapping "
-          "the output, a full queue, EOS) waits for its GPU work: poll "
-          "sleeps in short steps between queries, blocking sleeps on a "
-          "blocking-sync event (the driver takes an interrupt per frame), "
-          "driver spins a core (least latency)",
-          GCG_TYPE_SYNC_MODE, DEFAULT_SYNC_MODE, PLAYING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_MAX_ERRORS,
       g_param_spec_int ("max-errors", "Max errors",
           "Consecutive frames that may fail to process (a driver error, "
@@ -106,9 +96,6 @@ gst_cuda_graph_base_transform_set_property (GObject *object, guint prop_id,
 
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_SYNC_MODE:
-      priv->sync_mode = g_value_get_enum (value);
-      break;
     case PROP_MAX_ERRORS:
       priv->max_errors = g_value_get_int (value);
       break;
@@ -135,9 +122,6 @@ gst_cuda_graph_base_transform_get_property (GObject *object, guint prop_id,
 
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_SYNC_MODE:
-      g_value_set_enum (value, priv->sync_mode);
-      break;
     case PROP_MAX_ERRORS:
       g_value_set_int (value, priv->max_errors);
       break;
@@ -183,7 +167,6 @@ gst_cuda_graph_base_transform_install_properties (GObjectClass *gobject_class)
   install_settings (gobject_class);
   install_counters (gobject_class);
   gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST, TRUE);
-  gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
 void
@@ -192,7 +175,6 @@ gst_cuda_graph_base_transform_init_properties (
 {
   gst_cuda_graph_run_props_init (&priv->run);
   gst_cuda_graph_user_kernel_init (&priv->kernel);
-  priv->sync_mode = DEFAULT_SYNC_MODE;
   priv->max_errors = DEFAULT_MAX_ERRORS;
   priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
 }

@@ -357,13 +357,18 @@ run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
 {
   OutputTarget t;
   gboolean use_graph;
+  GcgSyncMode sync_mode;
   guint n_items = 0;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   use_graph = self->run.use_graph;
+  sync_mode = self->run.sync_mode;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_batch_set_use_graph (self->engine, use_graph);
+  /* The batch's fence (and so whoever waits for it) waits this way. */
+  if (self->dev.stream)
+    gcg_stream_set_sync_mode (self->dev.stream, sync_mode);
   if (!map_output (self, outbuf, &t, error))
     return FALSE;
   set_kernel_values (self, batch);

@@ -13,6 +13,7 @@
 #define DEFAULT_BACKEND GCG_BACKEND_AUTO
 #define DEFAULT_USE_GRAPH TRUE
 #define DEFAULT_IN_FLIGHT 4
+#define DEFAULT_SYNC_MODE GCG_SYNC_MODE_POLL
 
 #define READY_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
@@ -40,6 +41,15 @@ install_settings (GObjectClass *klass, guint id,
       id + GST_CUDA_GRAPH_RUN_PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", text->in_flight_nick, text->in_flight, 1,
           text->max_in_flight, DEFAULT_IN_FLIGHT, READY_FLAGS));
+  g_object_class_install_property (klass,
+      id + GST_CUDA_GRAPH_RUN_PROP_SYNC_MODE,
+      g_param_spec_enum ("sync-mode", "Sync mode",
+          "How a thread that needs the GPU work's result (a reader mapping "
+          "the output, a full in-flight window, EOS) waits for it: poll "
+          "sleeps in short steps between queries, blocking sleeps on a "
+          "blocking-sync event (the driver takes an interrupt each time), "
+          "driver spins a core (least latency)",
+          GCG_TYPE_SYNC_MODE, DEFAULT_SYNC_MODE, PLAYING_FLAGS));
 }
 
 static void
@@ -65,6 +75,7 @@ gst_cuda_graph_run_props_install (GObjectClass *klass, guint first_id,
   install_settings (klass, first_id, text);
   install_counters (klass, first_id, text);
   gst_type_mark_as_plugin_api (GCG_TYPE_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GCG_TYPE_SYNC_MODE, 0);
 }
 
 void
@@ -75,6 +86,7 @@ gst_cuda_graph_run_props_init (GstCudaGraphRunProps *props)
   props->backend = DEFAULT_BACKEND;
   props->use_graph = DEFAULT_USE_GRAPH;
   props->in_flight = DEFAULT_IN_FLIGHT;
+  props->sync_mode = DEFAULT_SYNC_MODE;
 }
 
 gboolean
@@ -95,6 +107,9 @@ gst_cuda_graph_run_props_set (GstCudaGraphRunProps *props, guint first_id,
       return TRUE;
     case GST_CUDA_GRAPH_RUN_PROP_IN_FLIGHT:
       props->in_flight = g_value_get_uint (value);
+      return TRUE;
+    case GST_CUDA_GRAPH_RUN_PROP_SYNC_MODE:
+      props->sync_mode = g_value_get_enum (value);
       return TRUE;
     default:
       return FALSE;
@@ -137,6 +152,9 @@ gst_cuda_graph_run_props_get (const GstCudaGraphRunProps *props, guint first_id,
       return TRUE;
     case GST_CUDA_GRAPH_RUN_PROP_IN_FLIGHT:
       g_value_set_uint (value, props->in_flight);
+      return TRUE;
+    case GST_CUDA_GRAPH_RUN_PROP_SYNC_MODE:
+      g_value_set_enum (value, props->sync_mode);
       return TRUE;
     default:
       return get_counter (&props->counts, prop_id - first_id, value);

@@ -25,6 +25,7 @@ enum
   GST_CUDA_GRAPH_RUN_PROP_BACKEND,
   GST_CUDA_GRAPH_RUN_PROP_USE_GRAPH,
   GST_CUDA_GRAPH_RUN_PROP_IN_FLIGHT,
+  GST_CUDA_GRAPH_RUN_PROP_SYNC_MODE,
   GST_CUDA_GRAPH_RUN_PROP_CAPTURES,
   GST_CUDA_GRAPH_RUN_PROP_REPLAYS,
   GST_CUDA_GRAPH_RUN_PROP_EAGER_FRAMES,
@@ -60,6 +61,7 @@ typedef struct
   GcgBackend backend;
   gboolean use_graph;
   guint in_flight;
+  GcgSyncMode sync_mode;
   GstCudaGraphRunCounts counts;
 } GstCudaGraphRunProps;
 
