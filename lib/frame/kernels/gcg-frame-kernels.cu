@@ -455,9 +455,12 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
   extern "C" __global__ void __launch_bounds__ (256) \
   name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
 
-/* The tensor *4 kernels: at most 64 registers (they need no more), so
- * four blocks fit an SM and a 640² frame's grid runs in one wave on an
- * H100.  The video ones keep their 80: at 64 they spill. */
+/* The *4 kernels: at most 64 registers, so four blocks fit an SM.  A
+ * 640² tensor's grid then runs in one wave on an H100, and so does a
+ * 720p video frame's (450 blocks): at the 80 registers the video ones
+ * would take, three blocks fit, and the 54 blocks past the first wave
+ * cost a second (ncu: 1.14 waves, SM 33 % busy).  The video ones spill
+ * a few bytes at 64; the wave is worth more. */
 #define GCG_FK_ENTRY4(name, call) \
   extern "C" __global__ void __launch_bounds__ (256, 4) \
   name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
@@ -470,7 +473,7 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
       (gcg_fk_tensor4<IN, RS, T>))
 #define GCG_FK_KERNELS(IN, RS) \
   GCG_FK_ENTRY (gcg_frame_video_##IN##_##RS, (gcg_fk_video<IN, RS>)) \
-  GCG_FK_ENTRY (gcg_frame_video4_##IN##_##RS, (gcg_fk_video4<IN, RS>)) \
+  GCG_FK_ENTRY4 (gcg_frame_video4_##IN##_##RS, (gcg_fk_video4<IN, RS>)) \
   GCG_FK_ENTRY (gcg_frame_yuv420_##IN##_##RS, (gcg_fk_yuv420<IN, RS>)) \
   GCG_FK_TENSOR (IN, RS, 0) GCG_FK_TENSOR (IN, RS, 1) \
   GCG_FK_TENSOR (IN, RS, 2) \
