@@ -115,8 +115,8 @@ gcg_fk_batch (const GcgFrameBatchHeader *__restrict__ h)
  * (the item, the vertical taps and their row addresses, the horizontal
  * taps) is worked out once per thread instead of once per pixel, and the
  * output leaves in 16-byte stores.  Bilinear is the reference's (rows
- * first, then between them), with each input sample read and converted
- * once per thread even where neighbouring pixels share it: the same
+ * first, then between them, then the conversion to RGB), with each input
+ * sample read once per thread even where neighbouring pixels share it: the same
  * inputs through the same operations give the same bits, so the output
  * is the one-pixel kernels' (and the CPU reference's) exactly. */
 /* Per pixel of the thread: its taps (absolute input columns; nearest uses
@@ -153,7 +153,8 @@ gcg_fk_copy3 (float *to, const float *from)
 }
 
 /* Input row @sy along the thread's pixels: bilinear's horizontal half
- * (nearest: the samples), one read and conversion per distinct tap. */
+ * (nearest: the samples), one read per distinct tap, in the input's own
+ * terms (YUV stays YUV until the pixel is interpolated). */
 template <int RS>
 static __device__ __forceinline__ void
 gcg_fk_hpass (const GcgFrameKernelParams *__restrict__ p, int32_t in_format,
@@ -171,7 +172,7 @@ gcg_fk_hpass (const GcgFrameKernelParams *__restrict__ p, int32_t in_format,
     if (x0[i] == prev_x)
       gcg_fk_copy3 (a, prev);
     else
-      gcg_fm_read_rgb_at (p, in_format, r, x0[i], a);
+      gcg_fm_read_at (in_format, r, x0[i], a);
     if (RS == GCG_FKP_NEAREST) {
       gcg_fk_copy3 (h[i], a);
       gcg_fk_copy3 (prev, a);
@@ -181,7 +182,7 @@ gcg_fk_hpass (const GcgFrameKernelParams *__restrict__ p, int32_t in_format,
     if (x1[i] == x0[i])
       gcg_fk_copy3 (b, a);
     else
-      gcg_fm_read_rgb_at (p, in_format, r, x1[i], b);
+      gcg_fm_read_at (in_format, r, x1[i], b);
     gcg_fm_lerp3 (a, b, ax[i], h[i]);
     gcg_fk_copy3 (prev, b);
     prev_x = x1[i];
@@ -258,8 +259,10 @@ gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
     }
     yb = y1;
 #pragma unroll
-    for (int i = 0; i < GCG_FK_PX; i++)
+    for (int i = 0; i < GCG_FK_PX; i++) {
+      gcg_fm_to_rgb (p, s.in_format, rgb[i], rgb[i]);
       gcg_fm_adjust (p, rgb[i]);
+    }
     out.row (y, pad, rgb);
   }
 }
@@ -455,15 +458,20 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
   extern "C" __global__ void __launch_bounds__ (256) \
   name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
 
-/* The *4 kernels: at most 64 registers, so four blocks fit an SM.  A
- * 640² tensor's grid then runs in one wave on an H100, and so does a
- * 720p video frame's (450 blocks): at the 80 registers the video ones
- * would take, three blocks fit, and the 54 blocks past the first wave
- * cost a second (ncu: 1.14 waves, SM 33 % busy).  The video ones spill
- * a few bytes at 64; the wave is worth more. */
-#define GCG_FK_ENTRY4(name, call) \
-  extern "C" __global__ void __launch_bounds__ (256, 4) \
+/* The *4 kernels: @blocks blocks an SM at least, so at most 64 registers
+ * at 4.  At 4, a 640² tensor's grid runs in one wave on an H100, and so
+ * does a 720p video frame's (450 blocks); at the 80 registers the video
+ * ones would take, three blocks fit, and the 54 blocks past the first
+ * wave cost a second (ncu: 1.14 waves, SM 33 % busy).  At 64, video
+ * from NV12 spills ~90 bytes a thread and is still faster (H100, kernel
+ * alone: 8.5 µs against 8.8 at 80); from the other inputs but GRAY8 it
+ * would spill ~100 bytes too, unmeasured, so those keep 3 blocks. */
+#define GCG_FK_ENTRY_N(name, call, blocks) \
+  extern "C" __global__ void __launch_bounds__ (256, blocks) \
   name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }
+#define GCG_FK_ENTRY4(name, call) GCG_FK_ENTRY_N (name, call, 4)
+#define GCG_FK_VIDEO4_BLOCKS(IN) \
+  ((IN) == GCG_FKP_NV12 || (IN) == GCG_FKP_GRAY8 ? 4 : 3)
 
 #define GCG_FK_TENSOR(IN, RS, T) \
   GCG_FK_ENTRY (gcg_frame_tensor_##IN##_##RS##_##T, \
@@ -473,7 +481,8 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
       (gcg_fk_tensor4<IN, RS, T>))
 #define GCG_FK_KERNELS(IN, RS) \
   GCG_FK_ENTRY (gcg_frame_video_##IN##_##RS, (gcg_fk_video<IN, RS>)) \
-  GCG_FK_ENTRY4 (gcg_frame_video4_##IN##_##RS, (gcg_fk_video4<IN, RS>)) \
+  GCG_FK_ENTRY_N (gcg_frame_video4_##IN##_##RS, (gcg_fk_video4<IN, RS>), \
+      GCG_FK_VIDEO4_BLOCKS (IN)) \
   GCG_FK_ENTRY (gcg_frame_yuv420_##IN##_##RS, (gcg_fk_yuv420<IN, RS>)) \
   GCG_FK_TENSOR (IN, RS, 0) GCG_FK_TENSOR (IN, RS, 1) \
   GCG_FK_TENSOR (IN, RS, 2) \

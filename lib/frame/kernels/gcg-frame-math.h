@@ -150,7 +150,7 @@ gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
 #define GCG_FM_LOAD(ptr) (*(ptr))
 #endif
 
-/* Step 4's matrix: one YUV sample (bytes as floats) as RGB float 0-255. */
+/* Step 5's matrix: one YUV sample (bytes as floats) as RGB float 0-255. */
 GCG_FM_FN void
 gcg_fm_yuv_rgb (const GcgFrameKernelParams *p, float y, float u, float v,
     float *rgb)
@@ -194,51 +194,71 @@ gcg_fm_src_rows (const GcgFrameKernelParams *p, int32_t in_format, int32_t sy)
   return r;
 }
 
-/* Step 4: input pixel @sx (absolute) of the rows @r as RGB float 0-255. */
+/* Step 4: input pixel @sx (absolute) of the rows @r in the input's own
+ * terms, as floats: its Y, U and V bytes for YUV inputs, R, G and B
+ * otherwise (gray three times).  gcg_fm_to_rgb() makes it RGB. */
 GCG_FM_FN void
-gcg_fm_read_rgb_at (const GcgFrameKernelParams *p, int32_t in_format,
-    GcgFmSrcRows r, int32_t sx, float *rgb)
+gcg_fm_read_at (int32_t in_format, GcgFmSrcRows r, int32_t sx, float *v)
 {
   const uint8_t *px;
 
   switch (in_format) {
     case GCG_FKP_NV12:
       px = r.c1 + 2 * (sx >> 1);
-      gcg_fm_yuv_rgb (p, (float) GCG_FM_LOAD (r.row + sx),
-          (float) GCG_FM_LOAD (px), (float) GCG_FM_LOAD (px + 1), rgb);
+      v[0] = (float) GCG_FM_LOAD (r.row + sx);
+      v[1] = (float) GCG_FM_LOAD (px);
+      v[2] = (float) GCG_FM_LOAD (px + 1);
       break;
     case GCG_FKP_I420:
-      gcg_fm_yuv_rgb (p, (float) GCG_FM_LOAD (r.row + sx),
-          (float) GCG_FM_LOAD (r.c1 + (sx >> 1)),
-          (float) GCG_FM_LOAD (r.c2 + (sx >> 1)), rgb);
+      v[0] = (float) GCG_FM_LOAD (r.row + sx);
+      v[1] = (float) GCG_FM_LOAD (r.c1 + (sx >> 1));
+      v[2] = (float) GCG_FM_LOAD (r.c2 + (sx >> 1));
       break;
     case GCG_FKP_RGBA:
     case GCG_FKP_RGB:
       px = r.row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
-      rgb[0] = (float) GCG_FM_LOAD (px);
-      rgb[1] = (float) GCG_FM_LOAD (px + 1);
-      rgb[2] = (float) GCG_FM_LOAD (px + 2);
+      v[0] = (float) GCG_FM_LOAD (px);
+      v[1] = (float) GCG_FM_LOAD (px + 1);
+      v[2] = (float) GCG_FM_LOAD (px + 2);
       break;
     case GCG_FKP_BGRA:
     case GCG_FKP_BGR:
       px = r.row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
-      rgb[0] = (float) GCG_FM_LOAD (px + 2);
-      rgb[1] = (float) GCG_FM_LOAD (px + 1);
-      rgb[2] = (float) GCG_FM_LOAD (px);
+      v[0] = (float) GCG_FM_LOAD (px + 2);
+      v[1] = (float) GCG_FM_LOAD (px + 1);
+      v[2] = (float) GCG_FM_LOAD (px);
       break;
     default:
-      rgb[0] = rgb[1] = rgb[2] = (float) GCG_FM_LOAD (r.row + sx);
+      v[0] = v[1] = v[2] = (float) GCG_FM_LOAD (r.row + sx);
       break;
   }
 }
 
-/* Step 4: one input pixel (absolute coordinates) as RGB float 0-255. */
+/* Step 5's conversion: a sample gcg_fm_read_at() read, or one
+ * interpolated between such samples, as RGB float 0-255 (@v and @rgb may
+ * be the same).  The matrix is linear, so interpolating before it is
+ * interpolating the RGB it gives: bilinear converts once per output
+ * pixel instead of once per tap. */
 GCG_FM_FN void
-gcg_fm_read_rgb (const GcgFrameKernelParams *p, int32_t in_format, int32_t sx,
-    int32_t sy, float *rgb)
+gcg_fm_to_rgb (const GcgFrameKernelParams *p, int32_t in_format, const float *v,
+    float *rgb)
 {
-  gcg_fm_read_rgb_at (p, in_format, gcg_fm_src_rows (p, in_format, sy), sx,
-      rgb);
+  if (in_format == GCG_FKP_NV12 || in_format == GCG_FKP_I420) {
+    gcg_fm_yuv_rgb (p, v[0], v[1], v[2], rgb);
+    return;
+  }
+  rgb[0] = v[0];
+  rgb[1] = v[1];
+  rgb[2] = v[2];
+}
+
+/* Step 4: one input pixel (absolute coordinates) in the input's own
+ * terms (gcg_fm_read_at()). */
+GCG_FM_FN void
+gcg_fm_read (const GcgFrameKernelParams *p, int32_t in_format, int32_t sx,
+    int32_t sy, float *v)
+{
+  gcg_fm_read_at (in_format, gcg_fm_src_rows (p, in_format, sy), sx, v);
 }
 
 GCG_FM_FN int32_t
@@ -279,7 +299,7 @@ gcg_fm_lerp3 (const float *a, const float *b, float w, float *out)
     out[c] = a[c] + (b[c] - a[c]) * w;
 }
 
-/* Step 5. */
+/* Step 5, bilinear. */
 GCG_FM_FN void
 gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
     const GcgFrameItem *it, int32_t lx, int32_t ly, float *rgb)
@@ -289,13 +309,14 @@ gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
   float ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
   float p00[3], p10[3], p01[3], p11[3], top[3], bottom[3];
 
-  gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y0, p00);
-  gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y0, p10);
-  gcg_fm_read_rgb (p, in_format, it->cx + x0, it->cy + y1, p01);
-  gcg_fm_read_rgb (p, in_format, it->cx + x1, it->cy + y1, p11);
+  gcg_fm_read (p, in_format, it->cx + x0, it->cy + y0, p00);
+  gcg_fm_read (p, in_format, it->cx + x1, it->cy + y0, p10);
+  gcg_fm_read (p, in_format, it->cx + x0, it->cy + y1, p01);
+  gcg_fm_read (p, in_format, it->cx + x1, it->cy + y1, p11);
   gcg_fm_lerp3 (p00, p10, ax, top);
   gcg_fm_lerp3 (p01, p11, ax, bottom);
   gcg_fm_lerp3 (top, bottom, ay, rgb);
+  gcg_fm_to_rgb (p, in_format, rgb, rgb);
 }
 
 /* Step 6, skipped as a whole when every value is the identity, so that
@@ -329,12 +350,14 @@ gcg_fm_sample (const GcgFrameKernelParams *p, GcgFmShape s,
 
   if (it->empty || lx < 0 || ly < 0 || lx >= it->sw || ly >= it->sh)
     return 1;
-  if (s.resize == GCG_FKP_NEAREST)
-    gcg_fm_read_rgb (p, s.in_format,
+  if (s.resize == GCG_FKP_NEAREST) {
+    gcg_fm_read (p, s.in_format,
         it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw),
         it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch), rgb);
-  else
+    gcg_fm_to_rgb (p, s.in_format, rgb, rgb);
+  } else {
     gcg_fm_bilinear (p, s.in_format, it, lx, ly, rgb);
+  }
   gcg_fm_adjust (p, rgb);
   return 0;
 }
