@@ -9,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-/* A fence on a GstMemory the GPU is still writing: frame @seq of @queue.
+/* A fence on a GstMemory the GPU is still writing: frame (or batch) @seq
+ * of @queue.
  * The elements push output buffers before their frame is done; the
  * allocators of the memories they write (pinned host memory, fenced CUDA
  * memory) call gst_cuda_graph_fence_wait() in their map and copy
@@ -41,10 +42,6 @@ void gst_cuda_graph_fence_mark_allocator (GstAllocator *allocator,
 /* Sets (or moves) @mem's fence; the fence holds a reference on @queue. */
 void gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue,
     guint64 seq);
-
-/* Sets (or moves) @mem's fence to @marker: the work of a batch (not a
- * frame queue's frame) that writes @mem. */
-void gst_cuda_graph_fence_set_marker (GstMemory *mem, GcgFence *marker);
 
 /* TRUE when @buffer is one memory whose readers wait on its fence (our
  * pinned host memory, our fenced CUDA memory): it may leave while the GPU
