@@ -19,6 +19,12 @@
  * rewritten while the GPU may still read it; the chain's parameter ring
  * (deeper than the queue) gives each frame its own parameter slot too.
  *
+ * gcg_frame_queue_submit_batch() takes a whole #GcgFrameBatch (one frame
+ * from each of many sources into one tensor) through the same trip: one
+ * slot, whose staging holds every source's host planes back to back, one
+ * replay, one completion event; a batch is retired, waited for and
+ * cancelled as a frame is, in the same sequence.
+ *
  * Completion is observed per frame: gcg_frame_queue_poll() retires the
  * frames that are done without waiting, gcg_frame_queue_wait() waits for
  * one, and each retired frame's #GcgFrameDoneFunc says the caller may
@@ -1378,8 +1384,10 @@ stage_batch_inputs (GcgFrameQueue *self, Slot *slot, guint n_sources,
       continue;
     }
     set_addresses (params[i].src, params[i].src_stride, p, slot->in_dev + dev);
-    if (!upload_planes (self, p, slot->in_dev + dev, slot->in_host + host,
-            shape->in_total[i], error))
+    /* No pinned staging when no source is pageable. */
+    if (!upload_planes (self, p, slot->in_dev + dev,
+            slot->in_host ? slot->in_host + host : NULL, shape->in_total[i],
+            error))
       return FALSE;
     dev += shape->in_total[i];
     host += p->kind == GCG_MEMORY_KIND_HOST ? shape->in_total[i] : 0;
