@@ -85,16 +85,21 @@ map_output (GstCudaGraphBatch *self, GstBuffer *outbuf, OutputTarget *t,
 }
 
 /* Each frame's planes where its mapping put them: device memory, or host
- * memory the frame queue stages to the device. */
+ * memory the frame queue stages to the device (pageable memory of an
+ * upstream pool registered, then read by DMA, as the single-frame
+ * elements do). */
 static void
 describe_inputs (GstCudaGraphBatch *self, Batch *batch)
 {
+  GcgContext *context = self->dev.active == GCG_BACKEND_CUDA ? self->dev.context
+                                                             : NULL;
+
   for (guint s = 0; s < batch->n; s++) {
     BatchInput *in = &batch->inputs[s];
     GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev, in->buffer);
 
     gst_cuda_graph_planes_from_frame (&batch->planes[s], &in->frame,
-        gst_cuda_graph_memory_kind (in->buffer, dev));
+        gst_cuda_graph_input_memory_kind (in->buffer, dev, context));
   }
 }
 
@@ -107,15 +112,9 @@ static gboolean
 finish_output (GstCudaGraphBatch *self, GstBuffer *outbuf,
     const GcgFramePlanes *out, guint64 seq, GError **error)
 {
-  if (self->dev.active != GCG_BACKEND_CUDA)
-    return TRUE;
-  if (out->kind != GCG_MEMORY_KIND_HOST
-      && gst_cuda_graph_fence_is_waited_for (outbuf)) {
-    gst_cuda_graph_fence_set (gst_buffer_peek_memory (outbuf, 0), self->queue,
-        seq);
-    return TRUE;
-  }
-  return gcg_frame_queue_wait (self->queue, seq, error);
+  return self->dev.active != GCG_BACKEND_CUDA
+      || gst_cuda_graph_fence_output (outbuf, out->kind, self->queue, seq,
+          error);
 }
 
 /* The current engine's own counts. */

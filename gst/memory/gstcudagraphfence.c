@@ -177,6 +177,18 @@ gst_cuda_graph_fence_wait_on (GstBuffer *buffer, GcgStream *stream)
 }
 
 gboolean
+gst_cuda_graph_fence_output (GstBuffer *outbuf, GcgMemoryKind kind,
+    GcgFrameQueue *queue, guint64 seq, GError **error)
+{
+  if (kind != GCG_MEMORY_KIND_HOST
+      && gst_cuda_graph_fence_is_waited_for (outbuf)) {
+    gst_cuda_graph_fence_set (gst_buffer_peek_memory (outbuf, 0), queue, seq);
+    return TRUE;
+  }
+  return gcg_frame_queue_wait (queue, seq, error);
+}
+
+gboolean
 gst_cuda_graph_fence_is_waited_for (GstBuffer *buffer)
 {
   GstMemory *mem;

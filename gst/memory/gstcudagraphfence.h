@@ -43,6 +43,15 @@ void gst_cuda_graph_fence_mark_allocator (GstAllocator *allocator,
 void gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue,
     guint64 seq);
 
+/* After frame (or batch) @seq of @queue was queued into @outbuf, whose
+ * memory is of @kind: an output the GPU may still be writing leaves now
+ * when its readers wait for it (not pageable, and
+ * gst_cuda_graph_fence_is_waited_for()), its fence set; any other is
+ * waited for (the frames before it retired) so that it is complete before
+ * it leaves.  FALSE with @error when that frame failed. */
+gboolean gst_cuda_graph_fence_output (GstBuffer *outbuf, GcgMemoryKind kind,
+    GcgFrameQueue *queue, guint64 seq, GError **error);
+
 /* TRUE when @buffer is one memory whose readers wait on its fence (our
  * pinned host memory, our fenced CUDA memory): it may leave while the GPU
  * still writes it.  Any other output must be complete before it leaves. */
