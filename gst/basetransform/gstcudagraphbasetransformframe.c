@@ -12,7 +12,6 @@
 #include "gstcudagraphbasetransform-private.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphfence.h"
-#include "gstcudagraphhostregister.h"
 #include "gstcudagraphvideo.h"
 
 #include <string.h>
@@ -152,15 +151,9 @@ static gboolean
 finish_output (GstCudaGraphBaseTransformPrivate *priv, GstBuffer *outbuf,
     const GcgFramePlanes *out, guint64 seq, GError **error)
 {
-  if (priv->dev.active != GCG_BACKEND_CUDA)
-    return TRUE;
-  if (out->kind != GCG_MEMORY_KIND_HOST
-      && gst_cuda_graph_fence_is_waited_for (outbuf)) {
-    gst_cuda_graph_fence_set (gst_buffer_peek_memory (outbuf, 0), priv->queue,
-        seq);
-    return TRUE;
-  }
-  return gcg_frame_queue_wait (priv->queue, seq, error);
+  return priv->dev.active != GCG_BACKEND_CUDA
+      || gst_cuda_graph_fence_output (outbuf, out->kind, priv->queue, seq,
+          error);
 }
 
 /* Where the input is for the frame queue: pageable host memory that came
@@ -170,12 +163,8 @@ static GcgMemoryKind
 input_memory_kind (GstCudaGraphBaseTransformPrivate *priv, GstBuffer *inbuf,
     GstMapFlags in_dev)
 {
-  GcgMemoryKind kind = gst_cuda_graph_memory_kind (inbuf, in_dev);
-
-  if (kind == GCG_MEMORY_KIND_HOST && priv->dev.active == GCG_BACKEND_CUDA
-      && gst_cuda_graph_register_input (inbuf, priv->dev.context))
-    return GCG_MEMORY_KIND_HOST_PINNED;
-  return kind;
+  return gst_cuda_graph_input_memory_kind (inbuf, in_dev,
+      priv->dev.active == GCG_BACKEND_CUDA ? priv->dev.context : NULL);
 }
 
 /* Queues @frame (its input mapped; taken) into @outbuf, which it maps; sets

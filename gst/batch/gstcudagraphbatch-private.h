@@ -17,12 +17,15 @@
  *   gstcudagraphbatchchildren.c  its sink pads as children (GstChildProxy)
  *   gstcudagraphbatchcaps.c      src caps, the engine for them, allocation
  *   gstcudagraphbatchassemble.c  a batch: a frame from each pad, mapped,
- *                                with its values; batches in flight
+ *                                with its values; the frame queue of
+ *                                batches in flight (lib/ stages, runs and
+ *                                retires them)
  *   gstcudagraphbatchwindow.c    which frames a batch takes: windows of
  *                                running time, strategies, late frames,
  *                                pads taking turns, empty slots
- *   gstcudagraphbatchrun.c       running a batch into its output: staging,
- *                                the engine, fences, metas, timestamps
+ *   gstcudagraphbatchrun.c       a batch into its output: the frame
+ *                                queue's batch submit, fences, metas,
+ *                                timestamps
  */
 
 #include <gst/gst.h>
@@ -55,19 +58,20 @@ typedef struct
   guint n_items;
 } BatchInput;
 
-/* A batch: its inputs and, with the CUDA backend, the fence after its
- * work (inputs stay referenced until it has passed). */
+/* A batch: its inputs, mapped and referenced until the frame queue is
+ * done with it (its done callback), and what the queue is given. */
 typedef struct
 {
+  struct _GstCudaGraphBatch *owner;
+  /* Who still uses the record: the element while it pushes the batch,
+   * the frame queue until the batch is retired (the streaming thread
+   * only). */
+  guint holds;
   guint n;
   BatchInput inputs[GCG_FRAME_BATCH_MAX_SOURCES];
   GcgFrameBatchSource sources[GCG_FRAME_BATCH_MAX_SOURCES];
   GcgFrameParams params[GCG_FRAME_BATCH_MAX_SOURCES];
-  /* Device copies of system memory planes (CUDA backend), until the
-   * batch's work is queued. */
-  guint64 staging[GCG_FRAME_BATCH_MAX_SOURCES * 3];
-  guint n_staging;
-  GcgFence *fence;
+  GcgFramePlanes planes[GCG_FRAME_BATCH_MAX_SOURCES];
   /* The window the frames are from, and the streams with no frame in it
    * (refs): the batch meta's empty slots. */
   GstClockTime window_start;
@@ -139,7 +143,9 @@ struct _GstCudaGraphBatch
   GstCudaGraphModelLayout layout;       /* the engine's model outputs */
   guint64 frames;               /* also under the object lock */
   gboolean stats_posted;
-  GQueue pending;               /* Batch*, oldest first */
+  /* The batches in flight: staged, run and retired by lib/ (up to
+   * in-flight of them), on the stream or the CPU backend. */
+  GcgFrameQueue *queue;
   GQueue spare;                 /* Batch*, free */
   guint next_pad;               /* where the next batch starts taking */
   GstClockTime window_start;    /* running time of the next batch's window */
@@ -187,7 +193,11 @@ gboolean gst_cuda_graph_batch_propose_allocation (GstCudaGraphBatch *self,
 
 /* gstcudagraphbatchassemble.c */
 Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self);
-void gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch);
+void gst_cuda_graph_batch_release_batch (Batch *batch);
+gboolean gst_cuda_graph_batch_submit (GstCudaGraphBatch *self, Batch *batch,
+    const GcgFramePlanes *out, guint *n_items, guint64 *seq, GError **error);
+gboolean gst_cuda_graph_batch_open_queue (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_close_queue (GstCudaGraphBatch *self);
 void gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch *self, guint keep);
 void gst_cuda_graph_batch_retire_all (GstCudaGraphBatch *self);
 GList *gst_cuda_graph_batch_list_sink_pads (GstCudaGraphBatch *self);

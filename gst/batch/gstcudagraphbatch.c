@@ -171,7 +171,6 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch *self)
   gst_cuda_graph_batch_collector_init (&self->collector);
   gst_cuda_graph_batch_init_properties (self);
   self->dev.active = GCG_BACKEND_CPU;
-  g_queue_init (&self->pending);
   g_queue_init (&self->spare);
   self->window_start = self->window_duration = GST_CLOCK_TIME_NONE;
   self->window_latency = GST_CLOCK_TIME_NONE;
@@ -250,6 +249,7 @@ static void
 stop (GstCudaGraphBatch *self)
 {
   gst_cuda_graph_batch_retire_engine (self);
+  gst_cuda_graph_batch_close_queue (self);
   gst_cuda_graph_batch_reset_window (self);
   gst_cuda_graph_user_kernel_stop (&self->kernel);
   gst_cuda_graph_device_close (&self->dev);
@@ -378,18 +378,15 @@ push_one (GstCudaGraphBatch *self, GList *pads, GList *absent, gboolean *any,
     goto done;
   ret = gst_cuda_graph_batch_push_batch (self, batch);
   *end = batch->end;
-  if (batch->fence == NULL)
-    goto done;
-  /* The GPU may still read the inputs: they stay until it is done. */
-  g_queue_push_tail (&self->pending, g_steal_pointer (&batch));
+  /* The GPU may still read the inputs: the frame queue holds them until
+   * it is done; at most in-flight batches stay queued. */
   GST_OBJECT_LOCK (self);
   in_flight = self->run.in_flight;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_batch_retire_batches (self, in_flight);
 
 done:
-  if (batch)
-    gst_cuda_graph_batch_free_batch (self, batch);
+  gst_cuda_graph_batch_release_batch (batch);
   return ret;
 }
 

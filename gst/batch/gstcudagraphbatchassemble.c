@@ -5,8 +5,9 @@
 
 /* Assembling a batch of cudagraphbatch: the head frame of each pad,
  * mapped as its caps say (refused, with a warning, when the buffer does
- * not hold them), with its per-frame values and ROIs; and the batches in
- * flight, whose inputs stay mapped until the GPU is done with them. */
+ * not hold them), with its per-frame values and ROIs; and the frame queue
+ * of batches in flight (lib/frame/gcg-frame-queue.c stages, runs and
+ * retires them), whose inputs stay mapped until its done callback. */
 #include "gstcudagraphbatch-private.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphparamsmeta.h"
@@ -24,12 +25,16 @@ gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self)
 {
   Batch *batch = g_queue_pop_head (&self->spare);
 
-  return batch ? batch : g_new0 (Batch, 1);
+  if (batch == NULL)
+    batch = g_new0 (Batch, 1);
+  batch->owner = self;
+  batch->holds = 1;
+  return batch;
 }
 
 /* Releases @batch's inputs and keeps it for a later batch. */
-void
-gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch)
+static void
+free_batch (GstCudaGraphBatch *self, Batch *batch)
 {
   for (guint i = 0; i < batch->n; i++) {
     BatchInput *in = &batch->inputs[i];
@@ -44,36 +49,95 @@ gst_cuda_graph_batch_free_batch (GstCudaGraphBatch *self, Batch *batch)
   for (guint i = 0; i < batch->n_absent; i++)
     gst_clear_object (&batch->absent[i]);
   batch->n_absent = 0;
-  g_clear_object (&batch->fence);
   if (g_queue_get_length (&self->spare) <= GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT)
     g_queue_push_head (&self->spare, batch);
   else
     g_free (batch);
 }
 
-/* Releases the inputs of the batches the GPU is done with, oldest first;
- * waits for the oldest while more than @keep are left. */
+/* Drops one hold on @batch (the element's, or the frame queue's when it
+ * is done with the batch); the last one releases its inputs. */
+void
+gst_cuda_graph_batch_release_batch (Batch *batch)
+{
+  g_assert (batch->holds > 0);
+  if (--batch->holds == 0)
+    free_batch (batch->owner, batch);
+}
+
+/* The frame queue is done with a batch: the device no longer reads its
+ * inputs.  A batch that failed on the GPU left already: it can only be
+ * reported. */
+static void
+batch_done (GcgFrameQueue *queue, guint64 seq, const GError *error,
+    gpointer user_data)
+{
+  Batch *batch = user_data;
+
+  if (error != NULL && !g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED))
+    GST_WARNING_OBJECT (batch->owner,
+        "a batch failed on the GPU after it left: %s", error->message);
+  gst_cuda_graph_batch_release_batch (batch);
+}
+
+/* Queues @batch's run into @out: from now on the frame queue holds the
+ * batch too, until batch_done(). */
+gboolean
+gst_cuda_graph_batch_submit (GstCudaGraphBatch *self, Batch *batch,
+    const GcgFramePlanes *out, guint *n_items, guint64 *seq, GError **error)
+{
+  /* On the CPU backend the batch is done (batch_done()) inside the
+   * submit. */
+  batch->holds++;
+  if (gcg_frame_queue_submit_batch (self->queue, self->engine, batch->n,
+          batch->sources, batch->params, batch->planes, out, batch_done, batch,
+          n_items, seq, error))
+    return TRUE;
+  batch->holds--;
+  return FALSE;
+}
+
+/* The queue the batches run through: on the stream for CUDA, done at once
+ * for the CPU backend; as deep as in-flight may go (the window is kept
+ * to the property by retire_batches()). */
+gboolean
+gst_cuda_graph_batch_open_queue (GstCudaGraphBatch *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->queue != NULL)
+    return TRUE;
+  self->queue = gcg_frame_queue_new (self->dev.stream, self->dev.allocator,
+      self->dev.host_pool, GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT, &error);
+  if (self->queue != NULL)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Cannot make the frame queue: %s", error->message), (NULL));
+  return FALSE;
+}
+
+/* Every batch retired, the queue dropped (an output fence may keep it
+ * a while: it holds no batch any more). */
+void
+gst_cuda_graph_batch_close_queue (GstCudaGraphBatch *self)
+{
+  gst_cuda_graph_batch_retire_all (self);
+  g_clear_object (&self->queue);
+}
+
+/* Retires the batches the GPU is done with, oldest first; waits for the
+ * oldest while more than @keep are left. */
 void
 gst_cuda_graph_batch_retire_batches (GstCudaGraphBatch *self, guint keep)
 {
-  Batch *batch;
+  guint64 submitted;
 
-  while ((batch = g_queue_peek_head (&self->pending))) {
-    g_autoptr (GError) error = NULL;
-    gboolean done = TRUE;
-
-    if (batch->fence
-        && !(g_queue_get_length (&self->pending) > keep
-                ? gcg_fence_wait (batch->fence, &error)
-                : gcg_fence_query (batch->fence, &done, &error)))
-      GST_WARNING_OBJECT (self,
-          "a batch failed on the GPU after it left: "
-          "%s",
-          error->message);
-    else if (!done)
-      return;
-    gst_cuda_graph_batch_free_batch (self, g_queue_pop_head (&self->pending));
-  }
+  if (self->queue == NULL)
+    return;
+  gcg_frame_queue_poll (self->queue);
+  submitted = gcg_frame_queue_get_submitted (self->queue);
+  if (gcg_frame_queue_get_in_flight (self->queue) > keep)
+    (void) gcg_frame_queue_wait (self->queue, submitted - keep, NULL);
 }
 
 void

@@ -4,10 +4,11 @@
  */
 
 /* Running an assembled batch of cudagraphbatch into its output, top-down
- * from push_batch() at the bottom: an output buffer, system memory inputs
- * staged to the device, one GcgFrameBatch run (one graph replay), the
- * output fenced (or waited for) and described by its metas, then
- * timestamped and pushed. */
+ * from push_batch() at the bottom: an output buffer, the batch handed to
+ * the element's GcgFrameQueue (lib/ stages host inputs, replays the
+ * GcgFrameBatch, copies a host output back and retires the batch), the
+ * output fenced with (queue, seq) or waited for, described by its metas,
+ * then timestamped and pushed. */
 #include "gstcudagraphbatch-private.h"
 #include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphfence.h"
@@ -54,14 +55,13 @@ acquire_output (GstCudaGraphBatch *self, GstBuffer **outbuf)
   return GST_FLOW_ERROR;
 }
 
-/* Where the engine writes: the output itself (host memory for the CPU
- * backend, our CUDA memory for the CUDA backend), else a device block
- * copied into the output afterwards. */
+/* The output buffer, mapped for the frame queue: device memory when it
+ * is our CUDA memory, pinned or pageable host memory otherwise (the queue
+ * stages it). */
 typedef struct
 {
   GstMapInfo map;
-  gboolean device;
-  guint64 staging;
+  GcgFramePlanes planes;
 } OutputTarget;
 
 static gboolean
@@ -77,91 +77,44 @@ map_output (GstCudaGraphBatch *self, GstBuffer *outbuf, OutputTarget *t,
         "cannot map the output buffer");
     return FALSE;
   }
-  t->device = dev != 0;
-  if (self->dev.active != GCG_BACKEND_CUDA || t->device)
-    return TRUE;
-  return gcg_allocator_alloc (self->dev.allocator, self->out_size,
-      self->dev.stream, &t->staging, error);
-}
-
-static guint64
-output_address (OutputTarget *t)
-{
-  return t->staging ? t->staging : (guint64) (guintptr) t->map.data;
-}
-
-/* System memory planes go to the device first (CUDA backend), into blocks
- * of the stream-ordered allocator: freed once the batch's kernel is queued
- * (free_staging()), their next user then runs after it on the stream. */
-static gboolean
-upload_inputs (GstCudaGraphBatch *self, Batch *batch, GError **error)
-{
-  GcgFramePlanes planes;
-
-  if (self->dev.active != GCG_BACKEND_CUDA)
-    return TRUE;
-  for (guint s = 0; s < batch->n; s++) {
-    BatchInput *in = &batch->inputs[s];
-
-    if (gst_cuda_graph_device_map_flags (&self->dev, in->buffer))
-      continue;
-    gst_cuda_graph_planes_from_frame (&planes, &in->frame,
-        GCG_MEMORY_KIND_HOST);
-    for (guint i = 0; i < planes.n_planes; i++) {
-      guint64 block;
-      gboolean ok;
-
-      if (!gcg_allocator_alloc (self->dev.allocator, planes.size[i],
-              self->dev.stream, &block, error))
-        return FALSE;
-      batch->staging[batch->n_staging++] = block;
-      ok = gcg_stream_copy_to_device (self->dev.stream, block,
-          GSIZE_TO_POINTER ((gsize) planes.data[i]), planes.size[i], error);
-      if (!ok)
-        return FALSE;
-      batch->params[s].src[i] = block;
-    }
-  }
+  t->planes.kind = gst_cuda_graph_memory_kind (outbuf, dev);
+  t->planes.n_planes = 1;
+  t->planes.data[0] = (guint64) (guintptr) t->map.data;
+  t->planes.size[0] = MIN (t->map.size, self->out_size);
   return TRUE;
 }
 
+/* Each frame's planes where its mapping put them: device memory, or host
+ * memory the frame queue stages to the device (pageable memory of an
+ * upstream pool registered, then read by DMA, as the single-frame
+ * elements do). */
 static void
-free_staging (GstCudaGraphBatch *self, Batch *batch)
+describe_inputs (GstCudaGraphBatch *self, Batch *batch)
 {
-  for (guint i = 0; i < batch->n_staging; i++)
-    gcg_allocator_free (self->dev.allocator, batch->staging[i]);
-  batch->n_staging = 0;
+  GcgContext *context = self->dev.active == GCG_BACKEND_CUDA ? self->dev.context
+                                                             : NULL;
+
+  for (guint s = 0; s < batch->n; s++) {
+    BatchInput *in = &batch->inputs[s];
+    GstMapFlags dev = gst_cuda_graph_device_map_flags (&self->dev, in->buffer);
+
+    gst_cuda_graph_planes_from_frame (&batch->planes[s], &in->frame,
+        gst_cuda_graph_input_memory_kind (in->buffer, dev, context));
+  }
 }
 
-/* After the engine queued its work: a device output block goes into the
- * output; the output then either waits for the batch when read (our
- * pinned or CUDA memory) or is complete before it leaves. */
+/* After the frame queue took the batch: output the GPU may still be
+ * writing leaves now when its readers will wait for it (our pinned
+ * memory, our CUDA memory: the map waits on the queue's fence, as for
+ * the single-frame elements); any other output is complete before it
+ * leaves. */
 static gboolean
-finish_output (GstCudaGraphBatch *self, GstBuffer *outbuf, OutputTarget *t,
-    Batch *batch, GError **error)
+finish_output (GstCudaGraphBatch *self, GstBuffer *outbuf,
+    const GcgFramePlanes *out, guint64 seq, GError **error)
 {
-  gboolean fenced = gst_cuda_graph_fence_is_waited_for (outbuf);
-
-  if (self->dev.active != GCG_BACKEND_CUDA)
-    return TRUE;
-  if (t->staging) {
-    gboolean ok = gcg_stream_copy_to_host (self->dev.stream, t->map.data,
-        t->staging, self->out_size, error);
-
-    gcg_allocator_free (self->dev.allocator, t->staging);
-    t->staging = 0;
-    if (!ok)
-      return FALSE;
-  }
-  batch->fence = gcg_fence_new (self->dev.stream, error);
-  if (batch->fence == NULL)
-    return FALSE;
-  if (fenced) {
-    gst_cuda_graph_fence_set_marker (gst_buffer_peek_memory (outbuf, 0),
-        batch->fence);
-    return TRUE;
-  }
-  return gcg_fence_wait (batch->fence, error);
+  return self->dev.active != GCG_BACKEND_CUDA
+      || gst_cuda_graph_fence_output (outbuf, out->kind, self->queue, seq,
+          error);
 }
 
 /* The current engine's own counts. */
@@ -288,15 +241,16 @@ decorate (GstCudaGraphBatch *self, GstBuffer *outbuf, Batch *batch,
     guint n_items, OutputTarget *t)
 {
   const GcgFrameBatchConfig *c = &self->config;
+  gboolean device = t->planes.kind == GCG_MEMORY_KIND_DEVICE;
   GstCudaGraphTensorDesc desc = { c->tensor_layout, c->tensor_type,
     c->tensor_channels, c->out_width, c->out_height,
     c->max_sources * c->max_rois };
   GstCudaGraphBatchMeta *bmeta =
       gst_cuda_graph_buffer_add_batch_meta (outbuf, n_items);
   GstCudaGraphTensorMeta *tmeta = gst_cuda_graph_tensor_meta_add (outbuf, &desc,
-      self->out_size, t->device ? (guint64) (guintptr) t->map.data : 0,
-      t->device ? gcg_context_get_device_id (self->dev.context) : -1,
-      t->device ? self->dev.stream : NULL);
+      self->out_size, device ? t->planes.data[0] : 0,
+      device ? gcg_context_get_device_id (self->dev.context) : -1,
+      device ? self->dev.stream : NULL);
 
   if (self->layout.n_tensors > 0)
     gst_cuda_graph_model_layout_apply (&self->layout, tmeta);
@@ -350,7 +304,8 @@ set_kernel_values (GstCudaGraphBatch *self, Batch *batch)
   }
 }
 
-/* Runs @batch into @outbuf; on failure @outbuf is not pushed. */
+/* Runs @batch into @outbuf through the frame queue; on failure @outbuf
+ * is not pushed. */
 static gboolean
 run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
     GError **error)
@@ -359,6 +314,7 @@ run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
   gboolean use_graph;
   GcgSyncMode sync_mode;
   guint n_items = 0;
+  guint64 seq = 0;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
@@ -372,13 +328,10 @@ run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
   if (!map_output (self, outbuf, &t, error))
     return FALSE;
   set_kernel_values (self, batch);
-  ok = upload_inputs (self, batch, error)
-      && gcg_frame_batch_process (self->engine, batch->n, batch->sources,
-          batch->params, output_address (&t), self->dev.stream, &n_items, error)
-      && finish_output (self, outbuf, &t, batch, error);
-  free_staging (self, batch);
-  if (t.staging)
-    gcg_allocator_free (self->dev.allocator, t.staging);
+  describe_inputs (self, batch);
+  ok = gst_cuda_graph_batch_submit (self, batch, &t.planes, &n_items, &seq,
+           error)
+      && finish_output (self, outbuf, &t.planes, seq, error);
   if (ok)
     decorate (self, outbuf, batch, n_items, &t);
   gst_buffer_unmap (outbuf, &t.map);
@@ -390,8 +343,11 @@ gst_cuda_graph_batch_push_batch (GstCudaGraphBatch *self, Batch *batch)
 {
   g_autoptr (GError) error = NULL;
   GstBuffer *outbuf;
-  GstFlowReturn ret = acquire_output (self, &outbuf);
+  GstFlowReturn ret;
 
+  if (!gst_cuda_graph_batch_open_queue (self))
+    return GST_FLOW_ERROR;
+  ret = acquire_output (self, &outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
   if (!run_batch (self, batch, outbuf, &error)) {

@@ -7,6 +7,7 @@
  * element. */
 #include "gstcudagraphvideo.h"
 #include "gstcudagraphdebug.h"
+#include "gstcudagraphhostregister.h"
 #include "gstcudagraphpinnedallocator.h"
 
 static GstDebugCategory *video_debug;
@@ -83,6 +84,18 @@ gst_cuda_graph_memory_kind (GstBuffer *buffer, GstMapFlags device)
       && gst_cuda_graph_is_pinned_memory (gst_buffer_peek_memory (buffer, 0)))
     return GCG_MEMORY_KIND_HOST_PINNED;
   return GCG_MEMORY_KIND_HOST;
+}
+
+GcgMemoryKind
+gst_cuda_graph_input_memory_kind (GstBuffer *buffer, GstMapFlags device,
+    GcgContext *context)
+{
+  GcgMemoryKind kind = gst_cuda_graph_memory_kind (buffer, device);
+
+  if (kind == GCG_MEMORY_KIND_HOST && context != NULL
+      && gst_cuda_graph_register_input (buffer, context))
+    return GCG_MEMORY_KIND_HOST_PINNED;
+  return kind;
 }
 
 /* Bytes of plane @i the chain may touch: stride × rows, cut to what the

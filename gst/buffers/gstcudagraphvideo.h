@@ -32,6 +32,13 @@ gboolean gst_cuda_graph_describe_video (GstObject *object,
 GcgMemoryKind gst_cuda_graph_memory_kind (GstBuffer *buffer,
     GstMapFlags device);
 
+/* The same for an input read on @context (NULL: the CPU backend):
+ * pageable host memory from an upstream pool is registered with the
+ * driver on first sight and read by DMA from then on, as pinned memory
+ * is (gstcudagraphhostregister.c). */
+GcgMemoryKind gst_cuda_graph_input_memory_kind (GstBuffer *buffer,
+    GstMapFlags device, GcgContext *context);
+
 /* The planes of a mapped frame, each with the bytes the chain may touch
  * (stride × rows, cut to what the mapping holds). */
 void gst_cuda_graph_planes_from_frame (GcgFramePlanes *planes,

@@ -12,14 +12,12 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_fence_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_fence_debug
 
-/* Either a frame of a queue or a GcgFence (a batch) is pending, or
- * nothing. */
+/* A frame (or a batch) of a queue is pending, or nothing. */
 typedef struct
 {
   GMutex lock;
   GcgFrameQueue *queue;
   guint64 seq;
-  GcgFence *marker;
 } Fence;
 
 static GQuark
@@ -41,7 +39,6 @@ fence_free (gpointer data)
   Fence *fence = data;
 
   g_clear_object (&fence->queue);
-  g_clear_object (&fence->marker);
   g_mutex_clear (&fence->lock);
   g_free (fence);
 }
@@ -101,53 +98,14 @@ gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue, guint64 seq)
 {
   Fence *fence = get_fence (mem);
   GcgFrameQueue *old;
-  GcgFence *old_marker;
 
   g_mutex_lock (&fence->lock);
   old = fence->queue;
-  old_marker = g_steal_pointer (&fence->marker);
   fence->queue = old == queue ? old : g_object_ref (queue);
   fence->seq = seq;
   g_mutex_unlock (&fence->lock);
   if (old != queue)
     g_clear_object (&old);
-  g_clear_object (&old_marker);
-}
-
-void
-gst_cuda_graph_fence_set_marker (GstMemory *mem, GcgFence *marker)
-{
-  Fence *fence = get_fence (mem);
-  GcgFrameQueue *old;
-  GcgFence *old_marker;
-
-  g_mutex_lock (&fence->lock);
-  old = g_steal_pointer (&fence->queue);
-  old_marker = fence->marker;
-  fence->marker = g_object_ref (marker);
-  g_mutex_unlock (&fence->lock);
-  g_clear_object (&old);
-  g_clear_object (&old_marker);
-}
-
-/* Waits for the marker @mem's fence names, if any, and clears it. */
-static void
-wait_marker (Fence *fence, GstMemory *mem)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GcgFence) marker = NULL;
-
-  g_mutex_lock (&fence->lock);
-  marker = fence->marker ? g_object_ref (fence->marker) : NULL;
-  g_mutex_unlock (&fence->lock);
-  if (marker == NULL)
-    return;
-  if (!gcg_fence_wait (marker, &error))
-    GST_WARNING ("waiting for the batch writing %p: %s", mem, error->message);
-  g_mutex_lock (&fence->lock);
-  if (fence->marker == marker)
-    g_clear_object (&fence->marker);
-  g_mutex_unlock (&fence->lock);
 }
 
 void
@@ -161,7 +119,6 @@ gst_cuda_graph_fence_wait (GstMemory *mem)
 
   if (fence == NULL)
     return;
-  wait_marker (fence, mem);
   /* Two readers may map at once: each waits; the fence is cleared only
    * once the frame it named is done. */
   g_mutex_lock (&fence->lock);
@@ -195,8 +152,6 @@ memory_wait_on (GstMemory *mem, GcgStream *stream)
   fence = gst_mini_object_get_qdata (obj, fence_quark ());
   if (fence == NULL)
     return TRUE;
-  /* A batch's marker is waited for on the host, as a map would. */
-  wait_marker (fence, mem);
   g_mutex_lock (&fence->lock);
   queue = fence->queue ? g_object_ref (fence->queue) : NULL;
   seq = fence->seq;
@@ -219,6 +174,18 @@ gst_cuda_graph_fence_wait_on (GstBuffer *buffer, GcgStream *stream)
     if (!memory_wait_on (gst_buffer_peek_memory (buffer, i), stream))
       return FALSE;
   return n > 0;
+}
+
+gboolean
+gst_cuda_graph_fence_output (GstBuffer *outbuf, GcgMemoryKind kind,
+    GcgFrameQueue *queue, guint64 seq, GError **error)
+{
+  if (kind != GCG_MEMORY_KIND_HOST
+      && gst_cuda_graph_fence_is_waited_for (outbuf)) {
+    gst_cuda_graph_fence_set (gst_buffer_peek_memory (outbuf, 0), queue, seq);
+    return TRUE;
+  }
+  return gcg_frame_queue_wait (queue, seq, error);
 }
 
 gboolean

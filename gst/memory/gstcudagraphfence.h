@@ -9,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-/* A fence on a GstMemory the GPU is still writing: frame @seq of @queue.
+/* A fence on a GstMemory the GPU is still writing: frame (or batch) @seq
+ * of @queue.
  * The elements push output buffers before their frame is done; the
  * allocators of the memories they write (pinned host memory, fenced CUDA
  * memory) call gst_cuda_graph_fence_wait() in their map and copy
@@ -42,9 +43,14 @@ void gst_cuda_graph_fence_mark_allocator (GstAllocator *allocator,
 void gst_cuda_graph_fence_set (GstMemory *mem, GcgFrameQueue *queue,
     guint64 seq);
 
-/* Sets (or moves) @mem's fence to @marker: the work of a batch (not a
- * frame queue's frame) that writes @mem. */
-void gst_cuda_graph_fence_set_marker (GstMemory *mem, GcgFence *marker);
+/* After frame (or batch) @seq of @queue was queued into @outbuf, whose
+ * memory is of @kind: an output the GPU may still be writing leaves now
+ * when its readers wait for it (not pageable, and
+ * gst_cuda_graph_fence_is_waited_for()), its fence set; any other is
+ * waited for (the frames before it retired) so that it is complete before
+ * it leaves.  FALSE with @error when that frame failed. */
+gboolean gst_cuda_graph_fence_output (GstBuffer *outbuf, GcgMemoryKind kind,
+    GcgFrameQueue *queue, guint64 seq, GError **error);
 
 /* TRUE when @buffer is one memory whose readers wait on its fence (our
  * pinned host memory, our fenced CUDA memory): it may leave while the GPU

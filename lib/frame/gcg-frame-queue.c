@@ -19,6 +19,12 @@
  * rewritten while the GPU may still read it; the chain's parameter ring
  * (deeper than the queue) gives each frame its own parameter slot too.
  *
+ * gcg_frame_queue_submit_batch() takes a whole #GcgFrameBatch (one frame
+ * from each of many sources into one tensor) through the same trip: one
+ * slot, whose staging holds every source's host planes back to back, one
+ * replay, one completion event; a batch is retired, waited for and
+ * cancelled as a frame is, in the same sequence.
+ *
  * Completion is observed per frame: gcg_frame_queue_poll() retires the
  * frames that are done without waiting, gcg_frame_queue_wait() waits for
  * one, and each retired frame's #GcgFrameDoneFunc says the caller may
@@ -49,9 +55,10 @@ typedef struct
   guint64 seq;                  /* the frame in the slot; 0 when free */
   GcgFrameDoneFunc done;
   gpointer user_data;
-  /* The frame's chain: its graph and parameter slot may still be read by
-   * the device, so the caller may drop the chain meanwhile. */
-  GcgFrameChain *chain;
+  /* The frame's engine (a #GcgFrameChain, or a #GcgFrameBatch for a
+   * batch): its graph and parameter slot may still be read by the device,
+   * so the caller may drop it meanwhile. */
+  GObject *engine;
   /* Two events: recording a blocking-sync one costs the driver an
    * interrupt, so it is only recorded in GCG_SYNC_MODE_BLOCKING. */
   CUevent plain_event;
@@ -65,7 +72,10 @@ typedef struct
   CUevent computed;
   gboolean out_on_copy_stream;  /* the frame ends on the copy-out stream */
 
-  /* Staging, grown on demand and kept for the slot's next frames. */
+  /* Staging, grown on demand and kept for the slot's next frames.  A
+   * batch's inputs share in_dev (and in_host), back to back in source
+   * order, so one block per slot serves up to
+   * %GCG_FRAME_BATCH_MAX_SOURCES sources. */
   guint64 in_dev;
   gsize in_dev_size;
   guint64 out_dev;
@@ -517,7 +527,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   Slot *slot = slot_of (self, seq);
   GcgFrameDoneFunc done = slot->done;
   gpointer user_data = slot->user_data;
-  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GObject) engine = NULL;
 
   if (error == NULL && self->cancelling)
     error = g_error_new_literal (GCG_ERROR, GCG_ERROR_CANCELLED,
@@ -528,7 +538,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
   slot->seq = 0;
   slot->done = NULL;
   slot->user_data = NULL;
-  chain = g_steal_pointer (&slot->chain);
+  engine = g_steal_pointer (&slot->engine);
   slot->copy_out = FALSE;
   self->retired = seq;
   g_mutex_unlock (&self->lock);
@@ -967,27 +977,40 @@ grow_host (GcgFrameQueue *self, guint8 **ptr, gsize *have, gsize need,
   return TRUE;
 }
 
-/* The slot's staging for @in/@out (sizes @in_total/@out_total).  Device
- * staging is allocated in the order of the kernels' stream: when some was
- * new, the copy streams first wait for that stream (the memory may have
- * been another block's a moment ago). */
+/* What input staging a frame (or a batch's sources) needs: device
+ * staging for every plane not on the device, pinned staging for pageable
+ * ones; FALSE when the sum overflows. */
 static gboolean
-ensure_staging (GcgFrameQueue *self, Slot *slot, const GcgFramePlanes *in,
-    gsize in_total, const GcgFramePlanes *out, gsize out_total, GError **error)
+add_input_need (const GcgFramePlanes *in, gsize total, gsize *dev, gsize *host)
+{
+  if (in->kind != GCG_MEMORY_KIND_DEVICE
+      && !g_size_checked_add (dev, *dev, total))
+    return FALSE;
+  return in->kind != GCG_MEMORY_KIND_HOST
+      || g_size_checked_add (host, *host, total);
+}
+
+/* The slot's staging: @in_dev/@in_host bytes for the input, and what
+ * @out (@out_total bytes) needs.  Device staging is allocated in the
+ * order of the kernels' stream: when some was new, the copy streams first
+ * wait for that stream (the memory may have been another block's a
+ * moment ago). */
+static gboolean
+ensure_staging (GcgFrameQueue *self, Slot *slot, gsize in_dev, gsize in_host,
+    const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   gboolean fresh = FALSE;
 
-  if (in->kind != GCG_MEMORY_KIND_DEVICE
-      && !grow_device (self, &slot->in_dev, &slot->in_dev_size, in_total,
-          &fresh, error))
+  if (in_dev > 0
+      && !grow_device (self, &slot->in_dev, &slot->in_dev_size, in_dev, &fresh,
+          error))
     return FALSE;
   if (out->kind != GCG_MEMORY_KIND_DEVICE
       && !grow_device (self, &slot->out_dev, &slot->out_dev_size, out_total,
           &fresh, error))
     return FALSE;
-  if (in->kind == GCG_MEMORY_KIND_HOST
-      && !grow_host (self, &slot->in_host, &slot->in_host_size, in_total,
-          error))
+  if (in_host > 0
+      && !grow_host (self, &slot->in_host, &slot->in_host_size, in_host, error))
     return FALSE;
   if (out->kind == GCG_MEMORY_KIND_HOST
       && !grow_host (self, &slot->out_host, &slot->out_host_size, out_total,
@@ -1012,38 +1035,47 @@ stream_after (GcgStream *waiter, GcgStream *first, CUevent event,
           event, 0);
 }
 
-/* Host input to the slot's device staging on the copy-in stream, so that
- * it overlaps the kernels of the frame before: pinned planes by DMA;
- * pageable ones packed into pinned staging first (a CPU copy, but the DMA
- * after it is asynchronous, unlike the driver's own staging of pageable
- * memory).  The kernels' stream waits for the upload. */
+/* Host planes @in (@total bytes) to device staging at @dev, packed back
+ * to back, on the copy-in stream: pinned planes by DMA; pageable ones
+ * packed into pinned staging at @host first (a CPU copy, but the DMA after
+ * it is asynchronous, unlike the driver's own staging of pageable
+ * memory). */
 static gboolean
-stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
-    const GcgFramePlanes *in, gsize in_total, GError **error)
+upload_planes (GcgFrameQueue *self, const GcgFramePlanes *in, guint64 dev,
+    guint8 *host, gsize total, GError **error)
 {
-  guint8 *dst = slot->in_host;
+  guint8 *dst = host;
 
-  if (in->kind == GCG_MEMORY_KIND_DEVICE) {
-    set_addresses (params->src, params->src_stride, in, 0);
-    return TRUE;
-  }
-  set_addresses (params->src, params->src_stride, in, slot->in_dev);
   if (in->kind == GCG_MEMORY_KIND_HOST) {
     for (guint i = 0; i < in->n_planes; i++) {
       memcpy (dst, (gconstpointer) (guintptr) in->data[i], in->size[i]);
       dst += in->size[i];
     }
-    if (!gcg_stream_copy_to_device (self->in_stream, slot->in_dev,
-            slot->in_host, in_total, error))
-      return FALSE;
-  } else {
-    for (guint i = 0; i < in->n_planes; i++) {
-      if (!gcg_stream_copy_to_device (self->in_stream, params->src[i],
-              (gconstpointer) (guintptr) in->data[i], in->size[i], error))
-        return FALSE;
-    }
+    return gcg_stream_copy_to_device (self->in_stream, dev, host, total, error);
   }
-  return stream_after (self->stream, self->in_stream, slot->copied_in, error);
+  for (guint i = 0; i < in->n_planes; i++) {
+    if (!gcg_stream_copy_to_device (self->in_stream, dev,
+            (gconstpointer) (guintptr) in->data[i], in->size[i], error))
+      return FALSE;
+    dev += in->size[i];
+  }
+  return TRUE;
+}
+
+/* Host input to the slot's device staging on the copy-in stream, so that
+ * it overlaps the kernels of the frame before (upload_planes()).  The
+ * kernels' stream waits for the upload. */
+static gboolean
+stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
+    const GcgFramePlanes *in, gsize in_total, GError **error)
+{
+  if (in->kind == GCG_MEMORY_KIND_DEVICE) {
+    set_addresses (params->src, params->src_stride, in, 0);
+    return TRUE;
+  }
+  set_addresses (params->src, params->src_stride, in, slot->in_dev);
+  return upload_planes (self, in, slot->in_dev, slot->in_host, in_total, error)
+      && stream_after (self->stream, self->in_stream, slot->copied_in, error);
 }
 
 /* Device staging back to host output on the copy-out stream, once the
@@ -1051,7 +1083,7 @@ stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
  * DMA, pageable ones into pinned staging, copied out when the frame is
  * retired.  The frame then ends on the copy-out stream. */
 static gboolean
-stage_output (GcgFrameQueue *self, Slot *slot, const GcgFrameParams *params,
+stage_output (GcgFrameQueue *self, Slot *slot, const guint64 *dst,
     const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   slot->out_on_copy_stream = out->kind != GCG_MEMORY_KIND_DEVICE;
@@ -1067,8 +1099,7 @@ stage_output (GcgFrameQueue *self, Slot *slot, const GcgFrameParams *params,
   }
   for (guint i = 0; i < out->n_planes; i++) {
     if (!gcg_stream_copy_to_host (self->out_stream,
-            (gpointer) (guintptr) out->data[i], params->dst[i], out->size[i],
-            error))
+            (gpointer) (guintptr) out->data[i], dst[i], out->size[i], error))
       return FALSE;
   }
   return TRUE;
@@ -1101,6 +1132,20 @@ zero_tail_cuda (GcgFrameQueue *self, const ChainShape *shape,
           gcg__stream_get_cu (self->stream));
 }
 
+/* A frame failed while being queued.  Copies queued before the failure
+ * may still read or write the caller's memory, which is theirs again once
+ * we return: wait for them (a sticky error fails this too; there is
+ * nothing more to do then).  Returns FALSE. */
+static gboolean
+abandon_cuda (GcgFrameQueue *self, Slot *slot)
+{
+  slot->copy_out = FALSE;
+  (void) gcg_stream_synchronize (self->in_stream, NULL);
+  (void) gcg_stream_synchronize (self->stream, NULL);
+  (void) gcg_stream_synchronize (self->out_stream, NULL);
+  return FALSE;
+}
+
 static gboolean
 submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
     const ChainShape *shape, GcgFrameParams *params, const GcgFramePlanes *in,
@@ -1108,26 +1153,21 @@ submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   guint index = (guint) (slot - self->slots);
+  gsize in_dev = 0, in_host = 0;
 
+  (void) add_input_need (in, in_total, &in_dev, &in_host);
   if (!gcg__context_guard_enter (&guard, self->context, error)
-      || !ensure_staging (self, slot, in, in_total, out, out_total, error))
+      || !ensure_staging (self, slot, in_dev, in_host, out, out_total, error))
     return FALSE;
   set_addresses (params->dst, params->dst_stride, out,
       out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
   if (stage_input (self, slot, params, in, in_total, error)
       && gcg_frame_chain_process (chain, params, self->stream, error)
       && zero_tail_cuda (self, shape, params, error)
-      && stage_output (self, slot, params, out, out_total, error)
+      && stage_output (self, slot, params->dst, out, out_total, error)
       && self->ops->record (self->ops_data, index, error))
     return TRUE;
-  /* Copies queued before the failure may still read or write the caller's
-   * memory, which is theirs again once we return: wait for them (a sticky
-   * error fails this too; there is nothing more to do then). */
-  slot->copy_out = FALSE;
-  (void) gcg_stream_synchronize (self->in_stream, NULL);
-  (void) gcg_stream_synchronize (self->stream, NULL);
-  (void) gcg_stream_synchronize (self->out_stream, NULL);
-  return FALSE;
+  return abandon_cuda (self, slot);
 }
 
 static gboolean
@@ -1162,6 +1202,44 @@ next_free_slot (GcgFrameQueue *self)
     (void) gcg_frame_queue_wait (self, slot->seq, NULL);
   }
   return slot;
+}
+
+/* The work queued for @slot is the next frame: it now waits to be
+ * retired.  The CPU backend is done already: retired at once, as a GPU
+ * would soon. */
+static void
+occupy_slot (GcgFrameQueue *self, Slot *slot, GObject *engine,
+    GcgFrameDoneFunc done, gpointer user_data, guint64 *seq)
+{
+  g_mutex_lock (&self->lock);
+  slot->seq = ++self->submitted;
+  slot->done = done;
+  slot->user_data = user_data;
+  slot->engine = g_object_ref (engine);
+  g_mutex_unlock (&self->lock);
+  if (seq)
+    *seq = slot->seq;
+  if (self->stream == NULL)
+    gcg_frame_queue_poll (self);
+}
+
+/* The queue runs @backend's engines, and the CPU backend host memory. */
+static gboolean
+backend_fits (GcgFrameQueue *self, GcgBackend backend, gboolean device,
+    GError **error)
+{
+  if ((self->stream != NULL) != (backend == GCG_BACKEND_CUDA)) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The engine's backend does not match the queue's (CUDA needs a "
+        "stream, the CPU none)");
+    return FALSE;
+  }
+  if (self->stream == NULL && device) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "The CPU backend reads and writes host memory only");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /**
@@ -1214,20 +1292,11 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
       || !planes_valid (out, &out_total, error)
       || !planes_fit_chain (&shape, in, out, error))
     return FALSE;
-  if ((self->stream != NULL)
-      != (gcg_frame_chain_get_backend (chain) == GCG_BACKEND_CUDA)) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The chain's backend does not match the queue's (CUDA needs a "
-        "stream, the CPU none)");
+  if (!backend_fits (self, gcg_frame_chain_get_backend (chain),
+          in->kind == GCG_MEMORY_KIND_DEVICE
+              || out->kind == GCG_MEMORY_KIND_DEVICE,
+          error))
     return FALSE;
-  }
-  if (self->stream == NULL
-      && (in->kind == GCG_MEMORY_KIND_DEVICE
-          || out->kind == GCG_MEMORY_KIND_DEVICE)) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The CPU backend reads and writes host memory only");
-    return FALSE;
-  }
   gcg_frame_queue_poll (self);
   slot = next_free_slot (self);
   if (self->stream)
@@ -1237,17 +1306,226 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     ok = submit_cpu (self, slot, chain, &shape, params, in, out, error);
   if (!ok)
     return FALSE;
+  occupy_slot (self, slot, G_OBJECT (chain), done, user_data, seq);
+  return TRUE;
+}
 
-  g_mutex_lock (&self->lock);
-  slot->seq = ++self->submitted;
-  slot->done = done;
-  slot->user_data = user_data;
-  slot->chain = g_object_ref (chain);
-  g_mutex_unlock (&self->lock);
-  if (seq)
-    *seq = slot->seq;
-  /* The CPU backend is done already: retire now, as a GPU would soon. */
-  if (self->stream == NULL)
-    gcg_frame_queue_poll (self);
+/* --- submitting a batch -------------------------------------------------- */
+
+/* What a batch's planes hold, checked before anything is queued. */
+typedef struct
+{
+  gsize in_total[GCG_FRAME_BATCH_MAX_SOURCES];
+  gsize in_dev;                 /* device staging the inputs need */
+  gsize in_host;                /* pinned staging the inputs need */
+  gsize out_total;
+  gboolean device;              /* some plane is device memory */
+} BatchShape;
+
+/* Source @i's planes: valid, and holding @source's rows. */
+static gboolean
+batch_input_fits (const GcgFrameBatchSource *source, const GcgFramePlanes *in,
+    gsize *total, GError **error)
+{
+  return planes_valid (in, total, error)
+      && planes_cover ("input", in, source->format, source->width,
+          source->height, error);
+}
+
+static gboolean
+check_batch_planes (GcgFrameBatch *batch, guint n_sources,
+    const GcgFrameBatchSource *sources, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, BatchShape *shape, GError **error)
+{
+  gsize need = gcg_frame_batch_get_output_size (batch);
+
+  memset (shape, 0, sizeof (*shape));
+  for (guint i = 0; i < n_sources; i++) {
+    if (!batch_input_fits (&sources[i], &in[i], &shape->in_total[i], error)) {
+      g_prefix_error (error, "Batch source %u: ", i);
+      return FALSE;
+    }
+    if (!add_input_need (&in[i], shape->in_total[i], &shape->in_dev,
+            &shape->in_host)) {
+      g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "The batch's inputs have an impossible size");
+      return FALSE;
+    }
+    shape->device |= in[i].kind == GCG_MEMORY_KIND_DEVICE;
+  }
+  if (!planes_valid (out, &shape->out_total, error))
+    return FALSE;
+  if (out->n_planes != 1 || out->size[0] < need) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch's output is one tensor of %" G_GSIZE_FORMAT " bytes (got %u "
+        "planes, %" G_GSIZE_FORMAT " bytes)",
+        need, out->n_planes, out->size[0]);
+    return FALSE;
+  }
+  shape->device |= out->kind == GCG_MEMORY_KIND_DEVICE;
+  return TRUE;
+}
+
+/* Every source's planes into the slot's input staging, back to back in
+ * source order, each source's addresses set in its values; the kernels'
+ * stream waits for the uploads. */
+static gboolean
+stage_batch_inputs (GcgFrameQueue *self, Slot *slot, guint n_sources,
+    GcgFrameParams *params, const GcgFramePlanes *in, const BatchShape *shape,
+    GError **error)
+{
+  gsize dev = 0, host = 0;
+
+  for (guint i = 0; i < n_sources; i++) {
+    const GcgFramePlanes *p = &in[i];
+
+    if (p->kind == GCG_MEMORY_KIND_DEVICE) {
+      set_addresses (params[i].src, params[i].src_stride, p, 0);
+      continue;
+    }
+    set_addresses (params[i].src, params[i].src_stride, p, slot->in_dev + dev);
+    /* No pinned staging when no source is pageable. */
+    if (!upload_planes (self, p, slot->in_dev + dev,
+            slot->in_host ? slot->in_host + host : NULL, shape->in_total[i],
+            error))
+      return FALSE;
+    dev += shape->in_total[i];
+    host += p->kind == GCG_MEMORY_KIND_HOST ? shape->in_total[i] : 0;
+  }
+  return shape->in_dev == 0
+      || stream_after (self->stream, self->in_stream, slot->copied_in, error);
+}
+
+static gboolean
+submit_batch_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameBatch *batch,
+    guint n_sources, const GcgFrameBatchSource *sources, GcgFrameParams *params,
+    const GcgFramePlanes *in, const GcgFramePlanes *out,
+    const BatchShape *shape, guint *n_items, GError **error)
+{
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  guint index = (guint) (slot - self->slots);
+  guint64 dst[3] = { 0, 0, 0 };
+
+  if (!gcg__context_guard_enter (&guard, self->context, error)
+      || !ensure_staging (self, slot, shape->in_dev, shape->in_host, out,
+          shape->out_total, error))
+    return FALSE;
+  dst[0] = out->kind == GCG_MEMORY_KIND_DEVICE ? out->data[0] : slot->out_dev;
+  if (stage_batch_inputs (self, slot, n_sources, params, in, shape, error)
+      && gcg_frame_batch_process (batch, n_sources, sources, params, dst[0],
+          self->stream, n_items, error)
+      && stage_output (self, slot, dst, out, shape->out_total, error)
+      && self->ops->record (self->ops_data, index, error))
+    return TRUE;
+  return abandon_cuda (self, slot);
+}
+
+static gboolean
+submit_batch_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameBatch *batch,
+    guint n_sources, const GcgFrameBatchSource *sources, GcgFrameParams *params,
+    const GcgFramePlanes *in, const GcgFramePlanes *out, guint *n_items,
+    GError **error)
+{
+  for (guint i = 0; i < n_sources; i++)
+    set_addresses (params[i].src, params[i].src_stride, &in[i], 0);
+  return gcg_frame_batch_process (batch, n_sources, sources, params,
+             out->data[0], NULL, n_items, error)
+      && self->ops->record (self->ops_data, (guint) (slot - self->slots),
+          error);
+}
+
+/* The arguments a caller may get wrong at run time, as a #GError. */
+static gboolean
+check_batch_args (GcgFrameBatch *batch, guint n_sources,
+    const GcgFrameBatchSource *sources, const GcgFrameParams *params,
+    const GcgFramePlanes *in, const GcgFramePlanes *out, GError **error)
+{
+  GcgFrameBatchConfig config;
+
+  gcg_frame_batch_get_config (batch, &config);
+  if (n_sources < 1 || n_sources > config.max_sources) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch of %u sources; this one holds 1 to %u", n_sources,
+        config.max_sources);
+    return FALSE;
+  }
+  if (sources == NULL || params == NULL || in == NULL || out == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch needs its sources, their values and planes, and an output");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gcg_frame_queue_submit_batch:
+ * @self: a #GcgFrameQueue
+ * @batch: the batch engine to run (its backend must match the queue's:
+ *   CUDA with a stream, CPU without)
+ * @n_sources: how many sources the batch holds (1 to the engine's
+ *   max_sources, at most %GCG_FRAME_BATCH_MAX_SOURCES)
+ * @sources: (array length=n_sources) (nullable): each source's video
+ *   description
+ * @params: (array length=n_sources) (inout) (nullable): each source's
+ *   values, as for gcg_frame_batch_process(); the queue fills in the
+ *   source plane addresses and strides
+ * @in: (array length=n_sources) (nullable): each source's input planes,
+ *   each of any #GcgMemoryKind
+ * @out: (nullable): the output tensor (one plane, at least
+ *   gcg_frame_batch_get_output_size() bytes)
+ * @done: (scope async) (closure user_data): called once when the batch is
+ *   retired
+ * @user_data: data for @done
+ * @n_items: (out) (optional): the number of items written
+ * @seq: (out) (optional): the batch's sequence number, in the same
+ *   sequence as the queue's frames
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues one batch as gcg_frame_queue_submit() queues one frame: host
+ * inputs are staged to the device (the slot's staging holds every source,
+ * grown on demand and kept for the slot's next batches), the batch is run
+ * (one graph replay, see gcg_frame_batch_process()), a host output is
+ * copied back, and the batch is complete when its #GcgFrameDoneFunc runs.
+ * It takes a slot of the queue like a frame: poll, wait, wait_ready,
+ * drain and cancel treat it as one.  Memory in @in and @out must stay
+ * valid until @done runs.  The queue keeps a reference to @batch until
+ * the batch is retired.
+ *
+ * Returns: %TRUE when the batch was queued.  On %FALSE (@error set:
+ *   %GCG_ERROR_INVALID_ARGUMENT for sources, planes or an output that do
+ *   not fit) nothing of the batch is still running and @done is never
+ *   called.
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_queue_submit_batch (GcgFrameQueue *self, GcgFrameBatch *batch,
+    guint n_sources, const GcgFrameBatchSource *sources, GcgFrameParams *params,
+    const GcgFramePlanes *in, const GcgFramePlanes *out, GcgFrameDoneFunc done,
+    gpointer user_data, guint *n_items, guint64 *seq, GError **error)
+{
+  BatchShape shape;
+  gboolean ok;
+  Slot *slot;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
+
+  if (!check_batch_args (batch, n_sources, sources, params, in, out, error)
+      || !check_batch_planes (batch, n_sources, sources, in, out, &shape, error)
+      || !backend_fits (self, gcg_frame_batch_get_backend (batch), shape.device,
+          error))
+    return FALSE;
+  gcg_frame_queue_poll (self);
+  slot = next_free_slot (self);
+  if (self->stream)
+    ok = submit_batch_cuda (self, slot, batch, n_sources, sources, params, in,
+        out, &shape, n_items, error);
+  else
+    ok = submit_batch_cpu (self, slot, batch, n_sources, sources, params, in,
+        out, n_items, error);
+  if (!ok)
+    return FALSE;
+  occupy_slot (self, slot, G_OBJECT (batch), done, user_data, seq);
   return TRUE;
 }

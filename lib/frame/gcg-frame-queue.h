@@ -9,6 +9,7 @@
 #endif
 
 #include "gcg-allocator.h"
+#include "gcg-frame-batch.h"
 #include "gcg-frame-chain.h"
 #include "gcg-host-pool.h"
 
@@ -114,6 +115,13 @@ GCG_API
 gboolean gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
     GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error);
+
+GCG_API
+gboolean gcg_frame_queue_submit_batch (GcgFrameQueue *self,
+    GcgFrameBatch *batch, guint n_sources, const GcgFrameBatchSource *sources,
+    GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
+    GcgFrameDoneFunc done, gpointer user_data, guint *n_items, guint64 *seq,
+    GError **error);
 
 GCG_API
 guint gcg_frame_queue_poll (GcgFrameQueue *self);
