@@ -322,7 +322,8 @@ run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
   sync_mode = self->run.sync_mode;
   GST_OBJECT_UNLOCK (self);
   gcg_frame_batch_set_use_graph (self->engine, use_graph);
-  /* The batch's fence (and so whoever waits for it) waits this way. */
+  /* Whoever waits for a batch (the queue's full window, a reader of the
+   * output) waits this way. */
   if (self->dev.stream)
     gcg_stream_set_sync_mode (self->dev.stream, sync_mode);
   if (!map_output (self, outbuf, &t, error))
