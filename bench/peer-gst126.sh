@@ -98,8 +98,8 @@ measure() {
   if [ -n "$stats" ]; then
     local inplace
     inplace=$(sed -n 's/.*in-place-inputs=(guint64)\([0-9]*\).*/\1/p' <<<"$stats")
-    if [ -n "$inplace" ] && [ "$inplace" -lt "$frames" ]; then
-      echo "peer-gst126: $label read $inplace of $frames frames in place (input copied)" >&2
+    if [ -n "$inplace" ] && [ "$inplace" -lt $((warmup + frames)) ]; then
+      echo "peer-gst126: $label read $inplace of $((warmup + frames)) frames in place (input copied)" >&2
     fi
   fi
   printf '%s\t%s\t%s\n' "$fps" "$cpu_us" "$caps"
