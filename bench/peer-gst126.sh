@@ -12,6 +12,11 @@
 # 640x640 RGBA) or 720p (1080p NV12 -> 1280x720 RGBA, no borders).
 # GCG_PEER_CPU=1 runs the same script with system memory and
 # videoconvertscale for both (no GPU needed: checks the pipelines parse).
+# nvcodec's CUDA elements only register with NVRTC 13 behind the bundle's
+# NVRTC shim (tools/nvrtc-arch-shim.c; the bundle's env.sh sets it up):
+# it raises nvcodec's compute_52 registration test to an architecture
+# NVRTC 13 has; cudaconvertscale's kernels are built for the device's sm_XY
+# as GStreamer builds them.
 #
 # The input is one frame uploaded once (cudaupload) and pushed again and
 # again by imagefreeze: the same GstCudaMemory each frame, no copy, so the
@@ -37,6 +42,9 @@ for f in "$bundle/bin/run" "$build/bench/bench-launch" "$build/gst/libgstcudagra
 done
 # Our plugin and its libraries; nothing of another GStreamer.
 export GCG126_PREFIX_PATH="$PWD/$build/lib:$PWD/$build/gst-libs/gcg-gst"
+GCG126_BUNDLE=$(cd "$bundle" && pwd)
+# shellcheck source=/dev/null
+. "$GCG126_BUNDLE/env.sh"
 export GST_PLUGIN_PATH_1_0="$PWD/$build/gst"
 export GST_REGISTRY_1_0="${TMPDIR:-/tmp}/gst-registry-126-peer.bin"
 
@@ -59,16 +67,18 @@ case $workload in
     ;;
   *) echo "peer-gst126: WORKLOAD is 640 or 720p" >&2; exit 2 ;;
 esac
+t_label="1.26 cudaconvertscale" o_label="cudagraphconvert"
 if [ "$cpu" = 1 ]; then
   ours="videoconvertscale"
   theirs="videoconvertscale"
+  t_label="videoconvertscale (CPU check)" o_label="videoconvertscale (CPU check)"
 fi
 src="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1,pixel-aspect-ratio=1/1 ! $upload ! imagefreeze num-buffers=$((warmup + frames))"
 
 run_bundle() { "$bundle/bin/run" "$@"; }
 
 if [ "$cpu" != 1 ] && ! run_bundle "$bundle/libexec/gst-inspect-1.0" cudaconvertscale >/dev/null 2>&1; then
-  echo "peer-gst126: 1.26's cudaconvertscale is not registered; what nvcodec said:" >&2
+  echo "peer-gst126: 1.26's cudaconvertscale is not registered (nvcodec's NVRTC: ${GST_CUDA_NVRTC_LIBNAME:-none found}, real: ${GCG_NVRTC_REAL:-none}); what nvcodec said:" >&2
   rm -f "$GST_REGISTRY_1_0"
   GST_DEBUG=nvcodec:4,cudaloader:4,cudanvrtc:5,cudacontext:4 \
     run_bundle "$bundle/libexec/gst-inspect-1.0" nvcodec 2>&1 | tail -n 40 >&2
@@ -116,19 +126,20 @@ printf 'peer-gst126: GStreamer %s, workload %s, %d frames after %d warm-up, %d r
   "$(run_bundle "$bundle/libexec/gst-inspect-1.0" --version | sed -n 's/^GStreamer //p')" \
   "$workload" "$frames" "$warmup" "$runs"
 printf '  in:  %s\n  out: %s\n' "$src" "$out"
+printf "  nvcodec's NVRTC: %s (real: %s)\n" "${GST_CUDA_NVRTC_LIBNAME:-none}" "${GCG_NVRTC_REAL:-none}"
 declare -a t_fps t_cpu o_fps o_cpu
 t_caps="" o_caps=""
 for ((i = 0; i < runs; i++)); do
-  IFS=$'\t' read -r f c t_caps < <(measure "cudaconvertscale" "$theirs") || exit 1
+  IFS=$'\t' read -r f c t_caps < <(measure "$t_label" "$theirs") || exit 1
   t_fps+=("$f"); t_cpu+=("$c")
-  IFS=$'\t' read -r f c o_caps < <(measure "cudagraphconvert" "$ours") || exit 1
+  IFS=$'\t' read -r f c o_caps < <(measure "$o_label" "$ours") || exit 1
   o_fps+=("$f"); o_cpu+=("$c")
 done
 
 printf '\n| converter | run | fps | CPU µs/frame |\n|---|---|---|---|\n'
 for ((i = 0; i < runs; i++)); do
-  printf '| %s | %d | %s | %s |\n' "1.26 cudaconvertscale" "$((i + 1))" "${t_fps[i]}" "${t_cpu[i]}"
-  printf '| %s | %d | %s | %s |\n' "cudagraphconvert" "$((i + 1))" "${o_fps[i]}" "${o_cpu[i]}"
+  printf '| %s | %d | %s | %s |\n' "$t_label" "$((i + 1))" "${t_fps[i]}" "${t_cpu[i]}"
+  printf '| %s | %d | %s | %s |\n' "$o_label" "$((i + 1))" "${o_fps[i]}" "${o_cpu[i]}"
 done
 # Ratios of the medians: ours over theirs (fps: higher is better for us;
 # CPU: lower is).
@@ -137,7 +148,7 @@ tf=$(median "${t_fps[@]}"); tc=$(median "${t_cpu[@]}")
 of=$(median "${o_fps[@]}"); oc=$(median "${o_cpu[@]}")
 awk -v tf="$tf" -v tc="$tc" -v of="$of" -v oc="$oc" 'BEGIN {
   printf "| ours / theirs (medians) | | %.2fx | %.2fx |\n", (tf > 0 ? of / tf : 0), (tc > 0 ? oc / tc : 0) }'
-printf '\noutput caps:\n  cudaconvertscale: %s\n  cudagraphconvert: %s\n' "$t_caps" "$o_caps"
+printf '\noutput caps:\n  %s: %s\n  %s: %s\n' "$t_label" "$t_caps" "$o_label" "$o_caps"
 if [ "$(shape "$t_caps")" != "$(shape "$o_caps")" ]; then
   echo "peer-gst126: the two outputs differ in memory, format or size" >&2
   exit 1

@@ -19,7 +19,9 @@
 # bin/gst-inspect-1.0, bin/gst-plugin-scanner, and bin/run PROGRAM ARGS for
 # any other program, e.g. build-gpu/bench/bench-launch) and env.sh.
 # libcuda and libnvrtc are the GPU host's: never bundled, found after the
-# bundle's libraries on the loader's path.
+# bundle's libraries on the loader's path; lib/libgcg-nvrtc-shim.so (built
+# here from tools/nvrtc-arch-shim.c, needs a C compiler) goes in front of
+# libnvrtc so that nvcodec's CUDA elements register with NVRTC 13.
 set -euo pipefail
 out=${1:-.gpu-bundle-126}
 root=${GCG_TRIXIE_ROOT:-/var/tmp/gcg-trixie-126}
@@ -108,6 +110,17 @@ for l in "${extra_libs[@]}"; do
   [ -f "$out/lib/$l" ] || cp -L "$root/$rlib/$l" "$out/lib/"
   add_closure "/$rlib/$l"
 done
+# nvcodec's registration test compiles for compute_52, which NVRTC 13
+# rejects: a shim in front of the host's NVRTC raises too old a virtual
+# architecture (tools/nvrtc-arch-shim.c says why and what it leaves alone).
+# Built here against glibc >= 2.34 (dlopen in libc), so that it needs
+# nothing beyond the bundle's libc.
+${CC:-cc} -std=c11 -shared -fPIC -O2 -o "$out/lib/libgcg-nvrtc-shim.so" \
+  "$(dirname "$0")/nvrtc-arch-shim.c"
+if readelf -d "$out/lib/libgcg-nvrtc-shim.so" | grep NEEDED | grep -qv 'libc\.so'; then
+  echo "gpu-bundle-126: the NVRTC shim needs more than libc (glibc < 2.34 here?)" >&2
+  exit 1
+fi
 # Debian strips its packages already; what is left is the symbol tables of
 # a few, and glibc's loader keeps its own (valgrind reads them).
 find "$out/lib" "$out/plugins" "$out/libexec" -type f ! -name 'ld-linux*' \
@@ -130,16 +143,29 @@ for c in "${CUDA_HOME:-}" /usr/local/cuda; do
   [ -n "$c" ] && [ -d "$c/targets/x86_64-linux/lib" ] && h="$h:$c/targets/x86_64-linux/lib"
 done
 export GCG126_LIBRARY_PATH="${GCG126_PREFIX_PATH:+$GCG126_PREFIX_PATH:}$b/lib:$h"
-# 1.26's nvcodec opens "libnvrtc.so", which CUDA's runtime-only installs
-# lack: name the host's versioned one.
+# The host's NVRTC (1.26's nvcodec opens "libnvrtc.so", which CUDA's
+# runtime-only installs lack), behind lib/libgcg-nvrtc-shim.so: nvcodec's
+# registration test asks for compute_52, which NVRTC 13 rejects, and the
+# shim raises it to the oldest architecture NVRTC has.  GCG126_NVRTC_SHIM=0
+# gives nvcodec the host's NVRTC directly (its CUDA elements then do not
+# register on CUDA 13).
 if [ -z "${GST_CUDA_NVRTC_LIBNAME:-}" ]; then
-  for c in "${CUDA_HOME:-/usr/local/cuda}" /usr/local/cuda; do
-    for f in "$c"/lib64/libnvrtc.so "$c"/lib64/libnvrtc.so.[0-9]*; do
-      if [ -f "$f" ] && [ -z "${GST_CUDA_NVRTC_LIBNAME:-}" ]; then
-        export GST_CUDA_NVRTC_LIBNAME="$f"
-      fi
+  if [ -z "${GCG_NVRTC_REAL:-}" ]; then
+    for c in "${CUDA_HOME:-/usr/local/cuda}" /usr/local/cuda; do
+      for f in "$c"/lib64/libnvrtc.so "$c"/lib64/libnvrtc.so.[0-9]*; do
+        if [ -f "$f" ] && [ -z "${GCG_NVRTC_REAL:-}" ]; then
+          export GCG_NVRTC_REAL="$f"
+        fi
+      done
     done
-  done
+  fi
+  if [ -n "${GCG_NVRTC_REAL:-}" ]; then
+    if [ "${GCG126_NVRTC_SHIM:-1}" = 1 ]; then
+      export GST_CUDA_NVRTC_LIBNAME="$b/lib/libgcg-nvrtc-shim.so"
+    else
+      export GST_CUDA_NVRTC_LIBNAME="$GCG_NVRTC_REAL"
+    fi
+  fi
 fi
 export PATH="$b/bin:$PATH"
 export GST_PLUGIN_SYSTEM_PATH_1_0="$b/plugins"
