@@ -40,13 +40,18 @@ for f in "$bundle/bin/run" "$build/bench/bench-launch" "$build/gst/libgstcudagra
     exit 2
   }
 done
+build=$(cd "$build" && pwd)
+bundle=$(cd "$bundle" && pwd)
 # Our plugin and its libraries; nothing of another GStreamer.
-export GCG126_PREFIX_PATH="$PWD/$build/lib:$PWD/$build/gst-libs/gcg-gst"
-GCG126_BUNDLE=$(cd "$bundle" && pwd)
+export GCG126_PREFIX_PATH="$build/lib:$build/gst-libs/gcg-gst"
+export GCG126_BUNDLE=$bundle
 # shellcheck source=/dev/null
-. "$GCG126_BUNDLE/env.sh"
-export GST_PLUGIN_PATH_1_0="$PWD/$build/gst"
+. "$bundle/env.sh"
+export GST_PLUGIN_PATH_1_0="$build/gst"
+# A fresh registry: one kept from a run with another NVRTC set-up would
+# keep nvcodec's elements (or their absence) from then.
 export GST_REGISTRY_1_0="${TMPDIR:-/tmp}/gst-registry-126-peer.bin"
+rm -f "$GST_REGISTRY_1_0"
 
 mem="(memory:CUDAMemory)"
 upload="cudaupload"
@@ -80,8 +85,11 @@ run_bundle() { "$bundle/bin/run" "$@"; }
 if [ "$cpu" != 1 ] && ! run_bundle "$bundle/libexec/gst-inspect-1.0" cudaconvertscale >/dev/null 2>&1; then
   echo "peer-gst126: 1.26's cudaconvertscale is not registered (nvcodec's NVRTC: ${GST_CUDA_NVRTC_LIBNAME:-none found}, real: ${GCG_NVRTC_REAL:-none}); what nvcodec said:" >&2
   rm -f "$GST_REGISTRY_1_0"
-  GST_DEBUG=nvcodec:4,cudaloader:4,cudanvrtc:5,cudacontext:4 \
-    run_bundle "$bundle/libexec/gst-inspect-1.0" nvcodec 2>&1 | tail -n 40 >&2
+  GST_REGISTRY_FORK=no GST_DEBUG_NO_COLOR=1 \
+    GST_DEBUG=nvcodec:4,cudaloader:4,cudanvrtc:5,cudacontext:4 \
+    run_bundle "$bundle/libexec/gst-inspect-1.0" nvcodec 2>&1 \
+    | grep -E 'nvcodec|cudaloader|cudanvrtc|cudacontext|Warning|Error|features' \
+    | tail -n 40 >&2
   exit 1
 fi
 

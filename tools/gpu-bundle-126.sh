@@ -172,7 +172,9 @@ export GST_PLUGIN_SYSTEM_PATH_1_0="$b/plugins"
 export GST_PLUGIN_SYSTEM_PATH="$b/plugins"
 export GST_PLUGIN_SCANNER_1_0="$b/bin/gst-plugin-scanner"
 export GST_PLUGIN_SCANNER="$b/bin/gst-plugin-scanner"
-export GST_REGISTRY_1_0="${TMPDIR:-/tmp}/gst-registry-126.bin"
+# A registry of its own (a caller's GST_REGISTRY_1_0 is kept): never the
+# 1.22 bundle's GST_REGISTRY.
+export GST_REGISTRY_1_0="${GST_REGISTRY_1_0:-${TMPDIR:-/tmp}/gst-registry-126.bin}"
 export GST_REGISTRY="$GST_REGISTRY_1_0"
 # The host's GIO modules are built against another GLib.
 export GIO_MODULE_DIR="$b/gio-modules"
