@@ -96,7 +96,14 @@ add_closure() {
     done
 }
 
-cp -L "$root/$rlib/ld-linux-x86-64.so.2" "$out/lib/"
+# All of trixie's glibc, not only what GStreamer's closure names: the
+# host's libcuda and libnvrtc still link libpthread, libdl, librt and libm,
+# and one of the host's (older) copies in this process crashes it.
+for l in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libmvec.so.1 libdl.so.2 \
+  libpthread.so.0 librt.so.1 libresolv.so.2 libutil.so.1 libanl.so.1 \
+  libnss_files.so.2 libnss_dns.so.2; do
+  cp -L "$root/$rlib/$l" "$out/lib/"
+done
 for b in usr/bin/gst-launch-1.0 usr/bin/gst-inspect-1.0 \
   "$rlib/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner"; do
   cp -L "$root/$b" "$out/libexec/"
