@@ -42,16 +42,9 @@ meson_opts=("$@")
 command -v debootstrap >/dev/null || {
   echo "ci-lane: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 
-# The first Debian archive URI the host's apt uses (deb822 or one-line).
-host_mirror() {
-  local f
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-    /etc/apt/sources.list.d/*.sources; do
-    [ -r "$f" ] || continue
-    sed -n -e 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' \
-      -e 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' "$f"
-  done | grep -v -e '-security' -e '^cdrom:' | head -n 1
-}
+# host_mirror: the first Debian archive URI the host's apt uses.
+# shellcheck source=SCRIPTDIR/host-mirror.sh
+. "$here/tools/host-mirror.sh"
 mirror=${GCG_LANE_MIRROR:-$(host_mirror)}
 [ -n "$mirror" ] || { echo "ci-lane: no mirror in /etc/apt/sources.list*" >&2; exit 2; }
 
