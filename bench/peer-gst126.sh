@@ -2,9 +2,10 @@
 # GStreamer's own CUDA converter beside ours, in one run on a GPU host:
 # Debian 13's GStreamer 1.26 (tools/gpu-bundle-126.sh makes the bundle)
 # runs nvcodec's cudaconvertscale and our cudagraphconvert (the plugin of
-# BUILD, made against 1.22, loads into 1.26) on the same CUDA-memory input.
+# BUILD, made against 1.26 by tools/gpu-build-126.sh: a 1.22 build does not
+# register its fenced allocator on 1.26) on the same CUDA-memory input.
 #
-#   bench/peer-gst126.sh [BUNDLE=.gpu-bundle-126] [BUILD=build-gpu]
+#   bench/peer-gst126.sh [BUNDLE=.gpu-bundle-126] [BUILD=build-gpu126]
 #
 # Environment: FRAMES (timed, 3000), WARMUP (200), RUNS (rows per
 # converter, alternating, 1), WORKLOAD: 640 (default: bench-pipeline's
@@ -27,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-.gpu-bundle-126}
-build=${2:-build-gpu}
+build=${2:-build-gpu126}
 frames=${FRAMES:-3000}
 warmup=${WARMUP:-200}
 runs=${RUNS:-1}
@@ -36,7 +37,7 @@ cpu=${GCG_PEER_CPU:-0}
 
 for f in "$bundle/bin/run" "$build/bench/bench-launch" "$build/gst/libgstcudagraph.so"; do
   [ -e "$f" ] || {
-    echo "peer-gst126: $f is missing (tools/gpu-bundle-126.sh $bundle; tools/gpu-build.sh $build)" >&2
+    echo "peer-gst126: $f is missing (tools/gpu-bundle-126.sh $bundle; tools/gpu-build-126.sh $build)" >&2
     exit 2
   }
 done

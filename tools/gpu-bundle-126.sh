@@ -34,7 +34,8 @@ plugins=(coreelements videotestsrc app videoconvertscale nvcodec
 # GStreamer libraries a plugin built elsewhere (ours) links beyond the
 # plugins' own closure.
 extra_libs=(libgstcuda-1.0.so.0 libgstvideo-1.0.so.0 libgstbase-1.0.so.0
-  libgstallocators-1.0.so.0 libgstapp-1.0.so.0 libgmodule-2.0.so.0)
+  libgstallocators-1.0.so.0 libgstapp-1.0.so.0 libgmodule-2.0.so.0
+  libgstanalytics-1.0.so.0)
 
 # host_mirror: the first Debian archive URI the host's apt uses.
 # shellcheck source=SCRIPTDIR/host-mirror.sh

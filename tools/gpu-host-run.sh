@@ -64,9 +64,10 @@ if [ "$what" = sanitize ]; then
   # PyTorch too).
   run_tool memcheck --tool memcheck --leak-check full --report-api-errors no \
     -- context param-block capture capture-pool graph-update dispatch-graph \
-    allocator fence frame-chain frame-batch frame-queue gst-elements \
-    gst-cuda-memory gst-inflight gst-batch gst-pageable model-graph \
-    model-chain gst-model kernel-op gst-user-kernel gst-kernel
+    allocator fence frame-chain frame-chain-wide frame-batch frame-queue \
+    frame-queue-batch gst-elements gst-cuda-memory gst-inflight gst-batch \
+    gst-pageable model-graph model-chain gst-model kernel-op gst-user-kernel \
+    gst-kernel
   # Every byte a kernel or copy reads was written first (tensor tails and
   # unused batch items included), over the tests that make tensors.
   run_tool initcheck --tool initcheck -- frame-chain frame-batch \

@@ -8,14 +8,15 @@
  *
  * Measured on an H100 (bench/README.md, bench-frame-chain and
  * bench-batch): the *4 kernels do less work per pixel (a row's and a
- * column's taps once per thread, shared input samples converted once) but
- * have a quarter of the threads, so they win where the grid fills the
- * GPU several times over (a batch of 16 frames: 97.7 -> 77.8 µs) and
- * where neighbouring pixels share taps (1080p -> 720p video: 15.07 ->
- * 14.79 µs), and lose on one small tensor (one 640² frame: 8.3 -> 8.6 µs;
- * four 224² ROIs: 7.1 -> 8.0).  So tensors take them from
- * WIDE_PIXELS output pixels up, video always.  GCG_FRAME_KERNELS=1 or =4
- * in the environment forces one or the other (A/B measurements).
+ * column's taps once per thread) but have a quarter of the threads, so
+ * they win where the grid fills the GPU several times over (a batch of
+ * 16 640² frames: 95.5 -> 76.4 µs) and lose or tie below that.  Since
+ * bilinear converts once per output pixel (not once per tap), the
+ * one-pixel kernels also win on 1080p -> 720p video (graph replay per
+ * frame 11.4 -> 10.4 µs, the kernel alone 8.5 against 8.6) and tie on
+ * one 640² tensor (3.96 / 3.93 µs alone).  So every output takes them
+ * from WIDE_PIXELS output pixels up.  GCG_FRAME_KERNELS=1 or =4 in the
+ * environment forces one or the other (A/B measurements).
  */
 #include "gcg-frame-private.h"
 
@@ -25,7 +26,7 @@
 #define WIDE_PIXELS (1u << 21)
 
 static gboolean
-use_wide (gboolean video, guint64 pixels)
+use_wide (guint64 pixels)
 {
   const gchar *v = g_getenv ("GCG_FRAME_KERNELS");
 
@@ -33,7 +34,7 @@ use_wide (gboolean video, guint64 pixels)
     return FALSE;
   if (v != NULL && strcmp (v, "4") == 0)
     return TRUE;
-  return video || pixels >= WIDE_PIXELS;
+  return pixels >= WIDE_PIXELS;
 }
 
 void
@@ -41,8 +42,7 @@ gcg__frame_kernel_launch (const gchar *family, const gchar *suffix, guint width,
     guint height, guint items, guint rows4, const guint block[2], guint grid[2],
     gchar *name, gsize size)
 {
-  gboolean wide = use_wide (strcmp (family, "video") == 0,
-      (guint64) width * height * items);
+  gboolean wide = use_wide ((guint64) width * height * items);
   guint w = wide ? (width + GCG_FK_PX - 1) / GCG_FK_PX : width;
   guint h = wide ? (height + rows4 - 1) / rows4 : height;
 
