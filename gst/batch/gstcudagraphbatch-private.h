@@ -41,9 +41,9 @@ G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_batch_debug);
 
-/* Batches in flight at most: the in-flight property's maximum, and the
- * spare batches kept. */
-#define GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT 16
+/* Batches in flight at most: the in-flight property's maximum, the
+ * spare batches kept, and the depth of the frame queue that runs them. */
+#define GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT GCG_FRAME_QUEUE_MAX_DEPTH
 
 /* One stream's frame in the batch being assembled, mapped until the
  * batch's work is done. */
