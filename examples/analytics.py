@@ -313,8 +313,8 @@ def stand_in_model(x, items):
     results = []
     for i, it in enumerate(items):
         u0, v0 = it["pad_x"], it["pad_y"]
-        w = max(1, round(it["roi_width"] * it["scale_x"]))
-        h = max(1, round(it["roi_height"] * it["scale_y"]))
+        w = max(1, round(it["roi_width"] / it["scale_x"]))
+        h = max(1, round(it["roi_height"] / it["scale_y"]))
         img = x[i, :, v0:v0 + h, u0:u0 + w]
         mean = img.reshape(3, -1).mean(-1)
         luma = 0.299 * img[0] + 0.587 * img[1] + 0.114 * img[2]

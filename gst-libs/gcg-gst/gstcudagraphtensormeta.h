@@ -41,10 +41,9 @@ G_BEGIN_DECLS
  * @roi_y: top row of the region
  * @roi_width: width of the region
  * @roi_height: height of the region
- * @scale_x: output pixels per input pixel, horizontally: the inverse of
- *   #GcgFrameItemMap's and #GstCudaGraphBatchMetaItem's @scale_x (source pixels
- *   per item pixel), kept for the meta's readers
- * @scale_y: output pixels per input pixel, vertically (likewise inverse)
+ * @scale_x: input pixels per output pixel, horizontally (as
+ *   #GcgFrameItemMap's and #GstCudaGraphBatchMetaItem's @scale_x), in float
+ * @scale_y: input pixels per output pixel, vertically
  * @pad_x: columns of padding left of the image in the item
  * @pad_y: rows of padding above the image in the item
  * @roi_id: the id of the #GstVideoRegionOfInterestMeta the item came from,
@@ -53,7 +52,7 @@ G_BEGIN_DECLS
  * How one batch item was made, derived from the item's #GcgFrameItemMap
  * (the one definition of an item's geometry).  A point (u, v) of the
  * item's output maps back to the input frame at
- * `x = roi_x + (u − pad_x) / scale_x`, `y = roi_y + (v − pad_y) / scale_y`.
+ * `x = roi_x + (u − pad_x) × scale_x`, `y = roi_y + (v − pad_y) × scale_y`.
  *
  * Since: 0.2
  */

@@ -60,8 +60,8 @@ gst_cuda_graph_tensor_meta_set_item (GstCudaGraphTensorMeta *meta, guint i,
   item->roi_height = map->roi.height;
   item->pad_x = map->pad_x;
   item->pad_y = map->pad_y;
-  item->scale_x = (gfloat) map->width / map->roi.width;
-  item->scale_y = (gfloat) map->height / map->roi.height;
+  item->scale_x = (gfloat) map->scale_x;
+  item->scale_y = (gfloat) map->scale_y;
   item->roi_id = roi_id;
 }
 

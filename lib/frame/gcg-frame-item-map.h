@@ -36,11 +36,11 @@ G_BEGIN_DECLS
  *
  * This is the one definition of an item's geometry; @scale_x and @scale_y
  * always mean source pixels per item pixel.  The other forms are derived
- * from it, never computed on their own: #GstCudaGraphBatchMetaItem copies it
- * field for field (same meaning); #GstCudaGraphTensorMetaItem keeps, for its
- * readers, the inverse scale in float (item pixels per source pixel,
- * @width / @roi.width) and no offsets; the kernel's per-item struct holds
- * the same fit (one function computes both) with a float32 scale.
+ * from it, never computed on their own, and keep each field's meaning:
+ * #GstCudaGraphBatchMetaItem copies it field for field;
+ * #GstCudaGraphTensorMetaItem keeps the scales in float and no offsets; the
+ * kernel's per-item struct holds the same fit (one function computes both)
+ * with a float32 scale.
  *
  * Since: 0.1
  */

@@ -864,13 +864,14 @@ class Tensor:
 
     def item_to_source(self, i, u, v):
         """Map point (u, v) of item @i (tensor pixels) back to the input
-        frame: `x = roi_x + (u - pad_x) / scale_x`, likewise y.  For boxes
+        frame: `x = roi_x + (u - pad_x) * scale_x`, likewise y (scale_x:
+        input pixels per item pixel).  For boxes
         a detector reports in tensor coordinates."""
         if not 0 <= i < len(self.items):
             raise IndexError("item %d of %d" % (i, len(self.items)))
         it = self.items[i]
-        return (it["roi_x"] + (u - it["pad_x"]) / it["scale_x"],
-                it["roi_y"] + (v - it["pad_y"]) / it["scale_y"])
+        return (it["roi_x"] + (u - it["pad_x"]) * it["scale_x"],
+                it["roi_y"] + (v - it["pad_y"]) * it["scale_y"])
 
     # -- host ---------------------------------------------------------------
 

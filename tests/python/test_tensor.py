@@ -260,12 +260,13 @@ class HostTensor(unittest.TestCase):
         self.assertIn("1x3x32x32 float32 NCHW on cpu", repr(t))
 
     def test_item_to_source_letterbox(self):
-        # 64×48 into 32×32, symmetric letterbox: scale 0.5, 4 rows above.
+        # 64×48 into 32×32, symmetric letterbox: 2 input pixels per item
+        # pixel, 4 rows above.
         t = tensor.from_sample(pull("letterbox=symmetric")[0])
         item = t.items[0]
         self.assertEqual((item["roi_x"], item["roi_y"], item["roi_width"],
                           item["roi_height"], item["roi_id"]), (0, 0, 64, 48, -1))
-        self.assertEqual((item["scale_x"], item["scale_y"]), (0.5, 0.5))
+        self.assertEqual((item["scale_x"], item["scale_y"]), (2.0, 2.0))
         self.assertEqual((item["pad_x"], item["pad_y"]), (0, 4))
         self.assertEqual(t.item_to_source(0, 0, 4), (0.0, 0.0))
         self.assertEqual(t.item_to_source(0, 32, 28), (64.0, 48.0))

@@ -868,8 +868,8 @@ test_preprocess_rois (void)
   g_assert_cmpuint (meta->height, ==, 8);
   g_assert_cmpint (meta->items[0].roi_id, ==, 11);
   g_assert_cmpint (meta->items[0].roi_width, ==, 16);
-  g_assert_cmpfloat (meta->items[0].scale_x, ==, 0.5f);
-  g_assert_cmpfloat (meta->items[0].scale_y, ==, 0.5f);
+  g_assert_cmpfloat (meta->items[0].scale_x, ==, 2.0f);
+  g_assert_cmpfloat (meta->items[0].scale_y, ==, 2.0f);
   g_assert_cmpint (meta->items[0].pad_x, ==, 0);
   g_assert_cmpint (meta->items[0].pad_y, ==, 2);
   g_assert_cmpint (meta->items[1].roi_id, ==, 22);
