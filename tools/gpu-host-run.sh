@@ -90,6 +90,8 @@ if [ "$what" != tests ]; then
   DEMO_NO_BUILD=1 FRAMES=300 bash tools/demo.sh "$build" 2>&1 | grep '^demo:' | tee "$out/demo.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+  # The benchmarks that build pipelines take the plugin just built.
+  export GST_PLUGIN_PATH="$PWD/$build/gst"
   for b in "$build"/bench/bench-*; do
     [ -x "$b" ] && [ -f "$b" ] || continue
     # A stopwatch for bench/peer-gst126.sh, not a benchmark of its own.
