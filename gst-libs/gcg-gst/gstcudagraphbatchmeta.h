@@ -160,6 +160,27 @@ GType gst_cuda_graph_batch_meta_api_get_type (void);
 GCG_GST_API
 const GstMetaInfo *gst_cuda_graph_batch_meta_get_info (void);
 
+/**
+ * GST_CUDA_GRAPH_BATCH_META_API_TYPE:
+ *
+ * The #GstCudaGraphBatchMeta API type, for gst_buffer_get_meta() and
+ * the ALLOCATION query (gst_cuda_graph_batch_meta_api_get_type()).
+ *
+ * Since: 0.2
+ */
+#define GST_CUDA_GRAPH_BATCH_META_API_TYPE \
+  (gst_cuda_graph_batch_meta_api_get_type ())
+
+/**
+ * GST_CUDA_GRAPH_BATCH_META_INFO:
+ *
+ * The #GstMetaInfo of #GstCudaGraphBatchMeta
+ * (gst_cuda_graph_batch_meta_get_info()).
+ *
+ * Since: 0.2
+ */
+#define GST_CUDA_GRAPH_BATCH_META_INFO (gst_cuda_graph_batch_meta_get_info ())
+
 /* A meta for @n_items items (at most GST_CUDA_GRAPH_BATCH_META_MAX_SOURCES ×
  * GST_CUDA_GRAPH_BATCH_META_MAX_ITEMS_PER_SOURCE), zeroed, n_sources and n_frames 0,
  * no window (GST_CLOCK_TIME_NONE); NULL when @n_items is out of that

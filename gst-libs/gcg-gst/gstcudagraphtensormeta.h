@@ -193,6 +193,27 @@ GCG_GST_API
 GType gst_cuda_graph_tensor_meta_api_get_type (void);
 GCG_GST_API
 const GstMetaInfo *gst_cuda_graph_tensor_meta_get_info (void);
+
+/**
+ * GST_CUDA_GRAPH_TENSOR_META_API_TYPE:
+ *
+ * The #GstCudaGraphTensorMeta API type, for gst_buffer_get_meta() and
+ * the ALLOCATION query (gst_cuda_graph_tensor_meta_api_get_type()).
+ *
+ * Since: 0.2
+ */
+#define GST_CUDA_GRAPH_TENSOR_META_API_TYPE \
+  (gst_cuda_graph_tensor_meta_api_get_type ())
+
+/**
+ * GST_CUDA_GRAPH_TENSOR_META_INFO:
+ *
+ * The #GstMetaInfo of #GstCudaGraphTensorMeta
+ * (gst_cuda_graph_tensor_meta_get_info()).
+ *
+ * Since: 0.2
+ */
+#define GST_CUDA_GRAPH_TENSOR_META_INFO (gst_cuda_graph_tensor_meta_get_info ())
 GCG_GST_API
 GstCudaGraphTensorMeta *gst_cuda_graph_buffer_add_tensor_meta (
     GstBuffer *buffer);

@@ -54,7 +54,7 @@ check_tensor_meta (GstBuffer *buffer)
 
   CHECK (t != NULL);
   CHECK (t->meta.info == gst_cuda_graph_tensor_meta_get_info ());
-  CHECK (t->meta.info->api == gst_cuda_graph_tensor_meta_api_get_type ());
+  CHECK (t->meta.info->api == GST_CUDA_GRAPH_TENSOR_META_API_TYPE);
   CHECK (t->memory == GST_CUDA_GRAPH_TENSOR_MEMORY_SYSTEM
       && t->device_id == -1);
   CHECK (t->n_dims == 4 && t->shape[0] == 2 && t->shape[3] == 64);
@@ -98,7 +98,7 @@ check_batch_meta (GstBuffer *buffer)
 
   CHECK (b != NULL);
   CHECK (b->meta.info == gst_cuda_graph_batch_meta_get_info ());
-  CHECK (b->meta.info->api == gst_cuda_graph_batch_meta_api_get_type ());
+  CHECK (b->meta.info->api == GST_CUDA_GRAPH_BATCH_META_API_TYPE);
   CHECK (b->n_sources == 1 && b->n_items == 2 && b->n_allocated == 2);
   CHECK (g_strcmp0 (b->sources[0].pad_name, "sink_0") == 0);
   CHECK (b->sources[0].stream_id == NULL);
