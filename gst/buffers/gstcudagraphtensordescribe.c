@@ -129,29 +129,51 @@ new_gst_tensor (GstBuffer *outbuf, const gchar *id, GstTensorDataType type,
       GST_TENSOR_DIM_ORDER_ROW_MAJOR, n_dims, dims);
 }
 
+/* Whether every tensor of @meta has a GStreamer element type and lies
+ * inside @outbuf: checked before the GstTensorMeta is added, so that a bad
+ * description adds none rather than an empty one. */
+static gboolean
+packed_tensors_fit (GstBuffer *outbuf, const GstCudaGraphTensorMeta *meta,
+    guint n, GstTensorDataType *types)
+{
+  gsize size = gst_buffer_get_size (outbuf);
+
+  for (guint i = 0; i < n; i++) {
+    const GstCudaGraphTensorMetaTensor *t = &meta->tensors[i];
+
+    if (!gst_data_type (t->dtype, &types[i]) || t->offset > size
+        || t->size > size - t->offset)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* A model's outputs (and kept input): one GstTensor each. */
 static void
 add_packed_tensors (GstBuffer *outbuf, const GstCudaGraphTensorMeta *meta,
     const gchar *id)
 {
   guint n = MIN (meta->n_tensors, GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS);
+  GstTensorDataType types[GST_CUDA_GRAPH_TENSOR_META_MAX_TENSORS];
+  GstTensorMeta *tmeta;
+  GstTensor **tensors;
+
+  if (!packed_tensors_fit (outbuf, meta, n, types))
+    return;
   /* Added before the tensors' buffers share @outbuf's memory: from then on
    * @outbuf may no longer read as writable. */
-  GstTensorMeta *tmeta = gst_buffer_add_tensor_meta (outbuf);
-  GstTensor **tensors = g_new0 (GstTensor *, n);
-
+  tmeta = gst_buffer_add_tensor_meta (outbuf);
+  tensors = g_new0 (GstTensor *, n);
   for (guint i = 0; i < n; i++) {
     const GstCudaGraphTensorMetaTensor *t = &meta->tensors[i];
     gsize dims[GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS];
-    GstTensorDataType type;
 
     for (guint d = 0; d < t->n_dims && d < GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS;
         d++)
       dims[d] = (gsize) t->shape[d];
-    if (!gst_data_type (t->dtype, &type)
-        || (tensors[i] = new_gst_tensor (outbuf, id, type, t->offset, t->size,
-                MIN (t->n_dims, GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims))
-            == NULL) {
+    tensors[i] = new_gst_tensor (outbuf, id, types[i], t->offset, t->size,
+        MIN (t->n_dims, GST_CUDA_GRAPH_TENSOR_META_MAX_DIMS), dims);
+    if (tensors[i] == NULL) {
       for (guint j = 0; j < i; j++)
         gst_tensor_free (tensors[j]);
       g_free (tensors);
