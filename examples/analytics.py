@@ -109,6 +109,16 @@ class GiBinding:
 
         Gst.init(None)
         self.GLib, self.Gst, self.GstVideo = GLib, Gst, GstVideo
+        # PyGObject makes each wrapper class on first use, and that is not
+        # thread-safe: the feeding thread and the consumer both pull their
+        # first sample at once, and a Gst.Sample made while the other
+        # thread was making its class was once refused by its own method
+        # ("Expected Gst.Sample, but got gi.repository.Gst.Sample", CI
+        # under load).  The classes both threads use are made here, first.
+        for cls in (Gst.Sample, Gst.Buffer, Gst.Caps, Gst.Structure,
+                    Gst.Message, Gst.Bus, GstApp.AppSink, GstApp.AppSrc,
+                    GstVideo.VideoInfo):
+            cls.__gtype__  # noqa: B018
 
     def has(self, factory):
         return self.Gst.ElementFactory.find(factory) is not None
