@@ -120,9 +120,9 @@ gcg_frame_batch_init (GcgFrameBatch *self)
 }
 
 /* One or several output pixels per thread (gcg__frame_kernel_launch(): a
- * full batch takes several); grid.z
- * is source × max_rois + item.  The kernels are instantiated per resize
- * method and element type; the input format is read per source (see
+ * full batch takes several); grid.z is source × max_rois + item.  The
+ * kernels are instantiated per resize method and element type; each
+ * block runs the code specialised on its source's input format (see
  * gcg-frame-kernels.cu). */
 static void
 pick_kernel (const GcgFrameBatchConfig *c, const guint block[2], guint grid[3],
