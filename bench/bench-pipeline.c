@@ -125,6 +125,7 @@ typedef struct
   guint only_in_flight;         /* --in-flight: rows of this depth only */
   gchar *sync_mode;             /* --sync-mode: the element's, if given */
   gboolean kernels_only;         /* --kernels-only */
+  gboolean no_kernels;           /* --no-kernels */
   gboolean any_failed;
 } Bench;
 
@@ -1128,7 +1129,7 @@ parse_args (Bench *b, int *argc, char ***argv)
 {
   gint frames = 3000, warmup = 200, cpu_frames = 500, in_flight = 0;
   gchar *input = NULL;
-  gboolean kernels_only = FALSE;
+  gboolean kernels_only = FALSE, no_kernels = FALSE;
   GOptionEntry entries[] = { { "frames", 0, 0, G_OPTION_ARG_INT, &frames,
                                  "Timed frames per row", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup,
@@ -1143,6 +1144,8 @@ parse_args (Bench *b, int *argc, char ***argv)
         "The element's sync-mode (its default otherwise)", "MODE" },
     { "kernels-only", 0, 0, G_OPTION_ARG_NONE, &kernels_only,
         "Only the user-kernel rows (after the copy bound)", NULL },
+    { "no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels,
+        "Without the user-kernel rows", NULL },
     { NULL } };
   g_autoptr (GOptionContext) options = g_option_context_new ("");
   g_autoptr (GError) error = NULL;
@@ -1162,6 +1165,7 @@ parse_args (Bench *b, int *argc, char ***argv)
   b->only_input = input;
   b->only_in_flight = in_flight;
   b->kernels_only = kernels_only;
+  b->no_kernels = no_kernels;
 }
 
 int
@@ -1187,7 +1191,8 @@ main (int argc, char **argv)
     measure_framework (&b);
     run_table (&b);
   }
-  run_kernel_rows (&b);
+  if (!b.no_kernels)
+    run_kernel_rows (&b);
   teardown (&b);
   return b.any_failed ? 1 : 0;
 }

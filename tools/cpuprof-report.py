@@ -6,7 +6,10 @@ went: per thread, by innermost function (self), by function anywhere on
 the stack (inclusive), and by the innermost function of ours (what our
 code called that cost the time, the driver's calls included).
 
-    tools/cpuprof-report.py OUT.txt [--top N]
+    tools/cpuprof-report.py OUT.txt [--top N] [--callees FUNCTION]
+
+--callees splits FUNCTION's inclusive time by the function it called
+(the frame below its innermost occurrence), "(self)" for its own code.
 
 Functions are named with addr2line on this machine's copy of each module
 (the GPU host runs this checkout's build and the runtime bundle at the
@@ -76,6 +79,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("samples")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--callees", metavar="FUNCTION",
+                    help="split FUNCTION's time by its callees")
     args = ap.parse_args()
     modules, samples = load(args.samples)
     bases = [b for b, _ in modules]
@@ -102,7 +107,7 @@ def main():
     n = len(frames)
     print("%d samples" % n)
     threads = collections.Counter(tid for tid, _ in frames)
-    selfc, incl, ours = (collections.Counter() for _ in range(3))
+    selfc, incl, ours, callees = (collections.Counter() for _ in range(4))
     for tid, st in frames:
         st = clean(st)
         if not st:
@@ -110,6 +115,11 @@ def main():
         selfc[st[0]] += 1
         for f in set(st):
             incl[f] += 1
+        if args.callees:
+            at = next((i for i, f in enumerate(st)
+                       if f.startswith(args.callees + " ")), None)
+            if at is not None:
+                callees[st[at - 1] if at > 0 else "(self)"] += 1
         mine = next((f for f in st if any(o in f for o in OURS)), None)
         if mine is not None:
             ours["%s <- %s" % (mine, st[0]) if mine != st[0] else mine] += 1
@@ -121,6 +131,8 @@ def main():
     show("self (innermost frame)", selfc)
     show("inclusive (anywhere on the stack)", incl)
     show("innermost frame of ours <- innermost frame", ours)
+    if args.callees:
+        show("callees of %s" % args.callees, callees)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ struct _GcgFrameChain
   GObject parent_instance;
 
   GcgFrameChainConfig config;
+  gsize out_size;               /* the config's, worked out once */
   GcgBackend backend;
   gboolean use_graph;
 
@@ -175,6 +176,7 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
     return NULL;
   self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
   self->config = *config;
+  self->out_size = gcg_frame_chain_config_get_output_size (config);
   self->backend = backend;
   self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
       + (gsize) config->max_rois * sizeof (GcgFrameItem);
@@ -270,7 +272,7 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
   io.config = &self->config;
   io.params = params;
   io.out = params->dst[0];
-  io.out_size = gcg_frame_chain_config_get_output_size (&self->config);
+  io.out_size = self->out_size;
   /* Without a built-in op nothing was written before the first stage. */
   io.chain_out = self->stages_only ? 0 : io.out;
   io.chain_out_size = self->stages_only ? 0 : io.out_size;
@@ -393,6 +395,7 @@ gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
     return NULL;
   self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
   self->config = *config;
+  self->out_size = gcg_frame_chain_config_get_output_size (config);
   self->backend = GCG_BACKEND_CUDA;
   self->stages_only = TRUE;
   self->replay =
@@ -543,7 +546,7 @@ gcg_frame_chain_get_output_size (GcgFrameChain *self)
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
   if (self->model_stage != NULL)
     return gcg__model_stage_get_output_size (self->model_stage);
-  return gcg_frame_chain_config_get_output_size (&self->config);
+  return self->out_size;
 }
 
 /**
