@@ -4,7 +4,8 @@
  *
  * Compiled user kernels whose headers lie, refused before the driver
  * (which reads them by their own offsets, with no length) sees them, and
- * without a GPU: the library's own fatbin and the cubin inside it pass;
+ * without a GPU: the test kernels' fatbin, the cubin inside it and the
+ * library's own (compressed) fatbin pass;
  * every truncation of either, headers pointing past the end, sizes that
  * overflow, a fatbin wrapper (pointers), a damaged cubin inside a fatbin
  * are refused naming the kernel; a seeded sweep of damaged headers never
@@ -41,12 +42,13 @@ get_le (const guint8 *p, guint bytes)
   return v;
 }
 
-/* The library's fatbin ($GCG_TEST_FATBIN, tests/meson.build), or NULL
- * (skipped) when built without nvcc. */
+/* The fatbin in $@var (tests/meson.build: GCG_TEST_FATBIN, the test
+ * kernels', uncompressed; GCG_TEST_FATBIN_COMPRESSED, the library's), or
+ * NULL (skipped) when built without nvcc. */
 static GBytes *
-fatbin_or_skip (void)
+fatbin_from_or_skip (const gchar *var)
 {
-  const gchar *path = g_getenv ("GCG_TEST_FATBIN");
+  const gchar *path = g_getenv (var);
   gchar *data = NULL;
   gsize size = 0;
 
@@ -58,7 +60,13 @@ fatbin_or_skip (void)
   return g_bytes_new_take (data, size);
 }
 
-/* The first cubin (ELF entry) inside the library's fatbin. */
+static GBytes *
+fatbin_or_skip (void)
+{
+  return fatbin_from_or_skip ("GCG_TEST_FATBIN");
+}
+
+/* The first cubin (ELF entry) inside the test kernels' fatbin. */
 static GBytes *
 cubin_or_skip (void)
 {
@@ -106,14 +114,21 @@ static void
 test_valid (void)
 {
   g_autoptr (GBytes) fat = fatbin_or_skip ();
+  g_autoptr (GBytes) compressed = NULL;
   g_autoptr (GBytes) cubin = NULL;
   g_autoptr (GBytes) ptx = g_bytes_new_static ("not ptx", 7);
   g_autoptr (GError) error = NULL;
 
   if (fat == NULL)
     return;
+  compressed = fatbin_from_or_skip ("GCG_TEST_FATBIN_COMPRESSED");
+  if (compressed == NULL)
+    return;
   cubin = cubin_or_skip ();
   g_assert_true (gcg__kernel_code_check_binary ("k", fat, &error));
+  g_assert_no_error (error);
+  /* Compressed entries are the driver's to unpack: their sizes bound. */
+  g_assert_true (gcg__kernel_code_check_binary ("k", compressed, &error));
   g_assert_no_error (error);
   if (cubin)
     g_assert_true (gcg__kernel_code_check_binary ("k", cubin, &error));
