@@ -31,4 +31,5 @@
 #include "gcg-frame-queue.h"
 #include "gcg-model-graph.h"
 #include "gcg-kernel-op.h"
+#include "gcg-result.h"
 #undef GCG_INSIDE
