@@ -22,6 +22,7 @@
 #include "gstcudagraphdebug.h"
 #include "gstcudagraphparamsmeta.h"
 
+#include "gcg-error-private.h"
 #include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-kernel-code-private.h"
@@ -233,10 +234,12 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
     return FALSE;
   }
   if (backend != GCG_BACKEND_CUDA) {
+    g_autofree gchar *quoted = gcg__error_quote (entry);
+
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("User kernel %s needs the CUDA backend (backend=cuda, or auto on "
          "a machine with a usable GPU)",
-            entry),
+            quoted),
         (NULL));
     return FALSE;
   }
@@ -244,9 +247,10 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
   if (k->op == NULL) {
     g_autofree gchar *name = location ? g_filename_display_basename (location)
                                       : g_strdup (entry);
+    g_autofree gchar *quoted = gcg__error_quote (name);
 
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("User kernel %s: %s", name, error->message), (NULL));
+        ("User kernel %s: %s", quoted, error->message), (NULL));
     return FALSE;
   }
   return TRUE;

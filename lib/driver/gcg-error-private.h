@@ -12,4 +12,9 @@ G_BEGIN_DECLS
 GcgError gcg__cuda_result_to_code (CUresult res);
 GCG_PRIVATE_API const gchar *gcg__cuda_result_name (CUresult res);
 
+/* The most characters of a caller's text an error message quotes. */
+#define GCG_ERROR_QUOTE_MAX 64
+
+GCG_PRIVATE_API gchar *gcg__error_quote (const gchar *text);
+
 G_END_DECLS

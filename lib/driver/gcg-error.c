@@ -9,6 +9,8 @@
 #include "gcg-error-private.h"
 #include "gcg-cuda-private.h"
 
+#include <string.h>
+
 /**
  * gcg_error_quark:
  *
@@ -196,4 +198,27 @@ gcg__cuda_result (CUresult res, const gchar *call, GError **error,
   else
     g_set_error_literal (error, GCG_ERROR, gcg__cuda_result_to_code (res), msg);
   return FALSE;
+}
+
+/* @text as an error message quotes it: valid UTF-8 (a bad byte becomes
+ * U+FFFD) and at most GCG_ERROR_QUOTE_MAX characters, then "..." when it
+ * was longer, so a megabyte of hostile input is never echoed whole.
+ * %NULL quotes as "".  Free the result with g_free(). */
+gchar *
+gcg__error_quote (const gchar *text)
+{
+  g_autofree gchar *valid = NULL;
+  glong n;
+
+  if (text == NULL)
+    return g_strdup ("");
+  /* Made valid over a bounded prefix only: a character is at most 4
+   * bytes (a bad byte is one), so the prefix holds more than enough. */
+  valid = g_utf8_make_valid (text, strnlen (text, 4 * GCG_ERROR_QUOTE_MAX + 1));
+  n = g_utf8_strlen (valid, -1);
+  if (n <= GCG_ERROR_QUOTE_MAX)
+    return g_steal_pointer (&valid);
+  return g_strdup_printf ("%.*s...",
+      (gint) (g_utf8_offset_to_pointer (valid, GCG_ERROR_QUOTE_MAX) - valid),
+      valid);
 }

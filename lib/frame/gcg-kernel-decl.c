@@ -7,7 +7,7 @@
  * count) before anything is laid out, and each error names the item.
  */
 #include "gcg-kernel-decl-private.h"
-#include "gcg-error.h"
+#include "gcg-error-private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -108,20 +108,45 @@ is_identifier (const gchar *s)
   return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
 }
 
-/* A C identifier the generated struct can hold as a member: not a
- * keyword, and not reserved to the implementation ("__x", "_X"), where
- * the compiler's macros live (__CUDA_ARCH__ would expand to a number). */
-static gboolean
-is_member_name (const gchar *s)
+/* Why @s cannot be a member of the generated struct, or NULL.  The
+ * struct comes first in the compiled source, after only NVRTC's own
+ * headers, whose macros would replace a member so named (CUDART_VERSION
+ * became a number, and the compile failed at a line the user never
+ * wrote).  Refused, so that no macro of any CUDA version can match:
+ *   - what is not a C identifier, or longer than GCG_KERNEL_DECL_MAX_NAME;
+ *   - C++ keywords;
+ *   - names reserved to the implementation, where the compiler's macros
+ *     live: "_" and an uppercase letter first, or "__" anywhere
+ *     (__CUDA_ARCH__ would expand to a number);
+ *   - names without a lowercase letter, the form of macros (CUDART_VERSION,
+ *     NULL, INT_MAX, NV_IF_TARGET; a parameter name "N" goes too);
+ *   - "cuda" and an uppercase letter first, the CUDA runtime's prefix,
+ *     whose flags are macros (cudaStreamDefault, cudaEventRecord...). */
+static const gchar *
+name_refusal (const gchar *s)
 {
-  if (!is_identifier (s)
-      || (s[0] == '_' && (s[1] == '_' || g_ascii_isupper (s[1]))))
-    return FALSE;
+  gboolean lower = FALSE;
+
+  if (!is_identifier (s))
+    return "is not a C identifier of at most " G_STRINGIFY (
+        GCG_KERNEL_DECL_MAX_NAME) " characters (letters, digits "
+                                  "and '_', not a digit first)";
   for (guint i = 0; i < G_N_ELEMENTS (keywords); i++) {
     if (strcmp (s, keywords[i]) == 0)
-      return FALSE;
+      return "is a C++ keyword";
   }
-  return TRUE;
+  if ((s[0] == '_' && g_ascii_isupper (s[1])) || strstr (s, "__") != NULL)
+    return "is reserved to the compiler ('_' and an uppercase letter "
+           "first, or '__' in it)";
+  for (const gchar *p = s; *p; p++)
+    lower |= g_ascii_islower (*p);
+  if (!lower)
+    return "has no lowercase letter, as macros are (CUDART_VERSION, NULL): "
+           "the CUDA headers' macros would replace it";
+  if (g_str_has_prefix (s, "cuda") && g_ascii_isupper (s[4]))
+    return "begins with 'cuda' and an uppercase letter, as the CUDA "
+           "runtime's macros do (cudaStreamDefault)";
+  return NULL;
 }
 
 /* @s as a value of @type, range-checked: a literal that does not fit is
@@ -204,11 +229,28 @@ parse_spec (const gchar *spec, GcgKernelParam *param)
       && parse_literal (parts[1], param->type, &param->value);
 }
 
+/* Sets @error naming the parameter of @item (quoted, bounded). */
+static gboolean G_GNUC_PRINTF (3, 4)
+    item_error (GError **error, const gchar *item, const gchar *format, ...)
+{
+  g_autofree gchar *quoted = gcg__error_quote (item);
+  g_autofree gchar *why = NULL;
+  va_list args;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Kernel parameter '%s': %s", quoted, why);
+  return FALSE;
+}
+
 static gboolean
 parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
 {
   const gchar *eq = strchr (item, '=');
   GcgKernelParam *param = &self->params[self->n_params];
+  const gchar *why;
 
   if (self->n_params >= GCG_KERNEL_DECL_MAX_PARAMS) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
@@ -218,29 +260,22 @@ parse_item (GcgKernelDecl *self, const gchar *item, GError **error)
   memset (param, 0, sizeof (*param));
   self->n_params++;
   param->name = eq ? g_strndup (item, eq - item) : g_strdup (item);
-  if (eq == NULL || !is_member_name (param->name)) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Kernel parameter '%s': expected NAME=SPEC with NAME a C identifier "
-        "of at most %d characters, not a C++ keyword nor reserved (__x, "
-        "_X)",
-        item, GCG_KERNEL_DECL_MAX_NAME);
-    return FALSE;
-  }
+  if (eq == NULL)
+    return item_error (error, item, "expected NAME=SPEC");
+  if ((why = name_refusal (param->name)) != NULL)
+    return item_error (error, item, "the name %s", why);
   for (guint i = 0; i + 1 < self->n_params; i++) {
-    if (strcmp (self->params[i].name, param->name) == 0) {
-      g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-          "Kernel parameter '%s' is declared twice", param->name);
-      return FALSE;
-    }
+    if (strcmp (self->params[i].name, param->name) == 0)
+      return item_error (error, param->name, "declared twice");
   }
   if (!parse_spec (eq + 1, param)) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "Kernel parameter '%s': cannot read '%s' (expected TYPE:VALUE with "
-        "TYPE one of i32 u32 f32 f64 u64 and VALUE in its range, "
-        "meta:KEY[:TYPE[:DEFAULT]], or a frame field such as src0, dst0, "
-        "out_width, frame, pts)",
-        param->name, eq + 1);
-    return FALSE;
+    g_autofree gchar *spec = gcg__error_quote (eq + 1);
+
+    return item_error (error, param->name,
+        "cannot read '%s' (expected TYPE:VALUE with TYPE one of i32 u32 f32 "
+        "f64 u64 and VALUE in its range, meta:KEY[:TYPE[:DEFAULT]], or a "
+        "frame field such as src0, dst0, out_width, frame, pts)",
+        spec);
   }
   return TRUE;
 }

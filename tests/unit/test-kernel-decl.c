@@ -95,6 +95,14 @@ test_refused (void)
     { "NULL=u64:0", "NULL" },
     { "__CUDA_ARCH__=i32:1", "__CUDA_ARCH__" },
     { "_Gain=f32:1", "_Gain" },
+    /* Names of the CUDA headers' macros, which come before the generated
+     * struct (failed before: CUDART_VERSION was taken, then the struct
+     * did not compile, the error blamed on the user's line 2). */
+    { "CUDART_VERSION=i32:1", "no lowercase letter" },
+    { "NV_IF_TARGET=i32:1", "no lowercase letter" },
+    { "N=i32:1", "no lowercase letter" },
+    { "cudaStreamDefault=u64:0", "'cuda' and an uppercase letter" },
+    { "a__b=f32:1", "reserved" },
     { "gain=f33:1", "gain" },
     { "gain=f32:", "gain" },
     { "gain=f32:abc", "gain" },
@@ -128,6 +136,33 @@ test_refused (void)
     g_assert_null (decl);
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, cases[i].named));
+  }
+}
+
+/* A hostile item is quoted in the error, never echoed whole: at most
+ * GCG_ERROR_QUOTE_MAX characters and "..." (failed before: a 1 MiB item
+ * made a 1 MiB message), and the message stays UTF-8. */
+static void
+test_error_bounded (void)
+{
+  const gsize big = 1024 * 1024;
+  g_autofree gchar *name = g_strnfill (big, 'x');
+  g_autofree gchar *spec = g_strnfill (big, '9');
+  g_autofree gchar *bad_spec = g_strconcat ("a=i32:", spec, NULL);
+  g_autofree gchar *bad_utf8 = g_strconcat ("a=f32:\xc3", spec, NULL);
+  const gchar *decls[] = { name, bad_spec, bad_utf8 };
+
+  name[big - 1] = '=';
+  for (guint i = 0; i < G_N_ELEMENTS (decls); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (decls[i], &error);
+
+    g_assert_null (decl);
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_test_message ("%s", error->message);
+    g_assert_cmpuint (strlen (error->message), <, 1024);
+    g_assert_nonnull (strstr (error->message, "..."));
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
   }
 }
 
@@ -349,6 +384,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-decl/layout", test_layout);
   g_test_add_func ("/kernel-decl/to-c", test_to_c);
   g_test_add_func ("/kernel-decl/refused", test_refused);
+  g_test_add_func ("/kernel-decl/error-bounded", test_error_bounded);
   g_test_add_func ("/kernel-decl/bounds", test_bounds);
   g_test_add_func ("/kernel-decl/fill", test_fill);
   g_test_add_func ("/kernel-decl/items", test_items);
