@@ -23,6 +23,10 @@
 #define ELF_PROGRAM_HEADER 56
 #define EM_CUDA 190
 #define SHT_NOBITS 8
+/* Extended numbering: the real value is in section 0. */
+#define PN_XNUM 0xffff
+#define SHN_LORESERVE 0xff00
+#define SHN_XINDEX 0xffff
 #define FATBIN_MAGIC 0xBA55ED50u
 #define FATBIN_WRAPPER_MAGIC 0x466243B1u
 #define FATBIN_HEADER 16
@@ -65,10 +69,57 @@ table_within (const Span *s, guint64 off, guint64 n, guint64 entsize,
       && within (s, off, n * entsize);
 }
 
+/* The ELF header's counts, with extended numbering resolved: a file of
+ * 0xff00 sections or more says e_shnum = 0 and keeps the real count in
+ * section 0's sh_size, likewise e_phnum = PN_XNUM (sh_info) and
+ * e_shstrndx = SHN_XINDEX (sh_link).  Section 0 is read only within
+ * @s; an escape with no section 0 to resolve it, a section 0 that holds
+ * a count no escape asks for, a reserved section index: refused. */
+typedef struct
+{
+  guint64 shoff, shnum, shentsize, shstrndx, phoff, phnum, phentsize;
+} ElfCounts;
+
+static const gchar *
+elf_counts (const Span *s, ElfCounts *c)
+{
+  guint64 sh0_size = 0, sh0_link = 0, sh0_info = 0;
+  guint64 shnum = get_le (s, 60, 2), phnum = get_le (s, 56, 2);
+  guint64 shstrndx = get_le (s, 62, 2);
+
+  c->phoff = get_le (s, 32, 8);
+  c->shoff = get_le (s, 40, 8);
+  c->phentsize = get_le (s, 54, 2);
+  c->shentsize = get_le (s, 58, 2);
+  if (shnum != 0 || c->shoff != 0) {
+    /* A section table: its first entry, whatever the count says. */
+    if (c->shentsize < ELF_SECTION_HEADER
+        || !within (s, c->shoff, c->shentsize))
+      return "an ELF section table past the end of the code";
+    sh0_size = get_le (s, c->shoff + 32, 8);
+    sh0_link = get_le (s, c->shoff + 40, 4);
+    sh0_info = get_le (s, c->shoff + 44, 4);
+  } else if (phnum == PN_XNUM || shstrndx == SHN_XINDEX) {
+    return "an ELF header whose extended counts have no section 0";
+  }
+  if ((shnum == 0) != (sh0_size != 0) && c->shoff != 0)
+    return "an ELF section count that section 0 contradicts";
+  if ((phnum == PN_XNUM) != (sh0_info != 0)
+      || (shstrndx == SHN_XINDEX) != (sh0_link != 0))
+    return "an ELF count or index that section 0 contradicts";
+  c->shnum = shnum != 0 ? shnum : sh0_size;
+  c->phnum = phnum != PN_XNUM ? phnum : sh0_info;
+  if (shstrndx >= SHN_LORESERVE && shstrndx != SHN_XINDEX)
+    return "an ELF section name table at a reserved index";
+  c->shstrndx = shstrndx != SHN_XINDEX ? shstrndx : sh0_link;
+  return NULL;
+}
+
 static const gchar *
 check_elf (const Span *s)
 {
-  guint64 shoff, shnum, shentsize, phoff, phnum, phentsize;
+  ElfCounts c;
+  const gchar *why;
 
   if (s->size < ELF_HEADER)
     return "an ELF header cut short";
@@ -76,26 +127,22 @@ check_elf (const Span *s)
     return "an ELF file that is not 64-bit little-endian";
   if (get_le (s, 18, 2) != EM_CUDA)
     return "an ELF file for another machine than a CUDA GPU";
-  phoff = get_le (s, 32, 8);
-  shoff = get_le (s, 40, 8);
-  phentsize = get_le (s, 54, 2);
-  phnum = get_le (s, 56, 2);
-  shentsize = get_le (s, 58, 2);
-  shnum = get_le (s, 60, 2);
-  if (!table_within (s, shoff, shnum, shentsize, ELF_SECTION_HEADER)
-      || (shnum > 0 && get_le (s, 62, 2) >= shnum))
+  if ((why = elf_counts (s, &c)) != NULL)
+    return why;
+  if (!table_within (s, c.shoff, c.shnum, c.shentsize, ELF_SECTION_HEADER)
+      || (c.shnum > 0 && c.shstrndx >= c.shnum))
     return "an ELF section table past the end of the code";
-  if (!table_within (s, phoff, phnum, phentsize, ELF_PROGRAM_HEADER))
+  if (!table_within (s, c.phoff, c.phnum, c.phentsize, ELF_PROGRAM_HEADER))
     return "an ELF program table past the end of the code";
-  for (guint64 i = 0; i < shnum; i++) {
-    guint64 h = shoff + i * shentsize;
+  for (guint64 i = 0; i < c.shnum; i++) {
+    guint64 h = c.shoff + i * c.shentsize;
 
     if (get_le (s, h + 4, 4) != SHT_NOBITS
         && !within (s, get_le (s, h + 24, 8), get_le (s, h + 32, 8)))
       return "an ELF section past the end of the code";
   }
-  for (guint64 i = 0; i < phnum; i++) {
-    guint64 h = phoff + i * phentsize;
+  for (guint64 i = 0; i < c.phnum; i++) {
+    guint64 h = c.phoff + i * c.phentsize;
 
     if (!within (s, get_le (s, h + 8, 8), get_le (s, h + 32, 8)))
       return "an ELF segment past the end of the code";

@@ -16,6 +16,7 @@
 #include "gcg-gpu-fixture.h"
 #include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
+#include "common/gcg-test-elf.h"
 
 #include <string.h>
 
@@ -297,6 +298,39 @@ test_refused (Fixture *f, gconstpointer data)
   }
 }
 
+/* A cubin whose extended section count (e_shnum 0, the count in section
+ * 0) puts its section table 2^40 bytes on is refused by the public
+ * binary path with a GPU present before the driver is asked: every
+ * cuModuleLoadData is made to fail, yet the error is the image check's,
+ * while text (PTX) does reach the driver and gets the injected failure. */
+static void
+test_elf_extended_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GByteArray) elf = gcg_test_elf_new (0);
+  g_autoptr (GBytes) image = NULL;
+  g_autoptr (GBytes) ptx = g_bytes_new_static ("not ptx", 7);
+  g_autoptr (GError) error = NULL;
+
+  if (f->ctx == NULL)
+    return;
+  gcg_test_elf_put (elf, GCG_TEST_ELF_E_SHNUM, 0, 2);
+  gcg_test_elf_put (elf, GCG_TEST_ELF_SH0_SIZE, 1ull << 40, 8);
+  image = g_bytes_new (elf->data, elf->len);
+  g_assert_true (gcg_fault_inject ("cuModuleLoadData:*", NULL));
+  g_assert_null (gcg_kernel_op_new_from_binary (f->ctx, image, "k", NULL,
+      &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "damaged or truncated"));
+  g_assert_null (strstr (error->message, "cuModuleLoadData"));
+  g_clear_error (&error);
+  g_assert_null (gcg_kernel_op_new_from_binary (f->ctx, ptx, "k", NULL,
+      &error));
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "cuModuleLoadData"));
+  g_assert_true (gcg_fault_inject (NULL, NULL));
+}
+
 /* Flips the bytes of every written item of a uint8 NCHW RGB batch. */
 static const gchar *const batch_source =
     "extern \"C\" __global__ void xor_items (const gcg_params *p)\n"
@@ -433,5 +467,7 @@ main (int argc, char **argv)
       fixture_teardown);
   g_test_add ("/kernel-op/batch", Fixture, NULL, fixture_setup, test_batch,
       fixture_teardown);
+  g_test_add ("/kernel-op/elf-extended-refused", Fixture, NULL, fixture_setup,
+      test_elf_extended_refused, fixture_teardown);
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
  */
 #include <gcg.h>
 #include "gcg-kernel-code-private.h"
+#include "common/gcg-test-elf.h"
 #include "common/gcg-test-fuzz.h"
 
 #include <glib/gstdio.h>
@@ -229,6 +230,86 @@ test_elf_lies (void)
   }
 }
 
+/* One change (@off: @v, @bytes wide) to a hand-made cubin of
+ * @n_segments segments: accepted or not as @ok says. */
+typedef struct
+{
+  const gchar *what;
+  guint n_segments;
+  struct
+  {
+    guint64 off, v;
+    guint bytes;
+  } set[4];
+  gboolean ok;
+} ElfCase;
+
+#define E_SHNUM(v) { GCG_TEST_ELF_E_SHNUM, (v), 2 }
+#define E_SHOFF(v) { GCG_TEST_ELF_E_SHOFF, (v), 8 }
+#define E_PHNUM(v) { GCG_TEST_ELF_E_PHNUM, (v), 2 }
+#define E_SHSTRNDX(v) { GCG_TEST_ELF_E_SHSTRNDX, (v), 2 }
+#define SH0_SIZE(v) { GCG_TEST_ELF_SH0_SIZE, (v), 8 }
+#define SH0_LINK(v) { GCG_TEST_ELF_SH0_LINK, (v), 4 }
+#define SH0_INFO(v) { GCG_TEST_ELF_SH0_INFO, (v), 4 }
+
+/* ELF extended numbering: e_shnum 0 (the count in section 0's sh_size),
+ * e_phnum PN_XNUM (sh_info), e_shstrndx SHN_XINDEX (sh_link).  The real
+ * values are read from section 0, within bounds, and checked like the
+ * others; an escape without a section 0, or a section 0 whose values no
+ * escape asks for, is refused (failed before: every refused case but
+ * the reserved index was accepted: with e_shnum 0 the section table was
+ * never checked, so the driver read 2^40 bytes on, and PN_XNUM's real
+ * count never read). */
+static void
+test_elf_extended (void)
+{
+  const ElfCase cases[] = {
+    { "as made", 0, { { 0 } }, TRUE },
+    { "e_shnum 0, sh_size 2", 0, { E_SHNUM (0), SH0_SIZE (2) }, TRUE },
+    { "e_shnum 0, e_shoff 2^40", 0, { E_SHNUM (0), E_SHOFF (1ull << 40) },
+        FALSE },
+    { "e_shnum 0, sh_size 2^40", 0, { E_SHNUM (0), SH0_SIZE (1ull << 40) },
+        FALSE },
+    { "e_shnum 0, sh_size 0", 0, { E_SHNUM (0) }, FALSE },
+    { "e_shnum 2, sh_size 3", 0, { SH0_SIZE (3) }, FALSE },
+    { "SHN_XINDEX, sh_link 1", 0,
+        { E_SHNUM (0), SH0_SIZE (2), E_SHSTRNDX (0xffff), SH0_LINK (1) },
+        TRUE },
+    { "SHN_XINDEX, sh_link 0", 0,
+        { E_SHNUM (0), SH0_SIZE (2), E_SHSTRNDX (0xffff) }, FALSE },
+    { "SHN_XINDEX, sh_link 9", 0,
+        { E_SHNUM (0), SH0_SIZE (2), E_SHSTRNDX (0xffff), SH0_LINK (9) },
+        FALSE },
+    { "e_shstrndx 1, sh_link 1", 0, { SH0_LINK (1) }, FALSE },
+    { "e_shstrndx reserved", 0, { E_SHSTRNDX (0xff00) }, FALSE },
+    { "PN_XNUM, sh_info 0xffff", 0xffff,
+        { E_PHNUM (0xffff), SH0_INFO (0xffff) }, TRUE },
+    { "PN_XNUM, sh_info 2^20", 0xffff,
+        { E_PHNUM (0xffff), SH0_INFO (1u << 20) }, FALSE },
+    { "PN_XNUM, no sections", 0xffff,
+        { E_PHNUM (0xffff), E_SHNUM (0), E_SHOFF (0) }, FALSE },
+    { "e_phnum 1, sh_info 1", 1, { SH0_INFO (1) }, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GByteArray) elf = gcg_test_elf_new (cases[i].n_segments);
+    g_autoptr (GError) error = NULL;
+
+    g_test_message ("%s", cases[i].what);
+    for (guint k = 0; k < G_N_ELEMENTS (cases[i].set); k++) {
+      if (cases[i].set[k].bytes)
+        gcg_test_elf_put (elf, cases[i].set[k].off, cases[i].set[k].v,
+            cases[i].set[k].bytes);
+    }
+    if (cases[i].ok) {
+      g_assert_true (check (elf->data, elf->len, &error));
+      g_assert_no_error (error);
+    } else {
+      assert_refused (elf->data, elf->len, cases[i].what);
+    }
+  }
+}
+
 static void
 test_fatbin_lies (void)
 {
@@ -364,6 +445,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-image/valid", test_valid);
   g_test_add_func ("/kernel-image/truncated", test_truncated);
   g_test_add_func ("/kernel-image/elf-lies", test_elf_lies);
+  g_test_add_func ("/kernel-image/elf-extended", test_elf_extended);
   g_test_add_func ("/kernel-image/fatbin-lies", test_fatbin_lies);
   g_test_add_func ("/kernel-image/op", test_op);
   g_test_add_func ("/kernel-image/fuzz", test_fuzz);
