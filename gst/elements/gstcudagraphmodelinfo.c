@@ -8,11 +8,12 @@
  * tensor and key is at fault and what the element can do instead. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
-#include <glib/gstdio.h>
 
 #include "gstcudagraphmodelinfo.h"
 #include "gcg-dtype-private.h"
+#include "gcg-file-private.h"
 
 #define SECTION "modelinfo"
 /* A model description is a few hundred bytes; anything past this is not
@@ -383,25 +384,34 @@ gst_cuda_graph_model_info_parse (GKeyFile *kf, GstCudaGraphModelInfo *info,
   return TRUE;
 }
 
-/* The file's size, bounded before anything reads it. */
+/* The file read through one descriptor (gcg__file_read(): a FIFO or a
+ * device never waited on, the size bounded in the read itself) into
+ * @kf; errors as gst_cuda_graph_model_info_load() says. */
 static gboolean
-check_file (const gchar *path, GError **error)
+load_key_file (GKeyFile *kf, const gchar *path, GError **error)
 {
-  GStatBuf st;
+  g_autoptr (GError) err = NULL;
+  g_autoptr (GBytes) data = gcg__file_read (AT_FDCWD, path, MAX_FILE_SIZE,
+      GCG_FILE_READ_DEFAULT, "model-info", &err);
+  gsize size;
+  const gchar *text;
 
-  if (g_stat (path, &st) != 0) {
-    int saved = errno;
-
-    g_set_error (error, GST_RESOURCE_ERROR,
-        saved == ENOENT ? GST_RESOURCE_ERROR_NOT_FOUND
-                        : GST_RESOURCE_ERROR_OPEN_READ,
-        "cannot read model-info file \"%s\": %s", path, g_strerror (saved));
+  if (data == NULL) {
+    g_set_error_literal (error, GST_RESOURCE_ERROR,
+        g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+            ? GST_RESOURCE_ERROR_NOT_FOUND
+            : GST_RESOURCE_ERROR_OPEN_READ,
+        err->message);
     return FALSE;
   }
-  if (!S_ISREG (st.st_mode) || st.st_size > MAX_FILE_SIZE) {
+  text = g_bytes_get_data (data, &size);
+  g_key_file_set_list_separator (kf, ',');
+  if (!g_key_file_load_from_data (kf, text ? text : "", size, G_KEY_FILE_NONE,
+          &err)) {
+    g_autofree gchar *shown = g_filename_display_name (path);
+
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "model-info \"%s\" is not a regular file of at most %d bytes", path,
-        MAX_FILE_SIZE);
+        "model-info \"%s\" is not a key file: %s", shown, err->message);
     return FALSE;
   }
   return TRUE;
@@ -415,14 +425,8 @@ gst_cuda_graph_model_info_load (const gchar *path, GstCudaGraphModelInfo *info,
   g_autoptr (GError) err = NULL;
 
   g_return_val_if_fail (path != NULL && info != NULL, FALSE);
-  if (!check_file (path, error))
+  if (!load_key_file (kf, path, error))
     return FALSE;
-  g_key_file_set_list_separator (kf, ',');
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &err)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "model-info \"%s\" is not a key file: %s", path, err->message);
-    return FALSE;
-  }
   if (!gst_cuda_graph_model_info_parse (kf, info, &err)) {
     g_set_error (error, GST_RESOURCE_ERROR, err->code,
         "model-info \"%s\": "

@@ -11,76 +11,22 @@
  */
 #include "gcg-kernel-code-private.h"
 #include "gcg-error.h"
+#include "gcg-file-private.h"
 #include "gcg-nvrtc-private.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* Reads the whole of @fd, which fstat() said is @size bytes; FALSE when
- * the file turned out shorter. */
-static gboolean
-read_all (gint fd, gchar *data, gsize size)
-{
-  gsize done = 0;
-
-  while (done < size) {
-    gssize n = read (fd, data + done, size - done);
-
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return FALSE;
-    done += n;
-  }
-  return TRUE;
-}
 
 /* The contents of the regular file @path, refused unless 1 to @max_size
- * bytes long; the size is checked before anything is read, so a huge file
- * costs nothing.  Errors are G_FILE_ERROR naming @path; on error NULL is
+ * bytes long, read through gcg__file_read() (the size is checked before
+ * anything is read, so a huge file costs nothing; a FIFO is never waited
+ * on).  Errors are G_FILE_ERROR naming @path; on error NULL is
  * returned. */
 GBytes *
 gcg__kernel_code_read_file (const gchar *path, gsize max_size, GError **error)
 {
-  g_autofree gchar *data = NULL;
-  g_autofree gchar *shown = g_filename_display_name (path);
-  struct stat st;
-  gint saved;
-  /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-  gint fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-  if (fd < 0) {
-    saved = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "Kernel file \"%s\" is not a file (%s)", shown, g_strerror (saved));
-    return NULL;
-  }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-    close (fd);
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-        "Kernel file \"%s\" is not a file", shown);
-    return NULL;
-  }
-  if (st.st_size <= 0 || (guint64) st.st_size > max_size) {
-    close (fd);
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-        "Kernel file \"%s\" is empty or larger than %" G_GSIZE_FORMAT
-        " bytes (%" G_GINT64_FORMAT ")",
-        shown, max_size, (gint64) st.st_size);
-    return NULL;
-  }
-  data = g_malloc (st.st_size);
-  if (!read_all (fd, data, st.st_size)) {
-    close (fd);
-    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO,
-        "Kernel file \"%s\" could not be read whole", shown);
-    return NULL;
-  }
-  close (fd);
-  return g_bytes_new_take (g_steal_pointer (&data), st.st_size);
+  return gcg__file_read (AT_FDCWD, path, max_size, GCG_FILE_READ_NON_EMPTY,
+      "Kernel file", error);
 }
 
 /* A C identifier (source: it is written into the entry point check) or

@@ -5,12 +5,15 @@
  * Compiled user kernels, cached by a SHA-256 of everything that shapes
  * the binary (prelude, source, name, options, architecture, NVRTC's
  * version): in memory for the process, and optionally on disk so a
- * restarted pipeline does not recompile.  Source that includes other
- * files is never cached: their contents are not in the key.
+ * restarted pipeline does not recompile.  Source that may read other
+ * files is never cached: their contents are not in the key
+ * (gcg-nvrtc-scan.c says which source may).
  *
  * The disk cache trusts nothing it reads: the directory must be the
- * caller's own, a real directory of mode 0700 (made so when created;
- * anything else and the disk is not used); an entry is opened without
+ * caller's own, a real directory of mode 0700 (made so when created) on
+ * a path that only root and the caller control (gcg-file.c's rule, each
+ * component checked from /; anything else and the disk is not used),
+ * opened once and used through its descriptor; an entry is opened without
  * following links or waiting on a FIFO, must be a regular file of the
  * caller's with the size its header says, and carries its key and a
  * SHA-256 of its payload, both checked.  A corrupt, truncated or
@@ -20,10 +23,12 @@
  */
 #include "gcg-nvrtc-private.h"
 #include "gcg-error.h"
+#include "gcg-file-private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,59 +82,55 @@ payload_sum (GBytes *payload)
   return g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, size);
 }
 
-/* @dir is usable: the caller's own real directory, mode 0700. */
-static gboolean
-private_dir (const gchar *dir)
+/* The disk cache's directory @dir, opened once (and made when missing)
+ * through gcg__file_open_private_dir(): every component from / down is
+ * root's or this user's and writable by nobody else (a sticky root
+ * directory such as /tmp aside), the last one this user's, mode 0700, no
+ * link anywhere.  Everything afterwards is relative to the descriptor
+ * returned, so nothing can move the directory between the checks and the
+ * writes and deletes.  -1 when it is not to be used. */
+static gint
+disk_open (const gchar *dir)
 {
-  GStatBuf st;
-
-  if (g_mkdir_with_parents (dir, 0700) != 0 || g_lstat (dir, &st) != 0)
-    return FALSE;
-  if (!S_ISDIR (st.st_mode) || st.st_uid != getuid ()
-      || (st.st_mode & 0077) != 0) {
-    g_debug ("Kernel cache %s is not a private directory of this user "
-             "(mode 0700): not used",
-        dir);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* The entry of @key under @dir, or NULL when absent or not to be trusted. */
-static GBytes *
-disk_load (const gchar *dir, const gchar *key)
-{
-  g_autofree gchar *file = g_strconcat (key, ".bin", NULL);
-  g_autofree gchar *path = g_build_filename (dir, file, NULL);
-  g_autofree gchar *data = NULL;
-  g_autofree gchar *sum = NULL;
-  g_autoptr (GBytes) payload = NULL;
-  struct stat st;
-  guint64 size;
-  /* No link followed; O_NONBLOCK: a FIFO put there never blocks the
-   * open (it is then refused as not a regular file). */
-  gint fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  g_autoptr (GError) error = NULL;
+  gint fd = gcg__file_open_private_dir (dir, &error);
 
   if (fd < 0)
-    return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != getuid ()
-      || st.st_size < HEADER_LEN
-      || st.st_size > HEADER_LEN + (off_t) GCG_NVRTC_MAX_BINARY) {
-    close (fd);
+    g_debug ("Kernel cache not used: %s", error->message);
+  return fd;
+}
+
+/* The entry of @key in @dir_fd, or NULL when absent or not to be trusted
+ * (gcg__file_read(): no link followed, no FIFO waited on, a regular file
+ * of this user of a bounded size; then its header and checksum). */
+static GBytes *
+disk_load (gint dir_fd, const gchar *key)
+{
+  g_autofree gchar *file = g_strconcat (key, ".bin", NULL);
+  g_autofree gchar *sum = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GBytes) payload = NULL;
+  g_autoptr (GError) error = NULL;
+  const gchar *data;
+  gsize len;
+  guint64 size;
+
+  bytes = gcg__file_read (dir_fd, file, HEADER_LEN + GCG_NVRTC_MAX_BINARY,
+      GCG_FILE_READ_NO_FOLLOW | GCG_FILE_READ_OWNED, "Kernel cache entry",
+      &error);
+  if (bytes == NULL) {
+    g_debug ("%s", error->message);
     return NULL;
   }
-  data = g_malloc (st.st_size);
-  if (read (fd, data, st.st_size) != st.st_size) {
-    close (fd);
+  data = g_bytes_get_data (bytes, &len);
+  if (len <= HEADER_LEN)
     return NULL;
-  }
-  close (fd);
   memcpy (&size, data + MAGIC_LEN + HEX_LEN, sizeof (size));
   if (memcmp (data, MAGIC, MAGIC_LEN) != 0
       || memcmp (data + MAGIC_LEN, key, HEX_LEN) != 0
-      || size != (guint64) st.st_size - HEADER_LEN || size == 0)
+      || size != (guint64) len - HEADER_LEN)
     return NULL;
-  payload = g_bytes_new (data + HEADER_LEN, size);
+  payload = g_bytes_new_from_bytes (bytes, HEADER_LEN, size);
   sum = payload_sum (payload);
   if (memcmp (data + MAGIC_LEN + HEX_LEN + 16, sum, HEX_LEN) != 0)
     return NULL;
@@ -151,7 +152,7 @@ is_entry_name (const gchar *name)
 
 typedef struct
 {
-  gchar *path;
+  gchar *name;
   gint64 mtime;
 } Entry;
 
@@ -163,45 +164,94 @@ older_first (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+static void
+entry_clear (gpointer e)
+{
+  g_free (((Entry *) e)->name);
+}
+
 /* Bounds the disk cache: past GCG_NVRTC_DISK_MAX_ENTRIES entries, the
  * least recently written go (only entries: regular files of this user
  * named as entries are, never anything else in the directory), so a
- * process making kernels without end does not fill the disk. */
+ * process making kernels without end does not fill the disk.  Read and
+ * deleted relative to @dir_fd. */
 static void
-disk_prune (const gchar *dir)
+disk_prune (gint dir_fd)
 {
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
-  const gchar *name;
+  gint fd = dup (dir_fd);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *de;
 
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    Entry e = { g_build_filename (dir, name, NULL), 0 };
-    GStatBuf st;
+  if (d == NULL) {
+    if (fd >= 0)
+      close (fd);
+    return;
+  }
+  g_array_set_clear_func (entries, entry_clear);
+  rewinddir (d);
+  while ((de = readdir (d)) != NULL) {
+    struct stat st;
 
-    if (is_entry_name (name) && g_lstat (e.path, &st) == 0
+    if (is_entry_name (de->d_name)
+        && fstatat (dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
         && S_ISREG (st.st_mode) && st.st_uid == getuid ()) {
-      e.mtime = st.st_mtime;
+      Entry e = { g_strdup (de->d_name), st.st_mtime };
+
       g_array_append_val (entries, e);
-    } else {
-      g_free (e.path);
     }
   }
+  closedir (d);
   if (entries->len > GCG_NVRTC_DISK_MAX_ENTRIES) {
     g_array_sort (entries, older_first);
     for (guint i = 0; i < entries->len - GCG_NVRTC_DISK_MAX_ENTRIES; i++)
-      g_unlink (g_array_index (entries, Entry, i).path);
+      unlinkat (dir_fd, g_array_index (entries, Entry, i).name, 0);
   }
-  for (guint i = 0; i < entries->len; i++)
-    g_free (g_array_index (entries, Entry, i).path);
+}
+
+/* Writes all of @data to @fd; FALSE on error. */
+static gboolean
+write_all (gint fd, const guint8 *data, gsize len)
+{
+  while (len > 0) {
+    gssize n = write (fd, data, len);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return FALSE;
+    data += n;
+    len -= n;
+  }
+  return TRUE;
+}
+
+/* Writes @out as the entry @file of @dir_fd: a temporary file of this
+ * user (0600, made anew: O_EXCL) renamed over the entry, so a reader
+ * never sees half an entry. */
+static gboolean
+disk_write (gint dir_fd, const gchar *file, GByteArray *out)
+{
+  g_autofree gchar *tmp = g_strdup_printf (".%s.%08x", file, g_random_int ());
+  gint fd = openat (dir_fd, tmp,
+      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = write_all (fd, out->data, out->len) && fsync (fd) == 0;
+  ok = close (fd) == 0 && ok;
+  ok = ok && renameat (dir_fd, tmp, dir_fd, file) == 0;
+  if (!ok)
+    unlinkat (dir_fd, tmp, 0);
+  return ok;
 }
 
 static void
-disk_store (const gchar *dir, const gchar *key, GBytes *payload)
+disk_store (gint dir_fd, const gchar *key, GBytes *payload)
 {
   g_autofree gchar *file = g_strconcat (key, ".bin", NULL);
-  g_autofree gchar *path = g_build_filename (dir, file, NULL);
   g_autofree gchar *sum = payload_sum (payload);
-  g_autoptr (GError) error = NULL;
   gsize size;
   gconstpointer data = g_bytes_get_data (payload, &size);
   guint64 size64 = size;
@@ -214,11 +264,9 @@ disk_store (const gchar *dir, const gchar *key, GBytes *payload)
   g_byte_array_append (out, (const guint8 *) &zero, sizeof (zero));
   g_byte_array_append (out, (const guint8 *) sum, HEX_LEN);
   g_byte_array_append (out, data, size);
-  /* A temporary file renamed over the entry: never half an entry. */
-  if (!g_file_set_contents_full (path, (const gchar *) out->data, out->len,
-          G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
-    g_debug ("Kernel cache: %s not written: %s", path, error->message);
-  disk_prune (dir);
+  if (!disk_write (dir_fd, file, out))
+    g_debug ("Kernel cache: %s not written: %s", file, g_strerror (errno));
+  disk_prune (dir_fd);
 }
 
 static GBytes *
@@ -248,38 +296,24 @@ memory_store (const gchar *key, GBytes *payload)
   g_mutex_unlock (&cache_lock);
 }
 
-/* @text includes another file (`#include`, spaces allowed after the
- * '#'): what it reads is not in the key, so its binary is not cached. */
-static gboolean
-includes_files (const gchar *text)
-{
-  for (const gchar *p = text ? strchr (text, '#') : NULL; p != NULL;
-      p = strchr (p + 1, '#')) {
-    const gchar *q = p + 1;
-
-    while (*q == ' ' || *q == '\t')
-      q++;
-    if (g_str_has_prefix (q, "include"))
-      return TRUE;
-  }
-  return FALSE;
-}
-
 /* gcg__nvrtc_compile() through the caches; @disk_dir %NULL keeps to the
- * memory cache.  Source that includes files is compiled every time: the
- * files may change, and only the text given is in the key. */
+ * memory cache.  Source that may read files (an #include in any form the
+ * preprocessor takes, gcg-nvrtc-scan.c) is compiled every time: the files
+ * may change, and only the text given is in the key. */
 GBytes *
 gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options,
     const gchar *disk_dir, GError **error)
 {
   g_autofree gchar *key = NULL;
-  gboolean use_disk;
+  gint dir_fd;
   GBytes *binary;
 
   if (!gcg__nvrtc_load (error))
     return NULL;
-  if (includes_files (source) || includes_files (prelude)) {
+  if (gcg__nvrtc_text_may_read_files (source)
+      || gcg__nvrtc_text_may_read_files (prelude)
+      || gcg__nvrtc_options_may_read_files (options)) {
     binary = gcg__nvrtc_compile (prelude, source, name, sm, options, error);
     if (binary != NULL)
       g_atomic_int_inc (&compile_count);
@@ -288,18 +322,23 @@ gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
   key = cache_key (prelude, source, name, sm, options);
   if ((binary = memory_lookup (key)) != NULL)
     return binary;
-  use_disk = disk_dir != NULL && private_dir (disk_dir);
-  if (use_disk && (binary = disk_load (disk_dir, key)) == NULL)
+  /* Opened once, before the compile: the writes after it go where the
+   * checks were made. */
+  dir_fd = disk_dir != NULL ? disk_open (disk_dir) : -1;
+  if (dir_fd >= 0 && (binary = disk_load (dir_fd, key)) == NULL)
     g_debug ("Kernel cache: no valid entry for '%s' in %s", name, disk_dir);
   if (binary == NULL) {
     binary = gcg__nvrtc_compile (prelude, source, name, sm, options, error);
-    if (binary == NULL)
-      return NULL;
-    g_atomic_int_inc (&compile_count);
-    if (use_disk)
-      disk_store (disk_dir, key, binary);
+    if (binary != NULL) {
+      g_atomic_int_inc (&compile_count);
+      if (dir_fd >= 0)
+        disk_store (dir_fd, key, binary);
+    }
   }
-  memory_store (key, binary);
+  if (dir_fd >= 0)
+    close (dir_fd);
+  if (binary != NULL)
+    memory_store (key, binary);
   return binary;
 }
 

@@ -83,6 +83,12 @@ GCG_PRIVATE_API GBytes *gcg__nvrtc_compile_cached (const gchar *prelude,
 
 GCG_PRIVATE_API guint gcg__nvrtc_get_live_programs (void);
 
+/* Whether a compile of this text, or with these options, may read a file
+ * (gcg-nvrtc-scan.c): its binary is then never cached. */
+GCG_PRIVATE_API gboolean gcg__nvrtc_text_may_read_files (const gchar *text);
+GCG_PRIVATE_API gboolean
+gcg__nvrtc_options_may_read_files (const gchar *const *options);
+
 GCG_PRIVATE_API void gcg__nvrtc_cache_clear_memory (void);
 GCG_PRIVATE_API guint gcg__nvrtc_cache_get_compile_count (void);
 

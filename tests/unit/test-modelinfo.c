@@ -7,7 +7,10 @@
  * and tensor caps they give, the values of a normalised frame, and the
  * errors for files the element cannot honour.
  */
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gcg-gst-test-util.h"
 
@@ -131,6 +134,93 @@ test_files_refused (void)
       "version \"2.0\"");
   /* A directory is not a model description. */
   assert_file_refused ("", GST_RESOURCE_ERROR_OPEN_READ, "regular file");
+}
+
+/* stat() as the process sees it (GLib's g_stat() is stat() on Unix):
+ * while @swap_path is set, a check of that path is answered first, then
+ * the path is made a FIFO, as another process could between a check by
+ * name and an open by name. */
+static gchar *swap_path;
+
+int
+stat (const char *restrict path, struct stat *restrict buf)
+{
+  int ret = fstatat (AT_FDCWD, path, buf, 0);
+
+  if (swap_path != NULL && strcmp (path, swap_path) == 0) {
+    g_assert_cmpint (unlink (path), ==, 0);
+    g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  }
+  return ret;
+}
+
+/* A model description swapped for a FIFO after any check by name: the
+ * load never waits on it (failed before: the file was checked by name,
+ * then g_key_file_load_from_file() opened the FIFO and waited for a
+ * writer for ever; the alarm kills the test then).  It is opened once,
+ * and whatever that open finds is what is judged and read. */
+static void
+test_swapped_for_fifo (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("gcg-minfo-XXXXXX", NULL);
+  g_autofree gchar *good = data_path ("nchw-f32-rgb.modelinfo");
+  g_autofree gchar *path = g_build_filename (dir, "m.modelinfo", NULL);
+  g_autofree gchar *text = NULL;
+  g_autoptr (GError) error = NULL;
+  GstCudaGraphModelInfo info = { 0 };
+  gsize len;
+
+  g_assert_true (g_file_get_contents (good, &text, &len, NULL));
+  g_assert_true (g_file_set_contents (path, text, len, NULL));
+  swap_path = path;
+  alarm (20);
+  if (gst_cuda_graph_model_info_load (path, &info, &error))
+    g_assert_cmpstr (info.tensor_name, ==, "input");
+  else
+    g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ);
+  alarm (0);
+  swap_path = NULL;
+  gst_cuda_graph_model_info_clear (&info);
+  g_clear_error (&error);
+  /* A FIFO there from the start: refused at once, not waited on. */
+  g_unlink (path);
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  alarm (20);
+  g_assert_false (gst_cuda_graph_model_info_load (path, &info, &error));
+  alarm (0);
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ);
+  g_assert_nonnull (strstr (error->message, "regular file"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A file larger than its size says (a /proc file says 0 bytes) is read
+ * no further than the bound (failed before: the size was checked by
+ * stat(), then the whole file, 5 MB here, was read and refused as "not
+ * a key file"). */
+static void
+test_read_bounded (void)
+{
+  const gchar *path = "/proc/kallsyms";
+  g_autoptr (GError) error = NULL;
+  GstCudaGraphModelInfo info = { 0 };
+  GStatBuf st;
+
+  g_autofree gchar *whole = NULL;
+  gsize len = 0;
+
+  if (g_stat (path, &st) != 0 || st.st_size != 0
+      || !g_file_get_contents (path, &whole, &len, NULL)
+      || len <= 1024 * 1024) {
+    g_test_skip ("no /proc/kallsyms of more than 1 MiB to read");
+    return;
+  }
+  g_assert_false (gst_cuda_graph_model_info_load (path, &info, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ);
+  if (strstr (error->message, "not a key file") != NULL)
+    g_error ("%s: read whole", error->message);
+  g_assert_nonnull (strstr (error->message, "larger than"));
 }
 
 /* An [input] group of @body (after dir=input) fails with @words. */
@@ -405,6 +495,8 @@ main (int argc, char **argv)
   g_test_add_func ("/modelinfo/bgr-col-major", test_bgr_col_major);
   g_test_add_func ("/modelinfo/gray-three-dims", test_gray_three_dims);
   g_test_add_func ("/modelinfo/files-refused", test_files_refused);
+  g_test_add_func ("/modelinfo/swapped-for-fifo", test_swapped_for_fifo);
+  g_test_add_func ("/modelinfo/read-bounded", test_read_bounded);
   g_test_add_func ("/modelinfo/inputs-refused", test_inputs_refused);
   g_test_add_func ("/modelinfo/element/properties", test_element_properties);
   g_test_add_func ("/modelinfo/element/caps", test_element_caps);

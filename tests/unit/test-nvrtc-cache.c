@@ -6,12 +6,18 @@
  * compile nothing; the directory is made 0700 and entries 0600; a
  * truncated, lengthened, corrupted or linked entry, a FIFO in its place,
  * an entry or a directory of another user (run as root), a linked
- * directory or one others may write is never trusted (the kernel is
- * compiled again).  Skips only when NVRTC is absent, and says so; the
- * tests that need root skip without it.
+ * directory or one others may write, a directory below a parent others
+ * may write (not root's sticky /tmp), a linked or foreign parent, is
+ * never trusted (the kernel is compiled again); source that may read a
+ * file in any form the preprocessor takes is never cached (the scan is
+ * tested without NVRTC too).  Skips only when NVRTC is absent, and says
+ * so; the tests that need root skip without it.
  */
 #include <gcg.h>
+#include "gcg-file-private.h"
 #include "gcg-nvrtc-private.h"
+
+#include <fcntl.h>
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -296,32 +302,244 @@ test_open_dir (void)
   teardown (&t);
 }
 
+typedef enum
+{
+  PARENT_OPEN,                  /* mode 0777, no sticky bit */
+  PARENT_GROUP,                 /* mode 0770 */
+  PARENT_LINK,                  /* a link to a directory of this user */
+  PARENT_STICKY_MINE,           /* mode 1777 but not root's */
+  PARENT_FOREIGN,               /* another user's (root only) */
+} Parent;
+
+/* Makes @base/parent as @how says; the cache directory to try is
+ * @base/parent/kernels.  FALSE (skipped) where this user cannot make it. */
+static gboolean
+make_parent (const gchar *base, Parent how)
+{
+  g_autofree gchar *parent = g_build_filename (base, "parent", NULL);
+  g_autofree gchar *real = g_build_filename (base, "real", NULL);
+  const guint modes[] = { 0777, 0770, 0700, 01777, 0755 };
+
+  if (how == PARENT_FOREIGN && getuid () != 0) {
+    g_test_skip ("only root can give a directory to another user");
+    return FALSE;
+  }
+  if (how == PARENT_STICKY_MINE && getuid () == 0) {
+    g_test_skip ("root's sticky directories are trusted, as /tmp is");
+    return FALSE;
+  }
+  if (how == PARENT_LINK) {
+    g_assert_cmpint (g_mkdir (real, 0700), ==, 0);
+    g_assert_cmpint (symlink (real, parent), ==, 0);
+    return TRUE;
+  }
+  g_assert_cmpint (g_mkdir (parent, 0700), ==, 0);
+  /* chmod: the umask would have taken bits from mkdir's mode. */
+  g_assert_cmpint (chmod (parent, modes[how]), ==, 0);
+  if (how == PARENT_FOREIGN)
+    g_assert_cmpint (chown (parent, 65534, 65534), ==, 0);
+  return TRUE;
+}
+
+static void
+remove_parent (const gchar *base)
+{
+  g_autofree gchar *parent = g_build_filename (base, "parent", NULL);
+  g_autofree gchar *real = g_build_filename (base, "real", NULL);
+  g_autofree gchar *sub = g_build_filename (parent, "kernels", NULL);
+
+  g_rmdir (sub);
+  if (g_unlink (parent) != 0)
+    g_rmdir (parent);
+  g_rmdir (real);
+}
+
+/* The cache directory's every component is checked from / down (no
+ * NVRTC needed): a parent others may write to (without being root's
+ * sticky /tmp), a linked one, one of another user: refused, naming it,
+ * and nothing made under it; a good path is made, mode 0700. */
+static void
+test_dir_parents (gconstpointer data)
+{
+  Parent how = GPOINTER_TO_INT (data);
+  g_autofree gchar *base = g_dir_make_tmp ("gcg-kdir-XXXXXX", NULL);
+  g_autofree gchar *good = g_build_filename (base, "a", "b", "kernels", NULL);
+  g_autofree gchar *bad = g_build_filename (base, "parent", "kernels", NULL);
+  g_autoptr (GError) error = NULL;
+  struct stat st;
+  gint fd;
+
+  fd = gcg__file_open_private_dir (good, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  close (fd);
+  if (make_parent (base, how)) {
+    fd = gcg__file_open_private_dir (bad, &error);
+    g_assert_cmpint (fd, ==, -1);
+    g_assert_nonnull (error);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "\"parent\""));
+    g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
+    remove_parent (base);
+  }
+  g_rmdir (good);
+  *strrchr (good, '/') = '\0';
+  g_rmdir (good);
+  *strrchr (good, '/') = '\0';
+  g_rmdir (good);
+  g_rmdir (base);
+}
+
+/* A compile whose cache directory has such a parent works and writes
+ * nothing: the next one compiles again (failed before: the directory
+ * was made through the link or under the open parent and used). */
+static void
+test_bad_parent_not_used (gconstpointer data)
+{
+  Parent how = GPOINTER_TO_INT (data);
+  Tmp t = { 0 };
+  g_autofree gchar *bad = NULL;
+  g_autofree gchar *real_sub = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GBytes) b = NULL;
+  g_autoptr (GError) error = NULL;
+  guint before;
+
+  if (!setup (&t))
+    return;
+  if (make_parent (t.dir, how)) {
+    bad = g_build_filename (t.dir, "parent", "kernels", NULL);
+    real_sub = g_build_filename (t.dir, "real", "kernels", NULL);
+    before = gcg__nvrtc_cache_get_compile_count ();
+    a = gcg__nvrtc_compile_cached (NULL, source, "k.cu", SM, NULL, bad, &error);
+    g_assert_no_error (error);
+    gcg__nvrtc_cache_clear_memory ();
+    b = gcg__nvrtc_compile_cached (NULL, source, "k.cu", SM, NULL, bad, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_bytes_equal (a, b));
+    g_assert_cmpuint (gcg__nvrtc_cache_get_compile_count () - before, ==, 2);
+    g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (real_sub, G_FILE_TEST_EXISTS));
+    remove_parent (t.dir);
+  }
+  teardown (&t);
+}
+
 /* Source that includes a file is compiled every time: the file is not in
- * the key, so a cached binary would outlive a change to it (failed
- * before: the second compile was a hit with the old value). */
+ * the key, so a cached binary would outlive a change to it.  Every form
+ * of #include the preprocessor takes is one (translation phases: splices
+ * joined, a comment is a space, %: is #): a header changed between two
+ * compiles gives another binary (failed before: the second compile was a
+ * hit with the old value, first for "#  include", then, only '#', blanks
+ * and "include" recognised, for every form after it). */
 static void
 test_include_not_cached (void)
 {
+  const gchar *const forms[] = {
+    "#  include \"@\"\n",
+    "%:include \"@\"\n",
+    "#/**/include \"@\"\n",
+    "# /* c */ include \"@\"\n",
+    "#\\\ninclude \"@\"\n",
+    "/* a */ # /* multi\nline */ include \"@\"\n",
+    "#define HEADER \"@\"\n#include HEADER\n",
+  };
   Tmp t = { 0 };
   g_autofree gchar *header = NULL;
-  g_autofree gchar *src = NULL;
-  g_autoptr (GBytes) a = NULL;
-  g_autoptr (GBytes) b = NULL;
 
   if (!setup (&t))
     return;
   header = g_build_filename (t.dir, "value.cuh", NULL);
-  src = g_strdup_printf (
-      "#  include \"%s\"\n"
-      "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n",
-      header);
-  g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1, NULL));
-  g_assert_cmpuint (compile (&t, src, &a), ==, 1);
-  g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1, NULL));
-  g_assert_cmpuint (compile (&t, src, &b), ==, 1);
-  g_assert_false (g_bytes_equal (a, b));
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
+    g_autoptr (GString) line = g_string_new (forms[i]);
+    g_autofree gchar *src = NULL;
+    g_autoptr (GBytes) a = NULL;
+    g_autoptr (GBytes) b = NULL;
+
+    g_string_replace (line, "@", header, 0);
+    src = g_strconcat (line->str,
+        "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n", NULL);
+    g_test_message ("%s", line->str);
+    g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1, NULL));
+    g_assert_cmpuint (compile (&t, src, &a), ==, 1);
+    g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1, NULL));
+    g_assert_cmpuint (compile (&t, src, &b), ==, 1);
+    g_assert_false (g_bytes_equal (a, b));
+  }
   g_unlink (header);
   teardown (&t);
+}
+
+/* The scan itself (no NVRTC): what may read a file, and what surely
+ * does not. */
+static void
+test_scan (void)
+{
+  const gchar *const reads[] = {
+    "#include \"a.h\"\n",
+    "  #  include <a.h>\n",
+    "%:include \"a.h\"\n",
+    "#/**/include \"a.h\"\n",
+    "#\\\r\ninclude \"a.h\"\n",
+    "#inc\\\nlude \"a.h\"\n",
+    "int x; #include \"a.h\"\n",
+    "#include_next <a.h>\n",
+    "#import \"a.h\"\n",
+    "#embed \"a.bin\"\n",
+    "#if __has_include(<a.h>)\n#endif\n",
+    "#if defined(__has_embed)\n#endif\n",
+    "#pragma GCC dependency \"a.h\"\n",
+    "#pragma include_alias(\"a.h\", \"b.h\")\n",
+    "#define CAT(a, b) a##b\n",
+    "#define CAT(a, b) a%:%:b\n",
+    "#if 0\n#include \"a.h\"\n#endif\n",
+    /* What the scan cannot be sure to read as the compiler does. */
+    "?\?=include \"a.h\"\n",
+    "#\\ \ninclude \"a.h\"\n",
+    "#\rinclude \"a.h\"\n",
+    "const char *s = R\"(\n/*)\";\n#include \"a.h\"\n// */\n",
+    "#incl\\u0075de \"a.h\"\n",
+    "/* never closed\n#include \"a.h\"\n",
+    /* A digit separator opens no literal that would hide the comment
+     * start from the scan. */
+    "int x = 1'0 + sizeof \"x' /* \";\n#include \"a.h\"\n/* */\n",
+  };
+  const gchar *const plain[] = {
+    "extern \"C\" __global__ void k (int *p) { p[0] = 1; }\n",
+    "// #include \"a.h\"\nint x;\n",
+    "// a comment \\\n#include \"a.h\"\nint x;\n",
+    "/* #include \"a.h\" */ int x;\n",
+    "const char *s = \"#include \\\"a.h\\\"\";\n",
+    "char c = '#'; const char *s = \"include\";\n",
+    "int x = 1'000'000;\n",
+    "#pragma unroll 4\n#pragma once\n#pragma nv_diag_suppress 177\n",
+    "#pragma GCC diagnostic ignored \"-Wall\"\n",
+    "_Pragma (\"unroll\") int x;\n",
+    "#define STR(x) #x\n#define INC include\n",
+    "#line 1 \"gcg-entry-point-check\"\r\nint x;\r\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (reads); i++) {
+    g_test_message ("reads: %s", reads[i]);
+    g_assert_true (gcg__nvrtc_text_may_read_files (reads[i]));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (plain); i++) {
+    g_test_message ("plain: %s", plain[i]);
+    g_assert_false (gcg__nvrtc_text_may_read_files (plain[i]));
+  }
+  g_assert_false (gcg__nvrtc_text_may_read_files (NULL));
+  {
+    const gchar *pre[] = { "-default-device", "--pre-include=a.h", NULL };
+    const gchar *pch[] = { "--use-pch=a.pch", NULL };
+    const gchar *fine[] = { "-default-device", "-std=c++17", NULL };
+
+    g_assert_true (gcg__nvrtc_options_may_read_files (pre));
+    g_assert_true (gcg__nvrtc_options_may_read_files (pch));
+    g_assert_false (gcg__nvrtc_options_may_read_files (fine));
+    g_assert_false (gcg__nvrtc_options_may_read_files (NULL));
+  }
 }
 
 /* The directory is bounded: past GCG_NVRTC_DISK_MAX_ENTRIES the oldest
@@ -397,6 +615,33 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc-cache/open-dir", test_open_dir);
   g_test_add_func ("/nvrtc-cache/bounded", test_bounded);
   g_test_add_func ("/nvrtc-cache/include-not-cached", test_include_not_cached);
+  g_test_add_func ("/nvrtc-cache/scan", test_scan);
+  {
+    const struct
+    {
+      const gchar *name;
+      Parent how;
+    } parents[] = {
+      { "open", PARENT_OPEN },
+      { "group", PARENT_GROUP },
+      { "link", PARENT_LINK },
+      { "sticky-not-root", PARENT_STICKY_MINE },
+      { "foreign", PARENT_FOREIGN },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (parents); i++) {
+      g_autofree gchar *dir_path =
+          g_strdup_printf ("/nvrtc-cache/dir-parent/%s", parents[i].name);
+      g_autofree gchar *use_path =
+          g_strdup_printf ("/nvrtc-cache/bad-parent-not-used/%s",
+              parents[i].name);
+
+      g_test_add_data_func (dir_path, GINT_TO_POINTER (parents[i].how),
+          test_dir_parents);
+      g_test_add_data_func (use_path, GINT_TO_POINTER (parents[i].how),
+          test_bad_parent_not_used);
+    }
+  }
   g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
       test_foreign_dir);
   g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),
