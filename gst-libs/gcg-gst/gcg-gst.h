@@ -13,4 +13,5 @@
 #include "gstcudagraphtensormeta.h"
 #include "gstcudagraphbatchmeta.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphresultsmeta.h"
 #include "gstcudagraphtensorcaps.h"

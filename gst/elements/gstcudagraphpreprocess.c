@@ -96,6 +96,24 @@
  * in another context fails the first frame with an error naming both.  A
  * model needs the CUDA backend.
  *
+ * #GstCudaGraphPreprocess:postprocess (with a model) turns the model's
+ * output into results on each frame in the same replay: `classify`
+ * (#GstCudaGraphPreprocess:top-k classes per item, after a softmax unless
+ * #GstCudaGraphPreprocess:softmax is off), `detect` (candidates above
+ * #GstCudaGraphPreprocess:score-threshold, class-aware non-maximum
+ * suppression at #GstCudaGraphPreprocess:iou-threshold, at most
+ * #GstCudaGraphPreprocess:max-detections per item, boxes in source-frame
+ * pixels) or `user`.  #GstCudaGraphPreprocess:labels-location names the
+ * classes, one per line; it is read at start (a regular UTF-8 file of at
+ * most 1 MiB and 65536 lines, read without blocking) and must have
+ * #GstCudaGraphPreprocess:num-classes lines when that is set: otherwise
+ * the element fails to start with an error naming the file.  Each output
+ * buffer then carries a #GstCudaGraphResultsMeta, and built against
+ * GStreamer 1.24 or newer with its analytics library, a
+ * `GstAnalyticsRelationMeta` with the same results (one
+ * `GstAnalyticsODMtd` per detection, one `GstAnalyticsClsMtd` per
+ * classified item, each ROI's region related to them).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! fakesink
@@ -114,6 +132,12 @@
  * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudagraphpreprocess width=640 height=640 letterbox=symmetric ! "other/tensors(memory:CUDAMemory)" ! appsink name=sink
  * ]| Zero copy in and out: decoded frames are read in place on the GPU and
  * the tensor stays there for an application (see `gcg.tensor`).
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudagraphpreprocess width=640 height=640 letterbox=symmetric postprocess=detect score-threshold=0.3 labels-location=coco.txt ! appsink name=sink
+ * ]| Detections on each frame, once an application has attached its
+ * detector with `gcg.torch.attach()` (a model cannot be named on a launch
+ * line): read them with `gcg.results.from_buffer()` or, on GStreamer 1.24
+ * and newer, from the `GstAnalyticsRelationMeta`.
  *
  * Since: 0.1
  */
@@ -124,7 +148,9 @@
 #include "gstcudagraphmodel.h"
 #include "gstcudagraphmodelinfo.h"
 #include "gstcudagraphparamsmeta.h"
+#include "gstcudagraphpostprocess.h"
 #include "gstcudagraphrefuse.h"
+#include "gstcudagraphresultsmeta.h"
 #include "gstcudagraphrois.h"
 #include "gstcudagraphtensordescribe.h"
 #include "gstcudagraphtensorprops.h"
@@ -147,6 +173,7 @@ enum
   PROP_MODEL_INFO,
   PROP_MODEL_FIRST,
   PROP_TENSOR_FIRST = PROP_MODEL_FIRST + GST_CUDA_GRAPH_MODEL_N_PROPS,
+  PROP_POSTPROCESS_FIRST = PROP_TENSOR_FIRST + GST_CUDA_GRAPH_TENSOR_N_PROPS,
 };
 
 struct _GstCudaGraphPreprocess
@@ -159,11 +186,16 @@ struct _GstCudaGraphPreprocess
   /* Why the model-info file could not be used, reported at start. */
   GError *model_info_error;
   GstCudaGraphModel model;
+  GstCudaGraphPostprocess postprocess;
 
   /* Streaming thread only: where each item of the current frame came
-   * from, for the tensor meta. */
+   * from, for the tensor meta (and the results: the ROIs' types). */
   guint n_items;
   gint item_ids[GCG_FRAME_CHAIN_MAX_ROIS];
+  GQuark item_types[GCG_FRAME_CHAIN_MAX_ROIS];
+  /* The postprocess the current chain ends in, NONE without one (set
+   * when the chain is made). */
+  GcgPostprocessKind results_kind;
   /* The model's outputs of the current chain (set when it is made). */
   GstCudaGraphModelLayout layout;
 };
@@ -175,7 +207,8 @@ G_DEFINE_TYPE (GstCudaGraphPreprocess, gst_cuda_graph_preprocess,
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudagraphpreprocess,
     "cudagraphpreprocess", GST_RANK_NONE, gst_cuda_graph_preprocess_get_type (),
     gst_cuda_graph_params_meta_register ();
-    gst_cuda_graph_tensor_meta_get_info ());
+    gst_cuda_graph_tensor_meta_get_info ();
+    gst_cuda_graph_results_meta_get_info ());
 
 static void gst_cuda_graph_preprocess_set_property (GObject *object,
     guint prop_id, const GValue *value, GParamSpec *pspec);
@@ -230,6 +263,7 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass *klass)
           "those",
           NULL, READY_FLAGS));
   gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
+  gst_cuda_graph_postprocess_install (gobject_class, PROP_POSTPROCESS_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -267,6 +301,7 @@ static void
 gst_cuda_graph_preprocess_init (GstCudaGraphPreprocess *self)
 {
   gst_cuda_graph_tensor_props_init (&self->props);
+  gst_cuda_graph_postprocess_init (&self->postprocess);
   self->model.sets_batch = TRUE;
 }
 
@@ -338,7 +373,9 @@ gst_cuda_graph_preprocess_set_property (GObject *object, guint prop_id,
   if (prop_id == PROP_MODEL_INFO)
     set_model_info (self, value, &refusal);
   else if (!gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
-               value, &self->props, &refusal))
+               value, &self->props, &refusal)
+      && !gst_cuda_graph_postprocess_set (&self->postprocess,
+          PROP_POSTPROCESS_FIRST, prop_id, value, &refusal))
     known = gst_cuda_graph_tensor_props_set (&self->props, PROP_TENSOR_FIRST,
         prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
@@ -358,7 +395,9 @@ gst_cuda_graph_preprocess_get_property (GObject *object, guint prop_id,
   if (prop_id == PROP_MODEL_INFO)
     g_value_set_string (value, self->model_info);
   else if (!gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
-               value))
+               value)
+      && !gst_cuda_graph_postprocess_get (&self->postprocess,
+          PROP_POSTPROCESS_FIRST, prop_id, value))
     known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
         prop_id, value);
   GST_OBJECT_UNLOCK (self);
@@ -375,6 +414,7 @@ gst_cuda_graph_preprocess_finalize (GObject *object)
   g_free (self->model_info);
   g_clear_error (&self->model_info_error);
   gst_cuda_graph_model_clear (&self->model);
+  gst_cuda_graph_postprocess_clear (&self->postprocess);
 
   G_OBJECT_CLASS (gst_cuda_graph_preprocess_parent_class)->finalize (object);
 }
@@ -399,8 +439,25 @@ gst_cuda_graph_preprocess_change_state (GstElement *element,
       ->change_state (element, transition);
 }
 
-/* A model-info file that could not be used stops the element here, with
- * the reason as the error message. */
+/* postprocess= set without a model: nothing to postprocess, said once
+ * at start (the tensor goes out as without it). */
+static void
+warn_postprocess_without_model (GstCudaGraphPreprocess *self)
+{
+  gboolean alone;
+
+  GST_OBJECT_LOCK (self);
+  alone = gst_cuda_graph_postprocess_enabled (&self->postprocess)
+      && self->model.model == NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (alone)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("postprocess is set but no model is attached: no results"),
+        ("set model (e.g. gcg.torch.attach()) or postprocess=none"));
+}
+
+/* A model-info file or a labels file that could not be used stops the
+ * element here, with the reason as the error message. */
 static gboolean
 gst_cuda_graph_preprocess_start (GstBaseTransform *trans)
 {
@@ -422,13 +479,19 @@ gst_cuda_graph_preprocess_start (GstBaseTransform *trans)
     g_error_free (error);
     return FALSE;
   }
+  self->results_kind = GCG_POSTPROCESS_NONE;
+  if (!gst_cuda_graph_postprocess_start (&self->postprocess,
+          GST_ELEMENT (self)))
+    return FALSE;
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
           ->start (trans))
     return FALSE;
   if (gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
           gst_cuda_graph_base_transform_get_active_backend (
-              GST_CUDA_GRAPH_BASE_TRANSFORM (self))))
+              GST_CUDA_GRAPH_BASE_TRANSFORM (self)))) {
+    warn_postprocess_without_model (self);
     return TRUE;
+  }
   GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
       ->stop (trans);
   return FALSE;
@@ -716,6 +779,20 @@ gst_cuda_graph_preprocess_configure (GstCudaGraphBaseTransform *base,
 
 /* --- per frame ----------------------------------------------------------- */
 
+/* Each item's ROI type, for the results' regions. */
+static void
+collect_roi_types (GstCudaGraphPreprocess *self, GstBuffer *inbuf)
+{
+  for (guint i = 0; i < self->n_items; i++) {
+    GstVideoRegionOfInterestMeta *roi = self->item_ids[i] < 0
+        ? NULL
+        : gst_buffer_get_video_region_of_interest_meta_id (inbuf,
+              self->item_ids[i]);
+
+    self->item_types[i] = roi ? roi->roi_type : 0;
+  }
+}
+
 static void
 gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
     GstBuffer *inbuf, GcgFrameParams *params)
@@ -739,6 +816,46 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
   self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf, &frame,
       roi_type, max_rois, params, self->item_ids);
   g_clear_pointer (&roi_type, g_ref_string_release);
+  if (self->results_kind != GCG_POSTPROCESS_NONE)
+    collect_roi_types (self, inbuf);
+}
+
+/* ENGINE CALL SITE (issue 35): the results of the frame just queued, as
+ * the engine's postprocess wrote them (a flat array of @n_results, valid
+ * until the next frame is queued), or NULL when the engine has none to
+ * give.  lib/ does not export that function yet: until it does no
+ * results meta is attached. */
+static const GcgResult *
+frame_results (GstCudaGraphPreprocess *self, guint *n_results)
+{
+  *n_results = 0;
+  return NULL;
+}
+
+/* The frame's results on @outbuf: the results meta, and GStreamer's
+ * analytics meta where the build has it (gcg-gst checks every value). */
+static void
+add_results (GstCudaGraphPreprocess *self, GstBuffer *outbuf,
+    const GcgFrameParams *params)
+{
+  GstCudaGraphResultsItem items[GCG_FRAME_CHAIN_MAX_ROIS];
+  const GcgResult *results;
+  guint n_results = 0;
+
+  results = frame_results (self, &n_results);
+  if (results == NULL)
+    return;
+  for (guint i = 0; i < self->n_items; i++) {
+    items[i].roi_id = self->item_ids[i];
+    items[i].roi_type = self->item_types[i];
+    items[i].x = params->rois[i].x;
+    items[i].y = params->rois[i].y;
+    items[i].width = params->rois[i].width;
+    items[i].height = params->rois[i].height;
+  }
+  gst_cuda_graph_buffer_add_results (outbuf, self->results_kind, results,
+      n_results, self->postprocess.labels, self->postprocess.n_labels, items,
+      self->n_items);
 }
 
 static void
@@ -771,9 +888,42 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
     gst_cuda_graph_tensor_meta_set_item (meta, i, &map, self->item_ids[i]);
   }
   gst_cuda_graph_add_gst_tensor_meta (outbuf, meta, "cudagraphpreprocess");
+  if (self->results_kind != GCG_POSTPROCESS_NONE)
+    add_results (self, outbuf, params);
 }
 
-/* A new chain ends in the model, when one is attached. */
+/* After the model, the postprocess when one is asked for: its results
+ * ride on each output buffer (decorate()). */
+static gboolean
+attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
+    GcgModelGraph *model, GError **error)
+{
+  GcgPostprocessConfig config;
+  gboolean enabled;
+
+  GST_OBJECT_LOCK (self);
+  enabled = gst_cuda_graph_postprocess_enabled (&self->postprocess);
+  GST_OBJECT_UNLOCK (self);
+  if (!enabled)
+    return TRUE;
+  if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
+          GST_ELEMENT (self), model, &config, error))
+    return FALSE;
+  /* ENGINE CALL SITE (issue 35): hand @config to the chain's postprocess
+   * stage once lib/ exports it, e.g.
+   * if (!gcg_frame_chain_set_postprocess (chain, &config, error))
+   *   return FALSE; */
+  GST_INFO_OBJECT (self,
+      "postprocess %d: %u classes, top-k %u, score %g, "
+      "IoU %g, at most %u per item",
+      config.kind, config.n_classes, config.top_k, config.score_threshold,
+      config.iou_threshold, config.max_per_item);
+  self->results_kind = config.kind;
+  return TRUE;
+}
+
+/* A new chain ends in the model, when one is attached, and its
+ * postprocess. */
 static gboolean
 gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *base,
     GcgFrameChain *chain, GError **error)
@@ -784,6 +934,10 @@ gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *base,
       gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self), &keep_input);
 
   gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
-  return model == NULL
-      || gcg_frame_chain_attach_model (chain, model, keep_input, error);
+  self->results_kind = GCG_POSTPROCESS_NONE;
+  if (model == NULL)
+    return TRUE;
+  if (!gcg_frame_chain_attach_model (chain, model, keep_input, error))
+    return FALSE;
+  return attach_postprocess (self, chain, model, error);
 }
