@@ -341,7 +341,7 @@ add_detections (GstAnalyticsRelationMeta *rmeta,
 {
   for (guint i = 0; i < meta->n_results; i++) {
     const GcgResult *r = &meta->results[i];
-    guint id, roi = roi_of (meta, roi_od, i);
+    guint id = 0, roi = roi_of (meta, roi_od, i);
 
     if (!add_od (rmeta, meta->labels[i], r->x, r->y, r->width, r->height,
             r->confidence, &id)

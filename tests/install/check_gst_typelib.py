@@ -7,9 +7,9 @@ check_gst_typelib.py PREFIX [--plugin]
 
 Run with GI_TYPELIB_PATH and LD_LIBRARY_PATH pointing into the installed
 tree under PREFIX (tests/install/install-test.py sets them).  Through
-PyGObject only (no ctypes): attaches a tensor meta, a batch meta and a
-params meta to a buffer, reads each back through GcgGst, and checks that
-the typelib and libgcg-gst-1.0 came from PREFIX.  With --plugin (and
+PyGObject only (no ctypes): attaches a tensor meta, a batch meta, a
+params meta and a results meta to a buffer, reads each back through
+GcgGst, and checks that the typelib and libgcg-gst-1.0 came from PREFIX.  With --plugin (and
 GST_PLUGIN_PATH_1_0 set to the installed plugin and the system's), also
 reads the tensor meta cudagraphpreprocess attached to its output: the
 plugin and GcgGst share one meta type.
@@ -100,6 +100,22 @@ def params_meta(buf):
     print("GcgParamsMeta: gamma %.1f applied" % params.gamma)
 
 
+def results_meta(buf):
+    r = Gcg.Result()
+    r.x, r.y, r.width, r.height, r.confidence, r.label = 1, 2, 3, 4, 0.5, 7
+    meta = GcgGst.buffer_add_results(buf, Gcg.PostprocessKind.DETECT, [r],
+                                     [], [])
+    check(meta is not None, "buffer_add_results() attached the meta")
+    got = GcgGst.buffer_get_results_meta(buf)
+    check(got is not None and got.get_n_results() == 1,
+          "buffer_get_results_meta() found one result")
+    check(got.get_result(0).height == 4 and got.get_label_name(0)
+          == "class-7", "results meta read back")
+    print("GcgGst.ResultsMeta: %d result, %s, analytics %s"
+          % (got.get_n_results(), got.get_label_name(0),
+             GcgGst.results_have_analytics()))
+
+
 def plugin_tensor_meta():
     """The meta of a real output: the plugin registered the type through
     the same libgcg-gst-1.0, so GcgGst finds it."""
@@ -146,6 +162,7 @@ def main():
     tensor_meta(buf)
     batch_meta(buf)
     params_meta(buf)
+    results_meta(buf)
     if "--plugin" in sys.argv[2:]:
         plugin_tensor_meta()
     loaded_from(prefix)
