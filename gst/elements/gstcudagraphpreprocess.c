@@ -820,11 +820,16 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
     collect_roi_types (self, inbuf);
 }
 
-/* ENGINE CALL SITE (issue 35): the results of the frame just queued, as
- * the engine's postprocess wrote them (a flat array of @n_results, valid
- * until the next frame is queued), or NULL when the engine has none to
- * give.  lib/ does not export that function yet: until it does no
- * results meta is attached. */
+/* ENGINE CALL SITE (issue 35): the results of the frame just queued, or
+ * NULL when there are none to give.  The engine's postprocess writes them
+ * into the area at the frame's GcgFrameParams.results (pinned host
+ * memory of gcg_frame_chain_get_results_size() bytes, one area per frame
+ * in flight, set in fill_params()), readable once the frame is done with
+ * gcg_frame_results_get (area, size, n_results).  The buffer leaves
+ * before then (decorate() runs right after the frame is queued), so the
+ * base transform must first hold the output until the frame queue's
+ * done callback, or decorate() wait for this frame: until one of them
+ * exists no results meta is attached. */
 static const GcgResult *
 frame_results (GstCudaGraphPreprocess *self, guint *n_results)
 {
@@ -909,8 +914,9 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
   if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
           GST_ELEMENT (self), model, &config, error))
     return FALSE;
-  /* ENGINE CALL SITE (issue 35): hand @config to the chain's postprocess
-   * stage once lib/ exports it, e.g.
+  /* ENGINE CALL SITE (issue 35): the chain's postprocess stage, once
+   * libgcg-1.0 exports it (after gcg_frame_chain_attach_model(), before
+   * the first frame; USER is refused there, NOT_SUPPORTED):
    * if (!gcg_frame_chain_set_postprocess (chain, &config, error))
    *   return FALSE; */
   GST_INFO_OBJECT (self,
