@@ -62,6 +62,14 @@ gcg__frame_batch_view_set_output (GcgFrameBatchView *view, guint64 out,
   view->io.out_size = size;
 }
 
+void
+gcg__frame_batch_view_set_results (GcgFrameBatchView *view,
+    const GcgRect *item_rects, guint64 results)
+{
+  view->io.item_rects = item_rects;
+  view->io.results = results;
+}
+
 /**
  * gcg_frame_batch_add_kernel:
  * @batch: a #GcgFrameBatch on the CUDA backend, before its first batch

@@ -11,6 +11,7 @@
 #include "gcg-frame-batch-private.h"
 #include "gcg-error.h"
 #include "gcg-model-stage-private.h"
+#include "gcg-postprocess-stage-private.h"
 
 /**
  * gcg_frame_batch_attach_model:
@@ -112,4 +113,94 @@ gcg_frame_batch_get_output_size (GcgFrameBatch *self)
     return gcg__model_stage_get_output_size (stage);
   gcg_frame_batch_get_config (self, &config);
   return gcg_frame_batch_config_get_output_size (&config);
+}
+
+/**
+ * gcg_frame_batch_set_postprocess:
+ * @self: a #GcgFrameBatch ending in a model
+ *   (gcg_frame_batch_attach_model()), before its first batch
+ * @config: the postprocess (copied)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the batch in a postprocess after its model, in the same graph,
+ * as gcg_frame_chain_set_postprocess() does for one frame: the items are
+ * the batch's slots (source 0's ROIs, then source 1's…, max_sources ×
+ * max_rois at most, which must not exceed %GCG_POSTPROCESS_MAX_ITEMS),
+ * #GcgResult.item is the slot, and each box is in its own source's
+ * pixels.  A batch's results go to the area at its first source's
+ * #GcgFrameParams.results (@params[0] of gcg_frame_batch_process()),
+ * gcg_frame_batch_get_results_size() bytes at most; the header's frame
+ * number is the batch's number.  They are valid once the batch is done
+ * (its #GcgFrameQueue done callback, a fence or a stream
+ * synchronisation).
+ *
+ * Returns: %TRUE, or %FALSE with @error set, as
+ *   gcg_frame_chain_set_postprocess()
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GError **error)
+{
+  GcgFrameBatchConfig c;
+  GcgFrameStage *stage = NULL;
+
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  gcg_frame_batch_get_config (self, &c);
+  if (!gcg__postprocess_stage_make (gcg__frame_batch_get_context (self),
+          gcg__frame_batch_peek_model (self, NULL),
+          gcg__frame_batch_peek_postprocess (self, NULL) != NULL, config,
+          c.max_sources * c.max_rois, &stage, error))
+    return FALSE;
+  if (stage == NULL)
+    return TRUE;
+  if (!gcg__frame_batch_add_stage (self, stage, error))
+    return FALSE;
+  gcg__frame_batch_set_postprocess (self, stage, config);
+  return TRUE;
+}
+
+/**
+ * gcg_frame_batch_get_postprocess:
+ * @self: a #GcgFrameBatch
+ * @config: (out caller-allocates): the postprocess set
+ *
+ * The postprocess set with gcg_frame_batch_set_postprocess().
+ *
+ * Returns: %TRUE and @config filled, or %FALSE (and @config's kind
+ *   %GCG_POSTPROCESS_NONE) when there is none
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  gcg_postprocess_config_init (config);
+  return gcg__frame_batch_peek_postprocess (self, config) != NULL;
+}
+
+/**
+ * gcg_frame_batch_get_results_size:
+ * @self: a #GcgFrameBatch
+ *
+ * The bytes a batch's results area must hold: a #GcgResultsHeader and
+ * room for every slot's most results.
+ *
+ * Returns: the size in bytes, 0 without a postprocess
+ *
+ * Since: 0.3
+ */
+gsize
+gcg_frame_batch_get_results_size (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__postprocess_stage_get_results_size (
+      gcg__frame_batch_peek_postprocess (self, NULL));
 }

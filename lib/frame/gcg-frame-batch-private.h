@@ -6,6 +6,7 @@
 
 #include "gcg-frame-batch.h"
 #include "gcg-frame-stage-private.h"
+#include "gcg-result.h"
 #include "kernels/gcg-frame-kernel-params.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,16 @@ const GcgFrameStageIo *gcg__frame_batch_view_io (GcgFrameBatchView *view,
  * bytes, while the op writes the model's input. */
 void gcg__frame_batch_view_set_output (GcgFrameBatchView *view, guint64 out,
     gsize size);
+
+/* With a postprocess: each item's source rectangle and the results area
+ * of the batch. */
+void gcg__frame_batch_view_set_results (GcgFrameBatchView *view,
+    const GcgRect *item_rects, guint64 results);
+
+void gcg__frame_batch_set_postprocess (GcgFrameBatch *self,
+    GcgFrameStage *stage, const GcgPostprocessConfig *config);
+GcgFrameStage *gcg__frame_batch_peek_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config);
 
 void gcg__frame_batch_set_model (GcgFrameBatch *self, GcgModelGraph *model,
     GcgFrameStage *stage);

@@ -87,6 +87,12 @@ struct _GcgFrameBatch
   GcgModelGraph *model;
   GcgFrameStage *model_stage;   /* owned by the replay */
   guint64 model_input;
+
+  /* The postprocess after the model (gcg_frame_batch_set_postprocess()),
+   * and each batch's item rectangles, in slot order. */
+  GcgFrameStage *pp_stage;      /* owned by the replay */
+  GcgPostprocessConfig pp_config;
+  GcgRect pp_rects[GCG_POSTPROCESS_MAX_ITEMS];
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, G_TYPE_OBJECT)
@@ -350,6 +356,21 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
     gcg__frame_cpu_run (chain, self->kp);
 }
 
+/* The source rectangles of the items just prepared (self->kp), from slot
+ * @first on, for the postprocess (at most GCG_POSTPROCESS_MAX_ITEMS
+ * items: gcg_frame_batch_set_postprocess()). */
+static void
+keep_rects (GcgFrameBatch *self, guint first)
+{
+  for (guint j = 0;
+      j < (guint) self->kp->n_items && first + j < GCG_POSTPROCESS_MAX_ITEMS;
+      j++) {
+    const GcgFrameItem *it = &self->kp->items[j];
+
+    self->pp_rects[first + j] = (GcgRect) { it->cx, it->cy, it->cw, it->ch };
+  }
+}
+
 /* Zeroes the items past the @items written: a model reads the whole
  * tensor, and a reused output buffer must not show an earlier batch's
  * items (nor a fresh one leftover memory). */
@@ -429,6 +450,8 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     prepare_source (self, i, &params[i], tensor, items);
     memcpy (self->staging + sizeof (*header) + i * self->stride, self->kp,
         self->stride);
+    if (self->pp_stage != NULL)
+      keep_rects (self, items);
     items += (guint) self->kp->n_items;
   }
   if (n_items != NULL)
@@ -444,6 +467,9 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     if (self->model != NULL)
       gcg__frame_batch_view_set_output (self->view, dst,
           gcg__model_stage_get_output_size (self->model_stage));
+    if (self->pp_stage != NULL)
+      gcg__frame_batch_view_set_results (self->view, self->pp_rects,
+          n_sources > 0 ? params[0].results : 0);
     /* A model's unused input items are zeroed by its stage, before it
      * runs. */
     return gcg__kernel_replay_run_io (self->replay, self->staging, io, stream,
@@ -483,6 +509,24 @@ gcg__frame_batch_set_model (GcgFrameBatch *self, GcgModelGraph *model,
   g_set_object (&self->model, model);
   self->model_stage = stage;
   gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
+}
+
+/* Ends the batch in the postprocess @stage (added already). */
+void
+gcg__frame_batch_set_postprocess (GcgFrameBatch *self, GcgFrameStage *stage,
+    const GcgPostprocessConfig *config)
+{
+  self->pp_stage = stage;
+  self->pp_config = *config;
+}
+
+GcgFrameStage *
+gcg__frame_batch_peek_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config)
+{
+  if (config != NULL && self->pp_stage != NULL)
+    *config = self->pp_config;
+  return self->pp_stage;
 }
 
 GcgModelGraph *

@@ -39,6 +39,7 @@
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-frame-scratch-private.h"
 #include "gcg-model-stage-private.h"
+#include "gcg-postprocess-stage-private.h"
 
 #define BLOCK_W 32
 #define BLOCK_H 8
@@ -79,6 +80,12 @@ struct _GcgFrameChain
   GcgModelGraph *model;
   GcgFrameStage *model_stage;   /* owned by the replay */
   guint64 model_input;
+
+  /* The postprocess after the model (gcg_frame_chain_set_postprocess()),
+   * and each frame's item rectangles it maps results through. */
+  GcgFrameStage *pp_stage;      /* owned by the replay */
+  GcgPostprocessConfig pp_config;
+  GcgRect pp_rects[GCG_FRAME_CHAIN_MAX_ROIS];
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -285,6 +292,15 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
   io.lookup = self->lookup;
   io.lookup_data = self->lookup_data;
   io.n_items = (guint) self->kp->n_items;
+  if (self->pp_stage != NULL) {
+    for (guint i = 0; i < io.n_items; i++) {
+      const GcgFrameItem *it = &self->kp->items[i];
+
+      self->pp_rects[i] = (GcgRect) { it->cx, it->cy, it->cw, it->ch };
+    }
+    io.item_rects = self->pp_rects;
+    io.results = params->results;
+  }
   if (self->scratch != NULL) {
     if (!gcg__frame_scratch_redirect (self->scratch, stream, params, self->kp,
             &io, &before, error))
@@ -572,6 +588,108 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
   return self->model_stage != NULL
       && gcg__model_stage_get_tensor (self->model_stage, index, offset,
           n_bytes);
+}
+
+/**
+ * gcg_frame_chain_set_postprocess:
+ * @self: a #GcgFrameChain ending in a model
+ *   (gcg_frame_chain_attach_model()), before its first frame
+ * @config: the postprocess (copied)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the chain in a postprocess, in the same graph, after the model:
+ * per frame it reads the model's output @config->output_index (float32:
+ * classification max_rois × n_classes, detection max_rois × (4 +
+ * n_classes) × candidates) for the frame's items (its ROIs), and writes
+ * the frame's results (gcg_postprocess_run_cpu() says how they are
+ * computed: the GPU gives the same) into the area at the frame's
+ * #GcgFrameParams.results: a #GcgResultsHeader then the results, packed,
+ * gcg_frame_chain_get_results_size() bytes at most.  Boxes are in the
+ * source frame's pixels, through each item's #GcgFrameItemMap.  The
+ * results are written by the replay itself and are valid once the frame
+ * is done (its #GcgFrameQueue done callback, a fence, or a stream
+ * synchronisation), with no copy of the model's output to the host.
+ * The model's outputs are still copied into the output buffer as
+ * without a postprocess.
+ *
+ * %GCG_POSTPROCESS_NONE sets nothing.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_INVALID_ARGUMENT
+ *   for an invalid @config (gcg_postprocess_config_validate()), an output
+ *   index past the model's, an output not shaped for the kind, more than
+ *   %GCG_POSTPROCESS_MAX_ITEMS items or
+ *   %GCG_POSTPROCESS_MAX_CANDIDATES candidates, or a second postprocess;
+ *   %GCG_ERROR_NOT_SUPPORTED without a model (the CPU backend has none:
+ *   see gcg_postprocess_run_cpu()), for an output other than float32,
+ *   or for %GCG_POSTPROCESS_USER
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_chain_set_postprocess (GcgFrameChain *self,
+    const GcgPostprocessConfig *config, GError **error)
+{
+  GcgFrameStage *stage = NULL;
+
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (!gcg__postprocess_stage_make (gcg__frame_chain_get_context (self),
+          self->model, self->pp_stage != NULL, config, self->config.max_rois,
+          &stage, error))
+    return FALSE;
+  if (stage == NULL)
+    return TRUE;
+  if (!gcg__kernel_replay_add_stage (self->replay, stage, error))
+    return FALSE;
+  self->pp_stage = stage;
+  self->pp_config = *config;
+  return TRUE;
+}
+
+/**
+ * gcg_frame_chain_get_postprocess:
+ * @self: a #GcgFrameChain
+ * @config: (out caller-allocates): the postprocess set
+ *
+ * The postprocess set with gcg_frame_chain_set_postprocess().
+ *
+ * Returns: %TRUE and @config filled, or %FALSE (and @config's kind
+ *   %GCG_POSTPROCESS_NONE) when there is none
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_chain_get_postprocess (GcgFrameChain *self,
+    GcgPostprocessConfig *config)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (self->pp_stage == NULL)
+    gcg_postprocess_config_init (config);
+  else
+    *config = self->pp_config;
+  return self->pp_stage != NULL;
+}
+
+/**
+ * gcg_frame_chain_get_results_size:
+ * @self: a #GcgFrameChain
+ *
+ * The bytes a frame's results area (#GcgFrameParams.results) must hold:
+ * a #GcgResultsHeader and room for every item's most results
+ * (gcg_postprocess_config_get_results_size() for max_rois items).
+ *
+ * Returns: the size in bytes, 0 without a postprocess
+ *
+ * Since: 0.3
+ */
+gsize
+gcg_frame_chain_get_results_size (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
+  return gcg__postprocess_stage_get_results_size (self->pp_stage);
 }
 
 /**

@@ -289,6 +289,15 @@ typedef struct
  * @offset: per tensor channel, see @scale
  * @frame_number: the frame's number (for kernels that need it)
  * @pts: the frame's presentation time in ns
+ * @results: where this frame's results go when the chain (or batch) ends
+ *   in a postprocess (gcg_frame_chain_set_postprocess()): the device
+ *   address of an area of gcg_frame_chain_get_results_size() bytes,
+ *   normally pinned host memory (under unified addressing, as on every
+ *   64-bit platform, the host pointer of cuMemAllocHost() or #GcgHostPool
+ *   memory is its device address) that the replay writes directly; read
+ *   it with gcg_frame_results_get() once the frame is done.  Each frame
+ *   in flight needs its own area.  0 writes no results.  A batch reads
+ *   its first source's (@params[0]).  (Since 0.3.)
  *
  * Everything that may change from one frame to the next.  None of it
  * causes a new capture: it is copied into the chain's parameter block.
@@ -312,6 +321,7 @@ typedef struct
   gfloat offset[3];
   guint64 frame_number;
   guint64 pts;
+  guint64 results;
 } GcgFrameParams;
 
 #define GCG_TYPE_RECT (gcg_rect_get_type ())

@@ -86,6 +86,12 @@ typedef gboolean (*GcgFrameValueLookup) (const gchar *name,
  *   has none; %NULL in that view itself
  * @n_items: tensor items written this frame (a chain's ROIs, a batch's
  *   items), 1 for video
+ * @item_rects: the source rectangle of each of the @n_items items,
+ *   clipped as the built-in op used it (a batch's in slot order), or
+ *   %NULL when the engine does not give them (only the postprocess
+ *   stage needs them: gcg-postprocess-stage-private.h)
+ * @results: device address of this frame's results area
+ *   (#GcgFrameParams.results; a batch's: its first source's), 0 for none
  *
  * What prepare() knows about one frame.  Addresses are device addresses
  * (CUDA backend only: stages never run on the CPU backend).
@@ -102,6 +108,8 @@ typedef struct _GcgFrameStageIo
   gpointer lookup_data;
   const struct _GcgFrameStageIo *before;
   guint n_items;
+  const GcgRect *item_rects;
+  guint64 results;
 } GcgFrameStageIo;
 
 /**

@@ -79,8 +79,6 @@ typedef struct
   guint32 reserved;
 } GcgResult;
 
-G_STATIC_ASSERT (sizeof (GcgResult) == 32);
-
 /**
  * GcgPostprocessConfig:
  * @kind: which postprocess
@@ -111,5 +109,143 @@ typedef struct
   gfloat iou_threshold;
   guint max_per_item;
 } GcgPostprocessConfig;
+
+/**
+ * GCG_POSTPROCESS_MAX_CLASSES:
+ *
+ * Most classes a postprocess reads per item (#GcgPostprocessConfig's
+ * @n_classes).
+ *
+ * Since: 0.3
+ */
+#define GCG_POSTPROCESS_MAX_CLASSES 65536
+
+/**
+ * GCG_POSTPROCESS_MAX_ITEMS:
+ *
+ * Most items one frame (a chain's ROIs) or one batch (its sources × ROIs)
+ * may have for a postprocess to run after its model: each item's
+ * geometry travels in the frame's parameter struct.
+ *
+ * Since: 0.3
+ */
+#define GCG_POSTPROCESS_MAX_ITEMS 64
+
+/**
+ * GCG_POSTPROCESS_MAX_CANDIDATES:
+ *
+ * Most detection candidates per item (the last axis of a
+ * %GCG_POSTPROCESS_DETECT output: 8400 for a 640 × 640 YOLOv8).
+ *
+ * Since: 0.3
+ */
+#define GCG_POSTPROCESS_MAX_CANDIDATES 65536
+
+/**
+ * GcgResultsHeader:
+ * @frame_number: the #GcgFrameParams.frame_number of the frame the
+ *   results describe (a batch's: its number, counted from 0 by the
+ *   #GcgFrameBatch)
+ * @n_results: records after the header, every item's, item 0's first
+ * @n_items: items of the frame (its ROIs, or a batch's sources × ROIs)
+ * @item_counts: results of each item, in item order; 0 past @n_items
+ * @reserved: zero
+ *
+ * The start of one frame's results area: the header, then @n_results
+ * #GcgResult records, packed (no gap between items: item i's records
+ * follow item i − 1's, each item's ordered by rank, best first).  The
+ * area is gcg_frame_chain_get_results_size() (or the batch's) bytes:
+ * room for every item's most results.  Read it with
+ * gcg_frame_results_get() and gcg_frame_results_get_item().
+ *
+ * Since: 0.3
+ */
+typedef struct
+{
+  guint64 frame_number;
+  guint32 n_results;
+  guint32 n_items;
+  guint32 item_counts[GCG_POSTPROCESS_MAX_ITEMS];
+  guint32 reserved[4];
+} GcgResultsHeader;
+
+#define GCG_TYPE_RESULT (gcg_result_get_type ())
+GCG_API
+GType gcg_result_get_type (void) G_GNUC_CONST;
+
+GCG_API
+GcgResult *gcg_result_copy (const GcgResult *result);
+
+GCG_API
+void gcg_result_free (GcgResult *result);
+
+#define GCG_TYPE_POSTPROCESS_CONFIG (gcg_postprocess_config_get_type ())
+GCG_API
+GType gcg_postprocess_config_get_type (void) G_GNUC_CONST;
+
+GCG_API
+GcgPostprocessConfig *gcg_postprocess_config_new (void);
+
+GCG_API
+GcgPostprocessConfig *gcg_postprocess_config_copy (
+    const GcgPostprocessConfig *config);
+
+GCG_API
+void gcg_postprocess_config_free (GcgPostprocessConfig *config);
+
+GCG_API
+void gcg_postprocess_config_init (GcgPostprocessConfig *config);
+
+GCG_API
+gboolean gcg_postprocess_config_validate (const GcgPostprocessConfig *config,
+    GError **error);
+
+GCG_API
+guint gcg_postprocess_config_get_max_results (
+    const GcgPostprocessConfig *config);
+
+GCG_API
+gsize gcg_postprocess_config_get_results_size (
+    const GcgPostprocessConfig *config, guint n_items);
+
+GCG_API
+gboolean gcg_postprocess_run_cpu (const GcgPostprocessConfig *config,
+    const gfloat *output, gsize n_floats, guint n_candidates,
+    const GcgFrameItemMap *maps, guint n_items, guint64 frame_number,
+    guint8 *results, gsize results_size, GError **error);
+
+GCG_API
+const GcgResult *gcg_frame_results_get (gconstpointer area, gsize size,
+    guint *n_results);
+
+GCG_API
+const GcgResult *gcg_frame_results_get_item (gconstpointer area, gsize size,
+    guint item, guint *n_results);
+
+GCG_API
+gboolean gcg_frame_chain_set_postprocess (GcgFrameChain *self,
+    const GcgPostprocessConfig *config, GError **error);
+
+GCG_API
+gboolean gcg_frame_chain_get_postprocess (GcgFrameChain *self,
+    GcgPostprocessConfig *config);
+
+GCG_API
+gsize gcg_frame_chain_get_results_size (GcgFrameChain *self);
+
+GCG_API
+gboolean gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config);
+
+GCG_API
+gsize gcg_frame_batch_get_results_size (GcgFrameBatch *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgResult, gcg_result_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgPostprocessConfig,
+    gcg_postprocess_config_free)
 
 G_END_DECLS

@@ -10,3 +10,4 @@
  */
 #include "gcg-frame-kernels.cu"
 #include "gcg-copy-kernels.cu"
+#include "gcg-postprocess-kernels.cu"

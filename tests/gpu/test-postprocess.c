@@ -1,0 +1,642 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The postprocess stage on a real GPU against its CPU reference
+ * (gcg_postprocess_run_cpu()), without PyTorch: the "model" is a graph
+ * captured here that copies a synthetic output (uploaded by the test
+ * before each frame) into its output tensor.  A frame chain and a batch
+ * end in that model and a postprocess; every frame's results area, pinned
+ * host memory the replay writes through its mapping, must equal the CPU
+ * reference on the same output and items: detection bit for bit (boxes
+ * through letterboxed, moving ROIs), classification with the same labels
+ * and boxes and confidences within a few units in the last place
+ * (softmax's expf).  One capture for all frames, graph and eager.  The
+ * results are there once the frame's completion is observed (an event
+ * polled, no synchronisation, no copy).  What cannot work is refused.
+ * Skips (TAP) without a driver.
+ */
+#include "gcg-gpu-fixture.h"
+#include "gcg-graph-private.h"
+#include "gcg-rect-private.h"
+
+#include <math.h>
+
+#define W 160
+#define H 120
+#define PITCH (W * 4)
+#define OW 64
+#define OH 48
+#define ITEMS 4
+#define IN_BYTES (ITEMS * 3 * OW * OH * 4)
+#define N_CLASSES 5
+#define N_CAND 2000
+#define CLS_CLASSES 1000
+#define FRAMES 12
+
+typedef struct
+{
+  CUdeviceptr in, out, src;
+  gsize out_bytes;
+  GcgGraph *graph;
+} Model;
+
+static gboolean
+model_body (GcgStream *stream, gpointer data, GError **error)
+{
+  Model *m = data;
+
+  return GCG_CU_OK (error, cuMemcpyDtoDAsync, m->out, m->src, m->out_bytes,
+      gcg__stream_get_cu (stream));
+}
+
+static void
+model_free (gpointer data)
+{
+  Model *m = data;
+
+  g_clear_object (&m->graph);
+  GCG_CU_WARN (cuMemFree, m->in);
+  GCG_CU_WARN (cuMemFree, m->out);
+  GCG_CU_WARN (cuMemFree, m->src);
+  g_free (m);
+}
+
+/* A model of @items items of OW × OH whose output (@shape, float32, or
+ * @dtype) is whatever the test last wrote at *@src. */
+static GcgModelGraph *
+make_model (Fixture *f, guint items, const gint64 *shape, guint n_dims,
+    GcgModelDtype dtype, CUdeviceptr *src)
+{
+  g_autoptr (GError) error = NULL;
+  Model *m = g_new0 (Model, 1);
+  const gint64 in_shape[] = { items, 3, OH, OW };
+  gsize in_bytes = (gsize) items * 3 * OW * OH * 4;
+  GcgModelGraph *model;
+
+  m->out_bytes = gcg_model_dtype_get_size (dtype);
+  for (guint d = 0; d < n_dims; d++)
+    m->out_bytes *= (gsize) shape[d];
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->in, in_bytes));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->out, m->out_bytes));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &m->src, m->out_bytes));
+  g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, m->src, 0, m->out_bytes,
+      gcg__stream_get_cu (f->stream)));
+  g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+  m->graph = gcg_capture_callable (f->stream, GCG_CAPTURE_MODE_DEFAULT,
+      model_body, m, &error);
+  g_assert_no_error (error);
+  model = gcg_model_graph_new (f->ctx,
+      (guint64) (guintptr) gcg__graph_get_cu (m->graph), m, model_free, &error);
+  g_assert_no_error (error);
+  g_assert_true (gcg_model_graph_set_input (model, m->in, in_shape, 4,
+      GCG_MODEL_DTYPE_FLOAT32, &error));
+  g_assert_cmpint (gcg_model_graph_add_output (model, m->out, shape, n_dims,
+                       dtype, &error),
+      ==, 0);
+  g_assert_no_error (error);
+  *src = m->src;
+  return model;
+}
+
+/* --- synthetic outputs --------------------------------------------------- */
+
+/* Detection: clusters of overlapping boxes (NMS has work), coarse scores
+ * (ties), some NaN scores, a few empty boxes; in the item's pixels. */
+static void
+fill_detect (gfloat *out, guint items, GRand *rand)
+{
+  for (guint i = 0; i < items; i++) {
+    gfloat *in = out + (gsize) i * (4 + N_CLASSES) * N_CAND;
+
+    for (guint a = 0; a < N_CAND; a++) {
+      guint cluster = g_rand_int_range (rand, 0, 24);
+
+      in[a] = (gfloat) (cluster % 6) * 10.0f + 5.0f
+          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
+      in[N_CAND + a] = (gfloat) (cluster / 6) * 11.0f + 6.0f
+          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
+      in[2 * N_CAND + a] =
+          a % 97 == 0 ? 0.0f : (gfloat) g_rand_int_range (rand, 4, 30);
+      in[3 * N_CAND + a] = (gfloat) g_rand_int_range (rand, 4, 30);
+      for (guint c = 0; c < N_CLASSES; c++)
+        in[(4 + c) * N_CAND + a] = g_rand_int_range (rand, 0, 50) == 0
+            ? NAN
+            : (gfloat) g_rand_int_range (rand, 0, 64) / 64.0f;
+    }
+  }
+}
+
+static void
+fill_classify (gfloat *out, guint items, GRand *rand)
+{
+  for (guint k = 0; k < items * CLS_CLASSES; k++)
+    out[k] = (gfloat) g_rand_int_range (rand, -400, 400) / 16.0f;
+}
+
+/* Frame @i's ROIs in a @w × @h frame: 1 to ITEMS, moving, one reaching
+ * past the edge (clipped). */
+static guint
+make_rois (GcgRect *rois, guint i, gint w, gint h, GRand *rand)
+{
+  guint n = 1 + i % ITEMS;
+
+  for (guint k = 0; k < n; k++) {
+    rois[k].x = g_rand_int_range (rand, 0, w - 8);
+    rois[k].y = g_rand_int_range (rand, 0, h - 8);
+    rois[k].width = g_rand_int_range (rand, 8, w);
+    rois[k].height = g_rand_int_range (rand, 8, h);
+  }
+  return n;
+}
+
+/* The items' maps, as the engine fits them: each ROI clipped to its
+ * frame, the whole frame without ROIs. */
+static guint
+add_maps (GcgFrameItemMap *maps, const GcgRect *rois, guint n_rois, gint w,
+    gint h, GcgLetterbox letterbox)
+{
+  GcgRect whole = { 0, 0, w, h };
+
+  if (n_rois == 0) {
+    gcg_frame_item_map_init (maps, &whole, OW, OH, letterbox);
+    return 1;
+  }
+  for (guint k = 0; k < n_rois; k++) {
+    GcgRect r = rois[k];
+
+    g_assert_true (gcg__rect_clip_to_frame (&r, w, h));
+    gcg_frame_item_map_init (&maps[k], &r, OW, OH, letterbox);
+  }
+  return n_rois;
+}
+
+/* The GPU's area against the CPU's: the header and every record, bit for
+ * bit, but a softmax confidence, which may differ by expf's rounding. */
+static guint
+compare_areas (const guint8 *gpu, const guint8 *cpu, gsize size,
+    gboolean softmax)
+{
+  const GcgResultsHeader *hg = (const GcgResultsHeader *) gpu;
+  const GcgResultsHeader *hc = (const GcgResultsHeader *) cpu;
+  const GcgResult *rg, *rc;
+  guint n, nc, bad = 0;
+
+  rg = gcg_frame_results_get (gpu, size, &n);
+  rc = gcg_frame_results_get (cpu, size, &nc);
+  g_assert_nonnull (rg);
+  g_assert_nonnull (rc);
+  if (memcmp (hg, hc, sizeof (*hg)) != 0 || n != nc) {
+    g_test_message ("headers differ: %u results on the GPU, %u on the CPU", n,
+        nc);
+    return 1;
+  }
+  for (guint k = 0; k < n; k++) {
+    GcgResult a = rg[k], b = rc[k];
+
+    if (softmax) {
+      bad += fabsf (a.confidence - b.confidence)
+          > 4e-7f * fabsf (b.confidence) + 1e-30f;
+      a.confidence = b.confidence = 0.0f;
+    } else if (isnan (a.confidence) && isnan (b.confidence)) {
+      a.confidence = b.confidence = 0.0f;
+    }
+    if (memcmp (&a, &b, sizeof (a)) != 0) {
+      if (bad < 5)
+        g_test_message ("result %u: GPU %g %g %g %g %g %d %u, CPU %g %g %g "
+                        "%g %g %d %u",
+            k, a.x, a.y, a.width, a.height, a.confidence, a.label, a.item, b.x,
+            b.y, b.width, b.height, b.confidence, b.label, b.item);
+      bad++;
+    }
+  }
+  return bad;
+}
+
+static void
+init_chain_config (GcgFrameChainConfig *config)
+{
+  gcg_frame_chain_config_init (config);
+  config->in_format = GCG_PIXEL_FORMAT_RGBA;
+  config->in_width = W;
+  config->in_height = H;
+  config->output = GCG_OUTPUT_KIND_TENSOR;
+  config->out_width = OW;
+  config->out_height = OH;
+  config->letterbox = GCG_LETTERBOX_SYMMETRIC;
+  config->max_rois = ITEMS;
+}
+
+static void
+init_pp (GcgPostprocessConfig *pp, GcgPostprocessKind kind, gboolean softmax)
+{
+  gcg_postprocess_config_init (pp);
+  pp->kind = kind;
+  if (kind == GCG_POSTPROCESS_DETECT) {
+    pp->n_classes = N_CLASSES;
+    pp->score_threshold = 0.3f;
+    pp->iou_threshold = 0.45f;
+    pp->max_per_item = 60;
+  } else {
+    pp->n_classes = CLS_CLASSES;
+    pp->top_k = 5;
+    pp->softmax = softmax;
+  }
+}
+
+static GcgModelGraph *
+make_pp_model (Fixture *f, GcgPostprocessKind kind, CUdeviceptr *src,
+    gsize *floats)
+{
+  const gint64 det[] = { ITEMS, 4 + N_CLASSES, N_CAND };
+  const gint64 cls[] = { ITEMS, CLS_CLASSES };
+  gboolean d = kind == GCG_POSTPROCESS_DETECT;
+
+  *floats = d ? (gsize) ITEMS * (4 + N_CLASSES) * N_CAND
+              : (gsize) ITEMS * CLS_CLASSES;
+  return make_model (f, ITEMS, d ? det : cls, d ? 3 : 2,
+      GCG_MODEL_DTYPE_FLOAT32, src);
+}
+
+/* FRAMES frames of a chain ending in the model and @kind, against the
+ * CPU reference. */
+static void
+run_chain (Fixture *f, GcgPostprocessKind kind, gboolean softmax,
+    gboolean use_graph)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autofree gfloat *out = NULL;
+  g_autofree guint8 *ref = NULL;
+  GcgFrameChainConfig config;
+  GcgPostprocessConfig pp, got;
+  GcgFrameParams p;
+  GcgFrameItemMap maps[ITEMS];
+  GcgRect rois[ITEMS];
+  CUdeviceptr src, in, dst;
+  gsize floats, size;
+  guint8 *area = NULL;
+  GRand *rand = g_rand_new_with_seed (35 + kind);
+  guint bad = 0, total = 0;
+
+  init_chain_config (&config);
+  chain = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  gcg_frame_chain_set_use_graph (chain, use_graph);
+  model = make_pp_model (f, kind, &src, &floats);
+  g_assert_true (gcg_frame_chain_attach_model (chain, model, FALSE, &error));
+  init_pp (&pp, kind, softmax);
+  g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
+  g_assert_no_error (error);
+  g_assert_true (gcg_frame_chain_get_postprocess (chain, &got));
+  g_assert_cmpmem (&got, sizeof (got), &pp, sizeof (pp));
+  size = gcg_frame_chain_get_results_size (chain);
+  g_assert_cmpuint (size, ==,
+      gcg_postprocess_config_get_results_size (&pp, ITEMS));
+  out = g_new (gfloat, floats);
+  ref = g_malloc (size);
+  g_assert_true (GCG_CU_OK (NULL, cuMemHostAlloc, (void **) &area, size, 0));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &in, PITCH * H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, in, 0x40, PITCH * H,
+      gcg__stream_get_cu (f->stream)));
+  g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst,
+      gcg_frame_chain_get_output_size (chain)));
+  gcg_frame_params_init (&p);
+  p.src[0] = in;
+  p.src_stride[0] = PITCH;
+  p.dst[0] = dst;
+  /* Unified addressing: the pinned block's host pointer is its device
+   * address. */
+  p.results = (guint64) (guintptr) area;
+  for (guint i = 0; i < FRAMES; i++) {
+    guint n_rois = make_rois (rois, i, W, H, rand), n_items;
+
+    if (kind == GCG_POSTPROCESS_DETECT)
+      fill_detect (out, ITEMS, rand);
+    else
+      fill_classify (out, ITEMS, rand);
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, out, floats * 4));
+    g_assert_true (gcg_frame_params_set_rois (&p, rois, n_rois));
+    p.frame_number = 1000 + i;
+    memset (area, 0xa5, size);
+    g_assert_true (gcg_frame_chain_process (chain, &p, f->stream, &error));
+    g_assert_no_error (error);
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    n_items = add_maps (maps, rois, n_rois, W, H, config.letterbox);
+    g_assert_true (gcg_postprocess_run_cpu (&pp, out, floats, N_CAND, maps,
+        n_items, p.frame_number, ref, size, &error));
+    g_assert_no_error (error);
+    bad += compare_areas (area, ref, size, softmax);
+    total += ((GcgResultsHeader *) ref)->n_results;
+  }
+  g_test_message (
+      "%s %s: %u of %u results differ over %d frames, %" G_GUINT64_FORMAT
+      " capture(s)",
+      kind == GCG_POSTPROCESS_DETECT ? "detect" : "classify",
+      use_graph ? "graph" : "eager", bad, total, FRAMES,
+      gcg_frame_chain_get_capture_count (chain));
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (total, >, FRAMES);
+  g_assert_cmpuint (gcg_frame_chain_get_capture_count (chain), ==,
+      use_graph ? 1 : 0);
+  g_clear_object (&chain);
+  g_rand_free (rand);
+  g_assert_true (GCG_CU_OK (NULL, cuMemFreeHost, area));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, in));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
+static void
+test_chain_detect (Fixture *f, gconstpointer data)
+{
+  if (f->ctx) {
+    run_chain (f, GCG_POSTPROCESS_DETECT, FALSE, TRUE);
+    run_chain (f, GCG_POSTPROCESS_DETECT, FALSE, FALSE);
+  }
+}
+
+static void
+test_chain_classify (Fixture *f, gconstpointer data)
+{
+  if (f->ctx) {
+    run_chain (f, GCG_POSTPROCESS_CLASSIFY, TRUE, TRUE);
+    run_chain (f, GCG_POSTPROCESS_CLASSIFY, FALSE, TRUE);
+    run_chain (f, GCG_POSTPROCESS_CLASSIFY, TRUE, FALSE);
+  }
+}
+
+/* A batch of up to 2 sources × 2 ROIs of different sizes: the items are
+ * its slots, each box in its own source's pixels. */
+static void
+run_batch (Fixture *f, GcgPostprocessKind kind)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameBatch) batch = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autofree gfloat *out = NULL;
+  g_autofree guint8 *ref = NULL;
+  GcgFrameBatchConfig config;
+  GcgFrameBatchSource sources[2];
+  GcgPostprocessConfig pp;
+  GcgFrameParams p[2];
+  GcgFrameItemMap maps[ITEMS];
+  GcgRect rois[ITEMS];
+  CUdeviceptr src, in, dst;
+  gsize floats, size;
+  guint8 *area = NULL;
+  GRand *rand = g_rand_new_with_seed (350 + kind);
+  guint bad = 0, total = 0;
+
+  gcg_frame_batch_config_init (&config);
+  config.out_width = OW;
+  config.out_height = OH;
+  config.letterbox = GCG_LETTERBOX_SYMMETRIC;
+  config.max_sources = 2;
+  config.max_rois = 2;
+  batch = gcg_frame_batch_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  model = make_pp_model (f, kind, &src, &floats);
+  g_assert_true (gcg_frame_batch_attach_model (batch, model, FALSE, &error));
+  init_pp (&pp, kind, TRUE);
+  g_assert_true (gcg_frame_batch_set_postprocess (batch, &pp, &error));
+  g_assert_no_error (error);
+  size = gcg_frame_batch_get_results_size (batch);
+  out = g_new (gfloat, floats);
+  ref = g_malloc (size);
+  g_assert_true (GCG_CU_OK (NULL, cuMemHostAlloc, (void **) &area, size, 0));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &in, PITCH * H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, in, 0x40, PITCH * H,
+      gcg__stream_get_cu (f->stream)));
+  g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst,
+      gcg_frame_batch_get_output_size (batch)));
+  for (guint s = 0; s < 2; s++) {
+    /* Source 1 is a smaller frame in the same buffer. */
+    sources[s] = (GcgFrameBatchSource) { GCG_PIXEL_FORMAT_RGBA, s ? W / 2 : W,
+      s ? H / 2 : H, GCG_COLOR_MATRIX_BT601, FALSE };
+    gcg_frame_params_init (&p[s]);
+    p[s].src[0] = in;
+    p[s].src_stride[0] = PITCH;
+  }
+  p[0].results = (guint64) (guintptr) area;
+  for (guint b = 0; b < FRAMES; b++) {
+    guint n_sources = 1 + b % 2, n_items = 0, n_out = 0;
+
+    if (kind == GCG_POSTPROCESS_DETECT)
+      fill_detect (out, ITEMS, rand);
+    else
+      fill_classify (out, ITEMS, rand);
+    g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, out, floats * 4));
+    for (guint s = 0; s < n_sources; s++) {
+      gint w = (gint) sources[s].width, h = (gint) sources[s].height;
+      /* 0 (the whole frame), 1 or 2 ROIs. */
+      guint n_rois = (b + s) % 3;
+
+      for (guint k = 0; k < n_rois; k++) {
+        rois[k].x = g_rand_int_range (rand, 0, w - 8);
+        rois[k].y = g_rand_int_range (rand, 0, h - 8);
+        rois[k].width = g_rand_int_range (rand, 8, w);
+        rois[k].height = g_rand_int_range (rand, 8, h);
+      }
+      g_assert_true (gcg_frame_params_set_rois (&p[s], rois, n_rois));
+      n_items +=
+          add_maps (&maps[n_items], rois, n_rois, w, h, config.letterbox);
+    }
+    memset (area, 0xa5, size);
+    g_assert_true (gcg_frame_batch_process (batch, n_sources, sources, p, dst,
+        f->stream, &n_out, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (n_out, ==, n_items);
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    /* A batch's header carries its own number, counted from 0. */
+    g_assert_true (gcg_postprocess_run_cpu (&pp, out, floats, N_CAND, maps,
+        n_items, b, ref, size, &error));
+    g_assert_no_error (error);
+    bad += compare_areas (area, ref, size, kind == GCG_POSTPROCESS_CLASSIFY);
+    total += ((GcgResultsHeader *) ref)->n_results;
+  }
+  g_test_message (
+      "batch %s: %u of %u results differ over %d batches, %" G_GUINT64_FORMAT
+      " capture(s)",
+      kind == GCG_POSTPROCESS_DETECT ? "detect" : "classify", bad, total,
+      FRAMES, gcg_frame_batch_get_capture_count (batch));
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gcg_frame_batch_get_capture_count (batch), ==, 1);
+  g_clear_object (&batch);
+  g_rand_free (rand);
+  g_assert_true (GCG_CU_OK (NULL, cuMemFreeHost, area));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, in));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
+static void
+test_batch (Fixture *f, gconstpointer data)
+{
+  if (f->ctx) {
+    run_batch (f, GCG_POSTPROCESS_DETECT);
+    run_batch (f, GCG_POSTPROCESS_CLASSIFY);
+  }
+}
+
+/* The results are in pinned host memory as soon as the frame's
+ * completion is observed (an event recorded after it, polled): nothing
+ * synchronises, nothing copies.  Two areas in turn, two frames in
+ * flight. */
+static void
+test_completion (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autofree gfloat *out = NULL;
+  g_autofree guint8 *ref = NULL;
+  GcgFrameChainConfig config;
+  GcgPostprocessConfig pp;
+  GcgFrameParams p;
+  GcgFrameItemMap map;
+  CUdeviceptr src, in, dst;
+  CUevent done[2];
+  gsize floats, size;
+  guint8 *area[2];
+  GRand *rand;
+
+  if (!f->ctx)
+    return;
+  rand = g_rand_new_with_seed (7);
+  init_chain_config (&config);
+  chain = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  model = make_pp_model (f, GCG_POSTPROCESS_DETECT, &src, &floats);
+  g_assert_true (gcg_frame_chain_attach_model (chain, model, FALSE, &error));
+  init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
+  g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
+  g_assert_no_error (error);
+  size = gcg_frame_chain_get_results_size (chain);
+  out = g_new (gfloat, floats);
+  ref = g_malloc (size);
+  fill_detect (out, ITEMS, rand);
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, out, floats * 4));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &in, PITCH * H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemsetD8Async, in, 0, PITCH * H,
+      gcg__stream_get_cu (f->stream)));
+  g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst,
+      gcg_frame_chain_get_output_size (chain)));
+  gcg_frame_params_init (&p);
+  p.src[0] = in;
+  p.src_stride[0] = PITCH;
+  p.dst[0] = dst;
+  for (guint k = 0; k < 2; k++) {
+    g_assert_true (GCG_CU_OK (NULL, cuMemHostAlloc, (void **) &area[k], size,
+        0));
+    memset (area[k], 0xa5, size);
+    g_assert_true (GCG_CU_OK (NULL, cuEventCreate, &done[k],
+        CU_EVENT_DISABLE_TIMING));
+    p.results = (guint64) (guintptr) area[k];
+    p.frame_number = 40 + k;
+    g_assert_true (gcg_frame_chain_process (chain, &p, f->stream, &error));
+    g_assert_no_error (error);
+    g_assert_true (GCG_CU_OK (NULL, cuEventRecord, done[k],
+        gcg__stream_get_cu (f->stream)));
+  }
+  gcg_frame_item_map_init (&map, &(GcgRect) { 0, 0, W, H }, OW, OH,
+      config.letterbox);
+  g_assert_true (gcg_postprocess_run_cpu (&pp, out, floats, N_CAND, &map, 1, 40,
+      ref, size, &error));
+  for (guint k = 0; k < 2; k++) {
+    CUresult r;
+
+    while ((r = GCG_CU (cuEventQuery, done[k])) == CUDA_ERROR_NOT_READY)
+      g_usleep (50);
+    g_assert_cmpint (r, ==, CUDA_SUCCESS);
+    ((GcgResultsHeader *) ref)->frame_number = 40 + k;
+    g_assert_cmpuint (compare_areas (area[k], ref, size, FALSE), ==, 0);
+    g_assert_true (GCG_CU_OK (NULL, cuEventDestroy, done[k]));
+  }
+  g_clear_object (&chain);
+  g_rand_free (rand);
+  for (guint k = 0; k < 2; k++)
+    g_assert_true (GCG_CU_OK (NULL, cuMemFreeHost, area[k]));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, in));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
+}
+
+static void
+expect_refused (GcgFrameChain *chain, const GcgPostprocessConfig *pp, gint code)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (gcg_frame_chain_set_postprocess (chain, pp, &error));
+  g_assert_error (error, GCG_ERROR, code);
+  g_test_message ("%s", error->message);
+}
+
+/* What cannot work is refused, with the reason. */
+static void
+test_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autoptr (GcgModelGraph) half = NULL;
+  g_autoptr (GcgFrameChain) other = NULL;
+  GcgFrameChainConfig config;
+  GcgPostprocessConfig pp;
+  const gint64 shape[] = { ITEMS, 4 + N_CLASSES, N_CAND };
+  CUdeviceptr src;
+  gsize floats;
+
+  if (!f->ctx)
+    return;
+  init_chain_config (&config);
+  chain = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
+  /* No model yet. */
+  expect_refused (chain, &pp, GCG_ERROR_NOT_SUPPORTED);
+  model = make_pp_model (f, GCG_POSTPROCESS_DETECT, &src, &floats);
+  g_assert_true (gcg_frame_chain_attach_model (chain, model, FALSE, &error));
+  pp.output_index = 1;
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  pp.output_index = 0;
+  pp.n_classes = N_CLASSES + 1;
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  init_pp (&pp, GCG_POSTPROCESS_CLASSIFY, TRUE);
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  pp.top_k = CLS_CLASSES + 1;
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
+  pp.score_threshold = NAN;
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  init_pp (&pp, GCG_POSTPROCESS_USER, FALSE);
+  pp.n_classes = N_CLASSES;
+  expect_refused (chain, &pp, GCG_ERROR_NOT_SUPPORTED);
+  init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
+  g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
+  g_assert_no_error (error);
+  expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+
+  /* A float16 output. */
+  other = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  half = make_model (f, ITEMS, shape, 3, GCG_MODEL_DTYPE_FLOAT16, &src);
+  g_assert_true (gcg_frame_chain_attach_model (other, half, FALSE, &error));
+  expect_refused (other, &pp, GCG_ERROR_NOT_SUPPORTED);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add ("/postprocess/chain-detect", Fixture, NULL, fixture_setup,
+      test_chain_detect, fixture_teardown);
+  g_test_add ("/postprocess/chain-classify", Fixture, NULL, fixture_setup,
+      test_chain_classify, fixture_teardown);
+  g_test_add ("/postprocess/batch", Fixture, NULL, fixture_setup, test_batch,
+      fixture_teardown);
+  g_test_add ("/postprocess/completion", Fixture, NULL, fixture_setup,
+      test_completion, fixture_teardown);
+  g_test_add ("/postprocess/refused", Fixture, NULL, fixture_setup,
+      test_refused, fixture_teardown);
+  return g_test_run ();
+}
