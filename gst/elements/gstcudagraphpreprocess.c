@@ -914,11 +914,11 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
   if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
           GST_ELEMENT (self), model, &config, error))
     return FALSE;
-  /* ENGINE CALL SITE (issue 35): the chain's postprocess stage, once
-   * libgcg-1.0 exports it (after gcg_frame_chain_attach_model(), before
-   * the first frame; USER is refused there, NOT_SUPPORTED):
-   * if (!gcg_frame_chain_set_postprocess (chain, &config, error))
-   *   return FALSE; */
+  /* After gcg_frame_chain_attach_model(), before the first frame; the
+   * engine refuses USER (NOT_SUPPORTED) and outputs not shaped for the
+   * kind, failing the chain with its error. */
+  if (!gcg_frame_chain_set_postprocess (chain, &config, error))
+    return FALSE;
   GST_INFO_OBJECT (self,
       "postprocess %d: %u classes, top-k %u, score %g, "
       "IoU %g, at most %u per item",
