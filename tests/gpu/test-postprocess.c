@@ -10,7 +10,7 @@
  * host memory the replay writes through its mapping, must equal the CPU
  * reference on the same output and items: detection bit for bit (boxes
  * through letterboxed, moving ROIs), classification with the same labels
- * and boxes and confidences within a few units in the last place
+ * and boxes and confidences within 2e-6 relative
  * (softmax's expf).  One capture for all frames, graph and eager.  The
  * results are there once the frame's completion is observed (an event
  * polled, no synchronisation, no copy).  What cannot work is refused.
@@ -196,7 +196,7 @@ compare_areas (const guint8 *gpu, const guint8 *cpu, gsize size,
 
     if (softmax) {
       bad += fabsf (a.confidence - b.confidence)
-          > 4e-7f * fabsf (b.confidence) + 1e-30f;
+          > 2e-6f * fabsf (b.confidence) + 1e-30f;
       a.confidence = b.confidence = 0.0f;
     } else if (isnan (a.confidence) && isnan (b.confidence)) {
       a.confidence = b.confidence = 0.0f;
