@@ -5,8 +5,12 @@
 # tools/install-deps.sh forgets fails here.
 #
 #   tools/ci-lane.sh DIST [-- EXTRA MESON OPTIONS...]
-#     DIST: bookworm (Debian 12, GStreamer 1.22, the baseline) or
-#           trixie (Debian 13, GStreamer 1.26)
+#   tools/ci-lane.sh DIST --demo   the README's first command instead
+#     (`bash tools/demo.sh`), timed from the bare root: it must end with
+#     its one-sentence summary
+#     DIST: bookworm (Debian 12, GStreamer 1.22, the baseline),
+#           trixie (Debian 13, GStreamer 1.26) or
+#           forky (Debian 14 while it is testing, GStreamer 1.28)
 #
 # Needs root (debootstrap, chroot, bind mounts) and debootstrap.  The root
 # is made under ${GCG_LANE_TMP:-/var/tmp} from the mirror the host's apt
@@ -33,9 +37,12 @@ dist=${1:-}
 case "$dist" in
   bookworm) debver=12 ;;
   trixie) debver=13 ;;
-  *) echo "usage: $0 bookworm|trixie [-- MESON OPTIONS...]" >&2; exit 2 ;;
+  forky) debver=14 ;;
+  *) echo "usage: $0 bookworm|trixie|forky [-- MESON OPTIONS...]" >&2; exit 2 ;;
 esac
 shift
+mode=tests
+[ "${1:-}" = "--demo" ] && { mode=demo; shift; }
 [ "${1:-}" = "--" ] && shift
 meson_opts=("$@")
 [ "$(id -u)" -eq 0 ] || { echo "ci-lane: needs root (chroot, mounts)" >&2; exit 2; }
@@ -84,11 +91,20 @@ bind() {  # bind SRC DEST [ro]
 }
 
 echo "lane $dist: debootstrap --variant=minbase from $mirror"
-debootstrap --variant=minbase "$dist" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 || {
+# A debootstrap older than the release knows it by no script of its own:
+# testing's (sid's) serves.
+script=/usr/share/debootstrap/scripts/$dist
+[ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
+debootstrap --variant=minbase "$dist" "$root" "$mirror" "$script" >"$root.debootstrap.log" 2>&1 || {
   tail -n 20 "$root.debootstrap.log" >&2; rm -f "$root.debootstrap.log"; exit 1; }
 rm -f "$root.debootstrap.log"
-# A user's machine has the point releases' updates too.
-echo "deb $mirror $dist-updates main" >>"$root/etc/apt/sources.list"
+# A user's machine has the point releases' updates too (a stable
+# release's; testing has none).
+[ "$dist" = forky ] || echo "deb $mirror $dist-updates main" >>"$root/etc/apt/sources.list"
+# Testing's Release file is valid for a week only; a mirror's snapshot
+# (CI's) may be older than that, which apt would refuse outright.
+[ "$dist" != forky ] ||
+  echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gcg-lane-snapshot"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # No package's service is started inside the root.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
@@ -110,11 +126,27 @@ mkdir "$root/src"
 # The whole output goes to the log; the terminal gets the lane's result,
 # and the log's end when it failed.
 log=${GCG_LANE_LOG:-${GCG_LANE_TMP:-/var/tmp}/gcg-lane-$dist.log}
-echo "lane $dist: bash tools/run-tests.sh in the root (log: $log)"
 proxies=()
 for v in http_proxy https_proxy no_proxy; do
   [ -n "${!v:-}" ] && proxies+=("$v=${!v}")
 done
+if [ "$mode" = demo ]; then
+  echo "lane $dist: bash tools/demo.sh in the root (log: $log)"
+  rc=0
+  t0=$(date +%s)
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "${proxies[@]}" bash -c 'cd /src && bash tools/demo.sh' </dev/null >"$log" 2>&1 || rc=$?
+  last=$(tail -n 1 "$log")
+  case "$last" in
+    "cudagraphpreprocess ran "*) ;;
+    *) [ "$rc" -ne 0 ] || rc=1; tail -n 40 "$log" ;;
+  esac
+  echo "lane $dist demo (Debian $debver): $last"
+  echo "lane $dist demo: $(($(date +%s) - t0)) s from the bare root (debootstrap not counted)"
+  exit "$rc"
+fi
+echo "lane $dist: bash tools/run-tests.sh in the root (log: $log)"
 rc=0
 chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -127,22 +159,28 @@ case "$counts" in
   *" passed, "*" failed, "*" skipped") ;;
   *) counts="no test counts"; [ "$rc" -ne 0 ] || rc=1 ;;
 esac
-# Without a GPU only the gpu suite may skip, and GstTensorMeta's test where
-# GStreamer is older than 1.26: any other skip is a package install-deps
-# forgot (a user's test run would not check what it should), and the
-# GstTensorMeta test must run on 1.26.
+# Without a GPU only the gpu suite may skip, and the analytics tests
+# (GstTensorMeta, the results' GstAnalyticsRelationMeta) where GStreamer is
+# older than 1.26: any other skip is a package install-deps forgot (a
+# user's test run would not check what it should), and the analytics tests
+# must run from 1.26 on.
 allowed=':gpu / '
-[ "$dist" = bookworm ] && allowed="$allowed|:unit / gst-tensor-meta\$"
+[ "$dist" = bookworm ] &&
+  allowed="$allowed|:unit / gst-tensor-meta\$|:unit / results-analytics\$"
 bad=$(sed -n 's/^skipped: //p' "$log" | grep -Ev -- "$allowed" || true)
 if [ -n "$bad" ]; then
   echo "lane $dist: skipped where nothing may skip (a missing install step?):"
   echo "$bad"
   rc=1
 fi
-if [ "$dist" = trixie ] && ! grep -Eq ':unit / gst-tensor-meta +OK' "$log"; then
-  echo "lane $dist: the GstTensorMeta test did not run and pass"
-  rc=1
-fi
+# Where GStreamer has the analytics library (1.26, 1.28) its tests must
+# run and pass.
+for t in gst-tensor-meta results-analytics; do
+  if [ "$dist" != bookworm ] && ! grep -Eq ":unit / $t +OK" "$log"; then
+    echo "lane $dist: the $t test did not run and pass"
+    rc=1
+  fi
+done
 [ "$rc" -eq 0 ] || tail -n 150 "$log"
 echo "lane $dist (Debian $debver, GStreamer $gst): $counts, $(($(date +%s) - start)) s"
 exit "$rc"

@@ -14,9 +14,11 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 frames=${FRAMES:-300}
 if [ -z "${DEMO_NO_BUILD:-}" ]; then
-  bash tools/install-deps.sh || exit 1
+  bash tools/install-deps.sh --demo || exit 1
   [ -d "$build" ] || meson setup "$build" || exit 1
-  ninja -C "$build" || exit 1
+  # Only what the demo runs: the plugin (and the library under it) and
+  # gcg-info; tools/run-tests.sh builds the rest in the same folder.
+  ninja -C "$build" gst/libgstcudagraph.so tools/gcg-info || exit 1
 fi
 export GST_PLUGIN_PATH="$PWD/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 

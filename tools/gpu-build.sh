@@ -4,12 +4,15 @@
 # dropped and binaries lose their debug info once built.  Then makes the
 # bundle (../shared/gpu-host/bundle.sh) with the plugin's library closure.
 #   tools/gpu-build.sh [BUILD_DIR=build-gpu]
+#   GCG_GPU_ARCHS=auto tools/gpu-build.sh build-gpu-ptx: the default build
+#   of a machine without a GPU (PTX only), to check on the GPU host that
+#   the driver compiles it there
 # On the GPU host: tools/gpu-host-run.sh BUILD_DIR all
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
 stash=".gpu-objs/$build"
-[ -d "$build" ] || meson setup "$build" -Dcuda-archs=90 >/dev/null
+[ -d "$build" ] || meson setup "$build" -Dcuda-archs="${GCG_GPU_ARCHS:-90}" >/dev/null
 # The intermediates set aside by the last run come back (timestamps
 # intact), so ninja rebuilds only what changed.
 if [ -d "$stash" ]; then

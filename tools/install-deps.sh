@@ -5,7 +5,24 @@
 # a package (tools/ci-lane.sh checks this in a fresh Debian root).  The
 # CUDA toolkit (nvcc) is optional: without it the library builds without
 # embedded kernels and the GPU backend says so at use.
+#
+#   tools/install-deps.sh           everything (the tests, CI)
+#   tools/install-deps.sh --demo    only what tools/demo.sh needs: the
+#                                   build and the elements its pipelines
+#                                   run (minutes less on a bare machine)
 set -euo pipefail
+demo_pkgs=(
+  build-essential meson ninja-build pkg-config python3
+  libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  # videotestsrc, imagefreeze, gst-launch-1.0
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+)
+# With a GPU the demo also runs GStreamer's CUDA memory (cudaupload) and the
+# plugin is built with its interop; without one, plugins-bad and the
+# OpenCV it pulls in are left for the tests.
+if [ -e /dev/nvidiactl ] || command -v nvidia-smi >/dev/null; then
+  demo_pkgs+=(libgstreamer-plugins-bad1.0-dev libgl-dev gstreamer1.0-plugins-bad)
+fi
 pkgs=(
   # build
   build-essential meson ninja-build pkg-config python3
@@ -27,6 +44,7 @@ pkgs=(
   # the API reference (-Ddocs=enabled)
   gi-docgen
 )
+[ "${1:-}" = --demo ] && pkgs=("${demo_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
