@@ -292,9 +292,11 @@ typedef struct
  * @results: where this frame's results go when the chain (or batch) ends
  *   in a postprocess (gcg_frame_chain_set_postprocess()): the device
  *   address of an area of gcg_frame_chain_get_results_size() bytes,
- *   normally pinned host memory (under unified addressing, as on every
- *   64-bit platform, the host pointer of cuMemAllocHost() or #GcgHostPool
- *   memory is its device address) that the replay writes directly; read
+ *   8-byte aligned, normally pinned host memory (under unified
+ *   addressing, as on every 64-bit platform, the host pointer of
+ *   cuMemHostAlloc() or #GcgHostPool memory is its device address;
+ *   registered memory's is cuMemHostGetDevicePointer()'s) that the
+ *   replay writes directly; read
  *   it with gcg_frame_results_get() once the frame is done.  Each frame
  *   in flight needs its own area.  0 writes no results.  A batch reads
  *   its first source's (@params[0]).  (Since 0.3.)

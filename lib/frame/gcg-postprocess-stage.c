@@ -58,6 +58,13 @@ pp_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
         io->n_items, self->max_items);
     return FALSE;
   }
+  if (io->results % 8 != 0) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Postprocess: the results area at 0x%" G_GINT64_MODIFIER "x is not "
+        "8-byte aligned",
+        io->results);
+    return FALSE;
+  }
   p->input = self->input;
   p->scratch = self->scratch;
   p->results = io->results;
