@@ -5,9 +5,10 @@
 
 /* Interop with gstreamer-cuda-1.0: one GstCudaContext shared with nvcodec's
  * elements (context type "gst.cuda.context"), GstCudaMemory read and
- * written in place.  This is the only file of the plugin that includes the
- * CUDA toolkit's headers (through gst/cuda/); it uses only the public gcg
- * API. */
+ * written in place.  With gstcudagraphcudapool.c (the fenced
+ * GstCudaMemory pool) it is one of the two files of the plugin that
+ * include the CUDA toolkit's headers (through gst/cuda/); it uses only
+ * the public gcg API. */
 
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphdebug.h"

@@ -13,11 +13,14 @@
  *
  * The CUDA backend captures that kernel into a #GcgGraph on the first
  * frame of each stream and only replays it afterwards: the kernel takes a
- * single argument, the device address of a struct in a #GcgParamBlock,
- * and every per-frame value (plane pointers included) reaches it through
- * one host-to-device copy of that struct before the replay.  Each stream
- * gets its own parameter block and graph, because one device struct
- * cannot hold two frames in flight on two streams; a chain serves up to 16
+ * single argument, its struct by value, and every per-frame value (plane
+ * pointers included) reaches it as that argument, set on the executable
+ * graph's kernel node before each replay (cuGraphExecKernelNodeSetParams).
+ * Stages added to the chain (user kernels, the model, the postprocess)
+ * read their own structs from a #GcgParamBlock instead, refreshed by one
+ * host-to-device copy from a pinned ring slot per frame.  Each stream gets
+ * its own graph and parameter block, because one device struct cannot
+ * hold two frames in flight on two streams; a chain serves up to 16
  * streams and keeps a reference to each.
  *
  * The CPU backend runs the same per-pixel code on host pointers,
@@ -26,8 +29,8 @@
  *
  * A chain is driven from one thread at a time (the streaming thread);
  * gcg_frame_chain_process() takes no locks and, once a stream has been
- * seen, allocates nothing and never waits for the GPU (except when the
- * host runs a whole parameter ring, 18 frames, ahead).
+ * seen, allocates nothing and never waits for the GPU (except when, with
+ * stages, the host runs a whole parameter ring, 18 frames, ahead).
  *
  * Since: 0.1
  */
@@ -237,8 +240,9 @@ gcg_frame_chain_get_config (GcgFrameChain *self, GcgFrameChainConfig *config)
  * @use_graph: %TRUE (the default) to capture once and replay, %FALSE to
  *   launch the kernel eagerly on every frame
  *
- * Eager launches run the very same kernel on the same parameter block, for
- * comparison and benchmarks.  No effect on the CPU backend.
+ * Eager launches run the very same kernel with the same struct as its
+ * argument (and the stages on the same parameter block), for comparison
+ * and benchmarks.  No effect on the CPU backend.
  *
  * Since: 0.1
  */
@@ -338,8 +342,9 @@ run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
  * Writes the output of one frame.  @params is checked first (non-finite
  * values, gamma ≤ 0, missing planes, strides shorter than a row, too many
  * ROIs, an empty video crop): on %GCG_ERROR_INVALID_ARGUMENT nothing runs
- * and nothing changes.  The CUDA backend then queues one copy of the
- * frame's values and the replay (the capture too, on a stream's first
+ * and nothing changes.  The CUDA backend then sets the frame's values on
+ * the graph's kernel node (with stages, also queues one copy of their
+ * structs) and queues the replay (the capture too, on a stream's first
  * frame) and returns without waiting; the CPU backend has written the
  * output when it returns.
  *

@@ -302,7 +302,10 @@ typedef struct
  *   its first source's (@params[0]).  (Since 0.3.)
  *
  * Everything that may change from one frame to the next.  None of it
- * causes a new capture: it is copied into the chain's parameter block.
+ * causes a new capture: the CUDA backend sets it on the replayed graph,
+ * as the built-in kernel's argument on its node (a #GcgFrameBatch, whose
+ * struct is too large for an argument, and a chain's stages read it from
+ * a parameter block refreshed by one copy per frame).
  *
  * Since: 0.1
  */
