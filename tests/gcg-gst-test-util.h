@@ -204,6 +204,41 @@ gcg_test_add_bundle_plugins (void)
   g_setenv ("GST_PLUGIN_PATH_1_0", both, TRUE);
 }
 
+/* The system's videotestsrc and core elements (fakesink, capsfilter),
+ * loaded by file from the folder tests/meson.build names in
+ * GCG_TEST_SYSTEM_PLUGINS_DIR (the whole folder's other plugins'
+ * one-time allocations would read as leaks under ASan); nothing without
+ * it.  Call after gcg_test_gst_init(). */
+static inline void
+gcg_test_load_system_plugins (void)
+{
+  const gchar *dir = g_getenv ("GCG_TEST_SYSTEM_PLUGINS_DIR");
+  const gchar *files[] = { "libgstvideotestsrc.so", "libgstcoreelements.so" };
+
+  for (guint i = 0; dir != NULL && i < G_N_ELEMENTS (files); i++) {
+    g_autofree gchar *path = g_build_filename (dir, files[i], NULL);
+    GstPlugin *plugin = gst_plugin_load_file (path, NULL);
+
+    if (plugin != NULL)
+      gst_object_unref (plugin);
+  }
+}
+
+/* Whether launch lines of videotestsrc and fakesink can run. */
+static inline gboolean
+gcg_test_have_system_plugins (void)
+{
+  const gchar *needed[] = { "videotestsrc", "fakesink" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (needed); i++) {
+    g_autoptr (GstElementFactory) f = gst_element_factory_find (needed[i]);
+
+    if (f == NULL)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Points the registry at a fresh file and scans in-process, so that every
  * test program sees the plugin just built. */
 static inline void

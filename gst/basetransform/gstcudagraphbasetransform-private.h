@@ -72,6 +72,13 @@ typedef struct
   gboolean have_config;
   /* Between start and stop: the backend (and CUDA memory output) known. */
   gboolean started;
+  /* Why negotiation failed, said once per negotiation: the causes said
+   * since start or the last caps set (under the object lock), and the
+   * caps set_caps() last refused (the CAPS event comes back with every
+   * sticky event retried upstream; streaming thread). */
+  guint explained;
+  GstCaps *refused_in;
+  GstCaps *refused_out;
 
   /* The GstCudaContext offered by the pipeline or a neighbour, under the
    * object lock (set_context may come from any thread). */
@@ -138,6 +145,16 @@ gboolean gst_cuda_graph_base_transform_transform_size (GstBaseTransform *trans,
  * names the cause where we know it (downstream takes only CUDA memory,
  * which the CPU backend cannot write), instead of a bare not-negotiated. */
 void gst_cuda_graph_base_transform_explain_caps_failure (
+    GstCudaGraphBaseTransform *self);
+/* After the base class answered @query on the pad of @direction: a caps
+ * query answered with no caps, or caps refused, on the sink pad is a
+ * negotiation that fails there (a launch line's source never sends its
+ * caps), explained as above once the element has started. */
+void gst_cuda_graph_base_transform_check_caps_query (
+    GstCudaGraphBaseTransform *self, GstPadDirection direction,
+    GstQuery *query);
+/* Start, stop: no failure said, no caps refused. */
+void gst_cuda_graph_base_transform_forget_refusals (
     GstCudaGraphBaseTransform *self);
 gboolean gst_cuda_graph_base_transform_get_unit_size (GstBaseTransform *trans,
     GstCaps *caps, gsize *size);

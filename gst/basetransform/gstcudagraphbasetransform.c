@@ -186,6 +186,7 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *self)
   g_clear_object (&priv->queue);
   gst_cuda_graph_in_flight_pool_clear (&priv->in_flight);
   gst_clear_caps (&priv->out_caps);
+  gst_cuda_graph_base_transform_forget_refusals (self);
   gst_cuda_graph_base_transform_retire_chain (self);
   /* The chains hold device memory of the context closed below. */
   gst_cuda_graph_chain_cache_clear (priv->chain_cache);
@@ -204,6 +205,7 @@ open_backend (GstCudaGraphBaseTransform *self)
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   gst_cuda_graph_base_transform_reset_counters (self);
+  gst_cuda_graph_base_transform_forget_refusals (self);
   return gst_cuda_graph_device_open (&priv->dev, GST_ELEMENT (self), &priv->run,
       &priv->gst_context);
 }
@@ -324,14 +326,18 @@ static gboolean
 gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
     GstPadDirection direction, GstQuery *query)
 {
-  GstCudaGraphBaseTransformPrivate *priv =
-      GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean ret;
 
   if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
           &priv->gst_context))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
-      ->query (trans, direction, query);
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
+            ->query (trans, direction, query);
+  if (ret)
+    gst_cuda_graph_base_transform_check_caps_query (self, direction, query);
+  return ret;
 }
 
 /* --- helpers for the subclasses ------------------------------------------ */

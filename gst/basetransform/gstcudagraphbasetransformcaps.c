@@ -27,11 +27,12 @@ configure_input (GstCudaGraphBaseTransform *self, const GstVideoInfo *info,
       &config->in_format, &config->matrix, &config->full_range);
 }
 
-gboolean
-gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
-    GstCaps *incaps, GstCaps *outcaps)
+/* Takes @incaps -> @outcaps as the negotiated caps; FALSE (an error
+ * posted where the cause is ours to say) when they cannot be made. */
+static gboolean
+configure_caps (GstCudaGraphBaseTransform *self, GstCaps *incaps,
+    GstCaps *outcaps)
 {
-  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformClass *klass =
       GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
@@ -56,8 +57,10 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
   if (!gcg_frame_chain_config_validate (&config, &error)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Unsupported conversion: %s", error->message),
-        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, incaps,
-            outcaps));
+        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT "; check the "
+         "size properties (width, height, max-rois, tensor-type) and the "
+         "caps downstream asks for",
+            incaps, outcaps));
     return FALSE;
   }
   if (!klass->get_caps_size (self, outcaps, &priv->out_size))
@@ -68,6 +71,53 @@ gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
   priv->in_info = in_info;
   gst_caps_replace (&priv->out_caps, outcaps);
   gst_cuda_graph_base_transform_use_config (self, &config);
+  return TRUE;
+}
+
+/* Whether @incaps -> @outcaps are the caps refused last: upstream sends
+ * its CAPS event again before every later sticky event and buffer, and
+ * the refusal was said the first time. */
+static gboolean
+refused_before (GstCudaGraphBaseTransformPrivate *priv, GstCaps *incaps,
+    GstCaps *outcaps)
+{
+  return priv->refused_in != NULL && priv->refused_out != NULL
+      && gst_caps_is_equal (priv->refused_in, incaps)
+      && gst_caps_is_equal (priv->refused_out, outcaps);
+}
+
+void
+gst_cuda_graph_base_transform_forget_refusals (GstCudaGraphBaseTransform *self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  gst_clear_caps (&priv->refused_in);
+  gst_clear_caps (&priv->refused_out);
+  GST_OBJECT_LOCK (self);
+  priv->explained = 0;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* One refusal, one error: caps refused once are refused again without a
+ * word; caps taken start a new negotiation, whose failures are said
+ * again. */
+gboolean
+gst_cuda_graph_base_transform_set_caps (GstBaseTransform *trans,
+    GstCaps *incaps, GstCaps *outcaps)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+
+  if (refused_before (priv, incaps, outcaps)) {
+    GST_DEBUG_OBJECT (self, "caps refused before, refused again");
+    return FALSE;
+  }
+  if (!configure_caps (self, incaps, outcaps)) {
+    gst_caps_replace (&priv->refused_in, incaps);
+    gst_caps_replace (&priv->refused_out, outcaps);
+    return FALSE;
+  }
+  gst_cuda_graph_base_transform_forget_refusals (self);
   return TRUE;
 }
 
@@ -229,6 +279,30 @@ downstream_caps (GstCudaGraphBaseTransform *self)
   return peer;
 }
 
+/* The causes of a failed negotiation that are said, each once per
+ * negotiation (GstCudaGraphBaseTransformPrivate.explained). */
+enum
+{
+  CAUSE_CUDA_MEMORY = 1 << 0,   /* downstream takes only CUDA memory */
+  CAUSE_SUBCLASS = 1 << 1,      /* the subclass's explain_caps_failure() */
+};
+
+/* Whether @cause is to be said now: not yet said in this negotiation (it
+ * counts as said from now on).  Every caps query and every retried CAPS
+ * event meets the same failure again. */
+static gboolean
+first_time (GstCudaGraphBaseTransform *self, guint cause)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gboolean first;
+
+  GST_OBJECT_LOCK (self);
+  first = !(priv->explained & cause);
+  priv->explained |= cause;
+  GST_OBJECT_UNLOCK (self);
+  return first;
+}
+
 void
 gst_cuda_graph_base_transform_explain_caps_failure (
     GstCudaGraphBaseTransform *self)
@@ -244,11 +318,46 @@ gst_cuda_graph_base_transform_explain_caps_failure (
   asked = GET_PRIV (self)->run.backend;
   GST_OBJECT_UNLOCK (self);
   if (!can_output_cuda_memory (self)
-      && gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), peer,
-          asked))
+      && gst_cuda_graph_caps_only_cuda_memory (peer)) {
+    if (first_time (self, CAUSE_CUDA_MEMORY))
+      gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), peer,
+          asked);
     return;
-  if (klass->explain_caps_failure != NULL && !gst_caps_is_empty (peer))
+  }
+  if (klass->explain_caps_failure != NULL && !gst_caps_is_empty (peer)
+      && first_time (self, CAUSE_SUBCLASS))
     klass->explain_caps_failure (self, peer);
+}
+
+/* What the sink pad answered: no caps at all, or the caps refused. */
+static gboolean
+caps_query_failed (GstQuery *query)
+{
+  GstCaps *caps = NULL;
+  gboolean accepted = TRUE;
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CAPS:
+      gst_query_parse_caps_result (query, &caps);
+      return caps != NULL && gst_caps_is_empty (caps);
+    case GST_QUERY_ACCEPT_CAPS:
+      gst_query_parse_accept_caps_result (query, &accepted);
+      return !accepted;
+    default:
+      return FALSE;
+  }
+}
+
+void
+gst_cuda_graph_base_transform_check_caps_query (GstCudaGraphBaseTransform *self,
+    GstPadDirection direction, GstQuery *query)
+{
+  /* Before start the backend is not known (the caps then offer CUDA
+   * memory), and a query while the pads are linked is no negotiation. */
+  if (direction != GST_PAD_SINK || !GET_PRIV (self)->started
+      || !caps_query_failed (query))
+    return;
+  gst_cuda_graph_base_transform_explain_caps_failure (self);
 }
 
 /* Puts CUDA memory first in @caps (sink caps offered upstream; transfer

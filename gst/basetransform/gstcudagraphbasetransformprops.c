@@ -34,10 +34,10 @@ static const GstCudaGraphRunPropsText run_text = {
                "frame (FALSE launches the same kernels eagerly, for A/B "
                "measurement)",
   .in_flight_nick = "Frames in flight",
-  .in_flight =
-      "Frames whose GPU work may be queued at once: buffers leave "
-      "the element while the GPU still works on them, and whoever maps one "
-      "first waits for that frame only (1 = one frame at a time)",
+  .in_flight = "Frames whose GPU work may be queued at once, 1-" G_STRINGIFY (
+      GCG_FRAME_QUEUE_MAX_DEPTH) ": buffers leave the element while the "
+                                 "GPU still works on them, and whoever maps one first waits for that "
+                                 "frame only (1 = one frame at a time)",
   .max_in_flight = GCG_FRAME_QUEUE_MAX_DEPTH,
   .captures = "Graph captures since start (one per negotiated caps)",
   .replays = "Frames that replayed a graph captured on an earlier frame "
@@ -54,15 +54,16 @@ install_settings (GObjectClass *gobject_class)
           "Consecutive frames that may fail to process (a driver error, "
           "say) before the element errors out; each failed frame is "
           "dropped with a warning (-1 = never error out, 0 = error out on "
-          "the first)",
+          "the first; at most 2147483647)",
           -1, G_MAXINT, DEFAULT_MAX_ERRORS, PLAYING_FLAGS));
   g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
       g_param_spec_uint ("graph-cache-size", "Graph cache size",
           "Frame chains of earlier caps kept, with their captured graphs "
           "and device memory, besides the current one: caps changing back "
           "to one of them replay its graph instead of capturing again; the "
-          "least recently used one is dropped when more are kept (0 = "
-          "none; a smaller value takes effect at the next caps change)",
+          "least recently used one is dropped when more are kept, 0-" G_STRINGIFY (
+              GST_CUDA_GRAPH_CHAIN_CACHE_MAX) " (0 = none; a "
+                                              "smaller value takes effect at the next caps change)",
           0, GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
           PLAYING_FLAGS));
 }

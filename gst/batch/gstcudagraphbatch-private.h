@@ -45,6 +45,26 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_batch_debug);
  * spare batches kept, and the depth of the frame queue that runs them. */
 #define GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT GCG_FRAME_QUEUE_MAX_DEPTH
 
+/* The longest batch-duration and timeout: one hour each.  With them,
+ * upstream's latency and a running time each below 2^63 (what a GstSegment
+ * and a live source's latency can hold), no sum the collector makes comes
+ * near 2^64; the sums saturate anyway (gst_cuda_graph_batch_add_time()). */
+/* The deepest queue-depth. */
+#define GST_CUDA_GRAPH_BATCH_MAX_QUEUE_DEPTH 64
+
+#define GST_CUDA_GRAPH_BATCH_MAX_DURATION (3600 * GST_SECOND)
+#define GST_CUDA_GRAPH_BATCH_MAX_TIMEOUT (3600 * GST_SECOND)
+
+/* @a + @b, both valid, saturated below GST_CLOCK_TIME_NONE: running times,
+ * durations and latencies come from upstream and may be huge, and a sum
+ * that wraps would put a window's end before its start or a deadline in
+ * the past. */
+static inline GstClockTime
+gst_cuda_graph_batch_add_time (GstClockTime a, GstClockTime b)
+{
+  return a < GST_CLOCK_TIME_NONE - 1 - b ? a + b : GST_CLOCK_TIME_NONE - 1;
+}
+
 /* One stream's frame in the batch being assembled, mapped until the
  * batch's work is done. */
 typedef struct
@@ -100,7 +120,8 @@ struct _GstCudaGraphBatch
   guint batch_size;
   GstClockTime batch_duration;  /* 0: one frame long */
   GstClockTime timeout;         /* live: after the window's end */
-  guint queue_depth;            /* buffers per sink pad */
+  guint queue_depth;            /* buffers per sink pad, and frames
+                                 * each pad holds of a window */
 
   /* Latency, under the object lock: upstream's (have_latency: asked
    * since the pads last changed) and the window's; get_latency(). */
@@ -140,6 +161,9 @@ struct _GstCudaGraphBatch
   GcgFrameBatch *engine;
   GcgFrameBatchConfig config;
   gsize out_size;
+  /* The negotiation under way posted an error that says why it failed
+   * (the collector then adds none of its own). */
+  gboolean negotiation_said;
   GstCudaGraphModelLayout layout;       /* the engine's model outputs */
   guint64 frames;               /* also under the object lock */
   gboolean stats_posted;
@@ -161,6 +185,9 @@ struct _GstCudaGraphBatch
   guint64 window_index;
   gint window_fps_n, window_fps_d;
   GstClockTime window_slack;
+  /* Frames a pad holds of the window being collected (queue-depth, read
+   * once per window collected): later ones are dropped. */
+  guint held_max;
 };
 
 #define GST_TYPE_CUDA_GRAPH_BATCH (gst_cuda_graph_batch_get_type ())

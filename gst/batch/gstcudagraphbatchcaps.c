@@ -106,9 +106,10 @@ gst_cuda_graph_batch_update_src_caps (GstCudaGraphBatch *self, GstCaps *caps,
   GST_DEBUG_OBJECT (self, "src caps %" GST_PTR_FORMAT, *ret);
   if (!gst_caps_is_empty (*ret))
     return GST_FLOW_OK;
-  if (!cuda)
-    gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), caps,
-        asked);
+  if (!cuda
+      && gst_cuda_graph_explain_cuda_memory_refused (GST_ELEMENT (self), caps,
+          asked))
+    self->negotiation_said = TRUE;
   return GST_FLOW_NOT_NEGOTIATED;
 }
 
@@ -201,6 +202,7 @@ ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
   if (engine == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot batch into this tensor: %s", error->message), (NULL));
+    self->negotiation_said = TRUE;
     return FALSE;
   }
   gst_cuda_graph_batch_retire_engine (self);
@@ -230,7 +232,10 @@ gst_cuda_graph_batch_negotiated_src_caps (GstCudaGraphBatch *self,
   if (!gcg_frame_batch_config_validate (&config, &error)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Unsupported batch: %s", error->message),
-        ("output %" GST_PTR_FORMAT, caps));
+        ("output %" GST_PTR_FORMAT "; check width, height, max-rois, "
+         "tensor-type and batch-size, and the tensor downstream asks for",
+            caps));
+    self->negotiation_said = TRUE;
     return FALSE;
   }
   return ensure_engine (self, &config);

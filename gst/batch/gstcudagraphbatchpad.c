@@ -461,4 +461,5 @@ gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad *self)
   g_queue_clear_full (&self->window.held, (GDestroyNotify) gst_buffer_unref);
   gst_clear_buffer (&self->window.spare);
   self->window.taken_until = GST_CLOCK_TIME_NONE;
+  self->window.warned_full = FALSE;
 }

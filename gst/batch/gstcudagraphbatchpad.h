@@ -106,6 +106,9 @@ typedef struct
   /* first-in-batch-with-overlap: its last unused frame of the half window
    * before the window's start (owned), a candidate for the window. */
   GstBuffer *spare;
+  /* Its frames of one window beyond queue-depth were dropped and said so
+   * (once until a flush or a restart). */
+  gboolean warned_full;
 } GstCudaGraphBatchPadWindow;
 
 GstCudaGraphBatchPadWindow *gst_cuda_graph_batch_pad_get_window (

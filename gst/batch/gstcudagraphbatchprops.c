@@ -31,8 +31,10 @@ enum
  * (8: 4 frames a wake-up; 4 gave twice the context switches per batch,
  * docs/cudagraphbatch.md). */
 #define DEFAULT_QUEUE_DEPTH 8
-#define MAX_QUEUE_DEPTH 64
 #define DEFAULT_BATCH_DURATION 0
+/* The blurbs spell the maxima out. */
+G_STATIC_ASSERT (GST_CUDA_GRAPH_BATCH_MAX_DURATION == 3600000000000);
+G_STATIC_ASSERT (GST_CUDA_GRAPH_BATCH_MAX_TIMEOUT == 3600000000000);
 
 #define READY_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
@@ -44,8 +46,9 @@ static const GstCudaGraphRunPropsText run_text = {
   .use_graph = "Capture the batch into a CUDA graph once and replay it (FALSE "
                "launches the same kernel eagerly, for A/B measurement)",
   .in_flight_nick = "Batches in flight",
-  .in_flight = "Batches whose GPU work may be queued at once; their inputs "
-               "stay referenced until it is done",
+  .in_flight = "Batches whose GPU work may be queued at once, 1-" G_STRINGIFY (
+      GCG_FRAME_QUEUE_MAX_DEPTH) "; their inputs stay referenced until it "
+                                 "is done",
   .max_in_flight = GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT,
   .captures = "Graph captures since start (one per negotiated tensor shape)",
   .replays = "Batches that replayed a graph captured on an earlier batch",
@@ -161,15 +164,16 @@ gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
 
   g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size",
-          "Most frames (streams) in one batch (0 = the number of sink pads "
-          "at negotiation); the tensor holds batch-size x max-rois items",
+          "Most frames (streams) in one batch, 0-" G_STRINGIFY (
+              GCG_FRAME_BATCH_MAX_SOURCES) " (0 = the number of sink pads "
+                                           "at negotiation); the tensor holds batch-size x max-rois items",
           0, GCG_FRAME_BATCH_MAX_SOURCES, DEFAULT_BATCH_SIZE, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_TIMEOUT,
       g_param_spec_uint64 ("timeout", "Timeout",
           "Live sources: how long after the end of the batch's window a "
-          "stream without a frame is left out of it (ns; part of the "
-          "latency reported)",
-          0, G_MAXUINT64, DEFAULT_TIMEOUT, READY_FLAGS));
+          "stream without a frame is left out of it (ns, 0-3600000000000: "
+          "at most one hour; part of the latency reported)",
+          0, GST_CUDA_GRAPH_BATCH_MAX_TIMEOUT, DEFAULT_TIMEOUT, READY_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BATCHES,
       g_param_spec_uint64 ("batches", "Batches", "Batches pushed", 0,
           G_MAXUINT64, 0, RO));
@@ -179,15 +183,22 @@ gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
    * The length of a batch's window of running time: each batch holds the
    * frames that start inside one window (as each pad's batch-strategy
    * says), as GStreamer 1.28's analyticscombiner does.  0: one frame long
-   * (the shortest frame duration among the streams).
+   * (the shortest frame duration among the streams).  At most one hour
+   * (3600000000000 ns): the window's length is part of the latency
+   * reported and of the live deadline.  A stream holds at most
+   * queue-depth frames of one window; with the `all` batch-strategy its
+   * later frames in the window are dropped, with a warning.
    *
    * Since: 0.2
    */
   g_object_class_install_property (gobject_class, PROP_BATCH_DURATION,
       g_param_spec_uint64 ("batch-duration", "Batch duration",
-          "Length of a batch's window of running time (ns; 0 = the shortest "
-          "frame duration among the streams); part of the latency reported",
-          0, G_MAXUINT64, DEFAULT_BATCH_DURATION, READY_FLAGS));
+          "Length of a batch's window of running time (ns, 0-3600000000000: "
+          "at most one hour; 0 = the shortest frame duration among the "
+          "streams); part of the latency reported; a stream's frames of one "
+          "window beyond queue-depth are dropped",
+          0, GST_CUDA_GRAPH_BATCH_MAX_DURATION, DEFAULT_BATCH_DURATION,
+          READY_FLAGS));
   /**
    * GstCudaGraphBatch:dropped-late:
    *
@@ -207,15 +218,19 @@ gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
    * How many buffers each sink pad holds before its stream waits; a
    * waiting stream goes on once the batch has taken half of them, so
    * that a stream faster than the batch is woken once per depth / 2
-   * frames, not once per frame.
+   * frames, not once per frame.  It also bounds the frames a stream has
+   * in one batch window (batch-duration): those beyond it are dropped,
+   * with a warning.
    *
    * Since: 0.2
    */
   g_object_class_install_property (gobject_class, PROP_QUEUE_DEPTH,
       g_param_spec_uint ("queue-depth", "Queue depth",
           "Buffers each sink pad holds before its stream waits (it goes on "
-          "once half of them are taken)",
-          2, MAX_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH,
+          "once half of them are taken), 2-" G_STRINGIFY (
+              GST_CUDA_GRAPH_BATCH_MAX_QUEUE_DEPTH) "; also the most frames of one "
+                                                    "stream in one batch window (later ones are dropped)",
+          2, GST_CUDA_GRAPH_BATCH_MAX_QUEUE_DEPTH, DEFAULT_QUEUE_DEPTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
               | GST_PARAM_MUTABLE_PLAYING));
   gst_cuda_graph_run_props_install (gobject_class, PROP_RUN_FIRST, &run_text);

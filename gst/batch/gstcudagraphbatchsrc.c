@@ -77,7 +77,7 @@ own_latency_locked (GstCudaGraphBatch *self)
   GstClockTime window =
       GST_CLOCK_TIME_IS_VALID (self->window_latency) ? self->window_latency : 0;
 
-  return window + self->timeout;
+  return gst_cuda_graph_batch_add_time (window, self->timeout);
 }
 
 GstClockTime
@@ -93,7 +93,8 @@ gst_cuda_graph_batch_get_latency (GstCudaGraphBatch *self)
     update_latency (self);
   GST_OBJECT_LOCK (self);
   if (self->live)
-    latency = self->upstream_min + own_latency_locked (self);
+    latency = gst_cuda_graph_batch_add_time (self->upstream_min,
+        own_latency_locked (self));
   GST_OBJECT_UNLOCK (self);
   return latency;
 }
@@ -135,8 +136,9 @@ answer_latency (GstCudaGraphBatch *self, GstQuery *query)
   max = self->upstream_max;
   own = own_latency_locked (self);
   GST_OBJECT_UNLOCK (self);
-  gst_query_set_latency (query, live, min + own,
-      GST_CLOCK_TIME_IS_VALID (max) ? max + own : GST_CLOCK_TIME_NONE);
+  gst_query_set_latency (query, live, gst_cuda_graph_batch_add_time (min, own),
+      GST_CLOCK_TIME_IS_VALID (max) ? gst_cuda_graph_batch_add_time (max, own)
+                                    : GST_CLOCK_TIME_NONE);
   return TRUE;
 }
 
@@ -268,6 +270,7 @@ negotiate (GstCudaGraphBatch *self)
   g_autoptr (GstCaps) current = NULL;
   g_autoptr (GstCaps) caps = NULL;
 
+  self->negotiation_said = FALSE;
   if (gst_caps_is_empty (peer)
       || gst_cuda_graph_batch_update_src_caps (self, peer, &caps) != GST_FLOW_OK
       || gst_caps_is_empty (caps))
@@ -348,7 +351,10 @@ deadline (GstCudaGraphBatch *self, GstClock **clock)
   GST_OBJECT_LOCK (self);
   if (GST_ELEMENT_CLOCK (self) && GST_CLOCK_TIME_IS_VALID (self->next_time)) {
     *clock = gst_object_ref (GST_ELEMENT_CLOCK (self));
-    at = GST_ELEMENT_CAST (self)->base_time + self->next_time + latency;
+    at = gst_cuda_graph_batch_add_time (
+        gst_cuda_graph_batch_add_time (GST_ELEMENT_CAST (self)->base_time,
+            self->next_time),
+        latency);
   }
   GST_OBJECT_UNLOCK (self);
   return at;
@@ -432,9 +438,10 @@ ensure_negotiated (GstCudaGraphBatch *self, const Heads *h)
 }
 
 /* The task stops on @ret (not OK): EOS downstream, an error posted as
- * the other elements do for a flow they cannot go on from. */
+ * the other elements do for a flow they cannot go on from, unless
+ * @said: one that says why was posted already. */
 static void
-stop_on (GstCudaGraphBatch *self, GstFlowReturn ret)
+stop_on (GstCudaGraphBatch *self, GstFlowReturn ret, gboolean said)
 {
   GST_OBJECT_LOCK (self);
   self->flow = ret;
@@ -443,7 +450,7 @@ stop_on (GstCudaGraphBatch *self, GstFlowReturn ret)
     gst_pad_pause_task (self->srcpad);
     return;
   }
-  if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS)
+  if (!said && (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS))
     GST_ELEMENT_FLOW_ERROR (self, ret);
   push_eos (self);
   gst_pad_pause_task (self->srcpad);
@@ -472,9 +479,11 @@ collector_loop (gpointer data)
   start_time (self, &h);
   if (!ensure_negotiated (self, &h)) {
     g_clear_object (&h.not_ready);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Cannot negotiate the batch tensor's caps downstream"), (NULL));
-    stop_on (self, GST_FLOW_NOT_NEGOTIATED);
+    /* One failure, one error: the cause where it was said. */
+    if (!self->negotiation_said)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Cannot negotiate the batch tensor's caps downstream"), (NULL));
+    stop_on (self, GST_FLOW_NOT_NEGOTIATED, TRUE);
     return;
   }
   if (self->engine && (h.ready || h.all_eos)) {
@@ -493,7 +502,7 @@ done:
   g_clear_object (&h.not_ready);
   g_clear_object (&waiting);
   if (ret != GST_FLOW_OK)
-    stop_on (self, ret);
+    stop_on (self, ret, FALSE);
 }
 
 /* --- the src pad ---------------------------------------------------------- */

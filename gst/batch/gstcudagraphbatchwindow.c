@@ -76,13 +76,11 @@ min_time (GstClockTime a, GstClockTime b)
   return MIN (a, b);
 }
 
-/* @a + @b, both valid, saturated below GST_CLOCK_TIME_NONE: running times
- * and durations come from upstream and may be huge, and a sum that wraps
- * would put a window's end before its start. */
+/* How far apart @a and @b lie, whichever comes first. */
 static GstClockTime
-add_time (GstClockTime a, GstClockTime b)
+time_distance (GstClockTime a, GstClockTime b)
 {
-  return a < GST_CLOCK_TIME_NONE - 1 - b ? a + b : GST_CLOCK_TIME_NONE - 1;
+  return a > b ? a - b : b - a;
 }
 
 static GstCudaGraphBatchPadWindow *
@@ -173,7 +171,8 @@ window_bound (GstCudaGraphBatch *self, guint64 k)
     offset = GST_CLOCK_TIME_NONE - 1;
   else
     offset = k * self->window_duration;
-  return add_time (self->window_origin, MIN (offset, GST_CLOCK_TIME_NONE - 1));
+  return gst_cuda_graph_batch_add_time (self->window_origin,
+      MIN (offset, GST_CLOCK_TIME_NONE - 1));
 }
 
 /* Windows from now on are counted from @start. */
@@ -289,8 +288,12 @@ gst_cuda_graph_batch_close_window (GstCudaGraphBatch *self,
 {
   GstClockTime next = fallback;
 
+  /* A window that reaches the end of time (saturated) has no next one:
+   * it stays, rather than give way to a window of no time, which could
+   * hold no frame. */
   if (GST_CLOCK_TIME_IS_VALID (self->window_start)
-      && GST_CLOCK_TIME_IS_VALID (self->window_duration)) {
+      && GST_CLOCK_TIME_IS_VALID (self->window_duration)
+      && window_end (self) < GST_CLOCK_TIME_NONE - 1) {
     self->window_start = window_end (self);
     self->window_index++;
     next = self->window_start;
@@ -426,10 +429,40 @@ drop_before_window (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
 
 /* --- collecting a window ------------------------------------------------- */
 
-/* @buf (taken from @pad) into the pad's held frames, as its strategy
- * says. */
+/* @pad holds queue-depth frames of the window already: @buf is dropped,
+ * said once (until a flush or a restart) with what would keep it. */
 static void
-hold_frame (GstCudaGraphBatchPad *pad, GstBuffer *buf)
+drop_over_depth (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
+    GstBuffer *buf)
+{
+  GstCudaGraphBatchPadWindow *w = pad_window (pad);
+  GstClockTime duration;
+
+  GST_LOG_OBJECT (pad,
+      "window full (%u frames): frame at %" GST_TIME_FORMAT " dropped",
+      self->held_max,
+      GST_TIME_ARGS (gst_cuda_graph_batch_running_time (pad, buf)));
+  gst_buffer_unref (buf);
+  if (w->warned_full)
+    return;
+  w->warned_full = TRUE;
+  GST_OBJECT_LOCK (self);
+  duration = self->batch_duration;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("%s: more than queue-depth=%u frames start in one batch window "
+       "(batch-duration=%" G_GUINT64_FORMAT " ns): the window's later "
+       "frames from this stream are dropped",
+          GST_PAD_NAME (pad), self->held_max, duration),
+      ("shorten batch-duration, raise queue-depth (at most %u), or set "
+       "%s::batch-strategy to first-in-batch or last-in-batch",
+          GST_CUDA_GRAPH_BATCH_MAX_QUEUE_DEPTH, GST_PAD_NAME (pad)));
+}
+
+/* @buf (taken from @pad) into the pad's held frames, as its strategy
+ * says, up to queue-depth of them. */
+static void
+hold_frame (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstBuffer *buf)
 {
   GQueue *held = &pad_window (pad)->held;
 
@@ -447,6 +480,10 @@ hold_frame (GstCudaGraphBatchPad *pad, GstBuffer *buf)
       g_queue_clear_full (held, (GDestroyNotify) gst_buffer_unref);
       break;
     default:
+      if (g_queue_get_length (held) >= self->held_max) {
+        drop_over_depth (self, pad, buf);
+        return;
+      }
       break;
   }
   g_queue_push_tail (held, buf);
@@ -470,7 +507,7 @@ held_covers (GstCudaGraphBatchPad *pad, GstClockTime end)
   dur = GST_BUFFER_DURATION_IS_VALID (last) ? GST_BUFFER_DURATION (last)
                                             : frame_duration (pad, last);
   return GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (dur)
-      && add_time (rt, dur) >= end;
+      && gst_cuda_graph_batch_add_time (rt, dur) >= end;
 }
 
 /* With overlap, a stream with no frame for the window ending at @end (none
@@ -483,9 +520,9 @@ take_later (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstClockTime rt,
   GstCudaGraphBatchPadWindow *w = pad_window (pad);
 
   if (!overlaps (pad) || w->spare != NULL || !g_queue_is_empty (&w->held)
-      || rt >= add_time (end, self->window_duration / 2))
+      || rt >= gst_cuda_graph_batch_add_time (end, self->window_duration / 2))
     return;
-  hold_frame (pad, gst_cuda_graph_batch_pop (self, pad));
+  hold_frame (self, pad, gst_cuda_graph_batch_pop (self, pad));
 }
 
 /* The window is complete: a pad's spare (with overlap) replaces its frame
@@ -504,7 +541,8 @@ settle_spare (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad)
   chosen_rt = chosen ? gst_cuda_graph_batch_running_time (pad, chosen)
                      : GST_CLOCK_TIME_NONE;
   if (!GST_CLOCK_TIME_IS_VALID (chosen_rt)
-      || self->window_start - spare_rt <= chosen_rt - self->window_start) {
+      || time_distance (self->window_start, spare_rt)
+          <= time_distance (chosen_rt, self->window_start)) {
     g_queue_clear_full (&w->held, (GDestroyNotify) gst_buffer_unref);
     g_queue_push_tail (&w->held, g_steal_pointer (&w->spare));
   }
@@ -533,7 +571,7 @@ collect_pad (GstCudaGraphBatch *self, GstCudaGraphBatchPad *bpad,
     buf = gst_cuda_graph_batch_pop (self, pad);
     if (buf == NULL)
       break;                    /* flushed meanwhile */
-    hold_frame (bpad, buf);
+    hold_frame (self, bpad, buf);
     if (!GST_CLOCK_TIME_IS_VALID (end))
       return TRUE;              /* no windows: one frame per batch */
   }
@@ -554,6 +592,9 @@ gst_cuda_graph_batch_collect (GstCudaGraphBatch *self, GList *pads,
   gboolean done = TRUE;
 
   *waiting = NULL;
+  GST_OBJECT_LOCK (self);
+  self->held_max = self->queue_depth;
+  GST_OBJECT_UNLOCK (self);
   for (GList *l = pads; l; l = l->next)
     pad_window (l->data)->strategy =
         gst_cuda_graph_batch_pad_get_strategy (l->data);

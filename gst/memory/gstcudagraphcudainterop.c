@@ -61,8 +61,7 @@ gst_cuda_graph_caps_remove_cuda_memory (GstCaps *caps)
 }
 
 gboolean
-gst_cuda_graph_explain_cuda_memory_refused (GstElement *element,
-    GstCaps *downstream, GcgBackend asked)
+gst_cuda_graph_caps_only_cuda_memory (GstCaps *downstream)
 {
   g_autoptr (GstCaps) system = NULL;
 
@@ -70,7 +69,14 @@ gst_cuda_graph_explain_cuda_memory_refused (GstElement *element,
       || gst_caps_is_any (downstream))
     return FALSE;
   system = gst_cuda_graph_caps_remove_cuda_memory (gst_caps_ref (downstream));
-  if (!gst_caps_is_empty (system))
+  return gst_caps_is_empty (system);
+}
+
+gboolean
+gst_cuda_graph_explain_cuda_memory_refused (GstElement *element,
+    GstCaps *downstream, GcgBackend asked)
+{
+  if (!gst_cuda_graph_caps_only_cuda_memory (downstream))
     return FALSE;
   GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
       ("Downstream takes only CUDA memory (memory:CUDAMemory), which needs "

@@ -131,6 +131,11 @@ GstCaps *gst_cuda_graph_caps_add_memory_kinds (GstCaps *caps);
  * ownership of @caps. */
 GstCaps *gst_cuda_graph_caps_remove_cuda_memory (GstCaps *caps);
 
+/* Whether @downstream (caps a peer takes) takes CUDA memory only: not
+ * NULL, empty or ANY, and no structure without the CUDA memory
+ * feature. */
+gboolean gst_cuda_graph_caps_only_cuda_memory (GstCaps *downstream);
+
 /* When @downstream (caps a peer takes; NULL, empty or ANY: nothing to say)
  * takes only CUDA memory, posts on @element the error that says so: CUDA
  * memory needs the CUDA backend (@asked: the backend property's value,

@@ -28,8 +28,9 @@ install_settings (GObjectClass *klass, guint id,
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_RUN_PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "CUDA device ordinal (-1 = automatic: device 0)", -1, G_MAXINT,
-          DEFAULT_CUDA_DEVICE_ID, READY_FLAGS));
+          "CUDA device ordinal, -1 to the number of devices - 1 (-1 = "
+          "automatic: device 0; a device that is not there fails at start)",
+          -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID, READY_FLAGS));
   g_object_class_install_property (klass, id + GST_CUDA_GRAPH_RUN_PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend", text->backend, GCG_TYPE_BACKEND,
           DEFAULT_BACKEND, READY_FLAGS));

@@ -39,12 +39,18 @@ static void
 install_shape (GObjectClass *klass, guint id)
 {
   g_object_class_install_property (klass, id + GST_CUDA_GRAPH_TENSOR_PROP_WIDTH,
-      g_param_spec_uint ("width", "Width", "Width of each tensor item", 1,
-          GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_WIDTH, READY_FLAGS));
+      g_param_spec_uint ("width", "Width",
+          "Width of each tensor item, 1-" G_STRINGIFY (
+              GCG_FRAME_CHAIN_MAX_SIZE) " pixels (the whole tensor at most "
+                                        "2 GiB)",
+          1, GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_WIDTH, READY_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_HEIGHT,
-      g_param_spec_uint ("height", "Height", "Height of each tensor item", 1,
-          GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_HEIGHT, READY_FLAGS));
+      g_param_spec_uint ("height", "Height",
+          "Height of each tensor item, 1-" G_STRINGIFY (
+              GCG_FRAME_CHAIN_MAX_SIZE) " pixels (the whole tensor at most "
+                                        "2 GiB)",
+          1, GCG_FRAME_CHAIN_MAX_SIZE, DEFAULT_HEIGHT, READY_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_LAYOUT,
       g_param_spec_enum ("layout", "Layout", "Tensor memory layout",
@@ -60,8 +66,10 @@ install_shape (GObjectClass *klass, guint id)
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_MAX_ROIS,
       g_param_spec_uint ("max-rois", "Max ROIs",
-          "Batch size N: at most this many region-of-interest metas per frame "
-          "become tensor items",
+          "Batch size N, 1-" G_STRINGIFY (
+              GCG_FRAME_CHAIN_MAX_ROIS) ": at "
+                                        "most this many region-of-interest metas per frame become tensor "
+                                        "items",
           1, GCG_FRAME_CHAIN_MAX_ROIS, DEFAULT_MAX_ROIS, READY_FLAGS));
   g_object_class_install_property (klass,
       id + GST_CUDA_GRAPH_TENSOR_PROP_LETTERBOX,

@@ -75,20 +75,6 @@ on_batch (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-static gboolean
-have_plugins (void)
-{
-  const gchar *needed[] = { "videotestsrc", "fakesink" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (needed); i++) {
-    g_autoptr (GstElementFactory) f = gst_element_factory_find (needed[i]);
-
-    if (f == NULL)
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Plays @pipe until its EOS (an error fails the test). */
 static void
 play_to_eos (GstElement *pipe)
@@ -138,7 +124,7 @@ test_two_cameras (gconstpointer data)
   GstClockTime duration = GPOINTER_TO_UINT (data) * GST_MSECOND;
   Figures fig = { 0 };
 
-  if (!have_plugins ()) {
+  if (!gcg_test_have_system_plugins ()) {
     g_test_skip ("no videotestsrc or fakesink");
     return;
   }
@@ -181,7 +167,7 @@ test_launch_pad_props (void)
   gint crop_x = 0, crop_w = 0, strategy = -1;
   guint64 batches = 0;
 
-  if (!have_plugins ()) {
+  if (!gcg_test_have_system_plugins ()) {
     g_test_skip ("no videotestsrc or fakesink");
     return;
   }
@@ -214,27 +200,11 @@ test_launch_pad_props (void)
   gcg_test_watchdog_disarm ();
 }
 
-/* Only the two plugins needed, by file. */
-static void
-load_system_plugins (void)
-{
-  const gchar *dir = g_getenv ("GCG_TEST_SYSTEM_PLUGINS_DIR");
-  const gchar *files[] = { "libgstvideotestsrc.so", "libgstcoreelements.so" };
-
-  for (guint i = 0; dir != NULL && i < G_N_ELEMENTS (files); i++) {
-    g_autofree gchar *path = g_build_filename (dir, files[i], NULL);
-    GstPlugin *plugin = gst_plugin_load_file (path, NULL);
-
-    if (plugin != NULL)
-      gst_object_unref (plugin);
-  }
-}
-
 int
 main (int argc, char **argv)
 {
   gcg_test_gst_init (&argc, &argv);
-  load_system_plugins ();
+  gcg_test_load_system_plugins ();
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_data_func ("/batch-live/two-cameras/frame-window",
       GUINT_TO_POINTER (0), test_two_cameras);
