@@ -89,6 +89,11 @@ typedef struct
   GcgFrameQueue *queue;
   /* The records of the queue's frames, made with it. */
   GstCudaGraphInFlightPool in_flight;
+  /* With a postprocess: the outputs held until their frame is done,
+   * oldest first, and the frame transform() just queued, for
+   * generate_output() to hold with its output. */
+  GstCudaGraphHeldFrames held;
+  GstCudaGraphInFlightFrame *just_queued;
   /* The negotiated output caps (a reference): transform_size() answers
    * out_size for them without parsing them again every frame. */
   GstCaps *out_caps;
@@ -178,5 +183,12 @@ void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *trans,
     GstBuffer *buffer);
 GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
     GstBuffer *inbuf, GstBuffer *outbuf);
+GstFlowReturn gst_cuda_graph_base_transform_generate_output (
+    GstBaseTransform *trans, GstBuffer **outbuf);
+/* The held outputs: pushed once every frame is done (EOS, a serialized
+ * event, a drain), or dropped (flush, stop: the queue cancelled first). */
+void gst_cuda_graph_base_transform_finish_held (
+    GstCudaGraphBaseTransform *self);
+void gst_cuda_graph_base_transform_drop_held (GstCudaGraphBaseTransform *self);
 
 G_END_DECLS

@@ -109,6 +109,8 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_before_transform);
   trans_class->transform =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_generate_output);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_sink_event);
   trans_class->propose_allocation =
@@ -183,6 +185,7 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *self)
   /* Frames in flight still use the chain, the staging and their buffers. */
   if (priv->queue)
     gcg_frame_queue_cancel (priv->queue);
+  gst_cuda_graph_base_transform_drop_held (self);
   g_clear_object (&priv->queue);
   gst_cuda_graph_in_flight_pool_clear (&priv->in_flight);
   gst_clear_caps (&priv->out_caps);
@@ -264,8 +267,10 @@ gst_cuda_graph_base_transform_stop (GstBaseTransform *trans)
 
 /* EOS waits for the frames in flight, so that their failures are
  * reported before it and the counters are final; a flush gives them up
- * (they left already: nothing is held back) and forgets past failures; a
- * stats request posts the stats as they are (frames may be in flight). */
+ * (they left already, or, held for their results, are dropped) and
+ * forgets past failures; a stats request posts the stats as they are
+ * (frames may be in flight).  Outputs held for their results leave
+ * before any serialized event, so that none overtakes them. */
 static gboolean
 gst_cuda_graph_base_transform_sink_event (GstBaseTransform *trans,
     GstEvent *event)
@@ -273,6 +278,9 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform *trans,
   GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
+  if (GST_EVENT_IS_SERIALIZED (event)
+      && GST_EVENT_TYPE (event) != GST_EVENT_FLUSH_STOP)
+    gst_cuda_graph_base_transform_finish_held (self);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:
       if (GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
@@ -293,6 +301,7 @@ gst_cuda_graph_base_transform_sink_event (GstBaseTransform *trans,
     case GST_EVENT_FLUSH_STOP:
       if (priv->queue)
         gcg_frame_queue_cancel (priv->queue);
+      gst_cuda_graph_base_transform_drop_held (self);
       priv->consecutive_errors = 0;
       priv->flow_error = FALSE;
       break;
@@ -333,6 +342,10 @@ gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
   if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
           &priv->gst_context))
     return TRUE;
+  /* Upstream wants its buffers back: the held outputs' frames finish. */
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
+    gst_cuda_graph_base_transform_finish_held (
+        GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
   ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
             ->query (trans, direction, query);
   if (ret)

@@ -9,6 +9,8 @@
 #include <gst/video/video.h>
 #include <gcg.h>
 
+#include "gstcudagraphresultsmeta.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM \
@@ -81,9 +83,22 @@ struct _GstCudaGraphBaseTransformClass
    * added: add what ends it (a model), before its first frame. */
   gboolean (*attach) (GstCudaGraphBaseTransform *self, GcgFrameChain *chain,
       GError **error);
+  /* Optional, for a chain that ends in a postprocess (its results area
+   * not empty): the output is held until its frame is done.
+   * @describe_items: after fill_params(), where the frame's items came
+   * from (its ROIs), into @items (GCG_FRAME_CHAIN_MAX_ROIS of them);
+   * returns their count; kept with the frame.  @add_results: the frame
+   * of @outbuf is done and its results area (@size bytes, read with
+   * gcg_frame_results_get()) is complete: attach them, before @outbuf
+   * leaves, in order. */
+  guint (*describe_items) (GstCudaGraphBaseTransform *self,
+      const GcgFrameParams *params, GstCudaGraphResultsItem *items);
+  void (*add_results) (GstCudaGraphBaseTransform *self, GstBuffer *outbuf,
+      gconstpointer area, gsize size, const GstCudaGraphResultsItem *items,
+      guint n_items);
 
   /*< private >*/
-  gpointer padding[GST_PADDING - 2];
+  gpointer padding[GST_PADDING - 4];
 };
 
 /* What the subclasses may read about the current negotiation. */

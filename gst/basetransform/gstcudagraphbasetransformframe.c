@@ -8,7 +8,14 @@
  * output are mapped, the frame is handed to the GcgFrameQueue (copy in,
  * graph replay, copy out; lib/) and the output leaves at once when its
  * readers wait for the frame themselves.  The input stays mapped until
- * the queue says the GPU is done with it (frame_done()). */
+ * the queue says the GPU is done with it (frame_done()).
+ *
+ * A chain that ends in a postprocess writes each frame's results into
+ * the frame's results area inside the replay: that output is held
+ * (generate_output(), the held list) until the queue says its frame is
+ * done, gets its results from the subclass and leaves in order.  Up to
+ * the queue's depth of frames stay in flight: the streaming thread waits
+ * only when the queue is full (its oldest frame, which then leaves). */
 #include "gstcudagraphbasetransform-private.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphfence.h"
@@ -134,14 +141,20 @@ frame_done (GcgFrameQueue *queue, guint64 seq, const GError *error,
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
   gst_video_frame_unmap (&frame->in_frame);
+  if (frame->hold) {
+    /* Its output leaves (or is dropped) from the held list. */
+    frame->done = TRUE;
+    frame->failed = error != NULL;
+  }
   if (error == NULL)
     priv->consecutive_errors =
         (guint) (priv->launch_failures - frame->launch_failures);
   else if (!g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED)
       && gst_cuda_graph_base_transform_count_failure (self, error, frame->pts,
-          "its output is invalid"))
+          frame->hold ? "its output dropped" : "its output is invalid"))
     priv->flow_error = TRUE;
-  gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
+  if (!frame->hold)
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
 }
 
 /* Output the GPU may still be writing leaves now when its readers will
@@ -208,7 +221,8 @@ submit_frame (GstCudaGraphBaseTransform *self, GcgFrameParams *params,
     location->device_id = gcg_context_get_device_id (priv->dev.context);
     location->stream = priv->dev.stream;
   }
-  ready = finish_output (priv, outbuf, &out, seq, &error);
+  /* A held output leaves once its frame is done: no fence, no wait. */
+  ready = frame->hold || finish_output (priv, outbuf, &out, seq, &error);
   unmap_output (outbuf, &m);
   /* A frame that failed while we waited for it was reported by
    * frame_done(): drop its output. */
@@ -221,6 +235,40 @@ submit_frame (GstCudaGraphBaseTransform *self, GcgFrameParams *params,
   priv->in_place_in += in.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
   priv->in_place_out += out.kind == GCG_MEMORY_KIND_DEVICE ? 1 : 0;
   return GST_FLOW_OK;
+}
+
+/* With a postprocess (the chain has a results area, CUDA backend): the
+ * frame's own area in @params and its items described, its output to be
+ * held until it is done. */
+static gboolean
+hold_output (GstCudaGraphBaseTransform *self, InFlightFrame *frame,
+    GcgFrameParams *params, GError **error)
+{
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  gsize size = 0;
+
+  if (priv->dev.active == GCG_BACKEND_CUDA && priv->dev.host_pool != NULL
+      && klass->add_results != NULL)
+    size = gcg_frame_chain_get_results_size (priv->chain);
+  frame->hold = size > 0;
+  frame->done = FALSE;
+  frame->failed = FALSE;
+  frame->n_items = 0;
+  params->results = 0;
+  if (!frame->hold)
+    return TRUE;
+  if (!gst_cuda_graph_in_flight_frame_ensure_results (frame,
+          priv->dev.host_pool, size, error))
+    return FALSE;
+  /* Under unified addressing (every 64-bit platform) the pinned block's
+   * host pointer is its device address. */
+  params->results = (guint64) (guintptr) frame->results;
+  if (klass->describe_items != NULL)
+    frame->n_items = MIN (klass->describe_items (self, params, frame->items),
+        G_N_ELEMENTS (frame->items));
+  return TRUE;
 }
 
 GstFlowReturn
@@ -280,6 +328,10 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
   frame->owner = self;
   frame->pts = GST_BUFFER_PTS (inbuf);
   frame->launch_failures = priv->launch_failures;
+  if (!hold_output (self, frame, &params, &error)) {
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
+    return frame_failed (self, error, GST_BUFFER_PTS (inbuf));
+  }
   /* The mapping holds a reference on @inbuf until the frame is done.  In
    * place (a subclass made @outbuf the input, cudagraphkernel in-place)
    * the buffer is mapped for writing first: a memory mapped for reading
@@ -299,6 +351,9 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
   ret = submit_frame (self, &params, frame, in_dev, outbuf, &location);
   if (ret != GST_FLOW_OK)
     return ret;
+  /* Queued: generate_output() holds it with @outbuf. */
+  if (frame->hold)
+    priv->just_queued = frame;
 
   gst_cuda_graph_base_transform_count_frame (self);
   if (klass->decorate)
@@ -306,4 +361,108 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
         location.device_ptr != 0 ? &location : NULL);
   /* A frame done meanwhile may have failed once too often. */
   return priv->flow_error ? GST_FLOW_ERROR : GST_FLOW_OK;
+}
+
+/* --- outputs held until their frame is done ------------------------------ */
+
+/* The oldest held output whose frame is done, its results attached, in
+ * @outbuf (NULL when none is ready); failed frames' outputs are dropped
+ * on the way.  Asks the queue first, without waiting, when the oldest is
+ * not known done yet. */
+static void
+pop_done (GstCudaGraphBaseTransform *self, GstBuffer **outbuf)
+{
+  GstCudaGraphBaseTransformClass *klass =
+      GST_CUDA_GRAPH_BASE_TRANSFORM_GET_CLASS (self);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  InFlightFrame *frame;
+
+  *outbuf = NULL;
+  if (priv->held.head != NULL && !priv->held.head->done && priv->queue)
+    gcg_frame_queue_poll (priv->queue);
+  while (*outbuf == NULL && priv->held.head != NULL && priv->held.head->done) {
+    GstBuffer *buf;
+
+    frame = gst_cuda_graph_held_frames_pop (&priv->held);
+    buf = g_steal_pointer (&frame->outbuf);
+    if (buf != NULL && frame->failed) {
+      GST_OBJECT_LOCK (self);
+      priv->dropped++;
+      GST_OBJECT_UNLOCK (self);
+      gst_clear_buffer (&buf);
+    } else if (buf != NULL) {
+      klass->add_results (self, buf, frame->results, frame->results_size,
+          frame->items, frame->n_items);
+    }
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
+    *outbuf = buf;
+  }
+}
+
+/* GstBaseTransform calls this until it gives no buffer: the input, when
+ * one is queued, is transformed; its output is held when its frame has
+ * results to wait for; then the oldest held output that is ready leaves.
+ * Without a postprocess nothing is ever held: the output of transform()
+ * leaves as before. */
+GstFlowReturn
+gst_cuda_graph_base_transform_generate_output (GstBaseTransform *trans,
+    GstBuffer **outbuf)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  InFlightFrame *frame;
+  GstFlowReturn ret;
+
+  priv->just_queued = NULL;
+  ret = PARENT_CLASS->generate_output (trans, outbuf);
+  frame = g_steal_pointer (&priv->just_queued);
+  if (frame != NULL) {
+    /* An output not handed over (an error after the frame was queued)
+     * is dropped when its frame is done. */
+    if (ret == GST_FLOW_OK)
+      frame->outbuf = g_steal_pointer (outbuf);
+    gst_cuda_graph_held_frames_push (&priv->held, frame);
+  }
+  if (ret != GST_FLOW_OK || *outbuf != NULL || priv->held.head == NULL)
+    return ret;
+  pop_done (self, outbuf);
+  return GST_FLOW_OK;
+}
+
+/* Every held output, once its frame is done, pushed in order before the
+ * event that called for it goes on. */
+void
+gst_cuda_graph_base_transform_finish_held (GstCudaGraphBaseTransform *self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GstBuffer *buf;
+
+  if (priv->held.head == NULL)
+    return;
+  gcg_frame_queue_drain (priv->queue);
+  for (pop_done (self, &buf); buf != NULL; pop_done (self, &buf)) {
+    GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "held output not taken (%s): dropping %u more",
+          gst_flow_get_name (ret), priv->held.length);
+      gst_cuda_graph_base_transform_drop_held (self);
+      return;
+    }
+  }
+}
+
+/* The held outputs dropped; their frames must be done (the queue drained
+ * or cancelled). */
+void
+gst_cuda_graph_base_transform_drop_held (GstCudaGraphBaseTransform *self)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  InFlightFrame *frame;
+
+  while ((frame = gst_cuda_graph_held_frames_pop (&priv->held)) != NULL) {
+    g_warn_if_fail (frame->done);
+    gst_clear_buffer (&frame->outbuf);
+    gst_cuda_graph_in_flight_pool_give (&priv->in_flight, frame);
+  }
 }

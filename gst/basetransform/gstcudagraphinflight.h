@@ -5,6 +5,9 @@
 #pragma once
 
 #include <gst/video/video.h>
+#include <gcg.h>
+
+#include "gstcudagraphresultsmeta.h"
 
 G_BEGIN_DECLS
 
@@ -18,8 +21,26 @@ struct _GstCudaGraphInFlightFrame
   GstVideoFrame in_frame;
   GstClockTime pts;
   guint64 launch_failures;      /* the owner's count when queued */
-  /* Private to the pool. */
+  /* With a postprocess (the chain has a results area), the output is
+   * held until the frame is done: @hold set when queued, @done and
+   * @failed by the queue's done callback, @outbuf (owned) once the base
+   * class handed it over; @items: where the frame's items came from, as
+   * the subclass said when it was queued. */
+  gboolean hold;
+  gboolean done;
+  gboolean failed;
+  GstBuffer *outbuf;
+  GstCudaGraphResultsItem items[GCG_FRAME_CHAIN_MAX_ROIS];
+  guint n_items;
+  /* The results area (pinned host memory of @results_pool, @results_size
+   * bytes), kept with the record from frame to frame: made once, and
+   * again only for a chain whose results need more room. */
+  gpointer results;
+  gsize results_size;
+  GcgHostPool *results_pool;
+  /* Private to the pool and the held list. */
   GstCudaGraphInFlightFrame *next_free;
+  GstCudaGraphInFlightFrame *next_held;
   gboolean from_heap;
 };
 
@@ -41,5 +62,22 @@ GstCudaGraphInFlightFrame *gst_cuda_graph_in_flight_pool_take (
     GstCudaGraphInFlightPool *pool);
 void gst_cuda_graph_in_flight_pool_give (GstCudaGraphInFlightPool *pool,
     GstCudaGraphInFlightFrame *frame);
+gboolean gst_cuda_graph_in_flight_frame_ensure_results (
+    GstCudaGraphInFlightFrame *frame, GcgHostPool *host_pool, gsize size,
+    GError **error);
+
+/* The outputs held until their frame is done, oldest first: a list
+ * through the records themselves (no allocation). */
+typedef struct
+{
+  GstCudaGraphInFlightFrame *head;
+  GstCudaGraphInFlightFrame *tail;
+  guint length;
+} GstCudaGraphHeldFrames;
+
+void gst_cuda_graph_held_frames_push (GstCudaGraphHeldFrames *held,
+    GstCudaGraphInFlightFrame *frame);
+GstCudaGraphInFlightFrame *gst_cuda_graph_held_frames_pop (
+    GstCudaGraphHeldFrames *held);
 
 G_END_DECLS

@@ -112,7 +112,14 @@
  * GStreamer 1.24 or newer with its analytics library, a
  * `GstAnalyticsRelationMeta` with the same results (one
  * `GstAnalyticsODMtd` per detection, one `GstAnalyticsClsMtd` per
- * classified item, each ROI's region related to them).
+ * classified item, each ROI's region related to them).  The replay writes
+ * the results into the frame's own pinned results area, so with a
+ * postprocess each output buffer is held until its frame is done, then
+ * leaves with its results, in order: up to
+ * #GstCudaGraphBaseTransform:in-flight frames stay queued on the GPU,
+ * and an output leaves at the earliest when the next input (or EOS, or
+ * another serialized event) arrives: about a frame interval of latency
+ * for a live source.  Without a postprocess buffers leave at once.
  *
  * ## Example launch line
  * |[
@@ -235,6 +242,12 @@ static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
     const GstCudaGraphOutputLocation *location);
 static gboolean gst_cuda_graph_preprocess_attach (
     GstCudaGraphBaseTransform *base, GcgFrameChain *chain, GError **error);
+static guint gst_cuda_graph_preprocess_describe_items (
+    GstCudaGraphBaseTransform *base, const GcgFrameParams *params,
+    GstCudaGraphResultsItem *items);
+static void gst_cuda_graph_preprocess_add_results (
+    GstCudaGraphBaseTransform *base, GstBuffer *outbuf, gconstpointer area,
+    gsize size, const GstCudaGraphResultsItem *items, guint n_items);
 static GstStateChangeReturn gst_cuda_graph_preprocess_change_state (
     GstElement *element, GstStateChange transition);
 
@@ -290,6 +303,10 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_fill_params);
   base_class->decorate = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_decorate);
   base_class->attach = GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_attach);
+  base_class->describe_items =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_describe_items);
+  base_class->add_results =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_add_results);
   base_class->explain_caps_failure =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_preprocess_explain_caps_failure);
 
@@ -820,36 +837,16 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
     collect_roi_types (self, inbuf);
 }
 
-/* ENGINE CALL SITE (issue 35): the results of the frame just queued, or
- * NULL when there are none to give.  The engine's postprocess writes them
- * into the area at the frame's GcgFrameParams.results (pinned host
- * memory of gcg_frame_chain_get_results_size() bytes, one area per frame
- * in flight, set in fill_params()), readable once the frame is done with
- * gcg_frame_results_get (area, size, n_results).  The buffer leaves
- * before then (decorate() runs right after the frame is queued), so the
- * base transform must first hold the output until the frame queue's
- * done callback, or decorate() wait for this frame: until one of them
- * exists no results meta is attached. */
-static const GcgResult *
-frame_results (GstCudaGraphPreprocess *self, guint *n_results)
+/* The frame's items, kept with it until its results are attached: the
+ * ROI each came from (GstVideoRegionOfInterestMeta id and type, -1 and 0
+ * for the whole frame) and its rectangle in the frame.  GcgResult.item
+ * indexes these. */
+static guint
+gst_cuda_graph_preprocess_describe_items (GstCudaGraphBaseTransform *base,
+    const GcgFrameParams *params, GstCudaGraphResultsItem *items)
 {
-  *n_results = 0;
-  return NULL;
-}
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
 
-/* The frame's results on @outbuf: the results meta, and GStreamer's
- * analytics meta where the build has it (gcg-gst checks every value). */
-static void
-add_results (GstCudaGraphPreprocess *self, GstBuffer *outbuf,
-    const GcgFrameParams *params)
-{
-  GstCudaGraphResultsItem items[GCG_FRAME_CHAIN_MAX_ROIS];
-  const GcgResult *results;
-  guint n_results = 0;
-
-  results = frame_results (self, &n_results);
-  if (results == NULL)
-    return;
   for (guint i = 0; i < self->n_items; i++) {
     items[i].roi_id = self->item_ids[i];
     items[i].roi_type = self->item_types[i];
@@ -858,9 +855,45 @@ add_results (GstCudaGraphPreprocess *self, GstBuffer *outbuf,
     items[i].width = params->rois[i].width;
     items[i].height = params->rois[i].height;
   }
+  return self->n_items;
+}
+
+/* The results of a frame that is done, from its results area (pinned
+ * host memory of gcg_frame_chain_get_results_size() bytes the replay
+ * wrote); NULL when the area does not hold valid results. */
+static const GcgResult *
+frame_results (GstCudaGraphPreprocess *self, gconstpointer area, gsize size,
+    guint *n_results)
+{
+  const GcgResult *results = gcg_frame_results_get (area, size, n_results);
+
+  if (results == NULL)
+    GST_WARNING_OBJECT (self,
+        "a frame's results area is not valid: no "
+        "results on it");
+  return results;
+}
+
+/* The frame's results on @outbuf, once its frame is done (the base held
+ * it until then): the results meta, and GStreamer's analytics meta where
+ * the build has it (gcg-gst checks every value). */
+static void
+gst_cuda_graph_preprocess_add_results (GstCudaGraphBaseTransform *base,
+    GstBuffer *outbuf, gconstpointer area, gsize size,
+    const GstCudaGraphResultsItem *items, guint n_items)
+{
+  GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
+  const GcgResult *results;
+  guint n_results = 0;
+
+  if (self->results_kind == GCG_POSTPROCESS_NONE)
+    return;
+  results = frame_results (self, area, size, &n_results);
+  if (results == NULL)
+    return;
   gst_cuda_graph_buffer_add_results (outbuf, self->results_kind, results,
       n_results, self->postprocess.labels, self->postprocess.n_labels, items,
-      self->n_items);
+      n_items);
 }
 
 static void
@@ -893,12 +926,11 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
     gst_cuda_graph_tensor_meta_set_item (meta, i, &map, self->item_ids[i]);
   }
   gst_cuda_graph_add_gst_tensor_meta (outbuf, meta, "cudagraphpreprocess");
-  if (self->results_kind != GCG_POSTPROCESS_NONE)
-    add_results (self, outbuf, params);
 }
 
 /* After the model, the postprocess when one is asked for: its results
- * ride on each output buffer (decorate()). */
+ * ride on each output buffer, held by the base until its frame is done
+ * (add_results()). */
 static gboolean
 attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
     GcgModelGraph *model, GError **error)

@@ -6,7 +6,9 @@
  * (gst/gstcudagraphinflight.c): a queue of depth N never needs more than
  * N + 1 of them at once, all from the pool made at start; records come
  * back for reuse in any order; a take past the pool still gives a record
- * (from the heap) instead of failing the frame.
+ * (from the heap) instead of failing the frame.  The outputs held for
+ * their results (a postprocess) leave the held list oldest first, the
+ * list threaded through the records themselves.
  */
 #include <gst/gst.h>
 
@@ -91,6 +93,43 @@ test_reinit (void)
   gst_cuda_graph_in_flight_pool_clear (&pool);
 }
 
+/* A queue of depth 3 with outputs held: records go on the held list as
+ * they are queued and come off it in that order, interleaved with new
+ * ones, never more than depth + 1 out of the pool. */
+static void
+test_held_order (void)
+{
+  GstCudaGraphInFlightPool pool = { 0 };
+  GstCudaGraphHeldFrames held = { 0 };
+  GstCudaGraphInFlightFrame *f;
+  const guint depth = 3;
+  guint64 next_out = 0;
+
+  gst_cuda_graph_in_flight_pool_init (&pool, depth);
+  g_assert_null (gst_cuda_graph_held_frames_pop (&held));
+  for (guint64 i = 0; i < 50; i++) {
+    f = gst_cuda_graph_in_flight_pool_take (&pool);
+    g_assert_true (in_pool (&pool, f));
+    f->pts = i;
+    gst_cuda_graph_held_frames_push (&held, f);
+    /* The queue is full: its oldest frame is done and leaves. */
+    while (held.length > depth) {
+      f = gst_cuda_graph_held_frames_pop (&held);
+      g_assert_cmpuint (f->pts, ==, next_out++);
+      gst_cuda_graph_in_flight_pool_give (&pool, f);
+    }
+  }
+  while ((f = gst_cuda_graph_held_frames_pop (&held)) != NULL) {
+    g_assert_cmpuint (f->pts, ==, next_out++);
+    gst_cuda_graph_in_flight_pool_give (&pool, f);
+  }
+  g_assert_cmpuint (next_out, ==, 50);
+  g_assert_cmpuint (held.length, ==, 0);
+  g_assert_null (held.head);
+  g_assert_null (held.tail);
+  gst_cuda_graph_in_flight_pool_clear (&pool);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -102,5 +141,6 @@ main (int argc, char **argv)
   g_test_add_func ("/inflight-pool/bounded", test_bounded);
   g_test_add_func ("/inflight-pool/depth-one", test_depth_one);
   g_test_add_func ("/inflight-pool/reinit", test_reinit);
+  g_test_add_func ("/inflight-pool/held-order", test_held_order);
   return g_test_run ();
 }
