@@ -56,16 +56,19 @@ install_numbers (GObjectClass *klass, guint first)
           0.0, 1.0, DEFAULT_IOU_THRESHOLD, FLAGS));
   g_object_class_install_property (klass, first + PROP_MAX_DETECTIONS,
       g_param_spec_uint ("max-detections", "Maximum detections",
-          "postprocess=detect: most detections kept per item (ROI)", 1,
-          GCG_RESULT_MAX_PER_ITEM, DEFAULT_MAX_DETECTIONS, FLAGS));
+          "postprocess=detect: most detections kept per item (ROI), 1-" G_STRINGIFY (
+              GCG_RESULT_MAX_PER_ITEM),
+          1, GCG_RESULT_MAX_PER_ITEM, DEFAULT_MAX_DETECTIONS, FLAGS));
   g_object_class_install_property (klass, first + PROP_TOP_K,
       g_param_spec_uint ("top-k", "Top k",
-          "postprocess=classify: classes kept per item (ROI), best first", 1,
-          GCG_RESULT_MAX_PER_ITEM, DEFAULT_TOP_K, FLAGS));
+          "postprocess=classify: classes kept per item (ROI), best first, 1-" G_STRINGIFY (
+              GCG_RESULT_MAX_PER_ITEM),
+          1, GCG_RESULT_MAX_PER_ITEM, DEFAULT_TOP_K, FLAGS));
   g_object_class_install_property (klass, first + PROP_NUM_CLASSES,
       g_param_spec_uint ("num-classes", "Number of classes",
-          "Classes the model scores; 0: as many as labels-location has "
-          "lines, or from the model's output shape",
+          "Classes the model scores (0: as many as labels-location has "
+          "lines, or from the model's output shape), 0-" G_STRINGIFY (
+              GST_CUDA_GRAPH_POSTPROCESS_MAX_LABELS),
           0, GST_CUDA_GRAPH_POSTPROCESS_MAX_LABELS, 0, FLAGS));
 }
 
