@@ -94,6 +94,9 @@ typedef struct
    * generate_output() to hold with its output. */
   GstCudaGraphHeldFrames held;
   GstCudaGraphInFlightFrame *just_queued;
+  /* Set (atomically: latency queries come from any thread) once a frame
+   * was held: the latency query then counts the hold. */
+  gint holding;
   /* The negotiated output caps (a reference): transform_size() answers
    * out_size for them without parsing them again every frame. */
   GstCaps *out_caps;
@@ -183,6 +186,8 @@ void gst_cuda_graph_base_transform_before_transform (GstBaseTransform *trans,
     GstBuffer *buffer);
 GstFlowReturn gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
     GstBuffer *inbuf, GstBuffer *outbuf);
+GstFlowReturn gst_cuda_graph_base_transform_submit_input_buffer (
+    GstBaseTransform *trans, gboolean is_discont, GstBuffer *input);
 GstFlowReturn gst_cuda_graph_base_transform_generate_output (
     GstBaseTransform *trans, GstBuffer **outbuf);
 /* The held outputs: pushed once every frame is done (EOS, a serialized
@@ -190,5 +195,7 @@ GstFlowReturn gst_cuda_graph_base_transform_generate_output (
 void gst_cuda_graph_base_transform_finish_held (
     GstCudaGraphBaseTransform *self);
 void gst_cuda_graph_base_transform_drop_held (GstCudaGraphBaseTransform *self);
+void gst_cuda_graph_base_transform_add_hold_latency (
+    GstCudaGraphBaseTransform *self, GstQuery *query);
 
 G_END_DECLS

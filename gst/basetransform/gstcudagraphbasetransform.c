@@ -109,6 +109,8 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_before_transform);
   trans_class->transform =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_submit_input_buffer);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_generate_output);
   trans_class->sink_event =
@@ -186,6 +188,7 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *self)
   if (priv->queue)
     gcg_frame_queue_cancel (priv->queue);
   gst_cuda_graph_base_transform_drop_held (self);
+  g_atomic_int_set (&priv->holding, FALSE);
   g_clear_object (&priv->queue);
   gst_cuda_graph_in_flight_pool_clear (&priv->in_flight);
   gst_clear_caps (&priv->out_caps);
@@ -350,6 +353,9 @@ gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
             ->query (trans, direction, query);
   if (ret)
     gst_cuda_graph_base_transform_check_caps_query (self, direction, query);
+  if (ret && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    gst_cuda_graph_base_transform_add_hold_latency (self, query);
   return ret;
 }
 

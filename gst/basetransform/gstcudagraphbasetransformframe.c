@@ -262,6 +262,12 @@ hold_output (GstCudaGraphBaseTransform *self, InFlightFrame *frame,
   if (!gst_cuda_graph_in_flight_frame_ensure_results (frame,
           priv->dev.host_pool, size, error))
     return FALSE;
+  /* The first held frame: the pipeline asks for our latency again. */
+  if (!g_atomic_int_get (&priv->holding)) {
+    g_atomic_int_set (&priv->holding, TRUE);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
   /* Under unified addressing (every 64-bit platform) the pinned block's
    * host pointer is its device address. */
   params->results = (guint64) (guintptr) frame->results;
@@ -399,6 +405,21 @@ pop_done (GstCudaGraphBaseTransform *self, GstBuffer **outbuf)
   }
 }
 
+/* Downstream asked for a renegotiation: the base class may send new
+ * caps before it takes @input, so the outputs held under the old ones
+ * leave first. */
+GstFlowReturn
+gst_cuda_graph_base_transform_submit_input_buffer (GstBaseTransform *trans,
+    gboolean is_discont, GstBuffer *input)
+{
+  GstCudaGraphBaseTransform *self = GST_CUDA_GRAPH_BASE_TRANSFORM (trans);
+
+  if (GET_PRIV (self)->held.head != NULL
+      && gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+    gst_cuda_graph_base_transform_finish_held (self);
+  return PARENT_CLASS->submit_input_buffer (trans, is_discont, input);
+}
+
 /* GstBaseTransform calls this until it gives no buffer: the input, when
  * one is queued, is transformed; its output is held when its frame has
  * results to wait for; then the oldest held output that is ready leaves.
@@ -450,6 +471,39 @@ gst_cuda_graph_base_transform_finish_held (GstCudaGraphBaseTransform *self)
       return;
     }
   }
+}
+
+/* Holding outputs adds latency: at least the next frame's interval (an
+ * output leaves when a later input finds its frame done), and up to the
+ * queue's depth of frames held. */
+void
+gst_cuda_graph_base_transform_add_hold_latency (GstCudaGraphBaseTransform *self,
+    GstQuery *query)
+{
+  GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
+  GstClockTime min, max, frame;
+  gboolean live;
+  gint fps_n, fps_d;
+  guint depth;
+
+  if (!g_atomic_int_get (&priv->holding))
+    return;
+  GST_OBJECT_LOCK (self);
+  fps_n = GST_VIDEO_INFO_FPS_N (&priv->in_info);
+  fps_d = GST_VIDEO_INFO_FPS_D (&priv->in_info);
+  depth = priv->run.in_flight;
+  GST_OBJECT_UNLOCK (self);
+  if (fps_n <= 0 || fps_d <= 0)
+    return;
+  frame = gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n);
+  gst_query_parse_latency (query, &live, &min, &max);
+  min += frame;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += frame * MAX (depth, 1);
+  GST_DEBUG_OBJECT (self,
+      "holding outputs: latency %" GST_TIME_FORMAT " - %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (min), GST_TIME_ARGS (max));
+  gst_query_set_latency (query, live, min, max);
 }
 
 /* The held outputs dropped; their frames must be done (the queue drained

@@ -14,7 +14,8 @@
  * capture; at in-flight 1 and 4, the outputs held no further behind than
  * the queue's depth (pipelined: no wait per frame).  A flush drops the
  * held outputs and the stream goes on; a teardown with outputs held
- * leaks nothing.  Without postprocess, each output leaves as its input
+ * leaks nothing.  The latency query counts a frame interval for the
+ * hold.  Without postprocess, each output leaves as its input
  * is pushed, with no results meta.  Skipped (TAP) without a driver.
  */
 #include <gcg.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include "gcg-gst-test-util.h"
 #include "gcg-test-util.h"
+#include "common/gcg-test-detect.h"
 #include "common/gcg-test-gst-gpu.h"
 #include "gstcudagraphresultsmeta.h"
 
@@ -77,30 +79,11 @@ model_free (gpointer data)
   g_free (m);
 }
 
-/* Detection: clusters of overlapping boxes (NMS has work), coarse scores
- * (ties), some NaN scores, a few empty boxes; in the item's pixels. */
+/* Detection: tests/common/gcg-test-detect.h. */
 static void
 fill_detect (gfloat *out, GRand *rand)
 {
-  for (guint i = 0; i < ITEMS; i++) {
-    gfloat *in = out + (gsize) i * (4 + N_CLASSES) * N_CAND;
-
-    for (guint a = 0; a < N_CAND; a++) {
-      guint cluster = g_rand_int_range (rand, 0, 24);
-
-      in[a] = (gfloat) (cluster % 6) * 10.0f + 5.0f
-          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
-      in[N_CAND + a] = (gfloat) (cluster / 6) * 11.0f + 6.0f
-          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
-      in[2 * N_CAND + a] =
-          a % 97 == 0 ? 0.0f : (gfloat) g_rand_int_range (rand, 4, 30);
-      in[3 * N_CAND + a] = (gfloat) g_rand_int_range (rand, 4, 30);
-      for (guint c = 0; c < N_CLASSES; c++)
-        in[(4 + c) * N_CAND + a] = g_rand_int_range (rand, 0, 50) == 0
-            ? NAN
-            : (gfloat) g_rand_int_range (rand, 0, 64) / 64.0f;
-    }
-  }
+  gcg_test_fill_detect (out, ITEMS, N_CLASSES, N_CAND, rand);
 }
 
 /* The detector, in the primary context of device 0, whose output is
@@ -275,6 +258,20 @@ check_results (GstBuffer *out, const gfloat *output, const Rois *rois)
     g_assert_cmpint (meta->items[k].roi_id, ==, rois->ids[k]);
 }
 
+/* The element's latency, as downstream asks for it. */
+static GstClockTime
+min_latency (GstHarness *h)
+{
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min = GST_CLOCK_TIME_NONE, max;
+  gboolean live;
+
+  g_assert_true (gst_pad_peer_query (h->sinkpad, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  gst_query_unref (q);
+  return min;
+}
+
 /* N_FRAMES frames with changing ROIs at @in_flight: every output, in
  * order, with the results of its own frame; outputs never more than the
  * queue's depth (+ the one being queued) behind their inputs. */
@@ -312,6 +309,8 @@ run_stream (guint in_flight)
     gst_buffer_unref (out);
   }
   g_assert_cmpuint (pulled, ==, N_FRAMES);
+  /* Holding outputs costs a frame interval at least. */
+  g_assert_cmpuint (min_latency (h), >=, GST_SECOND / 30);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphpreprocess", "captures"), ==,
       1);
   gst_harness_teardown (h);
@@ -399,6 +398,7 @@ test_no_postprocess (void)
 
     g_assert_null (gst_cuda_graph_buffer_get_results_meta (out));
   }
+  g_assert_cmpuint (min_latency (h), <, GST_SECOND / 30);
   gst_harness_teardown (h);
   g_rand_free (rand);
 }

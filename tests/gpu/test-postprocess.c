@@ -17,6 +17,7 @@
  * Skips (TAP) without a driver.
  */
 #include "gcg-gpu-fixture.h"
+#include "common/gcg-test-detect.h"
 #include "gcg-graph-private.h"
 #include "gcg-rect-private.h"
 
@@ -101,30 +102,11 @@ make_model (Fixture *f, guint items, const gint64 *shape, guint n_dims,
 
 /* --- synthetic outputs --------------------------------------------------- */
 
-/* Detection: clusters of overlapping boxes (NMS has work), coarse scores
- * (ties), some NaN scores, a few empty boxes; in the item's pixels. */
+/* Detection: tests/common/gcg-test-detect.h. */
 static void
 fill_detect (gfloat *out, guint items, GRand *rand)
 {
-  for (guint i = 0; i < items; i++) {
-    gfloat *in = out + (gsize) i * (4 + N_CLASSES) * N_CAND;
-
-    for (guint a = 0; a < N_CAND; a++) {
-      guint cluster = g_rand_int_range (rand, 0, 24);
-
-      in[a] = (gfloat) (cluster % 6) * 10.0f + 5.0f
-          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
-      in[N_CAND + a] = (gfloat) (cluster / 6) * 11.0f + 6.0f
-          + (gfloat) g_rand_int_range (rand, -8, 9) * 0.25f;
-      in[2 * N_CAND + a] =
-          a % 97 == 0 ? 0.0f : (gfloat) g_rand_int_range (rand, 4, 30);
-      in[3 * N_CAND + a] = (gfloat) g_rand_int_range (rand, 4, 30);
-      for (guint c = 0; c < N_CLASSES; c++)
-        in[(4 + c) * N_CAND + a] = g_rand_int_range (rand, 0, 50) == 0
-            ? NAN
-            : (gfloat) g_rand_int_range (rand, 0, 64) / 64.0f;
-    }
-  }
+  gcg_test_fill_detect (out, items, N_CLASSES, N_CAND, rand);
 }
 
 static void
