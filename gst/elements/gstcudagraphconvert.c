@@ -15,7 +15,7 @@
  * contrast, gamma and gain.  The kernels for one caps configuration are
  * captured into a CUDA graph on the first frame and replayed for every
  * later one; per-frame values (crop, adjustments, buffer addresses) are
- * refreshed in a device parameter block, so changing them never
+ * set on the replayed graph's kernel node, so changing them never
  * re-captures.  New caps are captured on their first frame too, unless
  * they came recently: the chains of the last
  * #GstCudaGraphBaseTransform:graph-cache-size caps are kept, and caps

@@ -4,9 +4,10 @@
  *
  * The one struct a frame-chain kernel reads: the chain's static
  * configuration and one frame's values, prepared on the host by
- * gcg__frame_prepare() and copied whole into the chain's parameter block
- * before each replay.  The kernels take its device address as their only
- * argument, so one captured graph serves every buffer.
+ * gcg__frame_prepare().  The frame kernels take it by value as their only
+ * argument, set per frame on the replayed graph's kernel node
+ * (gcg-kernel-replay.c), so one captured graph serves every buffer; the
+ * batch kernels read a cut copy of it per source from a parameter block.
  *
  * Plain C with fixed-width types and explicit padding: gcc and nvcc must
  * lay it out identically, which the assertions at the end check.

@@ -4,12 +4,13 @@
  *
  * The frame chain's fused kernels (docs/frame-chain.md): each reads the
  * input, resamples, converts and adjusts in registers and writes the
- * output once, with no intermediate buffer.  Their one argument is the
- * device address of a GcgFrameKernelParams in a parameter block, so one
- * captured graph serves every frame.  The per-pixel code is shared with
- * the CPU reference (gcg-frame-math.h); this file only maps threads to
- * pixels.  Blocks are 32x8: a warp covers 32 consecutive output pixels of
- * one row, so writes coalesce.
+ * output once, with no intermediate buffer.  Their one argument is a
+ * GcgFrameKernelParams by value, set per frame on the replayed graph's
+ * node, so one captured graph serves every frame (the batch kernels read
+ * theirs, too large for an argument, from a parameter block).  The
+ * per-pixel code is shared with the CPU reference (gcg-frame-math.h);
+ * this file only maps threads to pixels.  Blocks are 32x8: a warp covers
+ * 32 consecutive output pixels of one row, so writes coalesce.
  *
  * Each kernel is instantiated once per input format and resize method
  * (the tensor kernel also per element type), the choices the inner
