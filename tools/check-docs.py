@@ -77,7 +77,7 @@ SOURCE_DIRS = ["lib", "gst", "gst-libs", "tests", "tools", "bench",
 OURS = re.compile(r"(?<![\w.])(gcg_\w+|gcg__\w+|gst_cuda_graph_\w+"
                   r"|Gcg[A-Z]\w*|GstCudaGraph\w*|GCG_\w+|GST_CUDA_GRAPH_\w+)"
                   r"(\*|…)?")
-PY_NAME = re.compile(r"(?<![\w.])(gcg(?:\.[A-Za-z_]\w*)+)")
+PY_NAME = re.compile(r"(?<![\w.])(gcg\.[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)*)")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
