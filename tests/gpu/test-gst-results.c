@@ -116,7 +116,9 @@ make_model (const gfloat *output)
   g_assert_true (gcg_allocator_alloc (m->alloc, FLOATS * 4, NULL, &m->src,
       &error));
   g_assert_true (gcg_stream_synchronize (m->stream, &error));
+  g_assert_true (gcg_context_push (m->ctx, &error));
   g_assert_cmpint (upload (m->src, output, FLOATS * 4), ==, 0);
+  g_assert_true (gcg_context_pop (m->ctx, &error));
   m->graph = gcg_capture_callable (m->stream, GCG_CAPTURE_MODE_DEFAULT,
       model_body, m, &error);
   g_assert_no_error (error);
@@ -368,7 +370,10 @@ test_flush_teardown (void)
   g_assert_nonnull (out);
   check_results (out, output, &rois);
   gst_buffer_unref (out);
-  /* Frames held, then the element stops. */
+  /* After a flush (EOS is over), frames held, then the element stops. */
+  g_assert_true (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  g_assert_true (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  g_assert_true (gst_harness_push_event (h, gst_event_new_segment (&seg)));
   for (guint f = 0; f < 3; f++)
     g_assert_cmpint (gst_harness_push (h, make_frame (f, rand, &rois)), ==,
         GST_FLOW_OK);
