@@ -10,8 +10,8 @@ bash tools/install-deps.sh || exit 1
 if [ ! -d "$build" ]; then
   meson setup "$build" "$@" || exit 1
 else
-  # Configured before (by tools/demo.sh, say) perhaps with fewer packages
-  # installed: what install-deps.sh just added is looked for again.
+  # Configured before, perhaps with fewer packages installed: what
+  # install-deps.sh just added is looked for again.
   meson setup --reconfigure "$build" "$@" >/dev/null || exit 1
 fi
 ninja -C "$build" || exit 1

@@ -10,6 +10,7 @@
  * skip, counted as one.  CI's Debian 13 lane (GStreamer 1.26) runs it.
  */
 #include <gst/gst.h>
+#include <math.h>
 
 #include "gstcudagraphresultsmeta.h"
 

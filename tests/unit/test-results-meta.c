@@ -11,6 +11,7 @@
 #include <gst/gst.h>
 #include <math.h>
 
+#include "gcg-gst-test-util.h"
 #include "gstcudagraphresultsmeta.h"
 
 static GcgResult
@@ -267,7 +268,9 @@ test_bad_calls (void)
 int
 main (int argc, char **argv)
 {
-  gst_init (&argc, &argv);
+  /* A registry of its own, as every GStreamer test here: the default
+   * one's path is built once and kept (a leak to LeakSanitizer). */
+  gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/results-meta/add-read", test_add_read);
   g_test_add_func ("/results-meta/empty", test_empty);
