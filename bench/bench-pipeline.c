@@ -1001,6 +1001,8 @@ typedef struct
   const gchar *out_caps;
 } KernelRow;
 
+/* Only with GStreamer's CUDA memory (run_kernel_rows()). */
+#ifdef HAVE_GST_CUDA
 static const KernelRow kernel_rows[] = {
   { "cudagraphconvert NV12 copy (built-in)",
       "cudagraphconvert backend=cuda in-flight=4 method=nearest "
@@ -1038,6 +1040,7 @@ static const KernelRow kernel_rows[] = {
                  "kernel-params=\"t=dst0,w=out_width,h=out_height,g=f32:1.5\"",
       "other/tensors(memory:CUDAMemory)" },
 };
+#endif
 
 static void
 run_kernel_rows (Bench *b)
