@@ -8,6 +8,13 @@
 #   tools/ci-lane.sh DIST --demo   the README's first command instead
 #     (`bash tools/demo.sh`), timed from the bare root: it must end with
 #     its one-sentence summary
+#   tools/ci-lane.sh DIST --prepare ROOT   only makes the root, in ROOT (a
+#     new directory): debootstrap, the tree copied in, then
+#     tools/install-deps.sh run there, as the test command runs it first;
+#     ROOT is kept.  Network and disk bound: .ci/run prepares the lanes'
+#     roots while it builds on the host.
+#   tools/ci-lane.sh DIST --root ROOT [-- OPTIONS...]   the test command
+#     in a root --prepare made, removed after
 #     DIST: bookworm (Debian 12, GStreamer 1.22, the baseline),
 #           trixie (Debian 13, GStreamer 1.26) or
 #           forky (Debian 14 while it is testing, GStreamer 1.28)
@@ -42,7 +49,15 @@ case "$dist" in
 esac
 shift
 mode=tests
-[ "${1:-}" = "--demo" ] && { mode=demo; shift; }
+given_root=
+case "${1:-}" in
+  --demo) mode=demo; shift ;;
+  --prepare | --root)
+    [ "$1" = --prepare ] && mode=prepare
+    given_root=${2:?"ci-lane: $1 needs a directory"}
+    shift 2
+    ;;
+esac
 [ "${1:-}" = "--" ] && shift
 meson_opts=("$@")
 [ "$(id -u)" -eq 0 ] || { echo "ci-lane: needs root (chroot, mounts)" >&2; exit 2; }
@@ -56,7 +71,18 @@ mirror=${GCG_LANE_MIRROR:-$(host_mirror)}
 [ -n "$mirror" ] || { echo "ci-lane: no mirror in /etc/apt/sources.list*" >&2; exit 2; }
 
 start=$(date +%s)
-root=$(mktemp -d "${GCG_LANE_TMP:-/var/tmp}/gcg-lane-$dist.XXXXXX")
+if [ "$mode" = prepare ]; then
+  mkdir "$given_root"  # a new directory: never debootstrap over another
+fi
+if [ -n "$given_root" ]; then
+  root=$(cd "$given_root" && pwd)
+else
+  root=$(mktemp -d "${GCG_LANE_TMP:-/var/tmp}/gcg-lane-$dist.XXXXXX")
+fi
+if [ "$mode" = tests ] && [ -n "$given_root" ] && [ ! -d "$root/src/tools" ]; then
+  echo "ci-lane: $root is not a root that --prepare made" >&2
+  exit 2
+fi
 mounts=()
 
 cleanup() {
@@ -69,7 +95,7 @@ cleanup() {
   if grep -q " $root/" /proc/mounts; then
     echo "ci-lane: $root still has mounts, left in place" >&2
     rc=1
-  elif [ "${GCG_LANE_KEEP:-0}" = 1 ]; then
+  elif [ "${GCG_LANE_KEEP:-0}" = 1 ] || { [ "$mode" = prepare ] && [ "$rc" -eq 0 ]; }; then
     echo "ci-lane: root kept in $root" >&2
   else
     rm -rf --one-file-system "$root"
@@ -90,38 +116,45 @@ bind() {  # bind SRC DEST [ro]
   fi
 }
 
-echo "lane $dist: debootstrap --variant=minbase from $mirror"
-# A debootstrap older than the release knows it by no script of its own:
-# testing's (sid's) serves.
-script=/usr/share/debootstrap/scripts/$dist
-[ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
-debootstrap --variant=minbase "$dist" "$root" "$mirror" "$script" >"$root.debootstrap.log" 2>&1 || {
-  tail -n 20 "$root.debootstrap.log" >&2; rm -f "$root.debootstrap.log"; exit 1; }
-rm -f "$root.debootstrap.log"
-# A user's machine has the point releases' updates too (a stable
-# release's; testing has none).
-[ "$dist" = forky ] || echo "deb $mirror $dist-updates main" >>"$root/etc/apt/sources.list"
-# Testing's Release file is valid for a week only; a mirror's snapshot
-# (CI's) may be older than that, which apt would refuse outright.
-[ "$dist" != forky ] ||
-  echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gcg-lane-snapshot"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# No package's service is started inside the root.
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod +x "$root/usr/sbin/policy-rc.d"
+# make_root: the bare root, its apt set up as a user's machine has it,
+# and the working tree in /src.
+make_root() {
+  echo "lane $dist: debootstrap --variant=minbase from $mirror"
+  # A debootstrap older than the release knows it by no script of its own:
+  # testing's (sid's) serves.
+  script=/usr/share/debootstrap/scripts/$dist
+  [ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
+  debootstrap --variant=minbase "$dist" "$root" "$mirror" "$script" >"$root.debootstrap.log" 2>&1 || {
+    tail -n 20 "$root.debootstrap.log" >&2; rm -f "$root.debootstrap.log"; exit 1; }
+  rm -f "$root.debootstrap.log"
+  # A user's machine has the point releases' updates too (a stable
+  # release's; testing has none).
+  [ "$dist" = forky ] || echo "deb $mirror $dist-updates main" >>"$root/etc/apt/sources.list"
+  # Testing's Release file is valid for a week only; a mirror's snapshot
+  # (CI's) may be older than that, which apt would refuse outright.
+  [ "$dist" != forky ] ||
+    echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gcg-lane-snapshot"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # No package's service is started inside the root.
+  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+  chmod +x "$root/usr/sbin/policy-rc.d"
 
-bind /proc "$root/proc"
-bind /sys "$root/sys"
-bind /dev "$root/dev"
-if [ -d /usr/local/cuda ]; then
-  bind "$(readlink -f /usr/local/cuda)" "$root/usr/local/cuda" ro
-fi
+  # The working tree as a clone has it: what git tracks or would add.
+  mkdir "$root/src"
+  (cd "$here" && git ls-files -z --cached --others --exclude-standard |
+    xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+    tar --null -T - -cf -) | tar -C "$root/src" -xf -
+}
 
-# The working tree as a clone has it: what git tracks or would add.
-mkdir "$root/src"
-(cd "$here" && git ls-files -z --cached --others --exclude-standard |
-  xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-  tar --null -T - -cf -) | tar -C "$root/src" -xf -
+make_root_once() {
+  [ -n "$given_root" ] || make_root
+  bind /proc "$root/proc"
+  bind /sys "$root/sys"
+  bind /dev "$root/dev"
+  if [ -d /usr/local/cuda ]; then
+    bind "$(readlink -f /usr/local/cuda)" "$root/usr/local/cuda" ro
+  fi
+}
 
 # The whole output goes to the log; the terminal gets the lane's result,
 # and the log's end when it failed.
@@ -130,13 +163,32 @@ proxies=()
 for v in http_proxy https_proxy no_proxy; do
   [ -n "${!v:-}" ] && proxies+=("$v=${!v}")
 done
+# in_root COMMAND ARGS...: COMMAND by bash in the root's /src, with a
+# clean environment (the host's proxies kept), its output appended to
+# the log.
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "${proxies[@]}" bash -c "cd /src && $1" lane "${@:2}" </dev/null >>"$log" 2>&1
+}
+if [ "$mode" = prepare ]; then
+  given_root=
+  make_root_once
+  : >"$log"
+  echo "lane $dist: bash tools/install-deps.sh in the root (log: $log)"
+  in_root 'bash tools/install-deps.sh' || { tail -n 40 "$log"; exit 1; }
+  echo "lane $dist: root prepared in $(($(date +%s) - start)) s"
+  exit 0
+fi
+make_root_once
+[ -z "$given_root" ] || echo "lane $dist: in the root --prepare made ($root)"
+[ "$mode" = demo ] || [ -n "$given_root" ] || : >"$log"
 if [ "$mode" = demo ]; then
   echo "lane $dist: bash tools/demo.sh in the root (log: $log)"
   rc=0
   t0=$(date +%s)
-  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    "${proxies[@]}" bash -c 'cd /src && bash tools/demo.sh' </dev/null >"$log" 2>&1 || rc=$?
+  : >"$log"
+  in_root 'bash tools/demo.sh' || rc=$?
   last=$(tail -n 1 "$log")
   case "$last" in
     "cudagraphpreprocess ran "*) ;;
@@ -148,11 +200,7 @@ if [ "$mode" = demo ]; then
 fi
 echo "lane $dist: bash tools/run-tests.sh in the root (log: $log)"
 rc=0
-chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  "${proxies[@]}" \
-  bash -c 'cd /src && bash tools/run-tests.sh build "$@"' lane \
-  "${meson_opts[@]}" </dev/null >"$log" 2>&1 || rc=$?
+in_root 'bash tools/run-tests.sh build "$@"' "${meson_opts[@]}" || rc=$?
 gst=$(chroot "$root" pkg-config --modversion gstreamer-1.0 2>/dev/null || echo "?")
 counts=$(tail -n 1 "$log")
 case "$counts" in
