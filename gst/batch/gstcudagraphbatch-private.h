@@ -26,6 +26,10 @@
  *   gstcudagraphbatchrun.c       a batch into its output: the frame
  *                                queue's batch submit, fences, metas,
  *                                timestamps
+ *   gstcudagraphbatchcamerasrc.c each stream's own src pad (src_N): its
+ *                                frames back out with their results
+ *                                (gstcudagraphbatchcamera.c holds what
+ *                                waits to leave on it)
  */
 
 #include <gst/gst.h>
@@ -35,6 +39,7 @@
 #include "gstcudagraphrunprops.h"
 #include "gstcudagraphtensorprops.h"
 #include "gstcudagraphmodel.h"
+#include "gstcudagraphpostprocess.h"
 #include "gstcudagraphuserkernel.h"
 
 G_BEGIN_DECLS
@@ -99,6 +104,13 @@ typedef struct
   GstClockTime end;             /* end of its latest frame, once pushed */
   GstCudaGraphBatchPad *absent[GCG_FRAME_BATCH_MAX_SOURCES];
   guint n_absent;
+  /* With a postprocess (CUDA): the pinned area the replay writes the
+   * batch's results to (its first source's GcgFrameParams.results), kept
+   * with the record; has_results: this batch's run wrote it. */
+  gpointer results;
+  gsize results_size;
+  GcgHostPool *results_pool;
+  gboolean has_results;
 } Batch;
 
 struct _GstCudaGraphBatch
@@ -115,8 +127,11 @@ struct _GstCudaGraphBatch
   GstCudaGraphTensorProps props;
   /* A user kernel after the batch op, over the whole tensor. */
   GstCudaGraphUserKernel kernel;
-  /* The user's model after it, per batch (gstcudagraphmodel.h). */
+  /* The user's model after it, per batch (gstcudagraphmodel.h), and the
+   * postprocess after the model, whose results leave on each stream's
+   * own src pad with its frames. */
   GstCudaGraphModel model;
+  GstCudaGraphPostprocess postprocess;
   guint batch_size;
   GstClockTime batch_duration;  /* 0: one frame long */
   GstClockTime timeout;         /* live: after the window's end */
@@ -165,6 +180,8 @@ struct _GstCudaGraphBatch
    * (the collector then adds none of its own). */
   gboolean negotiation_said;
   GstCudaGraphModelLayout layout;       /* the engine's model outputs */
+  /* The postprocess the engine ends in, NONE without one. */
+  GcgPostprocessKind results_kind;
   guint64 frames;               /* also under the object lock */
   gboolean stats_posted;
   /* The batches in flight: staged, run and retired by lib/ (up to
@@ -221,6 +238,9 @@ gboolean gst_cuda_graph_batch_propose_allocation (GstCudaGraphBatch *self,
 /* gstcudagraphbatchassemble.c */
 Batch *gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self);
 void gst_cuda_graph_batch_release_batch (Batch *batch);
+void gst_cuda_graph_batch_free_record (Batch *batch);
+gboolean gst_cuda_graph_batch_ensure_results (GstCudaGraphBatch *self,
+    Batch *batch, gsize size, GError **error);
 gboolean gst_cuda_graph_batch_submit (GstCudaGraphBatch *self, Batch *batch,
     const GcgFramePlanes *out, guint *n_items, guint64 *seq, GError **error);
 gboolean gst_cuda_graph_batch_open_queue (GstCudaGraphBatch *self);
@@ -299,6 +319,22 @@ GstFlowReturn gst_cuda_graph_batch_finish_buffer (GstCudaGraphBatch *self,
  * must wait (for *@waiting, a ref, or any pad). */
 GstFlowReturn gst_cuda_graph_batch_step (GstCudaGraphBatch *self,
     gboolean timeout, gboolean *progress, GstCudaGraphBatchPad **waiting);
+
+/* gstcudagraphbatchcamerasrc.c: the streams' own src pads (src_N with
+ * sink_N), requested and released; pairing a sink pad that came (or
+ * unpairing one that goes: its branch ends with EOS); what waits to
+ * leave on them pushed (@all: everything, at the end). */
+GstPad *gst_cuda_graph_batch_camera_src_request (GstCudaGraphBatch *self,
+    GstPadTemplate *templ, const gchar *name);
+void gst_cuda_graph_batch_camera_src_release (GstCudaGraphBatch *self,
+    GstPad *pad);
+void gst_cuda_graph_batch_camera_src_pair (GstCudaGraphBatch *self,
+    GstPad *sink);
+void gst_cuda_graph_batch_camera_src_unpair (GstCudaGraphBatch *self,
+    GstPad *sink);
+GstFlowReturn gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self,
+    gboolean all);
+void gst_cuda_graph_batch_forget_cameras (GstCudaGraphBatch *self);
 
 /* gstcudagraphbatchrun.c */
 void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,

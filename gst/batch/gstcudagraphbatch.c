@@ -113,6 +113,11 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_CUDA_GRAPH_TENSOR_SRC_CAPS
         "; " GST_CUDA_GRAPH_MODEL_SRC_CAPS));
+/* Each stream's own branch: sink_N's frames leave again on src_N,
+ * unchanged, with their results (gstcudagraphbatchcamerasrc.c). */
+static GstStaticPadTemplate camera_src_template =
+    GST_STATIC_PAD_TEMPLATE ("src_%u", GST_PAD_SRC, GST_PAD_REQUEST,
+        GST_STATIC_CAPS (GST_CUDA_GRAPH_VIDEO_CAPS (BATCH_FORMATS)));
 
 G_DEFINE_TYPE_WITH_CODE (GstCudaGraphBatch, gst_cuda_graph_batch,
     GST_TYPE_ELEMENT,
@@ -142,6 +147,8 @@ gst_cuda_graph_batch_class_init (GstCudaGraphBatchClass *klass)
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &sink_template, GST_TYPE_CUDA_GRAPH_BATCH_PAD);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_static_pad_template (element_class,
+      &camera_src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA graph batch preprocessor", "Filter/Converter/Video/Tensor/Hardware",
       "Batches one frame (or its regions of interest) of each of many video "
@@ -170,6 +177,7 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch *self)
 
   gst_cuda_graph_batch_collector_init (&self->collector);
   gst_cuda_graph_batch_init_properties (self);
+  gst_cuda_graph_postprocess_init (&self->postprocess);
   self->dev.active = GCG_BACKEND_CPU;
   g_queue_init (&self->spare);
   self->window_start = self->window_duration = GST_CLOCK_TIME_NONE;
@@ -190,7 +198,9 @@ gst_cuda_graph_batch_finalize (GObject *object)
   gst_cuda_graph_user_kernel_clear (&self->kernel);
   gst_cuda_graph_model_clear (&self->model);
   gst_clear_object (&self->gst_context);
-  g_queue_clear_full (&self->spare, g_free);
+  g_queue_clear_full (&self->spare,
+      (GDestroyNotify) gst_cuda_graph_batch_free_record);
+  gst_cuda_graph_postprocess_clear (&self->postprocess);
   gst_cuda_graph_batch_collector_clear (&self->collector);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_parent_class)->finalize (object);
@@ -228,9 +238,19 @@ reset_counters (GstCudaGraphBatch *self)
 }
 
 static gboolean
+has_model (GstElement *element)
+{
+  return GST_CUDA_GRAPH_BATCH (element)->model.model != NULL;
+}
+
+static gboolean
 start (GstCudaGraphBatch *self)
 {
   reset_counters (self);
+  self->results_kind = GCG_POSTPROCESS_NONE;
+  if (!gst_cuda_graph_postprocess_start (&self->postprocess,
+          GST_ELEMENT (self)))
+    return FALSE;
   gst_cuda_graph_batch_reset_window (self);
   self->next_pad = 0;
   if (!gst_cuda_graph_device_open (&self->dev, GST_ELEMENT (self), &self->run,
@@ -239,9 +259,13 @@ start (GstCudaGraphBatch *self)
   if (gst_cuda_graph_user_kernel_start (&self->kernel, GST_ELEMENT (self),
           self->dev.active, self->dev.context)
       && gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
-          self->dev.active))
+          self->dev.active)) {
+    gst_cuda_graph_postprocess_check_model (&self->postprocess,
+        GST_ELEMENT (self), has_model);
     return TRUE;
+  }
   gst_cuda_graph_device_close (&self->dev);
+  gst_cuda_graph_postprocess_stop (&self->postprocess);
   return FALSE;
 }
 
@@ -250,8 +274,13 @@ stop (GstCudaGraphBatch *self)
 {
   gst_cuda_graph_batch_retire_engine (self);
   gst_cuda_graph_batch_close_queue (self);
+  gst_cuda_graph_batch_forget_cameras (self);
   gst_cuda_graph_batch_reset_window (self);
   gst_cuda_graph_user_kernel_stop (&self->kernel);
+  /* The spare batches' results areas are the device's host pool's. */
+  g_queue_clear_full (&self->spare,
+      (GDestroyNotify) gst_cuda_graph_batch_free_record);
+  gst_cuda_graph_postprocess_stop (&self->postprocess);
   gst_cuda_graph_device_close (&self->dev);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->gst_context);
@@ -452,5 +481,8 @@ gst_cuda_graph_batch_step (GstCudaGraphBatch *self, gboolean timeout,
 
 done:
   g_list_free_full (pads, gst_object_unref);
+  /* The streams' own branches: the frames whose batches are done. */
+  if (ret == GST_FLOW_OK)
+    ret = gst_cuda_graph_batch_drain_cameras (self, FALSE);
   return ret;
 }

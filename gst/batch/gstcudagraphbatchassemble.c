@@ -32,6 +32,48 @@ gst_cuda_graph_batch_new_batch (GstCudaGraphBatch *self)
   return batch;
 }
 
+/* Frees a batch record kept spare, with its results area. */
+void
+gst_cuda_graph_batch_free_record (Batch *batch)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (batch->results != NULL
+      && !gcg_host_pool_release (batch->results_pool, batch->results,
+          batch->results_size, &error))
+    GST_WARNING ("cannot release a batch's results area: %s", error->message);
+  g_clear_object (&batch->results_pool);
+  g_free (batch);
+}
+
+/* Gives @batch a results area of @size bytes from the element's host
+ * pool (the one it has when it is large enough): the replay writes the
+ * batch's results there (gcg_frame_batch_set_postprocess()). */
+gboolean
+gst_cuda_graph_batch_ensure_results (GstCudaGraphBatch *self, Batch *batch,
+    gsize size, GError **error)
+{
+  g_autoptr (GError) release_error = NULL;
+  gpointer area;
+
+  if (batch->results != NULL && batch->results_pool == self->dev.host_pool
+      && batch->results_size >= size)
+    return TRUE;
+  area = gcg_host_pool_alloc (self->dev.host_pool, size, error);
+  if (area == NULL)
+    return FALSE;
+  if (batch->results != NULL
+      && !gcg_host_pool_release (batch->results_pool, batch->results,
+          batch->results_size, &release_error))
+    GST_WARNING_OBJECT (self, "cannot release a results area: %s",
+        release_error->message);
+  g_clear_object (&batch->results_pool);
+  batch->results = area;
+  batch->results_size = size;
+  batch->results_pool = g_object_ref (self->dev.host_pool);
+  return TRUE;
+}
+
 /* Releases @batch's inputs and keeps it for a later batch. */
 static void
 free_batch (GstCudaGraphBatch *self, Batch *batch)
@@ -49,10 +91,11 @@ free_batch (GstCudaGraphBatch *self, Batch *batch)
   for (guint i = 0; i < batch->n_absent; i++)
     gst_clear_object (&batch->absent[i]);
   batch->n_absent = 0;
+  batch->has_results = FALSE;
   if (g_queue_get_length (&self->spare) <= GST_CUDA_GRAPH_BATCH_MAX_IN_FLIGHT)
     g_queue_push_head (&self->spare, batch);
   else
-    g_free (batch);
+    gst_cuda_graph_batch_free_record (batch);
 }
 
 /* Drops one hold on @batch (the element's, or the frame queue's when it
@@ -65,18 +108,97 @@ gst_cuda_graph_batch_release_batch (Batch *batch)
     free_batch (batch->owner, batch);
 }
 
+/* The items of @in (source @s of @batch) as the results describe them:
+ * the ROI each came from and its rectangle in the frame (the whole frame
+ * for a frame without ROIs). */
+static void
+describe_items (Batch *batch, guint s, GstCudaGraphResultsItem *items)
+{
+  BatchInput *in = &batch->inputs[s];
+  const GcgFrameParams *p = &batch->params[s];
+
+  for (guint i = 0; i < in->n_items; i++) {
+    GstVideoRegionOfInterestMeta *roi = in->ids[i] < 0
+        ? NULL
+        : gst_buffer_get_video_region_of_interest_meta_id (in->buffer,
+              in->ids[i]);
+    GcgRect r = i < (guint) p->n_rois
+        ? p->rois[i]
+        : (GcgRect) { 0, 0, batch->sources[s].width, batch->sources[s].height };
+
+    items[i].roi_id = in->ids[i];
+    items[i].roi_type = roi ? roi->roi_type : 0;
+    items[i].x = r.x;
+    items[i].y = r.y;
+    items[i].width = r.width;
+    items[i].height = r.height;
+  }
+}
+
+/* Source @s's frame, done: on its branch with its own results (the items
+ * from @first on in the batch's area, counted from 0 again). */
+static void
+frame_done (GstCudaGraphBatch *self, Batch *batch, guint s, guint first,
+    gboolean ok)
+{
+  BatchInput *in = &batch->inputs[s];
+  GstCudaGraphBatchCamera *camera =
+      gst_cuda_graph_batch_pad_get_camera (in->pad);
+  GstCudaGraphResultsItem items[GCG_FRAME_CHAIN_MAX_ROIS];
+  GstCudaGraphBatchCameraResults r = { self->results_kind, NULL, 0,
+    self->postprocess.labels, self->postprocess.n_labels, items, in->n_items };
+  g_autofree GcgResult *own = NULL;
+  guint n = 0;
+
+  if (!gst_cuda_graph_batch_camera_is_paired (camera))
+    return;
+  if (!ok || !batch->has_results) {
+    gst_cuda_graph_batch_camera_done (camera, in->buffer, NULL);
+    return;
+  }
+  for (guint i = 0; i < in->n_items; i++) {
+    guint k = 0;
+
+    (void) gcg_frame_results_get_item (batch->results, batch->results_size,
+        first + i, &k);
+    n += MIN (k, GCG_RESULT_MAX_PER_ITEM);
+  }
+  own = g_new (GcgResult, MAX (n, 1));
+  n = 0;
+  for (guint i = 0; i < in->n_items; i++) {
+    guint k = 0;
+    const GcgResult *res = gcg_frame_results_get_item (batch->results,
+        batch->results_size, first + i, &k);
+
+    for (guint j = 0; j < k && j < GCG_RESULT_MAX_PER_ITEM; j++, n++) {
+      own[n] = res[j];
+      own[n].item = i;
+    }
+  }
+  describe_items (batch, s, items);
+  r.results = own;
+  r.n_results = n;
+  gst_cuda_graph_batch_camera_done (camera, in->buffer, &r);
+}
+
 /* The frame queue is done with a batch: the device no longer reads its
- * inputs.  A batch that failed on the GPU left already: it can only be
- * reported. */
+ * inputs, its results are written, its frames may leave on their
+ * branches.  A batch that failed on the GPU left already: it can only be
+ * reported (its frames leave without results). */
 static void
 batch_done (GcgFrameQueue *queue, guint64 seq, const GError *error,
     gpointer user_data)
 {
   Batch *batch = user_data;
+  guint first = 0;
 
   if (error != NULL && !g_error_matches (error, GCG_ERROR, GCG_ERROR_CANCELLED))
     GST_WARNING_OBJECT (batch->owner,
         "a batch failed on the GPU after it left: %s", error->message);
+  for (guint s = 0; s < batch->n; s++) {
+    frame_done (batch->owner, batch, s, first, error == NULL);
+    first += batch->inputs[s].n_items;
+  }
   gst_cuda_graph_batch_release_batch (batch);
 }
 
@@ -299,7 +421,7 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
       || !map_input (self, in, info)) {
     if (in->mapped)
       gst_video_frame_unmap (&in->frame);
-    gst_clear_buffer (&in->buffer);
+    gst_cuda_graph_batch_pad_drop_frame (pad, g_steal_pointer (&in->buffer));
     gst_clear_object (&in->pad);
     in->mapped = FALSE;
     return;

@@ -168,18 +168,42 @@ gst_cuda_graph_batch_retire_engine (GstCudaGraphBatch *self)
   g_clear_object (&self->engine);
 }
 
-/* The model, when one is set, after the batch's kernel (CUDA only: the
- * start refused a model on the CPU backend). */
+/* After the model, the postprocess when one is asked for (its kind in
+ * @kind): its results leave with each stream's frames on the stream's
+ * own src pad (gstcudagraphbatchcamerasrc.c). */
 static gboolean
-attach_model (GstCudaGraphBatch *self, GcgFrameBatch *engine, GError **error)
+attach_postprocess (GstCudaGraphBatch *self, GcgFrameBatch *engine,
+    GcgModelGraph *model, GcgPostprocessKind *kind, GError **error)
+{
+  GcgPostprocessConfig config;
+
+  if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
+          GST_ELEMENT (self), model, &config, error))
+    return FALSE;
+  /* The engine refuses USER, outputs not shaped for the kind and more
+   * than GCG_POSTPROCESS_MAX_ITEMS slots (batch-size x max-rois). */
+  if (config.kind != GCG_POSTPROCESS_NONE
+      && !gcg_frame_batch_set_postprocess (engine, &config, error))
+    return FALSE;
+  *kind = config.kind;
+  return TRUE;
+}
+
+/* The model, when one is set, after the batch's kernel (CUDA only: the
+ * start refused a model on the CPU backend), and its postprocess. */
+static gboolean
+attach_model (GstCudaGraphBatch *self, GcgFrameBatch *engine,
+    GcgPostprocessKind *kind, GError **error)
 {
   gboolean keep_input = FALSE;
   g_autoptr (GcgModelGraph) model =
       gst_cuda_graph_model_ref (&self->model, GST_ELEMENT (self), &keep_input);
 
+  *kind = GCG_POSTPROCESS_NONE;
   gst_cuda_graph_model_layout_init (&self->layout, model, keep_input);
   return model == NULL
-      || gcg_frame_batch_attach_model (engine, model, keep_input, error);
+      || (gcg_frame_batch_attach_model (engine, model, keep_input, error)
+          && attach_postprocess (self, engine, model, kind, error));
 }
 
 /* A new engine for @config unless the current one has it (renegotiating
@@ -188,6 +212,7 @@ static gboolean
 ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
 {
   g_autoptr (GError) error = NULL;
+  GcgPostprocessKind kind = GCG_POSTPROCESS_NONE;
   GcgFrameBatch *engine;
 
   if (self->engine && memcmp (&self->config, config, sizeof (*config)) == 0)
@@ -197,7 +222,7 @@ ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
   if (engine != NULL
       && (!gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
               &error)
-          || !attach_model (self, engine, &error)))
+          || !attach_model (self, engine, &kind, &error)))
     g_clear_object (&engine);
   if (engine == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -207,6 +232,7 @@ ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
   }
   gst_cuda_graph_batch_retire_engine (self);
   self->engine = engine;
+  self->results_kind = kind;
   self->config = *config;
   self->out_size = gcg_frame_batch_get_output_size (engine);
   GST_INFO_OBJECT (self,

@@ -14,7 +14,8 @@
  * pad does not exist yet when the property is parsed (the link after it
  * requests it), so the parser waits for the element's "child-added"
  * signal: requesting a pad emits it, releasing one "child-removed", as
- * compositor and audiomixer do.
+ * compositor and audiomixer do.  Requests for the streams' own src pads
+ * (src_N) go to gstcudagraphbatchcamerasrc.c; they are not children.
  */
 #include "gstcudagraphbatch-private.h"
 
@@ -108,6 +109,8 @@ gst_cuda_graph_batch_request_new_pad (GstElement *element,
   g_autofree gchar *pad_name = NULL;
   GstPad *pad;
 
+  if (templ->direction == GST_PAD_SRC)
+    return gst_cuda_graph_batch_camera_src_request (self, templ, name);
   if (templ->direction != GST_PAD_SINK)
     return NULL;
   GST_OBJECT_LOCK (element);
@@ -126,6 +129,8 @@ gst_cuda_graph_batch_request_new_pad (GstElement *element,
   gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
       GST_OBJECT_NAME (pad));
   gst_cuda_graph_batch_forget_latency (self);
+  /* Its src_N, when that was requested first. */
+  gst_cuda_graph_batch_camera_src_pair (self, pad);
   return pad;
 }
 
@@ -136,6 +141,11 @@ gst_cuda_graph_batch_release_pad (GstElement *element, GstPad *pad)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (element);
 
+  if (GST_PAD_IS_SRC (pad)) {
+    gst_cuda_graph_batch_camera_src_release (self, pad);
+    return;
+  }
+  gst_cuda_graph_batch_camera_src_unpair (self, pad);
   gst_cuda_graph_batch_queue_set_flushing (
       gst_cuda_graph_batch_pad_get_queue (GST_CUDA_GRAPH_BATCH_PAD (pad)),
       TRUE);

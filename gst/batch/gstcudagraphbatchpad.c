@@ -67,6 +67,8 @@ struct _GstCudaGraphBatchPad
    * each batch's meta copies it, without looking up the sticky event. */
   gchar *stream_id;
   GstCudaGraphBatchPadWindow window;
+  /* Its branch out (src_N), when one is paired. */
+  GstCudaGraphBatchCamera camera;
   /* A buffer came (atomic: set in the upstream thread); a deadline passed
    * while none had (atomic: the collector's). */
   gint delivered;
@@ -144,6 +146,7 @@ gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad *self)
   self->window.taken_until = GST_CLOCK_TIME_NONE;
   self->window.strategy = DEFAULT_BATCH_STRATEGY;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
+  gst_cuda_graph_batch_camera_init (&self->camera);
 }
 
 static gint *
@@ -194,6 +197,7 @@ gst_cuda_graph_batch_pad_finalize (GObject *object)
   g_clear_pointer (&self->roi_type, g_ref_string_release);
   g_clear_pointer (&self->stream_id, g_free);
   gst_cuda_graph_batch_pad_clear_held (self);
+  gst_cuda_graph_batch_camera_clear (&self->camera);
   if (self->attached)
     gst_cuda_graph_batch_queue_clear (&self->queue);
 
@@ -453,6 +457,28 @@ GstCudaGraphBatchPadWindow *
 gst_cuda_graph_batch_pad_get_window (GstCudaGraphBatchPad *self)
 {
   return &self->window;
+}
+
+GstCudaGraphBatchCamera *
+gst_cuda_graph_batch_pad_get_camera (GstCudaGraphBatchPad *self)
+{
+  return &self->camera;
+}
+
+void
+gst_cuda_graph_batch_pad_drop_frame (GstCudaGraphBatchPad *self, GstBuffer *buf)
+{
+  gst_cuda_graph_batch_camera_pass (&self->camera, buf);
+  gst_buffer_unref (buf);
+}
+
+void
+gst_cuda_graph_batch_pad_drop_held (GstCudaGraphBatchPad *self, GQueue *held)
+{
+  GstBuffer *buf;
+
+  while ((buf = g_queue_pop_head (held)) != NULL)
+    gst_cuda_graph_batch_pad_drop_frame (self, buf);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <gst/video/video.h>
 #include <gcg.h>
 
+#include "gstcudagraphbatchcamera.h"
 #include "gstcudagraphbatchqueue.h"
 #include "gstcudagraphbatchstrategy.h"
 
@@ -113,6 +114,19 @@ typedef struct
 
 GstCudaGraphBatchPadWindow *gst_cuda_graph_batch_pad_get_window (
     GstCudaGraphBatchPad *self);
+
+/* The stream's branch out of the element (gstcudagraphbatchcamera.h):
+ * its src_N pad when one is paired, and what waits to leave on it. */
+GstCudaGraphBatchCamera *gst_cuda_graph_batch_pad_get_camera (
+    GstCudaGraphBatchPad *self);
+/* @buf, taken from the pad's queue, is left out of every batch (late,
+ * passed over, over queue-depth, unreadable): dropped, and on the
+ * stream's branch it leaves without results. */
+void gst_cuda_graph_batch_pad_drop_frame (GstCudaGraphBatchPad *self,
+    GstBuffer *buf);
+/* Every held frame dropped so (@held: the pad's window's held queue). */
+void gst_cuda_graph_batch_pad_drop_held (GstCudaGraphBatchPad *self,
+    GQueue *held);
 
 /* Drops the held frames and forgets the last window (flush, stop). */
 void gst_cuda_graph_batch_pad_clear_held (GstCudaGraphBatchPad *self);

@@ -23,6 +23,7 @@ enum
   PROP_TENSOR_FIRST = PROP_RUN_FIRST + GST_CUDA_GRAPH_RUN_N_PROPS,
   PROP_KERNEL_FIRST = PROP_TENSOR_FIRST + GST_CUDA_GRAPH_TENSOR_N_PROPS,
   PROP_MODEL_FIRST = PROP_KERNEL_FIRST + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS,
+  PROP_POSTPROCESS_FIRST = PROP_MODEL_FIRST + GST_CUDA_GRAPH_MODEL_N_PROPS,
 };
 
 #define DEFAULT_BATCH_SIZE 0
@@ -100,7 +101,9 @@ gst_cuda_graph_batch_set_property (GObject *object, guint prop_id,
         || gst_cuda_graph_user_kernel_set (&self->kernel, PROP_KERNEL_FIRST,
             prop_id, value)
         || gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
-            value, &self->props, &refusal);
+            value, &self->props, &refusal)
+        || gst_cuda_graph_postprocess_set (&self->postprocess,
+            PROP_POSTPROCESS_FIRST, prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_refusal_report (object, pspec, &refusal);
   if (!known)
@@ -150,7 +153,9 @@ gst_cuda_graph_batch_get_property (GObject *object, guint prop_id,
       || gst_cuda_graph_user_kernel_get (&self->kernel, PROP_KERNEL_FIRST,
           prop_id, value)
       || gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
-          value);
+          value)
+      || gst_cuda_graph_postprocess_get (&self->postprocess,
+          PROP_POSTPROCESS_FIRST, prop_id, value);
   GST_OBJECT_UNLOCK (self);
   if (!known)
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -237,6 +242,7 @@ gst_cuda_graph_batch_install_properties (GObjectClass *gobject_class)
   gst_cuda_graph_tensor_props_install (gobject_class, PROP_TENSOR_FIRST);
   gst_cuda_graph_user_kernel_install (gobject_class, PROP_KERNEL_FIRST, FALSE);
   gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
+  gst_cuda_graph_postprocess_install (gobject_class, PROP_POSTPROCESS_FIRST);
 }
 
 void

@@ -304,6 +304,29 @@ set_kernel_values (GstCudaGraphBatch *self, Batch *batch)
   }
 }
 
+/* With a postprocess (CUDA backend): the batch's results area, where the
+ * replay writes its results for its frames' branches (batch_done() in
+ * gstcudagraphbatchassemble.c reads it). */
+static gboolean
+prepare_results (GstCudaGraphBatch *self, Batch *batch, GError **error)
+{
+  gsize size;
+
+  batch->has_results = FALSE;
+  if (batch->n == 0 || self->results_kind == GCG_POSTPROCESS_NONE
+      || self->dev.active != GCG_BACKEND_CUDA || self->dev.host_pool == NULL)
+    return TRUE;
+  size = gcg_frame_batch_get_results_size (self->engine);
+  if (size == 0
+      || !gst_cuda_graph_batch_ensure_results (self, batch, size, error))
+    return size == 0;
+  /* Under unified addressing (every 64-bit platform) the pinned block's
+   * host pointer is its device address. */
+  batch->params[0].results = (guint64) (guintptr) batch->results;
+  batch->has_results = TRUE;
+  return TRUE;
+}
+
 /* Runs @batch into @outbuf through the frame queue; on failure @outbuf
  * is not pushed. */
 static gboolean
@@ -330,8 +353,9 @@ run_batch (GstCudaGraphBatch *self, Batch *batch, GstBuffer *outbuf,
     return FALSE;
   set_kernel_values (self, batch);
   describe_inputs (self, batch);
-  ok = gst_cuda_graph_batch_submit (self, batch, &t.planes, &n_items, &seq,
-           error)
+  ok = prepare_results (self, batch, error)
+      && gst_cuda_graph_batch_submit (self, batch, &t.planes, &n_items, &seq,
+          error)
       && finish_output (self, outbuf, &t.planes, seq, error);
   if (ok)
     decorate (self, outbuf, batch, n_items, &t);

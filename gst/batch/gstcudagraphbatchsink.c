@@ -25,6 +25,12 @@ queue_of (GstCudaGraphBatchPad *pad)
   return gst_cuda_graph_batch_pad_get_queue (pad);
 }
 
+static GstCudaGraphBatchCamera *
+camera_of (GstCudaGraphBatchPad *pad)
+{
+  return gst_cuda_graph_batch_pad_get_camera (pad);
+}
+
 /* --- upstream's thread --------------------------------------------------- */
 
 static GstFlowReturn
@@ -139,8 +145,13 @@ sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
+      /* The stream's own branch flushes with it. */
+      gst_cuda_graph_batch_camera_flush (camera_of (bpad),
+          gst_event_ref (event));
       return flush_start (self, bpad, event);
     case GST_EVENT_FLUSH_STOP:
+      gst_cuda_graph_batch_camera_flush (camera_of (bpad),
+          gst_event_ref (event));
       return flush_stop (self, bpad, event);
     case GST_EVENT_CAPS: {
       GstCaps *caps;
@@ -186,6 +197,10 @@ sink_query (GstPad *pad, GstObject *parent, GstQuery *query)
       /* Nothing of upstream's is held past the batch it is in. */
       return TRUE;
     default:
+      /* Caps: with a branch of its own, what it takes too. */
+      if (gst_cuda_graph_batch_camera_sink_query (
+              camera_of (GST_CUDA_GRAPH_BATCH_PAD_CAST (pad)), pad, query))
+        return TRUE;
       break;
   }
   return gst_pad_query_default (pad, parent, query);
@@ -248,12 +263,17 @@ apply_event (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
       gst_cuda_graph_batch_pad_set_eos (pad, TRUE);
       break;
     case GST_EVENT_CUSTOM_DOWNSTREAM:
-      if (gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME))
+      if (gst_event_has_name (event, GST_CUDA_GRAPH_STATS_REQUEST_NAME)) {
         gst_cuda_graph_batch_post_stats_now (self);
+        gst_event_unref (event);
+        return;
+      }
       break;
     default:
       break;
   }
+  /* On the stream's own branch, in its place among the frames. */
+  gst_cuda_graph_batch_camera_take_event (camera_of (pad), event);
   gst_event_unref (event);
 }
 
@@ -291,6 +311,9 @@ gst_cuda_graph_batch_pop (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad)
     return NULL;
   gst_buffer_unref (head);
   popped = gst_cuda_graph_batch_queue_pop (queue_of (pad));
+  if (popped != NULL && GST_IS_BUFFER (popped))
+    gst_cuda_graph_batch_camera_take_frame (camera_of (pad),
+        GST_BUFFER_CAST (popped));
   if (popped == NULL || GST_IS_BUFFER (popped))
     return GST_BUFFER_CAST (popped);
   /* Flushed, and an event came first since: none this time. */

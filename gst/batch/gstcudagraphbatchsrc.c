@@ -452,6 +452,9 @@ stop_on (GstCudaGraphBatch *self, GstFlowReturn ret, gboolean said)
   }
   if (!said && (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS))
     GST_ELEMENT_FLOW_ERROR (self, ret);
+  /* Every batch done: each stream's branch gets the rest of its frames
+   * and its own EOS. */
+  gst_cuda_graph_batch_drain_cameras (self, TRUE);
   push_eos (self);
   gst_pad_pause_task (self->srcpad);
 }

@@ -352,7 +352,7 @@ drop_late (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstBuffer *buf,
       GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf));
   gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, processed, dropped);
   gst_element_post_message (GST_ELEMENT (self), qos);
-  gst_buffer_unref (buf);
+  gst_cuda_graph_batch_pad_drop_frame (pad, buf);
 }
 
 /* Where the frames of the window being collected start (frames_end()). */
@@ -413,13 +413,14 @@ drop_before_window (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
     if (head == NULL)
       break;                    /* flushed meanwhile */
     if (overlaps (pad) && rt >= overlap_start (self)) {
-      gst_clear_buffer (&w->spare);
+      if (w->spare != NULL)
+        gst_cuda_graph_batch_pad_drop_frame (pad, w->spare);
       w->spare = head;
     } else if (takes_first (pad) && GST_CLOCK_TIME_IS_VALID (w->taken_until)
         && rt < w->taken_until) {
       GST_LOG_OBJECT (pad, "passing over a frame at %" GST_TIME_FORMAT,
           GST_TIME_ARGS (rt));
-      gst_buffer_unref (head);
+      gst_cuda_graph_batch_pad_drop_frame (pad, head);
     } else {
       drop_late (self, pad, head, rt);
     }
@@ -442,7 +443,7 @@ drop_over_depth (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad,
       "window full (%u frames): frame at %" GST_TIME_FORMAT " dropped",
       self->held_max,
       GST_TIME_ARGS (gst_cuda_graph_batch_running_time (pad, buf)));
-  gst_buffer_unref (buf);
+  gst_cuda_graph_batch_pad_drop_frame (pad, buf);
   if (w->warned_full)
     return;
   w->warned_full = TRUE;
@@ -472,12 +473,12 @@ hold_frame (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad, GstBuffer *buf)
     case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH:
     case GST_CUDA_GRAPH_BATCH_STRATEGY_FIRST_IN_BATCH_WITH_OVERLAP:
       if (!g_queue_is_empty (held)) {
-        gst_buffer_unref (buf);
+        gst_cuda_graph_batch_pad_drop_frame (pad, buf);
         return;
       }
       break;
     case GST_CUDA_GRAPH_BATCH_STRATEGY_LAST_IN_BATCH:
-      g_queue_clear_full (held, (GDestroyNotify) gst_buffer_unref);
+      gst_cuda_graph_batch_pad_drop_held (pad, held);
       break;
     default:
       if (g_queue_get_length (held) >= self->held_max) {
@@ -543,10 +544,11 @@ settle_spare (GstCudaGraphBatch *self, GstCudaGraphBatchPad *pad)
   if (!GST_CLOCK_TIME_IS_VALID (chosen_rt)
       || time_distance (self->window_start, spare_rt)
           <= time_distance (chosen_rt, self->window_start)) {
-    g_queue_clear_full (&w->held, (GDestroyNotify) gst_buffer_unref);
+    gst_cuda_graph_batch_pad_drop_held (pad, &w->held);
     g_queue_push_tail (&w->held, g_steal_pointer (&w->spare));
   }
-  gst_clear_buffer (&w->spare);
+  if (w->spare != NULL)
+    gst_cuda_graph_batch_pad_drop_frame (pad, g_steal_pointer (&w->spare));
 }
 
 /* Takes @pad's frames for the window ending at @end (NONE: its head frame

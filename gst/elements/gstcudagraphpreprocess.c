@@ -456,21 +456,10 @@ gst_cuda_graph_preprocess_change_state (GstElement *element,
       ->change_state (element, transition);
 }
 
-/* postprocess= set without a model: nothing to postprocess, said once
- * at start (the tensor goes out as without it). */
-static void
-warn_postprocess_without_model (GstCudaGraphPreprocess *self)
+static gboolean
+has_model (GstElement *element)
 {
-  gboolean alone;
-
-  GST_OBJECT_LOCK (self);
-  alone = gst_cuda_graph_postprocess_enabled (&self->postprocess)
-      && self->model.model == NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (alone)
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-        ("postprocess is set but no model is attached: no results"),
-        ("set model (e.g. gcg.torch.attach()) or postprocess=none"));
+  return GST_CUDA_GRAPH_PREPROCESS (element)->model.model != NULL;
 }
 
 /* A model-info file or a labels file that could not be used stops the
@@ -506,7 +495,8 @@ gst_cuda_graph_preprocess_start (GstBaseTransform *trans)
   if (gst_cuda_graph_model_check_start (&self->model, GST_ELEMENT (self),
           gst_cuda_graph_base_transform_get_active_backend (
               GST_CUDA_GRAPH_BASE_TRANSFORM (self)))) {
-    warn_postprocess_without_model (self);
+    gst_cuda_graph_postprocess_check_model (&self->postprocess,
+        GST_ELEMENT (self), has_model);
     return TRUE;
   }
   GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_preprocess_parent_class)
@@ -936,26 +926,17 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
     GcgModelGraph *model, GError **error)
 {
   GcgPostprocessConfig config;
-  gboolean enabled;
 
-  GST_OBJECT_LOCK (self);
-  enabled = gst_cuda_graph_postprocess_enabled (&self->postprocess);
-  GST_OBJECT_UNLOCK (self);
-  if (!enabled)
-    return TRUE;
   if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
           GST_ELEMENT (self), model, &config, error))
     return FALSE;
+  if (config.kind == GCG_POSTPROCESS_NONE)
+    return TRUE;
   /* After gcg_frame_chain_attach_model(), before the first frame; the
    * engine refuses USER (NOT_SUPPORTED) and outputs not shaped for the
    * kind, failing the chain with its error. */
   if (!gcg_frame_chain_set_postprocess (chain, &config, error))
     return FALSE;
-  GST_INFO_OBJECT (self,
-      "postprocess %d: %u classes, top-k %u, score %g, "
-      "IoU %g, at most %u per item",
-      config.kind, config.n_classes, config.top_k, config.score_threshold,
-      config.iou_threshold, config.max_per_item);
   self->results_kind = config.kind;
   return TRUE;
 }

@@ -347,6 +347,21 @@ gst_cuda_graph_postprocess_start (GstCudaGraphPostprocess *p,
   return FALSE;
 }
 
+void
+gst_cuda_graph_postprocess_check_model (GstCudaGraphPostprocess *p,
+    GstElement *element, gboolean (*has_model) (GstElement *element))
+{
+  gboolean alone;
+
+  GST_OBJECT_LOCK (element);
+  alone = gst_cuda_graph_postprocess_enabled (p) && !has_model (element);
+  GST_OBJECT_UNLOCK (element);
+  if (alone)
+    GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+        ("postprocess is set but no model is attached: no results"),
+        ("set model (e.g. gcg.torch.attach()) or postprocess=none"));
+}
+
 /* The class count @model's output gives: its last dimension (classify),
  * its second less the box's 4 rows (detect: batch × (4 + classes) ×
  * candidates); 0 when it does not say. */
@@ -379,6 +394,8 @@ gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
   GST_OBJECT_LOCK (element);
   *config = p->config;
   GST_OBJECT_UNLOCK (element);
+  if (config->kind == GCG_POSTPROCESS_NONE)
+    return TRUE;
   if (config->n_classes == 0)
     config->n_classes = p->n_labels;
   if (config->n_classes == 0)
@@ -396,5 +413,10 @@ gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
         config->top_k, config->n_classes);
     return FALSE;
   }
+  GST_INFO_OBJECT (element,
+      "postprocess %d: %u classes, top-k %u, score %g, IoU %g, at most %u "
+      "per item",
+      config->kind, config->n_classes, config->top_k, config->score_threshold,
+      config->iou_threshold, config->max_per_item);
   return TRUE;
 }

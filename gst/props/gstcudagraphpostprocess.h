@@ -67,7 +67,14 @@ void gst_cuda_graph_postprocess_stop (GstCudaGraphPostprocess *p);
  * object lock. */
 gboolean gst_cuda_graph_postprocess_enabled (GstCudaGraphPostprocess *p);
 
-/* The engine's configuration, read under @element's object lock: the
+/* postprocess= set while @element has no model (@has_model, under its
+ * object lock): nothing to postprocess, said once at start as a warning
+ * (the tensor goes out as without it). */
+void gst_cuda_graph_postprocess_check_model (GstCudaGraphPostprocess *p,
+    GstElement *element, gboolean (*has_model) (GstElement *element));
+
+/* The engine's configuration, read under @element's object lock (kind
+ * NONE when no postprocess is asked for; else logged): the
  * class count from num-classes, else the labels file, else @model's
  * output @config.output_index (its last dimension for classify, its
  * second less the 4 box rows for detect).  FALSE with @error when no

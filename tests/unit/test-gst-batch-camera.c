@@ -1,0 +1,238 @@
+/* gst-cudagraph
+ * Copyright (C) 2026 gst-cudagraph authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudagraphbatch's per-stream src pads (issue 35), through launch lines
+ * on the CPU backend: each stream's frames come back out on its own
+ * src_N, all of them, unchanged, in order, under the stream's own caps,
+ * and each branch ends with its own EOS — the shorter stream's while the
+ * other goes on; frames a batch window leaves out (last-in-batch) still
+ * leave on their branch; a src pad requested before its sink pad pairs
+ * with it; frames carry no results without a postprocess (the CPU
+ * backend runs no model: the results themselves are tested on a GPU,
+ * tests/gpu/test-gst-batch-results.c).  As after a demuxer, every branch
+ * has a queue: one streaming thread feeds them all, and a sink waiting
+ * for preroll would otherwise hold up the others.
+ *
+ * Needs videotestsrc and fakesink (the system's plugins, loaded by file
+ * from GCG_TEST_SYSTEM_PLUGINS_DIR): skipped without.
+ */
+#include "gcg-gst-test-util.h"
+#include "common/gcg-test-watchdog.h"
+#include "gstcudagraphresultsmeta.h"
+
+#define STREAM_A \
+  "videotestsrc num-buffers=30 pattern=solid-color foreground-color=0xff102030 " \
+  "! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 "
+#define STREAM_B \
+  "videotestsrc num-buffers=20 pattern=solid-color foreground-color=0xff405060 " \
+  "! video/x-raw,format=RGBA,width=32,height=24,framerate=30/1 "
+
+/* What one branch's fakesink received. */
+typedef struct
+{
+  guint frames;
+  gboolean in_order;
+  gboolean unchanged;
+  gboolean with_results;
+  GstClockTime last_pts;
+  guint8 rgba[4];
+  gint width, height;
+} Branch;
+
+static void
+on_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+{
+  Branch *b = data;
+  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (pad);
+  GstStructure *s = caps ? gst_caps_get_structure (caps, 0) : NULL;
+  GstMapInfo map;
+  gint w = 0, h = 0;
+
+  if (s != NULL) {
+    gst_structure_get_int (s, "width", &w);
+    gst_structure_get_int (s, "height", &h);
+  }
+  if (b->frames > 0 && GST_BUFFER_PTS (buf) <= b->last_pts)
+    b->in_order = FALSE;
+  b->last_pts = GST_BUFFER_PTS (buf);
+  if (w != b->width || h != b->height)
+    b->unchanged = FALSE;
+  if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    if (map.size != (gsize) b->width * b->height * 4
+        || memcmp (map.data, b->rgba, 4) != 0
+        || memcmp (map.data + map.size - 4, b->rgba, 4) != 0)
+      b->unchanged = FALSE;
+    gst_buffer_unmap (buf, &map);
+  } else {
+    b->unchanged = FALSE;
+  }
+  if (gst_buffer_get_meta (buf, GST_CUDA_GRAPH_RESULTS_META_API_TYPE))
+    b->with_results = TRUE;
+  b->frames++;
+}
+
+static void
+branch_init (Branch *b, guint32 argb, gint width, gint height)
+{
+  memset (b, 0, sizeof (*b));
+  b->in_order = b->unchanged = TRUE;
+  b->rgba[0] = (argb >> 16) & 0xff;
+  b->rgba[1] = (argb >> 8) & 0xff;
+  b->rgba[2] = argb & 0xff;
+  b->rgba[3] = argb >> 24;
+  b->width = width;
+  b->height = height;
+}
+
+static void
+watch (GstElement *pipe, const gchar *name, Branch *b)
+{
+  g_autoptr (GstElement) sink = gst_bin_get_by_name (GST_BIN (pipe), name);
+
+  g_assert_nonnull (sink);
+  g_object_set (sink, "signal-handoffs", TRUE, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), b);
+}
+
+/* Plays @desc to its EOS (an ERROR fails), the two branches a0 and a1
+ * watched; "batches" of the element b in *@batches. */
+static void
+run_to_eos (const gchar *desc, Branch *a0, Branch *a1, guint64 *batches)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipe = gst_parse_launch (desc, &error);
+  g_autoptr (GstElement) b = NULL;
+  g_autoptr (GstBus) bus = NULL;
+  g_autoptr (GstMessage) msg = NULL;
+
+  g_assert_no_error (error);
+  watch (pipe, "a0", a0);
+  watch (pipe, "a1", a1);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    g_autoptr (GError) e = NULL;
+
+    gst_message_parse_error (msg, &e, NULL);
+    g_error ("the pipeline failed: %s", e->message);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  b = gst_bin_get_by_name (GST_BIN (pipe), "b");
+  g_object_get (b, "batches", batches, NULL);
+}
+
+static gboolean
+skip_without_plugins (void)
+{
+  if (gcg_test_have_system_plugins ())
+    return FALSE;
+  g_test_skip ("no videotestsrc or fakesink");
+  return TRUE;
+}
+
+/* Every frame back on its own branch, as it came, the shorter stream's
+ * branch ending first (the pipeline's EOS needs both sinks' EOS); src_1
+ * requested before sink_1. */
+static void
+test_frames_back (void)
+{
+  Branch a0, a1;
+  guint64 batches = 0;
+
+  if (skip_without_plugins ())
+    return;
+  gcg_test_watchdog_arm (60, "two streams' own branches");
+  branch_init (&a0, 0xff102030, 64, 48);
+  branch_init (&a1, 0xff405060, 32, 24);
+  run_to_eos ("cudagraphbatch name=b backend=cpu batch-size=2 width=16 "
+              "height=16 ! queue ! fakesink sync=false "
+              "b.src_1 ! queue ! fakesink name=a1 sync=false " STREAM_A
+              "! b.sink_0 " STREAM_B
+              "! b.sink_1 b.src_0 ! queue ! fakesink name=a0 sync=false",
+      &a0, &a1, &batches);
+  g_assert_cmpuint (a0.frames, ==, 30);
+  g_assert_cmpuint (a1.frames, ==, 20);
+  g_assert_true (a0.in_order && a1.in_order);
+  g_assert_true (a0.unchanged && a1.unchanged);
+  g_assert_false (a0.with_results || a1.with_results);
+  g_assert_cmpuint (batches, ==, 30);
+  gcg_test_watchdog_disarm ();
+}
+
+/* last-in-batch over 100 ms windows of a 30 fps stream: two of every three
+ * frames are left out of the batches, and still leave on the branch. */
+static void
+test_left_out_frames_leave (void)
+{
+  Branch a0, a1;
+  guint64 batches = 0;
+
+  if (skip_without_plugins ())
+    return;
+  gcg_test_watchdog_arm (60, "frames a window leaves out");
+  branch_init (&a0, 0xff102030, 64, 48);
+  branch_init (&a1, 0xff405060, 32, 24);
+  run_to_eos (
+      "cudagraphbatch name=b backend=cpu batch-size=2 width=16 "
+      "height=16 batch-duration=100000000 "
+      "sink_0::batch-strategy=last-in-batch "
+      "sink_1::batch-strategy=last-in-batch ! queue ! fakesink sync=false " STREAM_A
+      "! b.sink_0 " STREAM_B "! b.sink_1 "
+      "b.src_0 ! queue ! fakesink name=a0 sync=false "
+      "b.src_1 ! queue ! fakesink name=a1 sync=false",
+      &a0, &a1, &batches);
+  g_assert_cmpuint (a0.frames, ==, 30);
+  g_assert_cmpuint (a1.frames, ==, 20);
+  g_assert_true (a0.in_order && a1.in_order);
+  g_assert_true (a0.unchanged && a1.unchanged);
+  g_assert_cmpuint (batches, <=, 11);
+  gcg_test_watchdog_disarm ();
+}
+
+/* Stopped while frames wait on the branches, again and again: nothing is
+ * left behind (the sanitizer and memcheck runs read the leaks). */
+static void
+test_stop_mid_stream (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipe = NULL;
+
+  if (skip_without_plugins ())
+    return;
+  gcg_test_watchdog_arm (60, "stopping with frames on the branches");
+  pipe = gst_parse_launch (
+      "cudagraphbatch name=b backend=cpu batch-size=2 "
+      "width=16 height=16 ! queue ! fakesink sync=false "
+      "videotestsrc ! video/x-raw,format=RGBA,width=64,height=48 ! b.sink_0 "
+      "videotestsrc ! video/x-raw,format=RGBA,width=32,height=24 ! b.sink_1 "
+      "b.src_0 ! queue ! fakesink sync=false "
+      "b.src_1 ! queue ! fakesink sync=false",
+      &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 5; i++) {
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    g_assert_cmpint (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND),
+        ==, GST_STATE_CHANGE_SUCCESS);
+    g_usleep (20000);
+    g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_NULL), ==,
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  gcg_test_watchdog_disarm ();
+}
+
+int
+main (int argc, char **argv)
+{
+  gcg_test_gst_init (&argc, &argv);
+  gcg_test_load_system_plugins ();
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/batch-camera/frames-back", test_frames_back);
+  g_test_add_func ("/batch-camera/left-out-frames-leave",
+      test_left_out_frames_leave);
+  g_test_add_func ("/batch-camera/stop-mid-stream", test_stop_mid_stream);
+  return g_test_run ();
+}
