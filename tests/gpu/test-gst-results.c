@@ -19,12 +19,11 @@
  * is pushed, with no results meta.  Skipped (TAP) without a driver.
  */
 #include <gcg.h>
-#include <dlfcn.h>
-#include <math.h>
 #include <string.h>
 #include "gcg-gst-test-util.h"
 #include "gcg-test-util.h"
 #include "common/gcg-test-detect.h"
+#include "common/gcg-test-detect-model.h"
 #include "common/gcg-test-gst-gpu.h"
 #include "gstcudagraphresultsmeta.h"
 
@@ -40,44 +39,7 @@
 #define FLOATS ((gsize) ITEMS * (4 + N_CLASSES) * N_CAND)
 #define N_FRAMES 120
 
-typedef int (*MemcpyDtoDAsync) (guint64, guint64, gsize, gpointer);
-typedef int (*MemcpyHtoD) (guint64, gconstpointer, gsize);
-
-typedef struct
-{
-  GcgContext *ctx;
-  GcgStream *stream;
-  GcgAllocator *alloc;
-  GcgGraph *graph;
-  guint64 in, out, src;
-  MemcpyDtoDAsync copy;
-} Model;
-
-static gboolean
-model_body (GcgStream *stream, gpointer data, GError **error)
-{
-  Model *m = data;
-
-  if (m->copy (m->out, m->src, FLOATS * 4, gcg_stream_get_handle (stream)) == 0)
-    return TRUE;
-  g_set_error_literal (error, GCG_ERROR, GCG_ERROR_FAILED, "copy failed");
-  return FALSE;
-}
-
-static void
-model_free (gpointer data)
-{
-  Model *m = data;
-
-  g_clear_object (&m->graph);
-  gcg_allocator_free (m->alloc, m->in);
-  gcg_allocator_free (m->alloc, m->out);
-  gcg_allocator_free (m->alloc, m->src);
-  g_clear_object (&m->alloc);
-  g_clear_object (&m->stream);
-  g_clear_object (&m->ctx);
-  g_free (m);
-}
+static const GcgTestDetector detector = { ITEMS, N_CLASSES, N_CAND, OW, OH };
 
 /* Detection: tests/common/gcg-test-detect.h. */
 static void
@@ -86,63 +48,10 @@ fill_detect (gfloat *out, GRand *rand)
   gcg_test_fill_detect (out, ITEMS, N_CLASSES, N_CAND, rand);
 }
 
-/* The detector, in the primary context of device 0, whose output is
- * @output (FLOATS floats) on every frame. */
 static GcgModelGraph *
 make_model (const gfloat *output)
 {
-  g_autoptr (GError) error = NULL;
-  Model *m = g_new0 (Model, 1);
-  const gint64 in_shape[] = { ITEMS, 3, OH, OW };
-  const gint64 out_shape[] = { ITEMS, 4 + N_CLASSES, N_CAND };
-  gpointer libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  MemcpyHtoD upload;
-  GcgModelGraph *model;
-
-  g_assert_nonnull (libcuda);
-  m->copy = (MemcpyDtoDAsync) dlsym (libcuda, "cuMemcpyDtoDAsync_v2");
-  upload = (MemcpyHtoD) dlsym (libcuda, "cuMemcpyHtoD_v2");
-  g_assert_nonnull (m->copy);
-  g_assert_nonnull (upload);
-  m->ctx = gcg_context_new (0, &error);
-  g_assert_no_error (error);
-  m->stream = gcg_stream_new (m->ctx, &error);
-  m->alloc = gcg_allocator_new (m->ctx, &error);
-  g_assert_no_error (error);
-  g_assert_true (gcg_allocator_alloc (m->alloc, IN_BYTES, NULL, &m->in,
-      &error));
-  g_assert_true (gcg_allocator_alloc (m->alloc, FLOATS * 4, NULL, &m->out,
-      &error));
-  g_assert_true (gcg_allocator_alloc (m->alloc, FLOATS * 4, NULL, &m->src,
-      &error));
-  g_assert_true (gcg_stream_synchronize (m->stream, &error));
-  g_assert_true (gcg_context_push (m->ctx, &error));
-  g_assert_cmpint (upload (m->src, output, FLOATS * 4), ==, 0);
-  g_assert_true (gcg_context_pop (m->ctx, &error));
-  m->graph = gcg_capture_callable (m->stream, GCG_CAPTURE_MODE_DEFAULT,
-      model_body, m, &error);
-  g_assert_no_error (error);
-  model = gcg_model_graph_new (m->ctx,
-      (guint64) (guintptr) gcg_graph_get_graph_handle (m->graph), m, model_free,
-      &error);
-  g_assert_no_error (error);
-  g_assert_true (gcg_model_graph_set_input (model, m->in, in_shape, 4,
-      GCG_MODEL_DTYPE_FLOAT32, &error));
-  g_assert_cmpint (gcg_model_graph_add_output (model, m->out, out_shape, 3,
-                       GCG_MODEL_DTYPE_FLOAT32, &error),
-      ==, 0);
-  return model;
-}
-
-static void
-init_pp (GcgPostprocessConfig *pp)
-{
-  gcg_postprocess_config_init (pp);
-  pp->kind = GCG_POSTPROCESS_DETECT;
-  pp->n_classes = N_CLASSES;
-  pp->score_threshold = 0.3f;
-  pp->iou_threshold = 0.45f;
-  pp->max_per_item = 60;
+  return gcg_test_detector_new (&detector, output);
 }
 
 static GstHarness *
@@ -201,76 +110,13 @@ make_frame (guint f, GRand *rand, Rois *rois)
   return buf;
 }
 
-/* What the GPU must have given for a frame of @rois. */
-static guint8 *
-expected_area (const gfloat *output, const Rois *rois, gsize size)
-{
-  g_autoptr (GError) error = NULL;
-  GcgPostprocessConfig pp;
-  GcgFrameItemMap maps[ITEMS];
-  guint8 *area = g_malloc0 (size);
-
-  init_pp (&pp);
-  for (guint k = 0; k < rois->n; k++)
-    gcg_frame_item_map_init (&maps[k], &rois->rects[k], OW, OH,
-        GCG_LETTERBOX_SYMMETRIC);
-  g_assert_true (gcg_postprocess_run_cpu (&pp, output, FLOATS, N_CAND, maps,
-      rois->n, 0, area, size, &error));
-  g_assert_no_error (error);
-  return area;
-}
-
-/* @out's results meta against the CPU's results for @rois: every
- * record, bit for bit (NaN confidences compare equal). */
+/* @out's results meta against the CPU's results for @rois. */
 static void
 check_results (GstBuffer *out, const gfloat *output, const Rois *rois)
 {
-  GstCudaGraphResultsMeta *meta = gst_cuda_graph_buffer_get_results_meta (out);
-  GcgPostprocessConfig pp;
-  g_autofree guint8 *area = NULL;
-  const GcgResult *want;
-  gsize size;
-  guint n_want = 0, got = 0;
-  Rois items = { 0 };
-
-  g_assert_nonnull (meta);
-  g_assert_cmpint (meta->kind, ==, GCG_POSTPROCESS_DETECT);
-  /* The items in the element's order (the ROI metas'), each naming the
-   * ROI it was cut from. */
-  g_assert_cmpuint (meta->n_items, ==, rois->n);
-  items.n = rois->n;
-  for (guint k = 0; k < rois->n; k++) {
-    guint j = 0;
-
-    while (j < rois->n && rois->ids[j] != meta->items[k].roi_id)
-      j++;
-    g_assert_cmpuint (j, <, rois->n);
-    items.ids[k] = rois->ids[j];
-    items.rects[k] = rois->rects[j];
-  }
-  init_pp (&pp);
-  size = gcg_postprocess_config_get_results_size (&pp, ITEMS);
-  area = expected_area (output, &items, size);
-  want = gcg_frame_results_get (area, size, &n_want);
-  g_assert_nonnull (want);
-  g_assert_cmpuint (n_want, >, 0);
-  for (guint k = 0; k < n_want; k++) {
-    GcgResult a, b = want[k];
-
-    /* What the meta keeps (gstcudagraphresultsmeta.c): finite values, no
-     * negative size. */
-    if (!isfinite (b.x) || !isfinite (b.y) || !isfinite (b.width)
-        || !isfinite (b.height) || !isfinite (b.confidence) || b.width < 0
-        || b.height < 0)
-      continue;
-    g_assert_cmpuint (got, <, meta->n_results);
-    a = meta->results[got++];
-    if (memcmp (&a, &b, sizeof (a)) != 0)
-      g_error ("result %u: GPU %g %g %g %g %g %d %u, CPU %g %g %g %g %g %d %u",
-          k, a.x, a.y, a.width, a.height, a.confidence, a.label, a.item, b.x,
-          b.y, b.width, b.height, b.confidence, b.label, b.item);
-  }
-  g_assert_cmpuint (got, ==, meta->n_results);
+  gcg_test_detector_check (&detector,
+      gst_cuda_graph_buffer_get_results_meta (out), output, rois->rects,
+      rois->ids, rois->n);
 }
 
 /* The element's latency, as downstream asks for it. */
