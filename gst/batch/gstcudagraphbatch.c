@@ -62,6 +62,16 @@
  * written in `items`; its `meta:` values come from the first input of the
  * batch carrying a GcgParamsMeta.  pipelines/kernel.sh runs one.
  *
+ * Each stream's own branch (since 0.3): request `src_N` and the frames
+ * of `sink_N` leave on it again, unchanged and in order, each once its
+ * batch is done, with the stream's events and its own EOS.  With a model
+ * and #GstCudaGraphBatch:postprocess, the batch's results are computed in
+ * the same replay and each frame carries its own as a
+ * #GstCudaGraphResultsMeta (and, from GStreamer 1.24, a
+ * `GstAnalyticsRelationMeta`).  As after a demuxer, put a `queue` after
+ * `src` and after each `src_N`.  docs/cudagraphbatch.md, "Each stream's
+ * own branch".
+ *
  * At EOS, and when a `cudagraph-stats-request` custom downstream event
  * reaches it on a sink pad, it posts a `cudagraph-stats` element message (`backend`,
  * `captures`, `replays`, `eager-frames`, `batches`, `frames` and, with the
@@ -89,6 +99,14 @@
  * ]| Request pads' properties set on the element as `sink_N::property`
  * (it is a #GstChildProxy of its sink pads): each is set when the link
  * after it requests its pad.
+ * |[
+ * gst-launch-1.0 cudagraphbatch name=b batch-size=2 width=16 height=16 ! queue ! fakesink \
+ *   videotestsrc num-buffers=100 ! video/x-raw,width=320,height=240 ! b.sink_0 \
+ *   videotestsrc num-buffers=50 pattern=ball ! video/x-raw,width=640,height=480 ! b.sink_1 \
+ *   b.src_0 ! queue ! videoconvert ! autovideosink \
+ *   b.src_1 ! queue ! videoconvert ! autovideosink
+ * ]| Each stream's frames back on its own branch after the batch (with a
+ * model and postprocess=, with their results).
  *
  * Since: 0.1
  */
