@@ -1,7 +1,8 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""A PyTorch model inside `cudagraphpreprocess`'s graph: one replay per
-frame (preprocess -> model -> copy-out), no Python per frame.
+"""A PyTorch model inside `cudagraphpreprocess`'s graph (one replay per
+frame: preprocess -> model -> copy-out) or `cudagraphbatch`'s (one replay
+per batch of every stream's frames), no Python per frame.
 
     import gcg.torch
     pipeline = gcg.tensor.Pipeline(
@@ -13,7 +14,8 @@ frame (preprocess -> model -> copy-out), no Python per frame.
         logits, = [torch.from_dlpack(t) for t in gcg.tensor.tensors(sample)]
 
 `attach()` reads the element's tensor properties (width, height, layout,
-tensor-type, channels, max-rois as the batch), makes the model's static
+tensor-type, channels, and as the batch max-rois, or for cudagraphbatch
+batch-size × max-rois: batch-size must then be set), makes the model's static
 input of that shape and type on the element's device (or takes
 @example), warms the model up on a side stream, captures it with
 `torch.cuda.CUDAGraph(keep_graph=True)` and hands the captured CUgraph
@@ -178,14 +180,38 @@ def _element_address(element):
                                  "GstElement")
 
 
+def _is_batch(addr):
+    """Whether the element is a `cudagraphbatch` (it has batch-size)."""
+    return _ctgst.has_property(addr, "batch-size")
+
+
+def _element_batch(addr):
+    """The model's batch dimension: max-rois for cudagraphpreprocess;
+    batch-size × max-rois for cudagraphbatch, whose tensor keeps the
+    shape of its largest batch (batch-size 0, "the sink pads at
+    negotiation", is not known before the pipeline runs: refused)."""
+    rois = _ctgst.get_property(addr, "max-rois")
+    if not _is_batch(addr):
+        return rois
+    size = _ctgst.get_property(addr, "batch-size")
+    if size == 0:
+        raise AttachError(
+            "%s has batch-size=0 (as many as its sink pads, known only once "
+            "it negotiates): set batch-size before attaching a model, whose "
+            "batch is batch-size x max-rois items"
+            % _ctgst.object_name(addr))
+    return size * rois
+
+
 def _element_tensor(addr):
-    """(shape, dtype) of the tensor the element makes per frame, from its
-    properties: N = max-rois, C from channels, H, W in layout's order."""
+    """(shape, dtype) of the tensor the element makes per frame (per
+    batch, for cudagraphbatch), from its properties: N = _element_batch(),
+    C from channels, H, W in layout's order."""
     get = _ctgst.get_property
     dtype = _TENSOR_TYPES.get(get(addr, "tensor-type"))
     if dtype is None:
         raise AttachError("unknown tensor-type %d" % get(addr, "tensor-type"))
-    n, c = get(addr, "max-rois"), 1 if get(addr, "channels") == _GRAY else 3
+    n, c = _element_batch(addr), 1 if get(addr, "channels") == _GRAY else 3
     h, w = get(addr, "height"), get(addr, "width")
     shape = (n, h, w, c) if get(addr, "layout") == _NHWC else (n, c, h, w)
     return shape, dtype
@@ -216,19 +242,22 @@ def _check_element(addr):
     name = _ctgst.object_name(addr)
     if not _ctgst.has_property(addr, "model"):
         raise AttachError("%s has no 'model' property (not a "
-                          "cudagraphpreprocess of 0.2 or newer)" % name)
+                          "cudagraphpreprocess of 0.2 or newer, nor a "
+                          "cudagraphbatch of 0.3 or newer)" % name)
     if _ctgst.get_property(addr, "backend") == _BACKEND_CPU:
         raise AttachError("%s has backend=cpu: an attached model runs on the "
                           "GPU, use backend=cuda or auto" % name)
 
 
-def _static_input(shape, dtype, example, device):
+def _static_input(shape, dtype, example, device, batch=False):
     """The model's static input: zeros of the element's tensor, or a copy
     of @example on @device.  The element takes its tensor from the model's
-    input (cudagraphpreprocess sets width, height, layout, max-rois,
-    tensor-type and a grey or colour channel order from it), so an example
-    only has to be a tensor the element can make: 4 dimensions, N×C×H×W
-    or N×H×W×C with C 1 or 3, float32, float16 or uint8."""
+    input (width, height, layout, tensor-type and a grey or colour channel
+    order; cudagraphpreprocess its max-rois too), so an example only has
+    to be a tensor the element can make: 4 dimensions, N×C×H×W or
+    N×H×W×C with C 1 or 3, float32, float16 or uint8.  For a
+    cudagraphbatch (@batch) N must be its batch-size × max-rois, which
+    the model does not set."""
     if example is None:
         return torch.zeros(shape, dtype=dtype, device=device)
     if not isinstance(example, torch.Tensor):
@@ -238,11 +267,16 @@ def _static_input(shape, dtype, example, device):
     if (example.dtype not in _TENSOR_TYPES.values() or len(s) != 4
             or not (s[1] in (1, 3) or s[3] in (1, 3))):
         raise AttachError(
-            "the example input is %s %s: cudagraphpreprocess makes N×C×H×W "
+            "the example input is %s %s: the element makes N×C×H×W "
             "or N×H×W×C tensors with C 1 or 3, of float32, float16 or uint8 "
             "(its tensor now: %s %s)"
             % (s, str(example.dtype).replace("torch.", ""), tuple(shape),
                str(dtype).replace("torch.", "")))
+    if batch and s[0] != shape[0]:
+        raise AttachError(
+            "the example input's batch is %d: cudagraphbatch's model input "
+            "holds batch-size x max-rois = %d items (set those properties "
+            "to match)" % (s[0], shape[0]))
     return example.detach().to(device).contiguous().clone()
 
 
@@ -402,18 +436,22 @@ def attach(element, model, *, device=None, keep_input=False, warmup=3,
     that each frame is preprocessed, run through the model and copied out
     in one replay.
 
-    @element: a `cudagraphpreprocess` in NULL or READY (gcg.tensor's
-    `Pipeline.element(name)`, a PyGObject element, or its address).
+    @element: a `cudagraphpreprocess` or `cudagraphbatch` (with
+    batch-size set: the model's batch is batch-size × max-rois) in NULL
+    or READY (gcg.tensor's `Pipeline.element(name)`, a PyGObject
+    element, or its address).
     @device: the CUDA device (an index, "cuda:N" or torch.device); None:
     the element's cuda-device-id (-1: device 0).  @keep_input: the output
     buffer starts with the preprocessed tensor.  @warmup: eager runs
     before the capture.  @example: the model's input tensor, when it is
     not the element's current tensor: the element then takes its width,
-    height, layout, batch (max-rois) and type from it (4 dimensions, C 1
-    or 3, float32, float16 or uint8).
+    height, layout, batch (max-rois; a cudagraphbatch's must already be
+    batch-size × max-rois) and type from it (4 dimensions, C 1 or 3,
+    float32, float16 or uint8).
 
     Returns an `Attached` handle.  AttachError names what cannot work: an
-    element without a model property or with backend=cpu, an input that
+    element without a model property or with backend=cpu, a
+    cudagraphbatch with batch-size=0, an input that
     does not match, a PyTorch without keep_graph, outputs that cannot be
     copied out, a graph libgcg refuses (another context, memory nodes)."""
     addr = _element_address(element)
@@ -424,7 +462,8 @@ def attach(element, model, *, device=None, keep_input=False, warmup=3,
     dev = torch.device("cuda", index)
     shape, dtype = _element_tensor(addr)
     with torch.cuda.device(dev):
-        static_in = _static_input(shape, dtype, example, dev)
+        static_in = _static_input(shape, dtype, example, dev,
+                                  batch=_is_batch(addr))
         graph, outputs = _capture(model, static_in, warmup)
     _check_outputs(outputs, dev)
     objects = [graph, static_in, outputs, model]
