@@ -13,8 +13,8 @@
  *
  * Upstream, a src_N pad is its stream's: its caps and most queries and
  * events go to sink_N's peer; a seek goes to the element (every stream
- * seeks together, as through `src`), and latency and the CUDA context
- * are the element's answers.  A src_N whose sink_N is released gets EOS.
+ * seeks together, as through `src`), and latency (one window more than
+ * the tensor's) and the CUDA context are the element's answers.  A src_N whose sink_N is released gets EOS.
  */
 #include "gstcudagraphbatch-private.h"
 
@@ -122,6 +122,30 @@ answer_caps (GstPad *pad, GstPad *sink, GstQuery *query)
   return TRUE;
 }
 
+/* The element's latency, and one window more: a frame leaves on its
+ * branch once its batch is seen done, at the latest when the next window's
+ * batch is made. */
+static gboolean
+answer_latency (GstCudaGraphBatch *self, GstQuery *query)
+{
+  GstClockTime min, max, window;
+  gboolean live;
+
+  if (!gst_pad_query (self->srcpad, query))
+    return FALSE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (self);
+  window = GST_CLOCK_TIME_IS_VALID (self->window_latency) ? self->window_latency
+                                                          : 0;
+  GST_OBJECT_UNLOCK (self);
+  gst_query_set_latency (query, live,
+      gst_cuda_graph_batch_add_time (min, window),
+      GST_CLOCK_TIME_IS_VALID (max)
+          ? gst_cuda_graph_batch_add_time (max, window)
+          : GST_CLOCK_TIME_NONE);
+  return TRUE;
+}
+
 static gboolean
 camera_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
 {
@@ -132,8 +156,9 @@ camera_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
     case GST_QUERY_CAPS:
       return answer_caps (pad, sink, query);
     case GST_QUERY_LATENCY:
+      return answer_latency (self, query);
     case GST_QUERY_CONTEXT:
-      /* The element's: its window's latency, its device. */
+      /* The element's device. */
       return gst_pad_query (self->srcpad, query);
     default:
       break;
