@@ -346,6 +346,7 @@ _GST_PAD_PROBE_OK = 1
 _GST_MESSAGE_WARNING = 1 << 2
 _GST_MESSAGE_ELEMENT = 1 << 15
 _GST_ITERATOR_OK, _GST_ITERATOR_RESYNC = 1, 2
+_GST_STATE_PLAYING = 4
 _SIGNATURES = {
     "gst_element_get_static_pad": ([_vp, ctypes.c_char_p], _vp),
     "gst_pad_add_probe": ([_vp, ctypes.c_int, _PROBE, _vp, _vp],
@@ -686,10 +687,17 @@ class Launcher:
         """Plays to EOS (sent after @seconds when given, or at Ctrl-C);
         returns the summary as a dict."""
         t0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-        try:
-            self.pipeline.play()
-        except _ctgst.PipelineError as e:
-            raise LaunchError("the pipeline does not start: %s" % e) from e
+        if not _ctgst.lib().gst_element_set_state(self.pipeline.address,
+                                                  _GST_STATE_PLAYING):
+            # GST_STATE_CHANGE_FAILURE: the ERROR on the bus says why.
+            while True:
+                msg = self.pipeline.pop_message(0)
+                if msg is None:
+                    raise LaunchError("the pipeline does not start")
+                try:
+                    self._message(msg)
+                finally:
+                    msg.release()
         last_t, last_frames, eos_sent = t0, 0, False
         interrupted = False
         while True:
