@@ -36,9 +36,6 @@ gboolean gcg__kernel_replay_open (GcgBackend *backend, GcgContext *context,
 
 GCG_PRIVATE_API void gcg__kernel_replay_free (GcgKernelReplay *self);
 
-gboolean gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
-    GcgStream *stream, gboolean use_graph, GError **error);
-
 GCG_PRIVATE_API gboolean gcg__kernel_replay_add_stage (GcgKernelReplay *self,
     GcgFrameStage *stage, GError **error);
 

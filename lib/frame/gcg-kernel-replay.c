@@ -385,13 +385,6 @@ fill_scratch (GcgKernelReplay *self, const void *arg, const GcgFrameStageIo *io,
 }
 
 gboolean
-gcg__kernel_replay_run (GcgKernelReplay *self, const void *arg,
-    GcgStream *stream, gboolean use_graph, GError **error)
-{
-  return gcg__kernel_replay_run_io (self, arg, NULL, stream, use_graph, error);
-}
-
-gboolean
 gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
     const GcgFrameStageIo *io, GcgStream *stream, gboolean use_graph,
     GError **error)
