@@ -41,6 +41,7 @@ exit status is then 1.
 """
 
 import argparse
+import collections
 import ctypes
 import os
 import re
@@ -52,7 +53,8 @@ import zipfile
 from . import _ctgst
 
 __all__ = ["LaunchError", "ModelSpec", "split_models", "join_argv",
-           "check_model_file", "load_model", "Launcher", "main"]
+           "check_model_file", "load_model", "read_results", "Detection",
+           "Launcher", "main"]
 
 # The elements whose `model` property the launcher fills from a file.
 MODEL_ELEMENTS = ("cudagraphpreprocess", "cudagraphbatch")
@@ -366,13 +368,55 @@ _SIGNATURES = {
 }
 
 
+class _Result(ctypes.Structure):
+    """GcgResult (lib/frame/gcg-result.h): 32 bytes."""
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float),
+                ("width", ctypes.c_float), ("height", ctypes.c_float),
+                ("confidence", ctypes.c_float), ("label", ctypes.c_int32),
+                ("item", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
 class _ResultsMeta(ctypes.Structure):
     """The head of GstCudaGraphResultsMeta
     (gst-libs/gcg-gst/gstcudagraphresultsmeta.h)."""
     _fields_ = [("meta_flags", ctypes.c_int), ("meta_info", _vp),
                 ("kind", ctypes.c_uint), ("n_results", ctypes.c_uint),
-                ("results", _vp), ("labels", ctypes.POINTER(ctypes.c_uint32)),
+                ("results", ctypes.POINTER(_Result)),
+                ("labels", ctypes.POINTER(ctypes.c_uint32)),
                 ("n_items", ctypes.c_uint), ("items", _vp)]
+
+
+assert ctypes.sizeof(_Result) == 32, "GcgResult is 32 bytes"
+
+Detection = collections.namedtuple(
+    "Detection", "label label_index confidence x y width height item")
+Detection.__doc__ = """One result of a GstCudaGraphResultsMeta, read
+through ctypes: its class name and index, confidence, box (source-frame
+pixels) and the item it came from (gcg.results gives the same through
+PyGObject)."""
+
+
+def read_results(buffer):
+    """The results of a GstBuffer* (an int) as a list of Detection, or
+    None when it has no GstCudaGraphResultsMeta (or libgcg-gst-1.0
+    cannot be opened).  Call it once the plugin is loaded (after the
+    pipeline is made): the library is then the plugin's copy."""
+    g = _gst()
+    if g.get_results_meta is None:
+        return None
+    meta = g.get_results_meta(buffer)
+    if not meta:
+        return None
+    m, out = meta.contents, []
+    for i in range(m.n_results):
+        r = m.results[i]
+        q = m.labels[i] if m.labels else 0
+        name = g.g_quark_to_string(q) if q else None
+        out.append(Detection(name.decode("utf-8", "replace") if name
+                             else "class-%d" % r.label, r.label,
+                             r.confidence, r.x, r.y, r.width, r.height,
+                             r.item))
+    return out
 
 
 class _Gst:
