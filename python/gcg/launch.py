@@ -503,6 +503,7 @@ class _Counter:
         self.results = 0
         self.per_label = {}  # label quark -> count
         self.with_meta = 0
+        self.errors = 0  # buffers the probe could not read
 
     def count(self, buffer):
         self.buffers += 1
@@ -646,9 +647,13 @@ class Launcher:
             return False
 
         def on_buffer(_pad, info, _data, counter=counter):
-            buffer = g.gst_pad_probe_info_get_buffer(info)
-            if buffer:
-                counter.count(buffer)
+            # Never raises: ctypes would return 0, GST_PAD_PROBE_DROP.
+            try:
+                buffer = g.gst_pad_probe_info_get_buffer(info)
+                if buffer:
+                    counter.count(buffer)
+            except Exception:  # noqa: BLE001 - counting is best effort
+                counter.errors += 1
             return _GST_PAD_PROBE_OK
 
         cb = _PROBE(on_buffer)
