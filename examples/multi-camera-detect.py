@@ -272,7 +272,7 @@ def attach_model(args, pipeline):
         element.release()
 
 
-def wait_end(pipeline, total_frames):
+def wait_end(pipeline):
     """Plays to EOS, a progress line a second (the batch's counters, read
     as properties: nothing runs per frame); the batch's cudagraph-stats."""
     stats = {}
@@ -488,7 +488,7 @@ def main(argv=None):
                                         [s for s, _ in attached.outputs]))
             r0, t0 = os.times(), time.perf_counter()
             pipeline.play()
-            stats = wait_end(pipeline, None)
+            stats = wait_end(pipeline)
             wall, r1 = time.perf_counter() - t0, os.times()
             cpu = (r1.user - r0.user) + (r1.system - r0.system)
             frames = stats.get("frames") or 0

@@ -420,8 +420,8 @@ def read_results(buffer):
 
 
 class _Gst:
-    """The calls above on handles of our own; the results meta's getter
-    where libgcg-gst-1.0 can be opened (`results` False otherwise)."""
+    """The calls above on handles of our own, and the results meta's
+    getter where libgcg-gst-1.0 can be opened."""
 
     def __init__(self):
         handle = ctypes.CDLL("libgstreamer-1.0.so.0")
@@ -441,14 +441,24 @@ class _Gst:
         self.g_value_reset.argtypes, self.g_value_reset.restype = [_vp], _vp
         self.g_value_unset = gobject.g_value_unset
         self.g_value_unset.argtypes, self.g_value_unset.restype = [_vp], None
-        try:
-            gcggst = ctypes.CDLL(os.environ.get("GCG_GST_LIBRARY",
-                                                "libgcg-gst-1.0.so.0"))
-            get = gcggst.gst_cuda_graph_buffer_get_results_meta
+        self._results_meta = None
+
+    @property
+    def get_results_meta(self):
+        """gst_cuda_graph_buffer_get_results_meta, or None while
+        libgcg-gst-1.0 cannot be opened (tried again at each use: it is
+        on the library path, or loaded with the plugin once an element
+        of ours exists)."""
+        if self._results_meta is None:
+            try:
+                gcggst = ctypes.CDLL(os.environ.get("GCG_GST_LIBRARY",
+                                                    "libgcg-gst-1.0.so.0"))
+                get = gcggst.gst_cuda_graph_buffer_get_results_meta
+            except (OSError, AttributeError):
+                return None
             get.argtypes, get.restype = [_vp], ctypes.POINTER(_ResultsMeta)
-            self.get_results_meta = get
-        except (OSError, AttributeError):
-            self.get_results_meta = None
+            self._results_meta = get
+        return self._results_meta
 
 
 _gst = _ctgst.once(_Gst)
@@ -516,8 +526,10 @@ class _Counter:
                 pass
         elif self.kind == "frames":
             self.frames += 1
+        if self.kind != "frames":
+            return
         get = _gst().get_results_meta
-        if get is None or self.kind != "frames":
+        if get is None:
             return
         meta = get(buffer)
         if not meta:

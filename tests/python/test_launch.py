@@ -8,9 +8,11 @@ of model files (missing, a directory, not a zip archive, no PyTorch),
 each naming the element and the file, and `python3 -m gcg.launch` runs
 on the CPU backend: frames counted on cudagraphpreprocess's src pad, on
 cudagraphbatch's src_N pads or its batch metas, at the sinks otherwise,
-and an ERROR on the bus ending the run with status 1.  Standard library
+and an ERROR on the bus ending the run with status 1; a buffer's
+GstCudaGraphResultsMeta read back and counted per class.  Standard library
 and GStreamer's C libraries only (the ctypes driver); exit status 77 (a
 skip) without GStreamer."""
+import ctypes
 import os
 import re
 import subprocess
@@ -20,7 +22,7 @@ import unittest
 import zipfile
 
 import _pipeline
-from gcg import launch
+from gcg import launch, tensor
 
 try:
     _pipeline.init()
@@ -202,6 +204,63 @@ class Files(unittest.TestCase):
         self.assertEqual(out.splitlines(), [
             "videotestsrc ! cudagraphpreprocess name=gcglaunch0 ! fakesink",
             "gcglaunch0: /x y.pt"])
+
+
+class _Item(ctypes.Structure):
+    """GstCudaGraphResultsItem."""
+    _fields_ = [("roi_id", ctypes.c_int), ("roi_type", ctypes.c_uint32),
+                ("x", ctypes.c_float), ("y", ctypes.c_float),
+                ("width", ctypes.c_float), ("height", ctypes.c_float)]
+
+
+class Results(unittest.TestCase):
+    """read_results() and the probe's counting on a buffer carrying a
+    GstCudaGraphResultsMeta made by the library itself (the C layout
+    read back through launch.py's ctypes mirror)."""
+
+    def test_read_back(self):
+        # Making an element loads the plugin, and with it libgcg-gst-1.0.
+        pipeline = tensor.Pipeline("fakesrc ! cudagraphpreprocess backend=cpu "
+                                   "! fakesink", sink=None)
+        self.addCleanup(pipeline.close)
+        g = launch._gst()
+        self.assertIsNotNone(g.get_results_meta, "libgcg-gst-1.0 not found")
+        gcggst = ctypes.CDLL("libgcg-gst-1.0.so.0")
+        add = gcggst.gst_cuda_graph_buffer_add_results_meta
+        add.restype = ctypes.c_void_p
+        add.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                        ctypes.POINTER(launch._Result), ctypes.c_uint,
+                        ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint,
+                        ctypes.POINTER(_Item), ctypes.c_uint]
+        gst = ctypes.CDLL("libgstreamer-1.0.so.0")
+        gst.gst_buffer_new.restype = ctypes.c_void_p
+        gst.gst_mini_object_unref.argtypes = [ctypes.c_void_p]
+        glib = ctypes.CDLL("libglib-2.0.so.0")
+        glib.g_quark_from_string.restype = ctypes.c_uint32
+        glib.g_quark_from_string.argtypes = [ctypes.c_char_p]
+        buf = gst.gst_buffer_new()
+        self.addCleanup(gst.gst_mini_object_unref, buf)
+        self.assertIsNone(launch.read_results(buf))
+        results = (launch._Result * 3)(
+            launch._Result(1, 2, 3, 4, 0.9, 0, 0, 0),
+            launch._Result(5, 6, 7, 8, 0.8, 1, 0, 0),
+            launch._Result(9, 10, 11, 12, 0.7, 1, 0, 0))
+        labels = (ctypes.c_uint32 * 2)(glib.g_quark_from_string(b"cat"),
+                                       glib.g_quark_from_string(b"dog"))
+        items = (_Item * 1)(_Item(-1, 0, 0, 0, 64, 48))
+        self.assertTrue(add(buf, 2, results, 3, labels, 2, items, 1))
+        got = launch.read_results(buf)
+        self.assertEqual([(d.label, d.label_index, d.item) for d in got],
+                         [("cat", 0, 0), ("dog", 1, 0), ("dog", 1, 0)])
+        self.assertEqual((got[1].x, got[1].y, got[1].width, got[1].height),
+                         (5, 6, 7, 8))
+        self.assertAlmostEqual(got[2].confidence, 0.7, places=6)
+        counter = launch._Counter("x", "frames")
+        counter.count(buf)
+        counter.count(buf)
+        self.assertEqual((counter.frames, counter.results, counter.with_meta),
+                         (2, 6, 2))
+        self.assertEqual(launch._label_counts([counter]), {"cat": 2, "dog": 4})
 
 
 SRC = "videotestsrc num-buffers={n} ! video/x-raw,width=64,height=48"
