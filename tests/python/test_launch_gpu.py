@@ -13,7 +13,8 @@ on an unnamed cudagraphpreprocess whose tensor size comes from the
 exported program; the summary must count every frame and two results of
 each class per frame, one capture.  Refusals: an exported batch that is
 not batch-size × max-rois, a model that cannot take the element's
-tensor, batch-size=0, each naming the element and the file.  Then the
+tensor, a zip archive that is no model, batch-size=0, each naming the
+element and the file.  Then the
 example on three synthetic cameras must find every rectangle it drew.
 
 Exit status 77 (skipped; 1 under GCG_TEST_REQUIRE_GPU=1) without PyTorch
@@ -173,6 +174,15 @@ class Launch(unittest.TestCase):
                      "width=32 height=32 model=%s ! fakesink" % self.gray,
                      "element 'pre' (cudagraphpreprocess), model '%s'"
                      % self.gray, "input shape mismatch")
+
+    def test_zip_that_is_no_model(self):
+        junk = os.path.join(self.dir.name, "junk.pt")
+        import zipfile
+        with zipfile.ZipFile(junk, "w") as z:
+            z.writestr("junk/data.pkl", b"not a pickle")
+        self.refused(self.batch_line(junk),
+                     "element 'b' (cudagraphbatch), model '%s': not a model "
+                     "PyTorch can load" % junk)
 
     def test_batch_size_zero(self):
         self.refused(self.batch_line(self.script).replace("batch-size=2",
