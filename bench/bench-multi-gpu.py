@@ -5,8 +5,9 @@
 GPU, on device 0, on device 1 and on both at once (one pipeline, one
 process), three ways:
 
-  decode:   nvh264dec cuda-device-id=N ! fakesink, K per GPU (the bound);
-  separate: nvh264dec cuda-device-id=N ! cudagraphpreprocess
+  decode:   nvh264deviceNdec ! fakesink, K per GPU (the bound; nvcodec's
+            decoder of GPU N, nvh264dec for the first);
+  separate: nvh264deviceNdec ! cudagraphpreprocess
             cuda-device-id=N ! other/tensors(memory:CUDAMemory) !
             fakesink, K per GPU;
   batch:    the K decoders of a GPU into one cudagraphbatch
@@ -48,11 +49,27 @@ sys.path.insert(1, os.path.join(HERE, "..", "python"))
 from gcg import _ctgst  # noqa: E402  (after the path above)
 
 SKIP = 77
-DECODE = ("filesrc location={clip} ! h264parse ! nvh264dec cuda-device-id={d}"
-          " ! video/x-raw(memory:CUDAMemory)")
+DECODE = ("filesrc location={clip} ! h264parse ! {dec} ! "
+          "video/x-raw(memory:CUDAMemory)")
+# nvcodec registers one H.264 decoder element per GPU: nvh264dec on the
+# first, nvh264deviceNdec on the others; their cuda-device-id is
+# read-only ("nvh264dec cuda-device-id=1" decodes on the first GPU).
+MAX_DECODERS = 16
+DECODERS = {}
 OPS = ("backend=cuda cuda-device-id={d} width=224 height=224 "
        "mean=0.485,0.456,0.406 std=0.229,0.224,0.225")
 TENSORS = "other/tensors(memory:CUDAMemory) ! fakesink sync=false"
+
+
+def find_decoders():
+    """{device: nvcodec's H.264 decoder element there}."""
+    for i in range(MAX_DECODERS):
+        name = "nvh264dec" if i == 0 else "nvh264device%ddec" % i
+        if not _ctgst.has_element(name):
+            continue
+        with _ctgst.Pipeline("%s name=d ! fakesink" % name, sink=None) as p:
+            DECODERS[p.element("d").get_property("cuda-device-id")] = name
+    return DECODERS
 
 
 def branch(kind, clip, d, k):
@@ -62,7 +79,7 @@ def branch(kind, clip, d, k):
         parts.append("cudagraphbatch name=b{d} batch-size={k} {ops} ! {t}"
                      .format(d=d, k=k, ops=OPS.format(d=d), t=TENSORS))
     for i in range(k):
-        head = DECODE.format(clip=clip, d=d)
+        head = DECODE.format(clip=clip, dec=DECODERS[d])
         if kind == "decode":
             parts.append(head + " ! fakesink sync=false")
         elif kind == "separate":
@@ -112,7 +129,8 @@ def steady_fps(kind, clips, lengths, devices, k):
 
 def count_frames(clip):
     """Frames of @clip, from a decode-only pass on device 0."""
-    line = DECODE.format(clip=clip, d=0) + " ! appsink name=sink sync=false"
+    line = (DECODE.format(clip=clip, dec=DECODERS[0])
+            + " ! appsink name=sink sync=false")
     with _ctgst.Pipeline(line) as p:
         p.play()
         return sum(1 for _ in p)
@@ -200,6 +218,11 @@ def main():
     if len(names) < len(devs):
         print("SKIP: %d GPU(s), %d asked for" % (len(names), len(devs)))
         return SKIP
+    found = find_decoders()
+    if any(d not in found for d in devs):
+        print("SKIP: H.264 decoders on devices %s only"
+              % sorted(found.items()))
+        return SKIP
     with tempfile.TemporaryDirectory() as tmp:
         args.clips = [args.clip, os.path.join(tmp, "long.h264")]
         with open(args.clips[1], "wb") as out:
@@ -219,11 +242,11 @@ def bench(args, names, devs):
     configs = [(kind, d) for kind in rows
                for d in [(devs[0],), (devs[1],), devs]]
     print("bench-multi-gpu: %s; %d streams per GPU of %s (%d - %d frames) "
-          "! nvh264dec ! cudagraphpreprocess|cudagraphbatch 3x224x224 "
+          "! %s ! cudagraphpreprocess|cudagraphbatch 3x224x224 "
           "float32 in CUDA memory; median of %d, steady state"
           % (", ".join(names), args.streams,
              os.path.basename(args.clip), lengths[1], lengths[0],
-             args.reps))
+             "|".join(DECODERS[d] for d in devs), args.reps))
     fps, notes = measure(args, lengths, configs)
     print_table(fps, notes, configs)
     print_ratios(fps, rows)

@@ -4,9 +4,10 @@
  *
  * More than one GPU (issue 40): cudagraphconvert, cudagraphpreprocess and
  * cudagraphbatch with cuda-device-id=1, alone and beside the same element
- * on device 0 in one pipeline, behind cudaupload or nvh264dec on their
- * own device.  Every output buffer is GstCudaMemory on its element's
- * device (asked of the driver: cuPointerGetAttribute's device ordinal),
+ * on device 0 in one pipeline, behind cudaupload or NVDEC on their own
+ * device (nvcodec's decoder of GPU N: nvh264deviceNdec, whose
+ * cuda-device-id is read-only).  Every output buffer is GstCudaMemory on
+ * its element's device (asked of the driver: cuPointerGetAttribute's device ordinal),
  * the inputs were read in place (cudagraph-stats), and the bytes equal
  * the same pipeline's on device 0.  Upstream memory on another device
  * than the element's is copied through the host: the output is still on
@@ -49,8 +50,10 @@ typedef int (*PointerGetAttribute) (void *data, int attribute, guint64 ptr);
   "video/x-raw,format=NV12,width=640,height=480,framerate=30/1 ! " \
   "cudaupload cuda-device-id=%d ! video/x-raw(memory:CUDAMemory)"
 #define NVDEC_SRC \
-  "filesrc location=%s ! qtdemux ! h264parse ! nvh264dec cuda-device-id=%d " \
-  "! video/x-raw(memory:CUDAMemory)"
+  "filesrc location=%s ! qtdemux ! h264parse ! %s ! " \
+  "video/x-raw(memory:CUDAMemory)"
+/* nvcodec's decoders per GPU (see decoder_for_device()). */
+#define MAX_DECODERS 16
 #define SINK "appsink name=sink%u sync=false"
 
 typedef enum
@@ -91,15 +94,42 @@ clip_path (void)
       "solid-64-128-192.mp4", NULL);
 }
 
+/* The name of nvcodec's H.264 decoder on @device, or NULL.  nvcodec
+ * registers one element per GPU (nvh264dec on the first, nvh264deviceNdec
+ * on the others) whose cuda-device-id is read-only: a launch line's
+ * "nvh264dec cuda-device-id=1" decodes on the first GPU all the same. */
+static gchar *
+decoder_for_device (gint device)
+{
+  for (guint i = 0; i < MAX_DECODERS; i++) {
+    g_autofree gchar *name = i == 0 ? g_strdup ("nvh264dec")
+                                    : g_strdup_printf ("nvh264device%udec", i);
+    GstElement *e = gst_element_factory_make (name, NULL);
+    gint id = -1;
+
+    if (e == NULL)
+      continue;
+    gst_object_ref_sink (e);
+    g_object_get (e, "cuda-device-id", &id, NULL);
+    gst_object_unref (e);
+    if (id == device)
+      return g_steal_pointer (&name);
+  }
+  return NULL;
+}
+
 static gchar *
 source (const Branch *b, const gchar *pattern)
 {
   g_autofree gchar *clip = NULL;
+  g_autofree gchar *decoder = NULL;
 
   if (b->kind != KIND_BATCH_NVDEC)
     return g_strdup_printf (UPLOAD_SRC, pattern, b->src_device);
   clip = clip_path ();
-  return g_strdup_printf (NVDEC_SRC, clip, b->src_device);
+  decoder = decoder_for_device (b->src_device);
+  g_assert_nonnull (decoder);
+  return g_strdup_printf (NVDEC_SRC, clip, decoder);
 }
 
 static gchar *
@@ -326,6 +356,24 @@ have_factory (const gchar *name)
   return f != NULL;
 }
 
+/* Whether nvcodec has an H.264 decoder on devices 0 and 1. */
+static gboolean
+have_decoders (void)
+{
+  for (gint d = 0; d < 2; d++) {
+    g_autofree gchar *name = decoder_for_device (d);
+
+    if (name == NULL) {
+      g_autofree gchar *why =
+          g_strdup_printf ("nvcodec has no H.264 decoder on device %d", d);
+
+      gcg_test_skip_or_fail (why);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Whether GCG_TEST_REQUIRE_GPUS asks for @n devices or more. */
 static gboolean
 require_gpus (gint n)
@@ -365,7 +413,7 @@ have_two_gpus (Kind kind)
     return FALSE;
   }
   return have_factory ("cudaupload")
-      && (kind != KIND_BATCH_NVDEC || have_factory ("nvh264dec"));
+      && (kind != KIND_BATCH_NVDEC || have_decoders ());
 }
 
 /* Device 0 alone: what every other case must give. */

@@ -135,6 +135,11 @@ def check_launch_line(line, where):
     ids = re.findall(r"cuda-device-id=(-?\d+)", line)
     check(ids and all(i in ("0", "-1") for i in ids),
           "%s: a pod sees one GPU, as device 0" % where)
+    # nvcodec's decoder of a process's only GPU is nvh264dec, and its
+    # cuda-device-id is read-only (docs/scaling.md).
+    check(not re.search(r"nvh26[45](sl)?device\d+dec|nvh26[45]dec[^!]*"
+                        r"cuda-device-id", line),
+          "%s: a pod's decoder is nvh264dec, without cuda-device-id" % where)
     check(line.count("(") == line.count(")") and "'" not in line,
           "%s: unbalanced caps or quotes" % where)
 
@@ -282,6 +287,8 @@ BROKEN = [
      "serviceName"),
     ("k8s", '"nvidia.com/gpu": 1', '"nvidia.com/gpu": "1"', "nvidia.com/gpu"),
     ("k8s", '"items": [', '"items": [,', "JSON"),
+    ("k8s", "h264parse ! nvh264dec ! b.sink_0",
+     "h264parse ! nvh264dec cuda-device-id=0 ! b.sink_0", "decoder"),
     ("unit", "Type=exec", "Typo=exec", "Typo"),
     ("unit", "Restart=on-failure", "Restart=sometimes", "Restart"),
     ("unit", "[Install]", "[Instal]", "Instal"),
