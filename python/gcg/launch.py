@@ -43,6 +43,7 @@ exit status is then 1.
 import argparse
 import collections
 import ctypes
+import logging
 import os
 import re
 import resource
@@ -302,8 +303,53 @@ def _export_input(torch, program):
         return None
 
 
+class _Swallow(logging.Filter):
+    """Keeps the records of the loggers it filters instead of letting
+    them reach any handler."""
+
+    def __init__(self):
+        super().__init__()
+        self.details = []
+
+    def filter(self, record):
+        exc = record.exc_info[1] if record.exc_info else None
+        self.details.append(str(exc) if exc is not None
+                            else record.getMessage())
+        return False
+
+
+# Loggers torch.export.load() warns through (torch/export/__init__.py and
+# its PT2 archive reader), created here if need be so they can be filtered.
+_EXPORT_LOGGERS = ("torch.export", "torch.export.pt2_archive._package")
+
+
+def _quietly(fn):
+    """fn() with the warnings of torch.export's loggers kept from the
+    terminal: torch.export.load() logs a traceback before it raises on a
+    file it cannot read.  On failure the exception is raised again with
+    the cause those warnings held (the last one's first line)."""
+    names = set(_EXPORT_LOGGERS) | {
+        n for n in list(logging.root.manager.loggerDict)
+        if n.startswith("torch.export.")}
+    loggers = [logging.getLogger(n) for n in sorted(names)]
+    swallow = _Swallow()
+    for logger in loggers:
+        logger.addFilter(swallow)
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - torch raises many kinds
+        lines = [d.strip().splitlines()[0] for d in swallow.details
+                 if d.strip()]
+        if lines:
+            raise RuntimeError(lines[-1]) from e
+        raise
+    finally:
+        for logger in loggers:
+            logger.removeFilter(swallow)
+
+
 def _load_export(torch, path, device):
-    program = torch.export.load(path)
+    program = _quietly(lambda: torch.export.load(path))
     shape = _export_input(torch, program)
     move = getattr(getattr(torch.export, "passes", None),
                    "move_to_device_pass", None)

@@ -196,6 +196,53 @@ class Files(unittest.TestCase):
                      "element 'p' (cudagraphpreprocess), model '%s': PyTorch "
                      "is not installed" % self.path("m.pt"))
 
+    def test_torch_errors_told_in_one_line(self):
+        # A stand-in for PyTorch: torch.export.load logs a traceback as a
+        # warning before it raises (PyTorch 2.11 does), jit.load raises.
+        import logging
+        import types
+
+        def export_load(path):
+            logging.getLogger("torch.export.pt2_archive._package").warning(
+                "Unable to load package")
+            try:
+                raise RuntimeError("no record 'version'\n(more)")
+            except RuntimeError:
+                logging.getLogger("torch.export").warning(
+                    "Ran into the following error when deserializing",
+                    exc_info=True)
+            raise RuntimeError("We ran into an error when deserializing")
+
+        def jit_load(path, map_location=None):
+            raise RuntimeError("PytorchStreamReader failed\nmore")
+
+        fake = types.SimpleNamespace(
+            export=types.SimpleNamespace(load=export_load),
+            jit=types.SimpleNamespace(load=jit_load))
+        with zipfile.ZipFile(self.path("m.pt"), "w") as z:
+            z.writestr("m/data.pkl", b"x")
+        spec = launch.ModelSpec("cudagraphbatch", "b", self.path("m.pt"),
+                                False)
+        printed = []
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                printed.append(record.getMessage())
+
+        root = logging.getLogger()
+        keep = Keep()
+        root.addHandler(keep)
+        self.addCleanup(root.removeHandler, keep)
+        with self.assertRaises(launch.LaunchError) as cm:
+            launch.load_model(fake, spec, "cuda:0")
+        self.assertEqual(str(cm.exception),
+                         "element 'b' (cudagraphbatch), model '%s': not a "
+                         "model PyTorch can load (TorchScript: PytorchStream"
+                         "Reader failed; torch.export: no record "
+                         "'version')" % self.path("m.pt"))
+        self.assertEqual(printed, [])
+        self.assertEqual(logging.getLogger("torch.export").filters, [])
+
     def test_print_line(self):
         status, out, _ = run_launch("--print-line", "videotestsrc", "!",
                                     "cudagraphpreprocess", "model=/x y.pt",
