@@ -649,6 +649,13 @@ class Launcher:
 
     # models --------------------------------------------------------------
 
+    def _element(self, name, where):
+        try:
+            return self.pipeline.element(name)
+        except ValueError as e:
+            raise LaunchError("%s: not found in the pipeline (%s)"
+                              % (where, e)) from e
+
     def _attach_files(self, warmup):
         if not self.specs:
             return
@@ -662,7 +669,7 @@ class Launcher:
             raise LaunchError("%s: PyTorch has no CUDA device (the model runs "
                               "on the GPU)" % self.specs[0].where())
         for spec in self.specs:
-            element = self.pipeline.element(spec.name)
+            element = self._element(spec.name, spec.where())
             try:
                 index = max(element.get_property("cuda-device-id"), 0)
             finally:
@@ -675,7 +682,7 @@ class Launcher:
         from . import torch as gtorch
 
         where = spec.where() if spec else "element '%s'" % name
-        element = self.pipeline.element(name)
+        element = self._element(name, where)
         try:
             example = None
             if inp is not None and len(inp[0]) == 4:
