@@ -297,6 +297,18 @@ gst_cuda_graph_cuda_map_flags (GstBuffer *buffer, GstObject *gst_context)
   return GST_MAP_CUDA;
 }
 
+gboolean
+gst_cuda_graph_cuda_is_foreign (GstBuffer *buffer, GstObject *gst_context)
+{
+  GstMemory *mem;
+
+  if (gst_context == NULL || gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cuda_memory (mem)
+      && !same_cuda_context (GST_CUDA_MEMORY_CAST (mem)->context, gst_context);
+}
+
 /* GStreamer 1.22's CUDA elements finish their work before pushing; from
  * 1.24 on, memory may carry the stream that still writes it. */
 void

@@ -75,6 +75,12 @@ gboolean gst_cuda_graph_cuda_context_query (GstElement *element,
 GstMapFlags gst_cuda_graph_cuda_map_flags (GstBuffer *buffer,
     GstObject *gst_context);
 
+/* Whether @buffer is GstCudaMemory of another CUcontext than the one
+ * @gst_context wraps (another device, say): mapped as host memory, each
+ * frame copied through the host. */
+gboolean gst_cuda_graph_cuda_is_foreign (GstBuffer *buffer,
+    GstObject *gst_context);
+
 /* Makes sure whatever wrote @buffer's CUDA memory is finished before
  * another stream reads it. */
 void gst_cuda_graph_cuda_wait_ready (GstBuffer *buffer);
@@ -103,6 +109,12 @@ static inline GstMapFlags
 gst_cuda_graph_cuda_map_flags (GstBuffer *buffer, GstObject *gst_context)
 {
   return 0;
+}
+
+static inline gboolean
+gst_cuda_graph_cuda_is_foreign (GstBuffer *buffer, GstObject *gst_context)
+{
+  return FALSE;
 }
 
 static inline void

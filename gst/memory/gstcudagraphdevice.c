@@ -28,12 +28,35 @@ gst_cuda_graph_device_close (GstCudaGraphDevice *device)
   device->active = GCG_BACKEND_CPU;
 }
 
+/* Upstream's CUDA memory is another context's: said once, as each frame
+ * then crosses the host (the usual cause: a decoder on another GPU, e.g.
+ * nvcodec's nvh264dec is GPU 0's, nvh264device1dec GPU 1's). */
+static void
+warn_foreign (GstCudaGraphDevice *device, GstBuffer *buffer)
+{
+  if (device->warned_foreign || device->element == NULL
+      || !gst_cuda_graph_cuda_is_foreign (buffer, device->cuda_context))
+    return;
+  device->warned_foreign = TRUE;
+  GST_ELEMENT_WARNING (device->element, STREAM, FORMAT,
+      ("The input is CUDA memory of another device or CUDA context: every "
+       "frame is copied through the host"),
+      ("run upstream on this element's device (cuda-device-id; nvcodec's "
+       "decoder for GPU N is nvh264deviceNdec), or set cuda-device-id to "
+       "upstream's"));
+}
+
 GstMapFlags
 gst_cuda_graph_device_map_flags (GstCudaGraphDevice *device, GstBuffer *buffer)
 {
+  GstMapFlags flags;
+
   if (device->active != GCG_BACKEND_CUDA)
     return 0;
-  return gst_cuda_graph_cuda_map_flags (buffer, device->cuda_context);
+  flags = gst_cuda_graph_cuda_map_flags (buffer, device->cuda_context);
+  if (flags == 0)
+    warn_foreign (device, buffer);
+  return flags;
 }
 
 GstMapFlags
@@ -210,6 +233,8 @@ gst_cuda_graph_device_open (GstCudaGraphDevice *device, GstElement *element,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice", 0,
         "cudagraph backends");
   device->active = GCG_BACKEND_CPU;
+  device->element = element;
+  device->warned_foreign = FALSE;
   if (backend == GCG_BACKEND_CPU) {
     GST_INFO_OBJECT (element,
         "backend=cpu: running the CPU reference "

@@ -24,6 +24,10 @@ typedef struct
   GcgAllocator *allocator;
   GcgHostPool *host_pool;
   GstAllocator *pinned;
+  /* The element it was opened for (not a reference: the device is part
+   * of it), and whether CUDA memory of another context was said. */
+  GstElement *element;
+  gboolean warned_foreign;
 } GstCudaGraphDevice;
 
 /* Opens @device for the backend and CUDA device of @run (the element's
