@@ -53,8 +53,11 @@ def caps_lines(caps):
 
 def pad_templates(factory):
     out = []
+    # Sinks first, then by name: the registry's own order differs between
+    # GStreamer 1.22 and 1.26.
     for t in sorted(factory.get_static_pad_templates(),
-                    key=lambda t: t.direction != Gst.PadDirection.SINK):
+                    key=lambda t: (t.direction != Gst.PadDirection.SINK,
+                                   t.name_template)):
         out.append("%s pad `%s` (%s):" % (
             t.direction.value_nick, t.name_template, t.presence.value_nick))
         out.append("")
