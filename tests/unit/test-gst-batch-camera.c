@@ -224,6 +224,94 @@ test_stop_mid_stream (void)
   gcg_test_watchdog_disarm ();
 }
 
+/* Branches requested, linked, unlinked and released at random while two
+ * streams play (src_N with and without its sink_N):
+ * the element goes on batching, posts no error, and stops cleanly. */
+static void
+test_pads_while_playing (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GstElement) pipe = NULL;
+  g_autoptr (GstElement) b = NULL;
+  g_autoptr (GstBus) bus = NULL;
+  GstPad *pads[4] = { NULL };
+  GstElement *sinks[4] = { NULL };
+  GRand *rand = g_rand_new_with_seed (3539);
+  guint64 before = 0, after = 0;
+  GstMessage *msg;
+
+  if (skip_without_plugins ())
+    return;
+  gcg_test_watchdog_arm (60, "branches coming and going");
+  pipe = gst_parse_launch (
+      "cudagraphbatch name=b backend=cpu batch-size=2 "
+      "width=16 height=16 ! queue ! fakesink sync=false "
+      "videotestsrc ! video/x-raw,format=RGBA,width=64,height=48 ! b.sink_0 "
+      "videotestsrc ! video/x-raw,format=RGBA,width=32,height=24 ! b.sink_1",
+      &error);
+  g_assert_no_error (error);
+  b = gst_bin_get_by_name (GST_BIN (pipe), "b");
+  bus = gst_element_get_bus (pipe);
+  g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND),
+      ==, GST_STATE_CHANGE_SUCCESS);
+  g_object_get (b, "batches", &before, NULL);
+  for (guint step = 0; step < 120; step++) {
+    guint k = g_rand_int_range (rand, 0, 4);
+    g_autofree gchar *name = g_strdup_printf ("src_%u", k);
+
+    if (pads[k] == NULL) {
+      pads[k] = gst_element_request_pad_simple (b, name);
+      g_assert_nonnull (pads[k]);
+      if (g_rand_boolean (rand)) {
+        GstPad *sinkpad;
+
+        sinks[k] = gst_element_factory_make ("fakesink", NULL);
+        g_object_set (sinks[k], "sync", FALSE, "async", FALSE, NULL);
+        gst_bin_add (GST_BIN (pipe), sinks[k]);
+        gst_element_sync_state_with_parent (sinks[k]);
+        sinkpad = gst_element_get_static_pad (sinks[k], "sink");
+        g_assert_cmpint (gst_pad_link (pads[k], sinkpad), ==, GST_PAD_LINK_OK);
+        gst_object_unref (sinkpad);
+      }
+    } else {
+      if (sinks[k] != NULL) {
+        GstPad *peer = gst_pad_get_peer (pads[k]);
+
+        gst_pad_unlink (pads[k], peer);
+        gst_object_unref (peer);
+        gst_element_set_state (sinks[k], GST_STATE_NULL);
+        gst_bin_remove (GST_BIN (pipe), sinks[k]);
+        sinks[k] = NULL;
+      }
+      gst_element_release_request_pad (b, pads[k]);
+      gst_clear_object (&pads[k]);
+    }
+    g_usleep (2000);
+  }
+  g_usleep (50000);
+  g_object_get (b, "batches", &after, NULL);
+  g_assert_cmpuint (after, >, before);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg != NULL) {
+    g_autoptr (GError) e = NULL;
+
+    gst_message_parse_error (msg, &e, NULL);
+    g_error ("an error while branches came and went: %s", e->message);
+  }
+  g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  for (guint k = 0; k < 4; k++) {
+    if (pads[k] != NULL) {
+      gst_element_release_request_pad (b, pads[k]);
+      gst_object_unref (pads[k]);
+    }
+  }
+  g_rand_free (rand);
+  gcg_test_watchdog_disarm ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -234,5 +322,6 @@ main (int argc, char **argv)
   g_test_add_func ("/batch-camera/left-out-frames-leave",
       test_left_out_frames_leave);
   g_test_add_func ("/batch-camera/stop-mid-stream", test_stop_mid_stream);
+  g_test_add_func ("/batch-camera/pads-while-playing", test_pads_while_playing);
   return g_test_run ();
 }
