@@ -18,6 +18,7 @@
  * from GCG_TEST_SYSTEM_PLUGINS_DIR): skipped without.
  */
 #include "gcg-gst-test-util.h"
+#include <gst/check/gstharness.h>
 #include "common/gcg-test-watchdog.h"
 #include "gstcudagraphresultsmeta.h"
 
@@ -312,6 +313,140 @@ test_pads_while_playing (void)
   gcg_test_watchdog_disarm ();
 }
 
+/* What reached a branch's own sink pad, in order: "caps WxH", "buf N"
+ * (N the frame number), "eos"; under its lock. */
+typedef struct
+{
+  GMutex lock;
+  GPtrArray *seen;
+  gint eos;
+} Recorder;
+
+static void
+record (Recorder *r, gchar *what)
+{
+  g_mutex_lock (&r->lock);
+  g_ptr_array_add (r->seen, what);
+  g_mutex_unlock (&r->lock);
+}
+
+static GstStaticPadTemplate recorder_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static GstFlowReturn
+recorder_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
+{
+  record (gst_pad_get_element_private (pad),
+      g_strdup_printf ("buf %" G_GUINT64_FORMAT,
+          GST_BUFFER_PTS (buf) / (GST_SECOND / 30)));
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+static gboolean
+recorder_event (GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  Recorder *r = gst_pad_get_element_private (pad);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+    gint w = 0, h = 0;
+
+    gst_event_parse_caps (event, &caps);
+    gst_structure_get_int (gst_caps_get_structure (caps, 0), "width", &w);
+    gst_structure_get_int (gst_caps_get_structure (caps, 0), "height", &h);
+    record (r, g_strdup_printf ("caps %dx%d", w, h));
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    record (r, g_strdup ("eos"));
+    g_atomic_int_set (&r->eos, TRUE);
+  }
+  gst_event_unref (event);
+  return TRUE;
+}
+
+static void
+push_frames (GstHarness *h, const gchar *caps, guint first, guint n)
+{
+  const guint8 grey[4] = { 100, 100, 100, 255 };
+
+  gst_harness_set_src_caps_str (h, caps);
+  for (guint f = first; f < first + n; f++) {
+    GstBuffer *buf = gcg_test_solid_new (caps, grey, 4, 0);
+
+    GST_BUFFER_PTS (buf) = f * (GST_SECOND / 30);
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
+  }
+}
+
+/* A stream whose caps change mid-stream: its branch gets the new caps
+ * between the last frame of the old size and the first of the new, and
+ * its EOS after its last frame (harness pads: the element is live; the
+ * tensor harness's test clock never fires, every window completes by
+ * its frames). */
+static void
+test_caps_change_in_order (void)
+{
+  const gchar *caps_a = "video/x-raw,format=RGBA,width=64,height=48,"
+                        "framerate=30/1";
+  const gchar *caps_b = "video/x-raw,format=RGBA,width=32,height=24,"
+                        "framerate=30/1";
+  const gchar *want[] = { "caps 64x48", "buf 0", "buf 1", "buf 2", "caps 32x24",
+    "buf 3", "buf 4", "buf 5", "eos" };
+  Recorder r = { 0 };
+  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
+  GstHarness *tensor, *h;
+  GstPad *src, *rec;
+  guint k = 0;
+
+  g_assert_nonnull (e);
+  gcg_test_watchdog_arm (60, "a branch through a caps change");
+  g_mutex_init (&r.lock);
+  r.seen = g_ptr_array_new_with_free_func (g_free);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  g_object_set (e, "batch-size", 1, "width", 16, "height", 16, NULL);
+  tensor = gst_harness_new_with_element (e, NULL, "src");
+  gst_harness_use_testclock (tensor);
+  h = gst_harness_new_with_element (e, "sink_0", NULL);
+  src = gst_element_request_pad_simple (e, "src_0");
+  rec = gst_pad_new_from_static_template (&recorder_template, "rec");
+  gst_pad_set_element_private (rec, &r);
+  gst_pad_set_chain_function (rec, recorder_chain);
+  gst_pad_set_event_function (rec, recorder_event);
+  gst_pad_set_active (rec, TRUE);
+  g_assert_cmpint (gst_pad_link (src, rec), ==, GST_PAD_LINK_OK);
+
+  push_frames (h, caps_a, 0, 3);
+  push_frames (h, caps_b, 3, 3);
+  g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (guint i = 0; i < 6; i++)
+    gst_buffer_unref (gst_harness_pull (tensor));
+  while (!g_atomic_int_get (&r.eos))
+    g_usleep (1000);
+  /* The branch's own order, whatever else (stream-start, segments) came
+   * between. */
+  for (guint i = 0; i < r.seen->len && k < G_N_ELEMENTS (want); i++) {
+    const gchar *got = g_ptr_array_index (r.seen, i);
+
+    if (g_str_equal (got, want[k]))
+      k++;
+    else if (g_str_has_prefix (got, "buf") || g_str_has_prefix (got, "caps"))
+      g_error ("got %s where %s was due", got, want[k]);
+  }
+  g_assert_cmpuint (k, ==, G_N_ELEMENTS (want));
+
+  gst_pad_unlink (src, rec);
+  gst_element_release_request_pad (e, src);
+  gst_object_unref (src);
+  gst_object_unref (rec);
+  gst_harness_teardown (h);
+  gst_harness_teardown (tensor);
+  gst_object_unref (e);
+  g_ptr_array_unref (r.seen);
+  g_mutex_clear (&r.lock);
+  gcg_test_watchdog_disarm ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -323,5 +458,7 @@ main (int argc, char **argv)
       test_left_out_frames_leave);
   g_test_add_func ("/batch-camera/stop-mid-stream", test_stop_mid_stream);
   g_test_add_func ("/batch-camera/pads-while-playing", test_pads_while_playing);
+  g_test_add_func ("/batch-camera/caps-change-in-order",
+      test_caps_change_in_order);
   return g_test_run ();
 }
