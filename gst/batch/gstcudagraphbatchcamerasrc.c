@@ -226,7 +226,10 @@ gst_cuda_graph_batch_camera_src_unpair (GstCudaGraphBatch *self, GstPad *sink)
   if (src == NULL)
     return;
   gst_cuda_graph_batch_camera_set_src (camera, NULL, NULL);
+  /* After a drain that took the pad before it was unpaired. */
+  GST_PAD_STREAM_LOCK (src);
   gst_pad_push_event (src, gst_event_new_eos ());
+  GST_PAD_STREAM_UNLOCK (src);
 }
 
 GstFlowReturn

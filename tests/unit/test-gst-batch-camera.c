@@ -447,6 +447,53 @@ test_caps_change_in_order (void)
   gcg_test_watchdog_disarm ();
 }
 
+/* Releasing a stream's sink pad ends its branch: EOS on src_N. */
+static void
+test_release_ends_branch (void)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48,"
+                      "framerate=30/1";
+  Recorder r = { 0 };
+  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
+  GstHarness *tensor, *h;
+  GstPad *src, *rec;
+
+  g_assert_nonnull (e);
+  gcg_test_watchdog_arm (60, "a released stream's branch");
+  g_mutex_init (&r.lock);
+  r.seen = g_ptr_array_new_with_free_func (g_free);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  g_object_set (e, "batch-size", 1, "width", 16, "height", 16, NULL);
+  tensor = gst_harness_new_with_element (e, NULL, "src");
+  gst_harness_use_testclock (tensor);
+  src = gst_element_request_pad_simple (e, "src_0");
+  rec = gst_pad_new_from_static_template (&recorder_template, "rec");
+  gst_pad_set_element_private (rec, &r);
+  gst_pad_set_chain_function (rec, recorder_chain);
+  gst_pad_set_event_function (rec, recorder_event);
+  gst_pad_set_active (rec, TRUE);
+  g_assert_cmpint (gst_pad_link (src, rec), ==, GST_PAD_LINK_OK);
+  /* src_0 first, then its sink_0: they pair. */
+  h = gst_harness_new_with_element (e, "sink_0", NULL);
+  push_frames (h, caps, 0, 2);
+  for (guint i = 0; i < 2; i++)
+    gst_buffer_unref (gst_harness_pull (tensor));
+  /* The harness releases the request pad it made. */
+  gst_harness_teardown (h);
+  while (!g_atomic_int_get (&r.eos))
+    g_usleep (1000);
+
+  gst_pad_unlink (src, rec);
+  gst_element_release_request_pad (e, src);
+  gst_object_unref (src);
+  gst_object_unref (rec);
+  gst_harness_teardown (tensor);
+  gst_object_unref (e);
+  g_ptr_array_unref (r.seen);
+  g_mutex_clear (&r.lock);
+  gcg_test_watchdog_disarm ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -460,5 +507,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch-camera/pads-while-playing", test_pads_while_playing);
   g_test_add_func ("/batch-camera/caps-change-in-order",
       test_caps_change_in_order);
+  g_test_add_func ("/batch-camera/release-ends-branch",
+      test_release_ends_branch);
   return g_test_run ();
 }
