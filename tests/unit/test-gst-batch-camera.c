@@ -379,11 +379,67 @@ push_frames (GstHarness *h, const gchar *caps, guint first, guint n)
   }
 }
 
+/* cudagraphbatch on the CPU backend, batch-size 1, its tensor in a
+ * harness (the element is live there; the harness's test clock never
+ * fires: every window completes by its frames) and src_0 linked to a
+ * recording pad, requested before sink_0. */
+typedef struct
+{
+  GstElement *e;
+  GstHarness *tensor;
+  GstPad *src, *rec;
+  Recorder r;
+} Branch0;
+
+static void
+branch0_setup (Branch0 *f, const gchar *what)
+{
+  memset (f, 0, sizeof (*f));
+  gcg_test_watchdog_arm (60, what);
+  g_mutex_init (&f->r.lock);
+  f->r.seen = g_ptr_array_new_with_free_func (g_free);
+  f->e = gst_element_factory_make ("cudagraphbatch", NULL);
+  g_assert_nonnull (f->e);
+  gst_util_set_object_arg (G_OBJECT (f->e), "backend", "cpu");
+  g_object_set (f->e, "batch-size", 1, "width", 16, "height", 16, NULL);
+  f->tensor = gst_harness_new_with_element (f->e, NULL, "src");
+  gst_harness_use_testclock (f->tensor);
+  f->src = gst_element_request_pad_simple (f->e, "src_0");
+  f->rec = gst_pad_new_from_static_template (&recorder_template, "rec");
+  gst_pad_set_element_private (f->rec, &f->r);
+  gst_pad_set_chain_function (f->rec, recorder_chain);
+  gst_pad_set_event_function (f->rec, recorder_event);
+  gst_pad_set_active (f->rec, TRUE);
+  g_assert_cmpint (gst_pad_link (f->src, f->rec), ==, GST_PAD_LINK_OK);
+}
+
+/* Pulls @n tensors, then waits for the branch's EOS. */
+static void
+branch0_finish (Branch0 *f, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    gst_buffer_unref (gst_harness_pull (f->tensor));
+  while (!g_atomic_int_get (&f->r.eos))
+    g_usleep (1000);
+}
+
+static void
+branch0_teardown (Branch0 *f)
+{
+  gst_pad_unlink (f->src, f->rec);
+  gst_element_release_request_pad (f->e, f->src);
+  gst_object_unref (f->src);
+  gst_object_unref (f->rec);
+  gst_harness_teardown (f->tensor);
+  gst_object_unref (f->e);
+  g_ptr_array_unref (f->r.seen);
+  g_mutex_clear (&f->r.lock);
+  gcg_test_watchdog_disarm ();
+}
+
 /* A stream whose caps change mid-stream: its branch gets the new caps
  * between the last frame of the old size and the first of the new, and
- * its EOS after its last frame (harness pads: the element is live; the
- * tensor harness's test clock never fires, every window completes by
- * its frames). */
+ * its EOS after its last frame. */
 static void
 test_caps_change_in_order (void)
 {
@@ -393,40 +449,20 @@ test_caps_change_in_order (void)
                         "framerate=30/1";
   const gchar *want[] = { "caps 64x48", "buf 0", "buf 1", "buf 2", "caps 32x24",
     "buf 3", "buf 4", "buf 5", "eos" };
-  Recorder r = { 0 };
-  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
-  GstHarness *tensor, *h;
-  GstPad *src, *rec;
+  Branch0 f;
+  GstHarness *h;
   guint k = 0;
 
-  g_assert_nonnull (e);
-  gcg_test_watchdog_arm (60, "a branch through a caps change");
-  g_mutex_init (&r.lock);
-  r.seen = g_ptr_array_new_with_free_func (g_free);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
-  g_object_set (e, "batch-size", 1, "width", 16, "height", 16, NULL);
-  tensor = gst_harness_new_with_element (e, NULL, "src");
-  gst_harness_use_testclock (tensor);
-  h = gst_harness_new_with_element (e, "sink_0", NULL);
-  src = gst_element_request_pad_simple (e, "src_0");
-  rec = gst_pad_new_from_static_template (&recorder_template, "rec");
-  gst_pad_set_element_private (rec, &r);
-  gst_pad_set_chain_function (rec, recorder_chain);
-  gst_pad_set_event_function (rec, recorder_event);
-  gst_pad_set_active (rec, TRUE);
-  g_assert_cmpint (gst_pad_link (src, rec), ==, GST_PAD_LINK_OK);
-
+  branch0_setup (&f, "a branch through a caps change");
+  h = gst_harness_new_with_element (f.e, "sink_0", NULL);
   push_frames (h, caps_a, 0, 3);
   push_frames (h, caps_b, 3, 3);
   g_assert_true (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (guint i = 0; i < 6; i++)
-    gst_buffer_unref (gst_harness_pull (tensor));
-  while (!g_atomic_int_get (&r.eos))
-    g_usleep (1000);
+  branch0_finish (&f, 6);
   /* The branch's own order, whatever else (stream-start, segments) came
    * between. */
-  for (guint i = 0; i < r.seen->len && k < G_N_ELEMENTS (want); i++) {
-    const gchar *got = g_ptr_array_index (r.seen, i);
+  for (guint i = 0; i < f.r.seen->len && k < G_N_ELEMENTS (want); i++) {
+    const gchar *got = g_ptr_array_index (f.r.seen, i);
 
     if (g_str_equal (got, want[k]))
       k++;
@@ -434,64 +470,28 @@ test_caps_change_in_order (void)
       g_error ("got %s where %s was due", got, want[k]);
   }
   g_assert_cmpuint (k, ==, G_N_ELEMENTS (want));
-
-  gst_pad_unlink (src, rec);
-  gst_element_release_request_pad (e, src);
-  gst_object_unref (src);
-  gst_object_unref (rec);
   gst_harness_teardown (h);
-  gst_harness_teardown (tensor);
-  gst_object_unref (e);
-  g_ptr_array_unref (r.seen);
-  g_mutex_clear (&r.lock);
-  gcg_test_watchdog_disarm ();
+  branch0_teardown (&f);
 }
 
 /* Releasing a stream's sink pad ends its branch: EOS on src_N. */
 static void
 test_release_ends_branch (void)
 {
-  const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48,"
-                      "framerate=30/1";
-  Recorder r = { 0 };
-  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
-  GstHarness *tensor, *h;
-  GstPad *src, *rec;
+  Branch0 f;
+  GstHarness *h;
 
-  g_assert_nonnull (e);
-  gcg_test_watchdog_arm (60, "a released stream's branch");
-  g_mutex_init (&r.lock);
-  r.seen = g_ptr_array_new_with_free_func (g_free);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
-  g_object_set (e, "batch-size", 1, "width", 16, "height", 16, NULL);
-  tensor = gst_harness_new_with_element (e, NULL, "src");
-  gst_harness_use_testclock (tensor);
-  src = gst_element_request_pad_simple (e, "src_0");
-  rec = gst_pad_new_from_static_template (&recorder_template, "rec");
-  gst_pad_set_element_private (rec, &r);
-  gst_pad_set_chain_function (rec, recorder_chain);
-  gst_pad_set_event_function (rec, recorder_event);
-  gst_pad_set_active (rec, TRUE);
-  g_assert_cmpint (gst_pad_link (src, rec), ==, GST_PAD_LINK_OK);
-  /* src_0 first, then its sink_0: they pair. */
-  h = gst_harness_new_with_element (e, "sink_0", NULL);
-  push_frames (h, caps, 0, 2);
+  branch0_setup (&f, "a released stream's branch");
+  h = gst_harness_new_with_element (f.e, "sink_0", NULL);
+  push_frames (h, "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1",
+      0, 2);
+  /* The harness releases the request pad it made; then no EOS came from
+   * upstream, the release gives it. */
   for (guint i = 0; i < 2; i++)
-    gst_buffer_unref (gst_harness_pull (tensor));
-  /* The harness releases the request pad it made. */
+    gst_buffer_unref (gst_harness_pull (f.tensor));
   gst_harness_teardown (h);
-  while (!g_atomic_int_get (&r.eos))
-    g_usleep (1000);
-
-  gst_pad_unlink (src, rec);
-  gst_element_release_request_pad (e, src);
-  gst_object_unref (src);
-  gst_object_unref (rec);
-  gst_harness_teardown (tensor);
-  gst_object_unref (e);
-  g_ptr_array_unref (r.seen);
-  g_mutex_clear (&r.lock);
-  gcg_test_watchdog_disarm ();
+  branch0_finish (&f, 0);
+  branch0_teardown (&f);
 }
 
 int
