@@ -333,7 +333,7 @@ void gst_cuda_graph_batch_camera_src_pair (GstCudaGraphBatch *self,
 void gst_cuda_graph_batch_camera_src_unpair (GstCudaGraphBatch *self,
     GstPad *sink);
 GstFlowReturn gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self,
-    gboolean all);
+    GList *pads, gboolean all);
 void gst_cuda_graph_batch_forget_cameras (GstCudaGraphBatch *self);
 
 /* gstcudagraphbatchrun.c */

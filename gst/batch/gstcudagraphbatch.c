@@ -498,9 +498,9 @@ gst_cuda_graph_batch_step (GstCudaGraphBatch *self, gboolean timeout,
   }
 
 done:
-  g_list_free_full (pads, gst_object_unref);
   /* The streams' own branches: the frames whose batches are done. */
   if (ret == GST_FLOW_OK)
-    ret = gst_cuda_graph_batch_drain_cameras (self, FALSE);
+    ret = gst_cuda_graph_batch_drain_cameras (self, pads, FALSE);
+  g_list_free_full (pads, gst_object_unref);
   return ret;
 }

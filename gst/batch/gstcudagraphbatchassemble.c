@@ -176,7 +176,8 @@ frame_done (GstCudaGraphBatch *self, Batch *batch, guint s, guint first,
     }
   }
   describe_items (batch, s, items);
-  r.results = own;
+  /* The record takes the array: one copy of the results per frame. */
+  r.results = g_steal_pointer (&own);
   r.n_results = n;
   gst_cuda_graph_batch_camera_done (camera, in->buffer, &r);
 }

@@ -186,14 +186,13 @@ gst_cuda_graph_batch_camera_pass (GstCudaGraphBatchCamera *camera,
   g_mutex_unlock (&camera->lock);
 }
 
-/* Keeps a copy of @results with @r until the frame leaves (the labels
- * are the element's, valid until it stops, which forgets the records). */
+/* Keeps @results with @r until the frame leaves: their results array
+ * (taken), a copy of their items (the labels are the element's, valid
+ * until it stops, which forgets the records). */
 static void
 keep_results (Record *r, const GstCudaGraphBatchCameraResults *results)
 {
   r->results = *results;
-  r->results.results = g_memdup2 (results->results,
-      (gsize) results->n_results * sizeof (GcgResult));
   r->results.items = g_memdup2 (results->items,
       (gsize) results->n_items * sizeof (GstCudaGraphResultsItem));
   r->has_results = TRUE;
@@ -222,8 +221,11 @@ gst_cuda_graph_batch_camera_done (GstCudaGraphBatchCamera *camera,
 {
   GList *l;
 
-  if (!gst_cuda_graph_batch_camera_is_paired (camera))
+  if (!gst_cuda_graph_batch_camera_is_paired (camera)) {
+    if (results != NULL)
+      g_free ((gpointer) results->results);
     return;
+  }
   g_mutex_lock (&camera->lock);
   l = find_waiting (camera, buffer);
   if (l != NULL) {
@@ -232,10 +234,15 @@ gst_cuda_graph_batch_camera_done (GstCudaGraphBatchCamera *camera,
     for (GList *e = camera->records.head; e != l; e = e->next)
       ((Record *) e->data)->ready = TRUE;
     ((Record *) l->data)->ready = TRUE;
-    if (results != NULL)
+    if (results != NULL) {
       keep_results (l->data, results);
+      results = NULL;
+    }
   }
   g_mutex_unlock (&camera->lock);
+  /* Its frame is not waiting here any more (flushed, unpaired). */
+  if (results != NULL)
+    g_free ((gpointer) results->results);
 }
 
 /* The oldest record when it may leave (owned), else NULL. */

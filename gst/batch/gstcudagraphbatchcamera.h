@@ -70,8 +70,9 @@ void gst_cuda_graph_batch_camera_take_frame (GstCudaGraphBatchCamera *camera,
 void gst_cuda_graph_batch_camera_pass (GstCudaGraphBatchCamera *camera,
     GstBuffer *buffer);
 /* @buffer's batch is done, with @results (NULL: none, the batch had no
- * postprocess or failed); frames taken before it that are still
- * waiting were left out and pass. */
+ * postprocess or failed; their results array is taken, g_malloc'd);
+ * frames taken before it that are still waiting were left out and
+ * pass. */
 void gst_cuda_graph_batch_camera_done (GstCudaGraphBatchCamera *camera,
     GstBuffer *buffer, const GstCudaGraphBatchCameraResults *results);
 /* Pushes the ready records, oldest first; @all: every record, the

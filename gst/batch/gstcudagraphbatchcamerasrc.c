@@ -233,12 +233,16 @@ gst_cuda_graph_batch_camera_src_unpair (GstCudaGraphBatch *self, GstPad *sink)
 }
 
 GstFlowReturn
-gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, gboolean all)
+gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, GList *pads,
+    gboolean all)
 {
-  GList *pads = gst_cuda_graph_batch_list_sink_pads (self);
+  /* The collect step's list of the sink pads, or (NULL) our own. */
+  GList *own = pads ? NULL : gst_cuda_graph_batch_list_sink_pads (self);
   GstFlowReturn ret = GST_FLOW_OK;
   gboolean any = FALSE;
 
+  if (own != NULL)
+    pads = own;
   for (GList *l = pads; l && !any; l = l->next)
     any = gst_cuda_graph_batch_camera_is_paired (camera_of (l->data));
   /* The batches the GPU finished since, without waiting: their frames
@@ -254,7 +258,7 @@ gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, gboolean all)
     if (ret == GST_FLOW_OK)
       ret = r;
   }
-  g_list_free_full (pads, gst_object_unref);
+  g_list_free_full (own, gst_object_unref);
   return ret;
 }
 

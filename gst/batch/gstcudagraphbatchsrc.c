@@ -454,7 +454,7 @@ stop_on (GstCudaGraphBatch *self, GstFlowReturn ret, gboolean said)
     GST_ELEMENT_FLOW_ERROR (self, ret);
   /* Every batch done: each stream's branch gets the rest of its frames
    * and its own EOS. */
-  gst_cuda_graph_batch_drain_cameras (self, TRUE);
+  gst_cuda_graph_batch_drain_cameras (self, NULL, TRUE);
   push_eos (self);
   gst_pad_pause_task (self->srcpad);
 }
