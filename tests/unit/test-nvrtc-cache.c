@@ -18,6 +18,7 @@
 #include "gcg-nvrtc-private.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -427,6 +428,146 @@ test_bad_parent_not_used (gconstpointer data)
   teardown (&t);
 }
 
+/* Puts @n files named as entries in @dir, junk inside (never read where
+ * they are used), written long ago: entry i at second 1000 + i. */
+static void
+add_old_entries (const gchar *dir, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    g_autofree gchar *name = g_strdup_printf ("%064x.bin", i);
+    g_autofree gchar *p = g_build_filename (dir, name, NULL);
+    struct utimbuf old = { 1000 + i, 1000 + i };
+
+    g_assert_true (g_file_set_contents (p, "old", 3, NULL));
+    g_assert_cmpint (utime (p, &old), ==, 0);
+  }
+}
+
+typedef enum
+{
+  SWAP_DIR, /* the cache directory renamed, a new one made */
+  SWAP_DIR_LINK, /* renamed, a link to another directory put there */
+  SWAP_PARENT_LINK, /* its parent renamed, a link put there */
+} Swap;
+
+static struct
+{
+  Swap how;
+  const gchar *base;
+  guint swaps;
+} swap_at_compile;
+
+/* Moves @base/parent/kernels aside as swap_at_compile.how says, and puts
+ * @base/other/kernels in its way: a directory holding more entries than
+ * the cache keeps, all of them old. */
+static void
+swap_dirs (void)
+{
+  const gchar *base = swap_at_compile.base;
+  g_autofree gchar *parent = g_build_filename (base, "parent", NULL);
+  g_autofree gchar *sub = g_build_filename (parent, "kernels", NULL);
+  g_autofree gchar *other = g_build_filename (base, "other", NULL);
+  g_autofree gchar *other_sub = g_build_filename (other, "kernels", NULL);
+  g_autofree gchar *moved = NULL;
+
+  g_assert_cmpint (g_mkdir (other, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (other_sub, 0700), ==, 0);
+  add_old_entries (other_sub, GCG_NVRTC_DISK_MAX_ENTRIES + 5);
+  switch (swap_at_compile.how) {
+    case SWAP_DIR:
+      moved = g_strconcat (sub, ".old", NULL);
+      g_assert_cmpint (g_rename (sub, moved), ==, 0);
+      g_assert_cmpint (g_rename (other_sub, sub), ==, 0);
+      break;
+    case SWAP_DIR_LINK:
+      moved = g_strconcat (sub, ".old", NULL);
+      g_assert_cmpint (g_rename (sub, moved), ==, 0);
+      g_assert_cmpint (symlink (other_sub, sub), ==, 0);
+      break;
+    case SWAP_PARENT_LINK:
+      moved = g_strconcat (parent, ".old", NULL);
+      g_assert_cmpint (g_rename (parent, moved), ==, 0);
+      g_assert_cmpint (symlink (other, parent), ==, 0);
+      break;
+  }
+}
+
+/* The call hook (the one fault injection uses): swaps the directories
+ * while NVRTC compiles, after the cache has opened its directory and
+ * before it stores what was compiled. */
+static CUresult
+swap_hook (GcgCudaId id)
+{
+  if (id == GCG_CUDA_ID_nvrtcCompileProgram && swap_at_compile.swaps++ == 0)
+    swap_dirs ();
+  return CUDA_SUCCESS;
+}
+
+/* The number of files in @dir named as entries. */
+static guint
+count_entries (const gchar *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  for (const gchar *name; (name = g_dir_read_name (d)) != NULL;)
+    n += g_str_has_suffix (name, ".bin");
+  return n;
+}
+
+/* The cache directory, or a parent of it, swapped for another directory
+ * (or a link to one) between the open and the store: the entry goes to
+ * the directory opened, and nothing is written to or pruned from the
+ * one put in its way (its entries all old, more than the cache keeps:
+ * pruning by name would delete them).  Failed before the directory was
+ * opened once: the store and the pruning went by name again. */
+static void
+test_swapped_during_compile (gconstpointer data)
+{
+  Swap how = GPOINTER_TO_INT (data);
+  Tmp t = { 0 };
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *other_sub = NULL;
+  g_autofree gchar *opened = NULL;
+  g_autofree gchar *src = NULL;
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GError) error = NULL;
+  guint before;
+
+  if (!setup (&t))
+    return;
+  sub = g_build_filename (t.dir, "parent", "kernels", NULL);
+  other_sub = g_build_filename (t.dir, "other", "kernels", NULL);
+  opened = how == SWAP_PARENT_LINK
+      ? g_build_filename (t.dir, "parent.old", "kernels", NULL)
+      : g_strconcat (sub, ".old", NULL);
+  /* A source of its own: no other test's entry is in memory. */
+  src = g_strdup_printf ("%s// swapped %d\n", source, how);
+  swap_at_compile.how = how;
+  swap_at_compile.base = t.dir;
+  swap_at_compile.swaps = 0;
+  before = gcg__nvrtc_cache_get_compile_count ();
+  gcg__cuda_set_call_hook (swap_hook);
+  a = gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, NULL, sub, &error);
+  gcg__cuda_set_call_hook (NULL);
+  g_assert_no_error (error);
+  g_assert_nonnull (a);
+  g_assert_cmpuint (swap_at_compile.swaps, ==, 1);
+  g_assert_cmpuint (gcg__nvrtc_cache_get_compile_count () - before, ==, 1);
+  /* Written where it was opened; the other directory untouched. */
+  g_assert_cmpuint (count_entries (opened), ==, 1);
+  g_assert_cmpuint (count_entries (how == SWAP_DIR ? sub : other_sub), ==,
+      GCG_NVRTC_DISK_MAX_ENTRIES + 5);
+  /* Clean up: both trees, whatever their shape. */
+  {
+    g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", t.dir);
+
+    g_assert_cmpint (system (cmd), ==, 0);
+  }
+  g_free (t.dir);
+}
+
 /* Source that includes a file is compiled every time: the file is not in
  * the key, so a cached binary would outlive a change to it.  Every form
  * of #include the preprocessor takes is one (translation phases: splices
@@ -560,16 +701,8 @@ test_bounded (void)
     return;
   sub = g_build_filename (t.dir, "kernels", NULL);
   g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
-  /* Old entries (junk inside: never read here), and a file of another
-   * name. */
-  for (guint i = 0; i < GCG_NVRTC_DISK_MAX_ENTRIES + 20; i++) {
-    g_autofree gchar *name = g_strdup_printf ("%064x.bin", i);
-    g_autofree gchar *p = g_build_filename (sub, name, NULL);
-    struct utimbuf old = { 1000 + i, 1000 + i };
-
-    g_assert_true (g_file_set_contents (p, "old", 3, NULL));
-    g_assert_cmpint (utime (p, &old), ==, 0);
-  }
+  /* Old entries, and a file of another name. */
+  add_old_entries (sub, GCG_NVRTC_DISK_MAX_ENTRIES + 20);
   other = g_build_filename (sub, "notes.txt", NULL);
   g_assert_true (g_file_set_contents (other, "mine", 4, NULL));
   g_assert_cmpuint (compile (&t, source, &a), ==, 1);
@@ -642,6 +775,12 @@ main (int argc, char **argv)
           test_bad_parent_not_used);
     }
   }
+  g_test_add_data_func ("/nvrtc-cache/swapped/dir", GINT_TO_POINTER (SWAP_DIR),
+      test_swapped_during_compile);
+  g_test_add_data_func ("/nvrtc-cache/swapped/dir-link",
+      GINT_TO_POINTER (SWAP_DIR_LINK), test_swapped_during_compile);
+  g_test_add_data_func ("/nvrtc-cache/swapped/parent-link",
+      GINT_TO_POINTER (SWAP_PARENT_LINK), test_swapped_during_compile);
   g_test_add_data_func ("/nvrtc-cache/linked-dir", GINT_TO_POINTER (TRUE),
       test_foreign_dir);
   g_test_add_data_func ("/nvrtc-cache/foreign-dir", GINT_TO_POINTER (FALSE),
