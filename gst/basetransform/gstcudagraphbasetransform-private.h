@@ -19,6 +19,7 @@
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphchaincache.h"
 #include "gstcudagraphdevice.h"
+#include "gstcudagraphidlewatch.h"
 #include "gstcudagraphinflight.h"
 #include "gstcudagraphuserkernel.h"
 #include "gstcudagraphrunprops.h"
@@ -94,6 +95,9 @@ typedef struct
    * generate_output() to hold with its output. */
   GstCudaGraphHeldFrames held;
   GstCudaGraphInFlightFrame *just_queued;
+  /* Lets the held outputs out once input pauses (CUDA backend, between
+   * start and stop). */
+  GstCudaGraphIdleWatch idle;
   /* Set (atomically: latency queries come from any thread) once a frame
    * was held: the latency query then counts the hold. */
   gint holding;
@@ -194,6 +198,11 @@ GstFlowReturn gst_cuda_graph_base_transform_generate_output (
  * event, a drain), or dropped (flush, stop: the queue cancelled first). */
 void gst_cuda_graph_base_transform_finish_held (
     GstCudaGraphBaseTransform *self);
+/* How long input must pause before the held outputs leave without a
+ * next input (µs): above a frame's interval at the rates the GPU path
+ * runs (thousands of fps), so a steady stream never waits for it. */
+#define GST_CUDA_GRAPH_HOLD_IDLE_US 500
+void gst_cuda_graph_base_transform_finish_held_idle (gpointer self);
 void gst_cuda_graph_base_transform_drop_held (GstCudaGraphBaseTransform *self);
 void gst_cuda_graph_base_transform_add_hold_latency (
     GstCudaGraphBaseTransform *self, GstQuery *query);

@@ -146,6 +146,7 @@ gst_cuda_graph_base_transform_init (GstCudaGraphBaseTransform *self)
 
   gst_cuda_graph_base_transform_init_properties (priv);
   priv->chain_cache = gst_cuda_graph_chain_cache_new ();
+  gst_cuda_graph_idle_watch_init (&priv->idle);
   priv->dev.active = GCG_BACKEND_CPU;
 }
 
@@ -172,6 +173,7 @@ gst_cuda_graph_base_transform_finalize (GObject *object)
   gst_cuda_graph_base_transform_close (self);
   gst_cuda_graph_chain_cache_free (GET_PRIV (self)->chain_cache);
   gst_cuda_graph_user_kernel_clear (&GET_PRIV (self)->kernel);
+  gst_cuda_graph_idle_watch_clear (&GET_PRIV (self)->idle);
 
   G_OBJECT_CLASS (gst_cuda_graph_base_transform_parent_class)
       ->finalize (object);
@@ -184,6 +186,9 @@ gst_cuda_graph_base_transform_close (GstCudaGraphBaseTransform *self)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
+  /* It pushes held outputs, which go below; it takes the stream lock, not
+   * held here (pads are deactivated before stop). */
+  gst_cuda_graph_idle_watch_stop (&priv->idle);
   /* Frames in flight still use the chain, the staging and their buffers. */
   if (priv->queue)
     gcg_frame_queue_cancel (priv->queue);
@@ -237,6 +242,16 @@ open_queue (GstCudaGraphBaseTransform *self)
   }
   gst_cuda_graph_in_flight_pool_init (&priv->in_flight,
       gcg_frame_queue_get_depth (priv->queue));
+  /* Outputs are held only on the GPU (gstcudagraphbasetransformframe.c). */
+  if (priv->dev.active == GCG_BACKEND_CUDA
+      && !gst_cuda_graph_idle_watch_start (&priv->idle, "gcg-held-idle",
+          GST_CUDA_GRAPH_HOLD_IDLE_US,
+          gst_cuda_graph_base_transform_finish_held_idle, self, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot start the thread for held outputs: %s", error->message),
+        (NULL));
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -345,10 +360,13 @@ gst_cuda_graph_base_transform_query (GstBaseTransform *trans,
   if (gst_cuda_graph_device_context_query (GST_ELEMENT (trans), query,
           &priv->gst_context))
     return TRUE;
-  /* Upstream wants its buffers back: the held outputs' frames finish. */
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
-    gst_cuda_graph_base_transform_finish_held (
-        GST_CUDA_GRAPH_BASE_TRANSFORM (trans));
+  /* Upstream wants its buffers back: the held outputs' frames finish.
+   * Under the stream lock: the idle watch may be pushing them too. */
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN) {
+    GST_PAD_STREAM_LOCK (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    gst_cuda_graph_base_transform_finish_held (self);
+    GST_PAD_STREAM_UNLOCK (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  }
   ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_graph_base_transform_parent_class)
             ->query (trans, direction, query);
   if (ret)

@@ -447,6 +447,8 @@ gst_cuda_graph_base_transform_generate_output (GstBaseTransform *trans,
   if (ret != GST_FLOW_OK || *outbuf != NULL || priv->held.head == NULL)
     return ret;
   pop_done (self, outbuf);
+  if (priv->held.head != NULL)
+    gst_cuda_graph_idle_watch_arm (&priv->idle);
   return GST_FLOW_OK;
 }
 
@@ -473,8 +475,24 @@ gst_cuda_graph_base_transform_finish_held (GstCudaGraphBaseTransform *self)
   }
 }
 
-/* Holding outputs adds latency: at least the next frame's interval (an
- * output leaves when a later input finds its frame done), and up to the
+/* Input paused: what is held leaves now, in the idle watch's thread,
+ * under the sink pad's stream lock, which serialises it with the
+ * streaming thread's buffers and events. */
+void
+gst_cuda_graph_base_transform_finish_held_idle (gpointer data)
+{
+  GstCudaGraphBaseTransform *self = data;
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (self);
+
+  GST_PAD_STREAM_LOCK (sinkpad);
+  if (!GST_PAD_IS_FLUSHING (sinkpad))
+    gst_cuda_graph_base_transform_finish_held (self);
+  GST_PAD_STREAM_UNLOCK (sinkpad);
+}
+
+/* Holding outputs adds latency: the next frame's interval or the idle
+ * watch's delay, whichever is shorter (an output leaves when a later
+ * input finds its frame done, or once input pauses), and up to the
  * queue's depth of frames held. */
 void
 gst_cuda_graph_base_transform_add_hold_latency (GstCudaGraphBaseTransform *self,
@@ -493,9 +511,9 @@ gst_cuda_graph_base_transform_add_hold_latency (GstCudaGraphBaseTransform *self,
   fps_d = GST_VIDEO_INFO_FPS_D (&priv->in_info);
   depth = priv->run.in_flight;
   GST_OBJECT_UNLOCK (self);
-  if (fps_n <= 0 || fps_d <= 0)
-    return;
-  frame = gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n);
+  frame = GST_CUDA_GRAPH_HOLD_IDLE_US * GST_USECOND;
+  if (fps_n > 0 && fps_d > 0)
+    frame = MIN (frame, gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n));
   gst_query_parse_latency (query, &live, &min, &max);
   min += frame;
   if (GST_CLOCK_TIME_IS_VALID (max))
