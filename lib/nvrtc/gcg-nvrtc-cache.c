@@ -297,22 +297,30 @@ memory_store (const gchar *key, GBytes *payload)
 }
 
 /* gcg__nvrtc_compile() through the caches; @disk_dir %NULL keeps to the
- * memory cache.  Source that may read files (an #include in any form the
- * preprocessor takes, gcg-nvrtc-scan.c) is compiled every time: the files
- * may change, and only the text given is in the key. */
+ * memory cache.  A program that may read files (an #include in any form
+ * the preprocessor takes, an option that names a file, or one the scan is
+ * not sure of: gcg-nvrtc-scan.c) is compiled every time: the files may
+ * change, and only the text given is in the key.  The scan is preferred
+ * to keying on what NVRTC read: NVRTC 13 reports no list of the files it
+ * opened (no dependency output in its API), and such a list would still
+ * miss a __has_include of a file that does not exist yet. */
 GBytes *
 gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
     const gchar *name, gint sm, const gchar *const *options,
     const gchar *disk_dir, GError **error)
 {
   g_autofree gchar *key = NULL;
+  g_autofree gchar *text = NULL;
   gint dir_fd;
   GBytes *binary;
 
   if (!gcg__nvrtc_load (error))
     return NULL;
-  if (gcg__nvrtc_text_may_read_files (source)
-      || gcg__nvrtc_text_may_read_files (prelude)
+  /* The text scanned is the one NVRTC reads, prelude and source joined as
+   * it gets them: scanned apart, the end of one could change how the
+   * other reads (a comment or splice left open). */
+  text = gcg__nvrtc_program_text (prelude, source, name);
+  if (gcg__nvrtc_text_may_read_files (text)
       || gcg__nvrtc_options_may_read_files (options)) {
     binary = gcg__nvrtc_compile (prelude, source, name, sm, options, error);
     if (binary != NULL)

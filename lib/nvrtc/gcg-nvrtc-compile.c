@@ -94,6 +94,16 @@ get_cubin (nvrtcProgram prog, const gchar *name, GError **error)
   return g_bytes_new_take (g_steal_pointer (&cubin), size);
 }
 
+/* The text NVRTC is given: @prelude (may be %NULL), a #line directive
+ * naming @name, @source.  What the cache scans (gcg-nvrtc-scan.c). */
+gchar *
+gcg__nvrtc_program_text (const gchar *prelude, const gchar *source,
+    const gchar *name)
+{
+  return g_strdup_printf ("%s\n#line 1 \"%s\"\n%s", prelude ? prelude : "",
+      name, source);
+}
+
 /* Compiles @prelude (may be %NULL) then @source, named @name in the log,
  * for sm_@sm with @options (may be %NULL) added.  A compile error is
  * GCG_ERROR_INVALID_ARGUMENT with NVRTC's log, lines as in @source. */
@@ -117,8 +127,7 @@ gcg__nvrtc_compile (const gchar *prelude, const gchar *source,
         "Kernel source name '%s' holds a quote, backslash or newline", name);
     return NULL;
   }
-  text = g_strdup_printf ("%s\n#line 1 \"%s\"\n%s", prelude ? prelude : "",
-      name, source);
+  text = gcg__nvrtc_program_text (prelude, source, name);
   g_ptr_array_add (opts, arch);
   for (guint i = 0; options != NULL && options[i] != NULL; i++)
     g_ptr_array_add (opts, (gpointer) options[i]);

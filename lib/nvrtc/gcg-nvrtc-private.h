@@ -77,13 +77,17 @@ GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude,
     const gchar *source, const gchar *name, gint sm,
     const gchar *const *options, GError **error);
 
+gchar *gcg__nvrtc_program_text (const gchar *prelude, const gchar *source,
+    const gchar *name);
+
 GCG_PRIVATE_API GBytes *gcg__nvrtc_compile_cached (const gchar *prelude,
     const gchar *source, const gchar *name, gint sm,
     const gchar *const *options, const gchar *disk_dir, GError **error);
 
 GCG_PRIVATE_API guint gcg__nvrtc_get_live_programs (void);
 
-/* Whether a compile of this text, or with these options, may read a file
+/* Whether a compile of this program text (gcg__nvrtc_program_text()),
+ * or with these options, may read a file or the clock
  * (gcg-nvrtc-scan.c): its binary is then never cached. */
 GCG_PRIVATE_API gboolean gcg__nvrtc_text_may_read_files (const gchar *text);
 GCG_PRIVATE_API gboolean

@@ -8,9 +8,11 @@
  * an entry or a directory of another user (run as root), a linked
  * directory or one others may write, a directory below a parent others
  * may write (not root's sticky /tmp), a linked or foreign parent, is
- * never trusted (the kernel is compiled again); source that may read a
- * file in any form the preprocessor takes is never cached (the scan is
- * tested without NVRTC too).  Skips only when NVRTC is absent, and says
+ * never trusted (the kernel is compiled again); the directory or its
+ * parent swapped while NVRTC compiles changes nothing (the directory
+ * opened is the one written); source that may read a file in any form
+ * the preprocessor takes, or options that may, are never cached (the
+ * scan is tested without NVRTC too).  Skips only when NVRTC is absent, and says
  * so; the tests that need root skip without it.
  */
 #include <gcg.h>
@@ -71,19 +73,28 @@ teardown (Tmp *t)
   g_free (t->entry);
 }
 
-/* Compiles through the cache in @t->dir/kernels; the number of NVRTC
- * compiles it took (0 or 1). */
+/* Compiles @src with @options through the cache in @t->dir/kernels; the
+ * number of NVRTC compiles it took (0 or 1). */
 static guint
-compile (Tmp *t, const gchar *src, GBytes **out)
+compile_with (Tmp *t, const gchar *src, const gchar *const *options,
+    GBytes **out)
 {
   g_autofree gchar *sub = g_build_filename (t->dir, "kernels", NULL);
   g_autoptr (GError) error = NULL;
   guint before = gcg__nvrtc_cache_get_compile_count ();
 
-  *out = gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, NULL, sub, &error);
+  *out =
+      gcg__nvrtc_compile_cached (NULL, src, "k.cu", SM, options, sub, &error);
   g_assert_no_error (error);
   g_assert_nonnull (*out);
   return gcg__nvrtc_cache_get_compile_count () - before;
+}
+
+/* compile_with() without options. */
+static guint
+compile (Tmp *t, const gchar *src, GBytes **out)
+{
+  return compile_with (t, src, NULL, out);
 }
 
 /* The one entry in the cache directory. */
@@ -571,43 +582,83 @@ test_swapped_during_compile (gconstpointer data)
 /* Source that includes a file is compiled every time: the file is not in
  * the key, so a cached binary would outlive a change to it.  Every form
  * of #include the preprocessor takes is one (translation phases: splices
- * joined, a comment is a space, %: is #): a header changed between two
- * compiles gives another binary (failed before: the second compile was a
- * hit with the old value, first for "#  include", then, only '#', blanks
- * and "include" recognised, for every form after it). */
+ * joined, a comment is a space, %: is #), and so is a header an option
+ * names: a header changed between two compiles gives another binary, from
+ * memory (the same process) and from the disk (the memory forgotten, as
+ * in the next process), and nothing is written to the disk (failed
+ * before: the second compile was a hit with the old value, first for
+ * "#  include", then, only '#', blanks and "include" recognised, for
+ * every form after it; then for the forms from the C++11 reading of a
+ * quote in a number on, and the options). */
 static void
 test_include_not_cached (void)
 {
-  const gchar *const forms[] = {
-    "#  include \"@\"\n",
-    "%:include \"@\"\n",
-    "#/**/include \"@\"\n",
-    "# /* c */ include \"@\"\n",
-    "#\\\ninclude \"@\"\n",
-    "/* a */ # /* multi\nline */ include \"@\"\n",
-    "#define HEADER \"@\"\n#include HEADER\n",
+  const gchar *const cxx11[] = { "-std=c++11", NULL };
+  const gchar *const cudafe[] = { "-Xcudafe", "--preinclude=@", NULL };
+  const struct
+  {
+    const gchar *text;
+    const gchar *const *options;
+  } forms[] = {
+    { "#  include \"@\"\n", NULL },
+    { "%:include \"@\"\n", NULL },
+    { "#/**/include \"@\"\n", NULL },
+    { "# /* c */ include \"@\"\n", NULL },
+    { "#\\\ninclude \"@\"\n", NULL },
+    { "#inc\\\nlude \"@\"\n", NULL },
+    { "/* a */ # /* multi\nline */ include \"@\"\n", NULL },
+    { "#define HEADER \"@\"\n#include HEADER\n", NULL },
+    /* Before C++14 the quote opens a character literal that hides the
+     * comment's start; read with digit separators, a comment hides the
+     * #include. */
+    { "#if 0\n1'0 /* '\n#endif\n#include \"@\"\n// */\n", cxx11 },
+    /* A header that an option passed to the front end includes. */
+    { "", cudafe },
   };
   Tmp t = { 0 };
   g_autofree gchar *header = NULL;
+  g_autofree gchar *sub = NULL;
 
   if (!setup (&t))
     return;
   header = g_build_filename (t.dir, "value.cuh", NULL);
+  sub = g_build_filename (t.dir, "kernels", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (forms); i++) {
-    g_autoptr (GString) line = g_string_new (forms[i]);
+    g_autoptr (GString) line = g_string_new (forms[i].text);
+    g_autoptr (GPtrArray) options = g_ptr_array_new_with_free_func (g_free);
     g_autofree gchar *src = NULL;
     g_autoptr (GBytes) a = NULL;
     g_autoptr (GBytes) b = NULL;
+    g_autoptr (GBytes) c = NULL;
 
     g_string_replace (line, "@", header, 0);
+    for (guint j = 0; forms[i].options && forms[i].options[j]; j++) {
+      g_autoptr (GString) o = g_string_new (forms[i].options[j]);
+
+      g_string_replace (o, "@", header, 0);
+      g_ptr_array_add (options, g_string_free (g_steal_pointer (&o), FALSE));
+    }
+    g_ptr_array_add (options, NULL);
     src = g_strconcat (line->str,
         "extern \"C\" __global__ void k (int *p) { p[0] = VALUE; }\n", NULL);
     g_test_message ("%s", line->str);
     g_assert_true (g_file_set_contents (header, "#define VALUE 1\n", -1, NULL));
-    g_assert_cmpuint (compile (&t, src, &a), ==, 1);
+    g_assert_cmpuint (compile_with (&t, src,
+                          (const gchar *const *) options->pdata, &a),
+        ==, 1);
     g_assert_true (g_file_set_contents (header, "#define VALUE 2\n", -1, NULL));
-    g_assert_cmpuint (compile (&t, src, &b), ==, 1);
+    g_assert_cmpuint (compile_with (&t, src,
+                          (const gchar *const *) options->pdata, &b),
+        ==, 1);
     g_assert_false (g_bytes_equal (a, b));
+    gcg__nvrtc_cache_clear_memory ();
+    g_assert_true (g_file_set_contents (header, "#define VALUE 3\n", -1, NULL));
+    g_assert_cmpuint (compile_with (&t, src,
+                          (const gchar *const *) options->pdata, &c),
+        ==, 1);
+    g_assert_false (g_bytes_equal (b, c));
+    g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS)
+        && count_entries (sub) > 0);
   }
   g_unlink (header);
   teardown (&t);
@@ -646,6 +697,28 @@ test_scan (void)
     /* A digit separator opens no literal that would hide the comment
      * start from the scan. */
     "int x = 1'0 + sizeof \"x' /* \";\n#include \"a.h\"\n/* */\n",
+    /* Before C++14 a quote in a number opens a character literal. */
+    "#if 0\n1'0 /* '\n#endif\n#include \"a.h\"\n// */\n",
+    /* A directive's name with a byte outside ASCII, or that only begins
+     * as one that reads. */
+    "#include\xc2\xa0\"a.h\"\n",
+    "#\xc2\xa0include \"a.h\"\n",
+    "#includes \"a.h\"\n",
+    /* _Pragma other than one plain literal of a pragma known to read
+     * nothing. */
+    "_Pragma (\"GCC dependency \\\"a.h\\\"\")\n",
+    "_Pragma (L\"once\")\n",
+    "#define P _Pragma\nP (\"once\")\n",
+    "#define P(x) _Pragma (#x)\n",
+    "__pragma (once)\n",
+    /* Modules and header units. */
+    "import \"a.h\";\n",
+    "export import <a.h>;\n",
+    "import m;\n",
+    /* The time of the compile in the binary. */
+    "const char *d = __DATE__;\n",
+    "const char *t = __TIME__;\n",
+    "const char *s = __TIMESTAMP__;\n",
   };
   const gchar *const plain[] = {
     "extern \"C\" __global__ void k (int *p) { p[0] = 1; }\n",
@@ -658,6 +731,9 @@ test_scan (void)
     "#pragma unroll 4\n#pragma once\n#pragma nv_diag_suppress 177\n",
     "#pragma GCC diagnostic ignored \"-Wall\"\n",
     "_Pragma (\"unroll\") int x;\n",
+    "_Pragma(\"nv_diag_suppress 177\") _Pragma ( /* c */ \"once\" )\n",
+    "int import = 1; int y = import;\n",
+    "int __TIME = 1;\n",
     "#define STR(x) #x\n#define INC include\n",
     "#line 1 \"gcg-entry-point-check\"\r\nint x;\r\n",
   };
@@ -674,11 +750,27 @@ test_scan (void)
   {
     const gchar *pre[] = { "-default-device", "--pre-include=a.h", NULL };
     const gchar *pch[] = { "--use-pch=a.pch", NULL };
-    const gchar *fine[] = { "-default-device", "-std=c++17", NULL };
+    const gchar *fine[] = { "-default-device", "-std=c++17", "--fmad=false",
+      "-DX=1", "--define-macro=Y", "-UZ", NULL };
+    /* Options that read a file, or that the list does not know. */
+    const gchar *const reading[][3] = {
+      { "-Xcudafe", "--modules_directory=/m", NULL },
+      { "-Xcudafe=--preinclude=a.h", NULL },
+      { "--time=t.csv", NULL },
+      { "-std=c++17 --pre-include=a.h", NULL },
+      { "-DX=__has_include(<a.h>)", NULL },
+      { "-DX=__TIME__", NULL },
+      { "-D", "X=1", NULL },
+      { "-I/usr/include", NULL },
+    };
 
     g_assert_true (gcg__nvrtc_options_may_read_files (pre));
     g_assert_true (gcg__nvrtc_options_may_read_files (pch));
     g_assert_false (gcg__nvrtc_options_may_read_files (fine));
+    for (guint i = 0; i < G_N_ELEMENTS (reading); i++) {
+      g_test_message ("option reads: %s", reading[i][0]);
+      g_assert_true (gcg__nvrtc_options_may_read_files (reading[i]));
+    }
     g_assert_false (gcg__nvrtc_options_may_read_files (NULL));
   }
 }
