@@ -898,31 +898,6 @@ chain_shape (GcgFrameChain *chain, ChainShape *shape)
   shape->model = gcg_frame_chain_get_model (chain) != NULL;
 }
 
-/* Every plane holds what the chain will read or write through it: the
- * caller's sizes bound the copies, the chain's config the kernels. */
-static gboolean
-planes_fit_chain (const ChainShape *shape, const GcgFramePlanes *in,
-    const GcgFramePlanes *out, GError **error)
-{
-  const GcgFrameChainConfig *c = &shape->config;
-  gsize need = shape->tensor_bytes;
-
-  if (!planes_cover ("input", in, c->in_format, c->in_width, c->in_height,
-          error))
-    return FALSE;
-  if (c->output == GCG_OUTPUT_KIND_VIDEO)
-    return planes_cover ("output", out, c->out_format, c->out_width,
-        c->out_height, error);
-  if (out->size[0] < need) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The output tensor holds %" G_GSIZE_FORMAT " bytes, the chain "
-        "writes %" G_GSIZE_FORMAT,
-        out->size[0], need);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Points @ptr/@stride at @p's planes, or at @p's layout packed back to
  * back from @base when @base is not 0 (staging). */
 static void
@@ -988,6 +963,107 @@ add_input_need (const GcgFramePlanes *in, gsize total, gsize *dev, gsize *host)
     return FALSE;
   return in->kind != GCG_MEMORY_KIND_HOST
       || g_size_checked_add (host, *host, total);
+}
+
+/* --- submitting: a frame is a batch of one ------------------------------- */
+
+/* One submission, checked before anything is queued: @n_sources sources
+ * (a frame is one), each with its values and input planes, into one
+ * output.  Frames and batches take the same trip from here on (stage
+ * every source's host planes, run the engine, copy a host output back,
+ * complete); only the engine call at its heart differs: a
+ * #GcgFrameChain (one source, a video frame or a tensor of its ROIs) or
+ * a #GcgFrameBatch (a tensor of every source's items). */
+typedef struct
+{
+  GcgFrameChain *chain;
+  GcgFrameBatch *batch;
+  guint n_sources;
+  const GcgFrameBatchSource *sources;   /* a batch's descriptions */
+  GcgFrameParams *params;
+  const GcgFramePlanes *in;
+  const GcgFramePlanes *out;
+  guint *n_items;
+
+  /* Worked out by the checks, once per submission. */
+  ChainShape chain_shape;       /* a chain's */
+  gsize in_total[GCG_FRAME_BATCH_MAX_SOURCES];
+  gsize in_dev;                 /* device staging the inputs need */
+  gsize in_host;                /* pinned staging the inputs need */
+  gsize out_total;
+  gboolean device;              /* some plane is device memory */
+} Submission;
+
+/* Source @i's input planes: valid, and holding its rows (a chain's
+ * input is its config's, a batch source's its description). */
+static gboolean
+input_fits (const Submission *sub, guint i, gsize *total, GError **error)
+{
+  const GcgFrameChainConfig *c = &sub->chain_shape.config;
+  const GcgFrameBatchSource *s = sub->batch ? &sub->sources[i] : NULL;
+
+  return planes_valid (&sub->in[i], total, error)
+      && planes_cover ("input", &sub->in[i], s ? s->format : c->in_format,
+          s ? s->width : c->in_width, s ? s->height : c->in_height, error);
+}
+
+/* The output holds what the engine writes: a video frame's planes, or
+ * one tensor (a batch's in exactly one plane). */
+static gboolean
+output_fits (const Submission *sub, GError **error)
+{
+  const GcgFramePlanes *out = sub->out;
+  const GcgFrameChainConfig *c = &sub->chain_shape.config;
+  gsize need;
+
+  if (sub->batch != NULL) {
+    need = gcg_frame_batch_get_output_size (sub->batch);
+    if (out->n_planes == 1 && out->size[0] >= need)
+      return TRUE;
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch's output is one tensor of %" G_GSIZE_FORMAT " bytes (got %u "
+        "planes, %" G_GSIZE_FORMAT " bytes)",
+        need, out->n_planes, out->size[0]);
+    return FALSE;
+  }
+  if (c->output == GCG_OUTPUT_KIND_VIDEO)
+    return planes_cover ("output", out, c->out_format, c->out_width,
+        c->out_height, error);
+  need = sub->chain_shape.tensor_bytes;
+  if (out->size[0] >= need)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "The output tensor holds %" G_GSIZE_FORMAT " bytes, the chain "
+      "writes %" G_GSIZE_FORMAT,
+      out->size[0], need);
+  return FALSE;
+}
+
+/* Every source's planes, then the output, checked; what staging they
+ * need summed.  A batch's errors name the source. */
+static gboolean
+check_planes (Submission *sub, GError **error)
+{
+  sub->in_dev = sub->in_host = 0;
+  sub->device = FALSE;
+  for (guint i = 0; i < sub->n_sources; i++) {
+    const GcgFramePlanes *in = &sub->in[i];
+
+    if (!input_fits (sub, i, &sub->in_total[i], error)) {
+      if (sub->batch != NULL)
+        g_prefix_error (error, "Batch source %u: ", i);
+      return FALSE;
+    }
+    if (!add_input_need (in, sub->in_total[i], &sub->in_dev, &sub->in_host)) {
+      g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "The batch's inputs have an impossible size");
+      return FALSE;
+    }
+    sub->device |= in->kind == GCG_MEMORY_KIND_DEVICE;
+  }
+  sub->device |= sub->out->kind == GCG_MEMORY_KIND_DEVICE;
+  return planes_valid (sub->out, &sub->out_total, error)
+      && output_fits (sub, error);
 }
 
 /* The slot's staging: @in_dev/@in_host bytes for the input, and what
@@ -1062,20 +1138,35 @@ upload_planes (GcgFrameQueue *self, const GcgFramePlanes *in, guint64 dev,
   return TRUE;
 }
 
-/* Host input to the slot's device staging on the copy-in stream, so that
- * it overlaps the kernels of the frame before (upload_planes()).  The
- * kernels' stream waits for the upload. */
+/* Every source's host planes into the slot's input staging, back to back
+ * in source order, each source's input addresses set in its values (the
+ * planes themselves for device memory, and on the CPU backend); the
+ * kernels' stream waits for the uploads. */
 static gboolean
-stage_input (GcgFrameQueue *self, Slot *slot, GcgFrameParams *params,
-    const GcgFramePlanes *in, gsize in_total, GError **error)
+stage_inputs (GcgFrameQueue *self, Slot *slot, const Submission *sub,
+    GError **error)
 {
-  if (in->kind == GCG_MEMORY_KIND_DEVICE) {
-    set_addresses (params->src, params->src_stride, in, 0);
-    return TRUE;
+  gsize dev = 0, host = 0;
+
+  for (guint i = 0; i < sub->n_sources; i++) {
+    const GcgFramePlanes *p = &sub->in[i];
+    GcgFrameParams *params = &sub->params[i];
+
+    if (self->stream == NULL || p->kind == GCG_MEMORY_KIND_DEVICE) {
+      set_addresses (params->src, params->src_stride, p, 0);
+      continue;
+    }
+    set_addresses (params->src, params->src_stride, p, slot->in_dev + dev);
+    /* No pinned staging when no source is pageable. */
+    if (!upload_planes (self, p, slot->in_dev + dev,
+            slot->in_host ? slot->in_host + host : NULL, sub->in_total[i],
+            error))
+      return FALSE;
+    dev += sub->in_total[i];
+    host += p->kind == GCG_MEMORY_KIND_HOST ? sub->in_total[i] : 0;
   }
-  set_addresses (params->src, params->src_stride, in, slot->in_dev);
-  return upload_planes (self, in, slot->in_dev, slot->in_host, in_total, error)
-      && stream_after (self->stream, self->in_stream, slot->copied_in, error);
+  return self->stream == NULL || sub->in_dev == 0
+      || stream_after (self->stream, self->in_stream, slot->copied_in, error);
 }
 
 /* Device staging back to host output on the copy-out stream, once the
@@ -1121,15 +1212,40 @@ unused_tail (const ChainShape *shape, const GcgFrameParams *params,
   return shape->tensor_bytes - *offset;
 }
 
+/* A chain's tensor items past the frame's ROIs zeroed (a batch zeroes
+ * its own), on the device or, on the CPU backend, by the host. */
 static gboolean
-zero_tail_cuda (GcgFrameQueue *self, const ChainShape *shape,
+zero_tail (GcgFrameQueue *self, const ChainShape *shape,
     const GcgFrameParams *params, GError **error)
 {
   gsize offset = 0, n = unused_tail (shape, params, &offset);
 
-  return n == 0
-      || GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset, 0, n,
-          gcg__stream_get_cu (self->stream));
+  if (n == 0)
+    return TRUE;
+  if (self->stream == NULL) {
+    memset ((guint8 *) (guintptr) params->dst[0] + offset, 0, n);
+    return TRUE;
+  }
+  return GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset, 0, n,
+      gcg__stream_get_cu (self->stream));
+}
+
+/* The engine writes the output at @dst (the output's planes, or their
+ * device staging): a chain takes it in its values, a batch as the
+ * tensor's address. */
+static gboolean
+run_engine (GcgFrameQueue *self, Submission *sub, const guint64 *dst,
+    const gint *dst_stride, GError **error)
+{
+  GcgFrameParams *params = sub->params;
+
+  if (sub->batch != NULL)
+    return gcg_frame_batch_process (sub->batch, sub->n_sources, sub->sources,
+        params, dst[0], self->stream, sub->n_items, error);
+  memcpy (params->dst, dst, sizeof (params->dst));
+  memcpy (params->dst_stride, dst_stride, sizeof (params->dst_stride));
+  return gcg_frame_chain_process (sub->chain, params, self->stream, error)
+      && zero_tail (self, &sub->chain_shape, params, error);
 }
 
 /* A frame failed while being queued.  Copies queued before the failure
@@ -1146,46 +1262,35 @@ abandon_cuda (GcgFrameQueue *self, Slot *slot)
   return FALSE;
 }
 
+/* The one trip of a frame or a batch in @slot: inputs staged, the engine
+ * run, a host output copied back, the completion recorded.  The CPU
+ * backend runs on the caller's memory, done when this returns. */
 static gboolean
-submit_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
-    const ChainShape *shape, GcgFrameParams *params, const GcgFramePlanes *in,
-    gsize in_total, const GcgFramePlanes *out, gsize out_total, GError **error)
+submit_work (GcgFrameQueue *self, Slot *slot, Submission *sub, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   guint index = (guint) (slot - self->slots);
-  gsize in_dev = 0, in_host = 0;
+  guint64 dst[3];
+  gint dst_stride[3];
 
-  (void) add_input_need (in, in_total, &in_dev, &in_host);
+  if (self->stream == NULL) {
+    set_addresses (dst, dst_stride, sub->out, 0);
+    return stage_inputs (self, slot, sub, error)
+        && run_engine (self, sub, dst, dst_stride, error)
+        && self->ops->record (self->ops_data, index, error);
+  }
   if (!gcg__context_guard_enter (&guard, self->context, error)
-      || !ensure_staging (self, slot, in_dev, in_host, out, out_total, error))
+      || !ensure_staging (self, slot, sub->in_dev, sub->in_host, sub->out,
+          sub->out_total, error))
     return FALSE;
-  set_addresses (params->dst, params->dst_stride, out,
-      out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
-  if (stage_input (self, slot, params, in, in_total, error)
-      && gcg_frame_chain_process (chain, params, self->stream, error)
-      && zero_tail_cuda (self, shape, params, error)
-      && stage_output (self, slot, params->dst, out, out_total, error)
+  set_addresses (dst, dst_stride, sub->out,
+      sub->out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
+  if (stage_inputs (self, slot, sub, error)
+      && run_engine (self, sub, dst, dst_stride, error)
+      && stage_output (self, slot, dst, sub->out, sub->out_total, error)
       && self->ops->record (self->ops_data, index, error))
     return TRUE;
   return abandon_cuda (self, slot);
-}
-
-static gboolean
-submit_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameChain *chain,
-    const ChainShape *shape, GcgFrameParams *params, const GcgFramePlanes *in,
-    const GcgFramePlanes *out, GError **error)
-{
-  gsize offset = 0, n;
-
-  set_addresses (params->src, params->src_stride, in, 0);
-  set_addresses (params->dst, params->dst_stride, out, 0);
-  if (!gcg_frame_chain_process (chain, params, NULL, error))
-    return FALSE;
-  n = unused_tail (shape, params, &offset);
-  if (n > 0)
-    memset ((guint8 *) (guintptr) params->dst[0] + offset, 0, n);
-  return self->ops->record (self->ops_data, (guint) (slot - self->slots),
-      error);
 }
 
 /* The slot of the next frame, free: waits for the frame #depth earlier
@@ -1242,6 +1347,26 @@ backend_fits (GcgFrameQueue *self, GcgBackend backend, gboolean device,
   return TRUE;
 }
 
+/* Checks @sub and queues it in the next free slot; what both public
+ * submits come down to. */
+static gboolean
+submit (GcgFrameQueue *self, GObject *engine, GcgBackend backend,
+    Submission *sub, GcgFrameDoneFunc done, gpointer user_data, guint64 *seq,
+    GError **error)
+{
+  Slot *slot;
+
+  if (!check_planes (sub, error)
+      || !backend_fits (self, backend, sub->device, error))
+    return FALSE;
+  gcg_frame_queue_poll (self);
+  slot = next_free_slot (self);
+  if (!submit_work (self, slot, sub, error))
+    return FALSE;
+  occupy_slot (self, slot, engine, done, user_data, seq);
+  return TRUE;
+}
+
 /**
  * gcg_frame_queue_submit:
  * @self: a #GcgFrameQueue
@@ -1278,160 +1403,23 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
     GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error)
 {
-  gsize in_total = 0, out_total = 0;
-  ChainShape shape;
-  gboolean ok;
-  Slot *slot;
+  Submission sub;
 
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
   g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
 
-  chain_shape (chain, &shape);
-  if (!planes_valid (in, &in_total, error)
-      || !planes_valid (out, &out_total, error)
-      || !planes_fit_chain (&shape, in, out, error))
-    return FALSE;
-  if (!backend_fits (self, gcg_frame_chain_get_backend (chain),
-          in->kind == GCG_MEMORY_KIND_DEVICE
-              || out->kind == GCG_MEMORY_KIND_DEVICE,
-          error))
-    return FALSE;
-  gcg_frame_queue_poll (self);
-  slot = next_free_slot (self);
-  if (self->stream)
-    ok = submit_cuda (self, slot, chain, &shape, params, in, in_total, out,
-        out_total, error);
-  else
-    ok = submit_cpu (self, slot, chain, &shape, params, in, out, error);
-  if (!ok)
-    return FALSE;
-  occupy_slot (self, slot, G_OBJECT (chain), done, user_data, seq);
-  return TRUE;
-}
-
-/* --- submitting a batch -------------------------------------------------- */
-
-/* What a batch's planes hold, checked before anything is queued. */
-typedef struct
-{
-  gsize in_total[GCG_FRAME_BATCH_MAX_SOURCES];
-  gsize in_dev;                 /* device staging the inputs need */
-  gsize in_host;                /* pinned staging the inputs need */
-  gsize out_total;
-  gboolean device;              /* some plane is device memory */
-} BatchShape;
-
-/* Source @i's planes: valid, and holding @source's rows. */
-static gboolean
-batch_input_fits (const GcgFrameBatchSource *source, const GcgFramePlanes *in,
-    gsize *total, GError **error)
-{
-  return planes_valid (in, total, error)
-      && planes_cover ("input", in, source->format, source->width,
-          source->height, error);
-}
-
-static gboolean
-check_batch_planes (GcgFrameBatch *batch, guint n_sources,
-    const GcgFrameBatchSource *sources, const GcgFramePlanes *in,
-    const GcgFramePlanes *out, BatchShape *shape, GError **error)
-{
-  gsize need = gcg_frame_batch_get_output_size (batch);
-
-  memset (shape, 0, sizeof (*shape));
-  for (guint i = 0; i < n_sources; i++) {
-    if (!batch_input_fits (&sources[i], &in[i], &shape->in_total[i], error)) {
-      g_prefix_error (error, "Batch source %u: ", i);
-      return FALSE;
-    }
-    if (!add_input_need (&in[i], shape->in_total[i], &shape->in_dev,
-            &shape->in_host)) {
-      g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-          "The batch's inputs have an impossible size");
-      return FALSE;
-    }
-    shape->device |= in[i].kind == GCG_MEMORY_KIND_DEVICE;
-  }
-  if (!planes_valid (out, &shape->out_total, error))
-    return FALSE;
-  if (out->n_planes != 1 || out->size[0] < need) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "A batch's output is one tensor of %" G_GSIZE_FORMAT " bytes (got %u "
-        "planes, %" G_GSIZE_FORMAT " bytes)",
-        need, out->n_planes, out->size[0]);
-    return FALSE;
-  }
-  shape->device |= out->kind == GCG_MEMORY_KIND_DEVICE;
-  return TRUE;
-}
-
-/* Every source's planes into the slot's input staging, back to back in
- * source order, each source's addresses set in its values; the kernels'
- * stream waits for the uploads. */
-static gboolean
-stage_batch_inputs (GcgFrameQueue *self, Slot *slot, guint n_sources,
-    GcgFrameParams *params, const GcgFramePlanes *in, const BatchShape *shape,
-    GError **error)
-{
-  gsize dev = 0, host = 0;
-
-  for (guint i = 0; i < n_sources; i++) {
-    const GcgFramePlanes *p = &in[i];
-
-    if (p->kind == GCG_MEMORY_KIND_DEVICE) {
-      set_addresses (params[i].src, params[i].src_stride, p, 0);
-      continue;
-    }
-    set_addresses (params[i].src, params[i].src_stride, p, slot->in_dev + dev);
-    /* No pinned staging when no source is pageable. */
-    if (!upload_planes (self, p, slot->in_dev + dev,
-            slot->in_host ? slot->in_host + host : NULL, shape->in_total[i],
-            error))
-      return FALSE;
-    dev += shape->in_total[i];
-    host += p->kind == GCG_MEMORY_KIND_HOST ? shape->in_total[i] : 0;
-  }
-  return shape->in_dev == 0
-      || stream_after (self->stream, self->in_stream, slot->copied_in, error);
-}
-
-static gboolean
-submit_batch_cuda (GcgFrameQueue *self, Slot *slot, GcgFrameBatch *batch,
-    guint n_sources, const GcgFrameBatchSource *sources, GcgFrameParams *params,
-    const GcgFramePlanes *in, const GcgFramePlanes *out,
-    const BatchShape *shape, guint *n_items, GError **error)
-{
-  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  guint index = (guint) (slot - self->slots);
-  guint64 dst[3] = { 0, 0, 0 };
-
-  if (!gcg__context_guard_enter (&guard, self->context, error)
-      || !ensure_staging (self, slot, shape->in_dev, shape->in_host, out,
-          shape->out_total, error))
-    return FALSE;
-  dst[0] = out->kind == GCG_MEMORY_KIND_DEVICE ? out->data[0] : slot->out_dev;
-  if (stage_batch_inputs (self, slot, n_sources, params, in, shape, error)
-      && gcg_frame_batch_process (batch, n_sources, sources, params, dst[0],
-          self->stream, n_items, error)
-      && stage_output (self, slot, dst, out, shape->out_total, error)
-      && self->ops->record (self->ops_data, index, error))
-    return TRUE;
-  return abandon_cuda (self, slot);
-}
-
-static gboolean
-submit_batch_cpu (GcgFrameQueue *self, Slot *slot, GcgFrameBatch *batch,
-    guint n_sources, const GcgFrameBatchSource *sources, GcgFrameParams *params,
-    const GcgFramePlanes *in, const GcgFramePlanes *out, guint *n_items,
-    GError **error)
-{
-  for (guint i = 0; i < n_sources; i++)
-    set_addresses (params[i].src, params[i].src_stride, &in[i], 0);
-  return gcg_frame_batch_process (batch, n_sources, sources, params,
-             out->data[0], NULL, n_items, error)
-      && self->ops->record (self->ops_data, (guint) (slot - self->slots),
-          error);
+  sub.chain = chain;
+  sub.batch = NULL;
+  sub.n_sources = 1;
+  sub.sources = NULL;
+  sub.params = params;
+  sub.in = in;
+  sub.out = out;
+  sub.n_items = NULL;
+  chain_shape (chain, &sub.chain_shape);
+  return submit (self, G_OBJECT (chain), gcg_frame_chain_get_backend (chain),
+      &sub, done, user_data, seq, error);
 }
 
 /* The arguments a caller may get wrong at run time, as a #GError. */
@@ -1504,28 +1492,21 @@ gcg_frame_queue_submit_batch (GcgFrameQueue *self, GcgFrameBatch *batch,
     const GcgFramePlanes *in, const GcgFramePlanes *out, GcgFrameDoneFunc done,
     gpointer user_data, guint *n_items, guint64 *seq, GError **error)
 {
-  BatchShape shape;
-  gboolean ok;
-  Slot *slot;
+  Submission sub;
 
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
 
-  if (!check_batch_args (batch, n_sources, sources, params, in, out, error)
-      || !check_batch_planes (batch, n_sources, sources, in, out, &shape, error)
-      || !backend_fits (self, gcg_frame_batch_get_backend (batch), shape.device,
-          error))
+  if (!check_batch_args (batch, n_sources, sources, params, in, out, error))
     return FALSE;
-  gcg_frame_queue_poll (self);
-  slot = next_free_slot (self);
-  if (self->stream)
-    ok = submit_batch_cuda (self, slot, batch, n_sources, sources, params, in,
-        out, &shape, n_items, error);
-  else
-    ok = submit_batch_cpu (self, slot, batch, n_sources, sources, params, in,
-        out, n_items, error);
-  if (!ok)
-    return FALSE;
-  occupy_slot (self, slot, G_OBJECT (batch), done, user_data, seq);
-  return TRUE;
+  sub.chain = NULL;
+  sub.batch = batch;
+  sub.n_sources = n_sources;
+  sub.sources = sources;
+  sub.params = params;
+  sub.in = in;
+  sub.out = out;
+  sub.n_items = n_items;
+  return submit (self, G_OBJECT (batch), gcg_frame_batch_get_backend (batch),
+      &sub, done, user_data, seq, error);
 }
