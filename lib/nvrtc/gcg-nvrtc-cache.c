@@ -4,8 +4,10 @@
  *
  * Compiled user kernels, cached by a SHA-256 of everything that shapes
  * the binary (prelude, source, name, options, architecture, NVRTC's
- * version): in memory for the process, and optionally on disk so a
- * restarted pipeline does not recompile.  Source that may read other
+ * version and the size and time of its files, which tell one patch
+ * release from another: gcg__nvrtc_get_identity()): in memory for the
+ * process, and optionally on disk so a restarted pipeline does not
+ * recompile (not when NVRTC's files cannot be told apart).  Source that may read other
  * files is never cached: their contents are not in the key
  * (gcg-nvrtc-scan.c says which source may).
  *
@@ -65,6 +67,7 @@ cache_key (const gchar *prelude, const gchar *source, const gchar *name,
   gcg__nvrtc_get_version (&major, &minor);
   arch = g_strdup_printf ("sm_%d nvrtc %d.%d", sm, major, minor);
   checksum_add (sum, arch);
+  checksum_add (sum, gcg__nvrtc_get_identity ());
   checksum_add (sum, prelude);
   checksum_add (sum, source);
   checksum_add (sum, name);
@@ -332,7 +335,9 @@ gcg__nvrtc_compile_cached (const gchar *prelude, const gchar *source,
     return binary;
   /* Opened once, before the compile: the writes after it go where the
    * checks were made. */
-  dir_fd = disk_dir != NULL ? disk_open (disk_dir) : -1;
+  dir_fd = disk_dir != NULL && gcg__nvrtc_get_identity () != NULL
+      ? disk_open (disk_dir)
+      : -1;
   if (dir_fd >= 0 && (binary = disk_load (dir_fd, key)) == NULL)
     g_debug ("Kernel cache: no valid entry for '%s' in %s", name, disk_dir);
   if (binary == NULL) {

@@ -13,10 +13,12 @@
 #include <dlfcn.h>
 #include <gmodule.h>
 #include <string.h>
+#include <sys/stat.h>
 
 GcgNvrtcTable gcg__nvrtc;
 
 static GError *load_error;
+static gchar *identity;
 static gint version_major;
 static gint version_minor;
 
@@ -63,26 +65,52 @@ resolve_table (GModule *module, const gchar *library)
   return NULL;
 }
 
+/* Appends to @id what tells the file @path apart from another build of
+ * it: its size and modification time (ccache's test of a compiler).
+ * FALSE when it cannot be examined. */
+static gboolean
+add_identity (GString *id, const gchar *path)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    return FALSE;
+  g_string_append_printf (id,
+      "%s %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld\n", path,
+      (guint64) st.st_size, (gint64) st.st_mtim.tv_sec,
+      (long) st.st_mtim.tv_nsec);
+  return TRUE;
+}
+
 /* NVRTC opens its builtins library (libnvrtc-builtins.so.X.Y) by name
  * when it compiles, so it is found only where the loader looks: a toolkit
  * in /usr/local/cuda without an ld.so.conf entry (a fresh machine, a
  * container) has NVRTC load and every compile fail.  Loading the builtins
  * next to the NVRTC we opened first makes that lookup find them (the
- * loader matches already loaded objects by soname). */
-static void
+ * loader matches already loaded objects by soname).
+ *
+ * Returns the identity of the NVRTC and builtins loaded (add_identity()),
+ * or NULL when either cannot be told: nvrtcVersion says 13.0 for every
+ * 13.0.x release, and a patch release may compile differently, so the
+ * compiled-kernel cache keys on this too and keeps off the disk without
+ * it. */
+static gchar *
 preload_builtins (gpointer nvrtc_symbol)
 {
+  g_autoptr (GString) id = g_string_new (NULL);
   g_autofree gchar *dir = NULL;
   g_autoptr (GDir) d = NULL;
   const gchar *name;
+  gboolean builtins = FALSE;
   Dl_info info;
 
   if (dladdr (nvrtc_symbol, &info) == 0 || info.dli_fname == NULL
       || strchr (info.dli_fname, '/') == NULL)
-    return;
+    return NULL;
   dir = g_path_get_dirname (info.dli_fname);
-  if ((d = g_dir_open (dir, 0, NULL)) == NULL)
-    return;
+  if ((d = g_dir_open (dir, 0, NULL)) == NULL
+      || !add_identity (id, info.dli_fname))
+    return NULL;
   while ((name = g_dir_read_name (d)) != NULL) {
     g_autofree gchar *path = NULL;
     GModule *m;
@@ -92,9 +120,12 @@ preload_builtins (gpointer nvrtc_symbol)
       continue;
     path = g_build_filename (dir, name, NULL);
     m = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
-    if (m != NULL)
+    if (m != NULL) {
       g_module_make_resident (m);
+      builtins = add_identity (id, path) || builtins;
+    }
   }
+  return builtins ? g_string_free (g_steal_pointer (&id), FALSE) : NULL;
 }
 
 static GError *
@@ -114,7 +145,7 @@ load_nvrtc (void)
       GError *error = resolve_table (module, names[i]);
 
       if (error == NULL)
-        preload_builtins ((gpointer) gcg__nvrtc.Version);
+        identity = preload_builtins ((gpointer) gcg__nvrtc.Version);
       return error;
     }
     g_string_append_printf (tried, "%s%s (%s)", i ? ", " : "", names[i],
@@ -163,4 +194,13 @@ gcg__nvrtc_get_version (gint *major, gint *minor)
 {
   *major = version_major;
   *minor = version_minor;
+}
+
+/* The files of the NVRTC loaded, told apart from other builds of them
+ * (preload_builtins()), or %NULL when they cannot be; valid after a
+ * successful gcg__nvrtc_load(). */
+const gchar *
+gcg__nvrtc_get_identity (void)
+{
+  return identity;
 }

@@ -72,6 +72,7 @@ nvrtcResult gcg__nvrtc_injected (void);
 gboolean gcg__nvrtc_load (GError **error);
 
 void gcg__nvrtc_get_version (gint *major, gint *minor);
+const gchar *gcg__nvrtc_get_identity (void);
 
 GCG_PRIVATE_API GBytes *gcg__nvrtc_compile (const gchar *prelude,
     const gchar *source, const gchar *name, gint sm,

@@ -73,6 +73,17 @@ teardown (Tmp *t)
   g_free (t->entry);
 }
 
+/* Removes @t->dir and all below it, whatever the test made there. */
+static void
+remove_tree (Tmp *t)
+{
+  g_autofree gchar *q = g_shell_quote (t->dir);
+  g_autofree gchar *cmd = g_strdup_printf ("rm -rf %s", q);
+
+  g_assert_cmpint (system (cmd), ==, 0);
+  g_clear_pointer (&t->dir, g_free);
+}
+
 /* Compiles @src with @options through the cache in @t->dir/kernels; the
  * number of NVRTC compiles it took (0 or 1). */
 static guint
@@ -570,13 +581,8 @@ test_swapped_during_compile (gconstpointer data)
   g_assert_cmpuint (count_entries (opened), ==, 1);
   g_assert_cmpuint (count_entries (how == SWAP_DIR ? sub : other_sub), ==,
       GCG_NVRTC_DISK_MAX_ENTRIES + 5);
-  /* Clean up: both trees, whatever their shape. */
-  {
-    g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", t.dir);
-
-    g_assert_cmpint (system (cmd), ==, 0);
-  }
-  g_free (t.dir);
+  /* Both trees, whatever their shape. */
+  remove_tree (&t);
 }
 
 /* Source that includes a file is compiled every time: the file is not in
@@ -662,6 +668,104 @@ test_include_not_cached (void)
   }
   g_unlink (header);
   teardown (&t);
+}
+
+/* In a child process (g_test_trap_subprocess()): a compile of @source
+ * through the cache in $GCG_TEST_KCACHE_DIR with the NVRTC the
+ * environment names takes $GCG_TEST_KCACHE_COMPILES compiles. */
+static void
+compile_in_child (void)
+{
+  const gchar *dir = g_getenv ("GCG_TEST_KCACHE_DIR");
+  guint want = atoi (g_getenv ("GCG_TEST_KCACHE_COMPILES"));
+  g_autoptr (GBytes) a = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (gcg__nvrtc_load (&error));
+  g_assert_nonnull (gcg__nvrtc_get_identity ());
+  a = gcg__nvrtc_compile_cached (NULL, source, "k.cu", SM, NULL, dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (gcg__nvrtc_cache_get_compile_count (), ==, want);
+}
+
+/* Runs compile_in_child() with $GCG_NVRTC_LIBRARY @library (%NULL: as
+ * this process has it) and the cache in @dir, expecting @compiles. */
+static void
+child_compiles (const gchar *library, const gchar *dir, guint compiles)
+{
+  g_autofree gchar *count = g_strdup_printf ("%u", compiles);
+  g_autofree gchar *saved = g_strdup (g_getenv ("GCG_NVRTC_LIBRARY"));
+
+  if (library != NULL)
+    g_setenv ("GCG_NVRTC_LIBRARY", library, TRUE);
+  g_setenv ("GCG_TEST_KCACHE_DIR", dir, TRUE);
+  g_setenv ("GCG_TEST_KCACHE_COMPILES", count, TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  if (saved != NULL)
+    g_setenv ("GCG_NVRTC_LIBRARY", saved, TRUE);
+  else
+    g_unsetenv ("GCG_NVRTC_LIBRARY");
+  g_test_trap_assert_passed ();
+}
+
+/* Copies each file of NVRTC's identity (one per line, its path first)
+ * into @dir: the same bytes, another modification time, as a patch
+ * release installed there would have.  The copy of NVRTC itself. */
+static gchar *
+copy_nvrtc (const gchar *dir)
+{
+  g_auto (GStrv) lines = g_strsplit (gcg__nvrtc_get_identity (), "\n", -1);
+  gchar *nvrtc = NULL;
+
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+    g_autofree gchar *path = g_strndup (lines[i], strcspn (lines[i], " "));
+    g_autofree gchar *base = g_path_get_basename (path);
+    g_autofree gchar *to = g_build_filename (dir, base, NULL);
+    g_autofree gchar *qfrom = g_shell_quote (path);
+    g_autofree gchar *qto = g_shell_quote (to);
+    g_autofree gchar *cmd = g_strdup_printf ("cp %s %s", qfrom, qto);
+    struct utimbuf later = { 2000000000, 2000000000 };
+    gint status = -1;
+
+    g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
+    g_assert_cmpint (status, ==, 0);
+    g_assert_cmpint (utime (to, &later), ==, 0);
+    if (i == 0)
+      nvrtc = g_steal_pointer (&to);
+  }
+  return nvrtc;
+}
+
+/* Another build of NVRTC with the same version number (nvrtcVersion
+ * says 13.0 for every 13.0.x) is another key: its first compile is not
+ * a disk hit on the old one's entry; its second, in a third process, is
+ * (failed before: the version alone was in the key, and a patch
+ * release's processes were served the old release's binaries). */
+static void
+test_other_nvrtc_build (void)
+{
+  Tmp t = { 0 };
+  g_autofree gchar *sub = NULL;
+  g_autofree gchar *copies = NULL;
+  g_autofree gchar *copy = NULL;
+  g_autoptr (GBytes) a = NULL;
+
+  if (g_test_subprocess ()) {
+    compile_in_child ();
+    return;
+  }
+  if (!setup (&t))
+    return;
+  g_assert_nonnull (gcg__nvrtc_get_identity ());
+  sub = g_build_filename (t.dir, "kernels", NULL);
+  copies = g_build_filename (t.dir, "nvrtc", NULL);
+  g_assert_cmpint (g_mkdir (copies, 0700), ==, 0);
+  g_assert_cmpuint (compile (&t, source, &a), ==, 1);
+  copy = copy_nvrtc (copies);
+  child_compiles (copy, sub, 1);
+  child_compiles (copy, sub, 0);
+  child_compiles (NULL, sub, 0);
+  remove_tree (&t);
 }
 
 /* The scan itself (no NVRTC): what may read a file, and what surely
@@ -841,6 +945,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc-cache/bounded", test_bounded);
   g_test_add_func ("/nvrtc-cache/include-not-cached", test_include_not_cached);
   g_test_add_func ("/nvrtc-cache/scan", test_scan);
+  g_test_add_func ("/nvrtc-cache/other-nvrtc-build", test_other_nvrtc_build);
   {
     const struct
     {
