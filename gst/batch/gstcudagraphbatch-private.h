@@ -36,6 +36,7 @@
 
 #include "gstcudagraphbatchpad.h"
 #include "gstcudagraphdevice.h"
+#include "gstcudagraphidlewatch.h"
 #include "gstcudagraphrunprops.h"
 #include "gstcudagraphtensorprops.h"
 #include "gstcudagraphmodel.h"
@@ -120,6 +121,11 @@ struct _GstCudaGraphBatch
   GstPad *srcpad;
   /* The collector thread's wake-ups (gstcudagraphbatchqueue.h). */
   GstCudaGraphBatchCollector collector;
+  /* Wakes the collector when a stream's frames wait on a batch still
+   * running and no input comes (gstcudagraphidlewatch.h); @idle_kicked
+   * says so to the collector (atomic). */
+  GstCudaGraphIdleWatch idle;
+  gint idle_kicked;
 
   /* Properties, under the object lock: the run properties every element
    * has (their counters included), the tensor's, and the batch's own. */
@@ -335,6 +341,10 @@ void gst_cuda_graph_batch_camera_src_unpair (GstCudaGraphBatch *self,
 GstFlowReturn gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self,
     GList *pads, gboolean all);
 void gst_cuda_graph_batch_forget_cameras (GstCudaGraphBatch *self);
+void gst_cuda_graph_batch_kick_idle (gpointer self);
+/* How long input must pause before frames whose batch is done leave on
+ * their branches without a next collect step (µs). */
+#define GST_CUDA_GRAPH_BATCH_IDLE_US 500
 
 /* gstcudagraphbatchrun.c */
 void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,

@@ -194,6 +194,7 @@ gst_cuda_graph_batch_init (GstCudaGraphBatch *self)
       gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), "src");
 
   gst_cuda_graph_batch_collector_init (&self->collector);
+  gst_cuda_graph_idle_watch_init (&self->idle);
   gst_cuda_graph_batch_init_properties (self);
   gst_cuda_graph_postprocess_init (&self->postprocess);
   self->dev.active = GCG_BACKEND_CPU;
@@ -219,6 +220,7 @@ gst_cuda_graph_batch_finalize (GObject *object)
   g_queue_clear_full (&self->spare,
       (GDestroyNotify) gst_cuda_graph_batch_free_record);
   gst_cuda_graph_postprocess_clear (&self->postprocess);
+  gst_cuda_graph_idle_watch_clear (&self->idle);
   gst_cuda_graph_batch_collector_clear (&self->collector);
 
   G_OBJECT_CLASS (gst_cuda_graph_batch_parent_class)->finalize (object);

@@ -116,6 +116,17 @@ gst_cuda_graph_batch_camera_is_paired (GstCudaGraphBatchCamera *camera)
   return g_atomic_pointer_get (&camera->src) != NULL;
 }
 
+gboolean
+gst_cuda_graph_batch_camera_has_records (GstCudaGraphBatchCamera *camera)
+{
+  gboolean any;
+
+  g_mutex_lock (&camera->lock);
+  any = camera->records.length > 0;
+  g_mutex_unlock (&camera->lock);
+  return any;
+}
+
 void
 gst_cuda_graph_batch_camera_take_event (GstCudaGraphBatchCamera *camera,
     GstEvent *event)

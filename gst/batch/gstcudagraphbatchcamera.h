@@ -59,6 +59,9 @@ void gst_cuda_graph_batch_camera_set_src (GstCudaGraphBatchCamera *camera,
 GstPad *gst_cuda_graph_batch_camera_ref_src (GstCudaGraphBatchCamera *camera);
 gboolean gst_cuda_graph_batch_camera_is_paired (
     GstCudaGraphBatchCamera *camera);
+/* Whether anything waits to leave on the stream's branch. */
+gboolean gst_cuda_graph_batch_camera_has_records (
+    GstCudaGraphBatchCamera *camera);
 
 /* The collector thread: what it takes from the stream's queue, in
  * order (neither is owned). */

@@ -236,6 +236,7 @@ GstFlowReturn
 gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, GList *pads,
     gboolean all)
 {
+  gboolean pending = FALSE;
   /* The collect step's list of the sink pads, or (NULL) our own. */
   GList *own = pads ? NULL : gst_cuda_graph_batch_list_sink_pads (self);
   GstFlowReturn ret = GST_FLOW_OK;
@@ -252,14 +253,30 @@ gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, GList *pads,
   else if (any)
     gst_cuda_graph_batch_retire_batches (self, G_MAXUINT);
   for (GList *l = pads; l; l = l->next) {
-    GstFlowReturn r =
-        gst_cuda_graph_batch_camera_drain (camera_of (l->data), all);
+    GstCudaGraphBatchCamera *camera = camera_of (l->data);
+    GstFlowReturn r = gst_cuda_graph_batch_camera_drain (camera, all);
 
     if (ret == GST_FLOW_OK)
       ret = r;
+    pending = pending || gst_cuda_graph_batch_camera_has_records (camera);
   }
   g_list_free_full (own, gst_object_unref);
+  /* Frames whose batch is still running: if no input comes to run the
+   * next step, the idle watch kicks the collector to drain them. */
+  if (pending && !all)
+    gst_cuda_graph_idle_watch_arm (&self->idle);
   return ret;
+}
+
+/* The idle watch's call: the collector thread wakes and drains
+ * (gstcudagraphbatchsrc.c). */
+void
+gst_cuda_graph_batch_kick_idle (gpointer data)
+{
+  GstCudaGraphBatch *self = data;
+
+  g_atomic_int_set (&self->idle_kicked, TRUE);
+  gst_cuda_graph_batch_collector_kick (&self->collector);
 }
 
 void

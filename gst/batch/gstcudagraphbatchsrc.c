@@ -477,6 +477,14 @@ collector_loop (gpointer data)
     gst_pad_pause_task (self->srcpad);
     return;
   }
+  /* Input paused with frames waiting on their batch: out they go. */
+  if (g_atomic_int_compare_and_exchange (&self->idle_kicked, TRUE, FALSE)) {
+    ret = gst_cuda_graph_batch_drain_cameras (self, NULL, FALSE);
+    if (ret != GST_FLOW_OK) {
+      stop_on (self, ret, FALSE);
+      return;
+    }
+  }
   live = GST_CLOCK_TIME_IS_VALID (gst_cuda_graph_batch_get_latency (self));
   look (self, live, &h);
   start_time (self, &h);
@@ -515,14 +523,27 @@ src_activate_mode (GstPad *pad, GstObject *parent, GstPadMode mode,
     gboolean active)
 {
   GstCudaGraphBatch *self = GST_CUDA_GRAPH_BATCH (parent);
+  gboolean ret;
 
   if (mode != GST_PAD_MODE_PUSH)
     return FALSE;
-  if (active)
+  if (active) {
+    g_autoptr (GError) error = NULL;
+
+    if (!gst_cuda_graph_idle_watch_start (&self->idle, "gcg-batch-idle",
+            GST_CUDA_GRAPH_BATCH_IDLE_US, gst_cuda_graph_batch_kick_idle, self,
+            &error)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Cannot start the batch's idle thread: %s", error->message), (NULL));
+      return FALSE;
+    }
     return gst_pad_start_task (pad, collector_loop, self, NULL);
+  }
   gst_cuda_graph_batch_set_pads_flushing (self, TRUE);
   gst_cuda_graph_batch_collector_kick (&self->collector);
-  return gst_pad_stop_task (pad);
+  ret = gst_pad_stop_task (pad);
+  gst_cuda_graph_idle_watch_stop (&self->idle);
+  return ret;
 }
 
 gboolean

@@ -14,6 +14,7 @@
  * they are) and its own items, boxes in its own pixels; stream 1 ends
  * (EOS) at frame 40 while stream 0 goes on: its branch gets its EOS, the
  * other its remaining frames with results.  One capture throughout.
+ * One frame per stream at a time: each comes back without a next push.
  * Skipped (TAP) without a driver.
  */
 #include <gcg.h>
@@ -148,6 +149,53 @@ expect_eos (GstHarness *h)
   g_assert_null (gst_harness_try_pull (h));
 }
 
+/* The batch with the detector after it: a harness on its tensor src pad
+ * and one per stream (sink_N → src_N). */
+typedef struct
+{
+  GstHarness *tensor;
+  GstHarness *h[STREAMS];
+} Batch;
+
+static void
+batch_open (Batch *b, GcgModelGraph *model)
+{
+  GstElement *e = gst_element_factory_make ("cudagraphbatch", NULL);
+
+  g_object_set (e, "backend", GCG_BACKEND_CUDA, "batch-size", STREAMS,
+      "max-rois", ROIS, "width", OW, "height", OH, "model", model,
+      "num-classes", N_CLASSES, "score-threshold", 0.3, "iou-threshold", 0.45,
+      "max-detections", 60, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "letterbox", "symmetric");
+  gst_util_set_object_arg (G_OBJECT (e), "postprocess", "detect");
+  b->tensor = gst_harness_new_with_element (e, NULL, "src");
+  gst_harness_use_testclock (b->tensor);
+  for (guint s = 0; s < STREAMS; s++) {
+    g_autofree gchar *sink = g_strdup_printf ("sink_%u", s);
+    g_autofree gchar *src = g_strdup_printf ("src_%u", s);
+    g_autofree gchar *caps = caps_of (s);
+
+    b->h[s] = gst_harness_new_with_element (e, sink, src);
+    gst_harness_set_src_caps_str (b->h[s], caps);
+  }
+  gst_object_unref (e);
+}
+
+/* Its captures, then the harnesses torn down. */
+static guint64
+batch_close (Batch *b)
+{
+  GstElement *e = gst_harness_find_element (b->tensor, "cudagraphbatch");
+  guint64 captures = 0;
+
+  g_object_get (e, "captures", &captures, NULL);
+  gst_object_unref (e);
+  for (guint s = 0; s < STREAMS; s++)
+    gst_harness_teardown (b->h[s]);
+  gst_harness_teardown (b->tensor);
+  return captures;
+}
+
 static void
 test_detect_per_stream (void)
 {
@@ -155,34 +203,18 @@ test_detect_per_stream (void)
       g_new (gfloat, gcg_test_detector_floats (&detector));
   g_autoptr (GcgModelGraph) model = NULL;
   GRand *rand = g_rand_new_with_seed (135);
-  GstHarness *tensor, *h[STREAMS];
   guint pulled[STREAMS] = { 0, 0 };
-  GstElement *e;
-  guint64 captures = 0;
+  GstHarness *tensor, **h;
+  Batch b;
 
   if (!gcg_test_have_gpu ())
     return;
   memset (frames, 0, sizeof (frames));
   gcg_test_fill_detect (output, detector.items, N_CLASSES, N_CAND, rand);
   model = gcg_test_detector_new (&detector, output);
-  e = gst_element_factory_make ("cudagraphbatch", NULL);
-  g_object_set (e, "backend", GCG_BACKEND_CUDA, "batch-size", STREAMS,
-      "max-rois", ROIS, "width", OW, "height", OH, "model", model,
-      "num-classes", N_CLASSES, "score-threshold", 0.3, "iou-threshold", 0.45,
-      "max-detections", 60, NULL);
-  gst_util_set_object_arg (G_OBJECT (e), "letterbox", "symmetric");
-  gst_util_set_object_arg (G_OBJECT (e), "postprocess", "detect");
-  tensor = gst_harness_new_with_element (e, NULL, "src");
-  gst_harness_use_testclock (tensor);
-  for (guint s = 0; s < STREAMS; s++) {
-    g_autofree gchar *sink = g_strdup_printf ("sink_%u", s);
-    g_autofree gchar *src = g_strdup_printf ("src_%u", s);
-    g_autofree gchar *caps = caps_of (s);
-
-    h[s] = gst_harness_new_with_element (e, sink, src);
-    gst_harness_set_src_caps_str (h[s], caps);
-  }
-  gst_object_unref (e);
+  batch_open (&b, model);
+  tensor = b.tensor;
+  h = b.h;
 
   for (guint f = 0; f < N_FRAMES; f++) {
     GstBuffer *out;
@@ -225,13 +257,53 @@ test_detect_per_stream (void)
   }
   expect_eos (h[1]);
   expect_eos (h[0]);
-  e = gst_harness_find_element (tensor, "cudagraphbatch");
-  g_object_get (e, "captures", &captures, NULL);
-  gst_object_unref (e);
-  g_assert_cmpuint (captures, ==, 1);
-  for (guint s = 0; s < STREAMS; s++)
-    gst_harness_teardown (h[s]);
-  gst_harness_teardown (tensor);
+  g_assert_cmpuint (batch_close (&b), ==, 1);
+  g_rand_free (rand);
+}
+
+/* One frame per stream at a time, as a request-response application
+ * pushes: each stream's frame comes back on its branch with its results
+ * once its batch is done, with no later input and no EOS to push it out
+ * (it once waited for the next collect step). */
+static void
+test_one_at_a_time (void)
+{
+  g_autofree gfloat *output =
+      g_new (gfloat, gcg_test_detector_floats (&detector));
+  g_autoptr (GcgModelGraph) model = NULL;
+  GRand *rand = g_rand_new_with_seed (136);
+  guint pulled[STREAMS] = { 0, 0 };
+  Batch b;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  memset (frames, 0, sizeof (frames));
+  gcg_test_fill_detect (output, detector.items, N_CLASSES, N_CAND, rand);
+  model = gcg_test_detector_new (&detector, output);
+  batch_open (&b, model);
+  for (guint f = 0; f < 10; f++) {
+    GstBuffer *out;
+
+    for (guint s = 0; s < STREAMS; s++)
+      g_assert_cmpint (gst_harness_push (b.h[s],
+                           make_frame (s, f, rand, &frames[s][f])),
+          ==, GST_FLOW_OK);
+    out = gst_harness_pull (b.tensor);
+    g_assert_nonnull (out);
+    note_slots (out);
+    gst_buffer_unref (out);
+    for (guint s = 0; s < STREAMS; s++) {
+      gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+      while ((out = gst_harness_try_pull (b.h[s])) == NULL
+          && g_get_monotonic_time () < deadline)
+        g_usleep (200);
+      g_assert_nonnull (out);
+      check_frame (s, out, &pulled[s], output);
+      gst_buffer_unref (out);
+    }
+  }
+  g_assert_cmpuint (batch_close (&b), ==, 1);
   g_rand_free (rand);
 }
 
@@ -241,6 +313,7 @@ main (int argc, char **argv)
   gcg_test_add_bundle_plugins ();
   gcg_test_gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/batch-results/one-at-a-time", test_one_at_a_time);
   g_test_add_func ("/gst/batch-results/detect-per-stream",
       test_detect_per_stream);
   return g_test_run ();
