@@ -65,9 +65,9 @@
 #include "gstcudagraphbasetransform-private.h"
 #include "gstcudagraphcudainterop.h"
 
-/* Shared with the other files of the base, gstcudagraphchaincache.c and
- * the helpers every element uses (gstcudagraphcudainterop.c,
- * gstcudagraphvideo.c, gstcudagraphparamsmeta.c). */
+/* Shared with the other files of basetransform/ (declared in
+ * gstcudagraphbasetransform-private.h); the helpers every element uses log
+ * under categories of their own (gstcudagraphdebug.h). */
 GST_DEBUG_CATEGORY (gst_cuda_graph_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
@@ -122,21 +122,10 @@ gst_cuda_graph_base_transform_class_init (GstCudaGraphBaseTransformClass *klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_graph_base_transform_prepare_output_buffer);
 
-  gst_cuda_graph_base_transform_debug_init ();
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
+      "cudagraphbasetransform", 0, "cudagraph base transform");
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GRAPH_BASE_TRANSFORM, 0);
-}
-
-void
-gst_cuda_graph_base_transform_debug_init (void)
-{
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_base_transform_debug,
-        "cudagraphbasetransform", 0, "cudagraph base transform");
-    g_once_init_leave (&done, 1);
-  }
 }
 
 static void

@@ -125,11 +125,6 @@ GcgBackend gst_cuda_graph_base_transform_get_active_backend (
 void gst_cuda_graph_base_transform_offer_primary_context (
     GstCudaGraphBaseTransform *self, gint device_id);
 
-/* The debug category of the base transform (and of its graph cache), set
- * up by its class_init.  The helpers every element shares log under
- * categories of their own (gstcudagraphdebug.h). */
-void gst_cuda_graph_base_transform_debug_init (void);
-
 /* Whether a user kernel is set (kernel-source or kernel-location); call
  * with the object lock held.  Such an element never passes through. */
 gboolean gst_cuda_graph_base_transform_has_user_kernel_locked (

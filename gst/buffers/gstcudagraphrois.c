@@ -6,12 +6,15 @@
 /* Region-of-interest metas into batch items, the same way for every
  * tensor element. */
 #include "gstcudagraphrois.h"
+#include "gstcudagraphdebug.h"
 #include "gcg-rect-private.h"
 
 #include <gst/video/video.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_rois_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_rois_debug
+static GstDebugCategory *rois_debug;
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&rois_debug, "cudagraphrois", \
+      "cudagraph regions of interest")
 
 static gboolean
 type_matches (GstVideoRegionOfInterestMeta *meta, const gchar *roi_type)
@@ -31,9 +34,6 @@ gst_cuda_graph_collect_rois (GstObject *object, GstBuffer *buffer,
   gpointer state = NULL;
   guint n = 0;
 
-  if (gst_cuda_graph_rois_debug == NULL)
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_rois_debug, "cudagraphrois", 0,
-        "cudagraph regions of interest");
   while ((meta = (GstVideoRegionOfInterestMeta *)
                  gst_buffer_iterate_meta_filtered (buffer, &state,
                      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))

@@ -6,14 +6,17 @@
 /* The backend an element runs on, opened and closed the same way by every
  * element, and the output memory it writes. */
 #include "gstcudagraphdevice.h"
+#include "gstcudagraphdebug.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphcudapool.h"
 #include "gstcudagraphfence.h"
 #include "gstcudagraphpinnedallocator.h"
 #include "gstcudagraphsystemallocator.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_device_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_device_debug
+static GstDebugCategory *device_debug;
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&device_debug, "cudagraphdevice", \
+      "cudagraph backends")
 
 void
 gst_cuda_graph_device_close (GstCudaGraphDevice *device)
@@ -229,9 +232,6 @@ gst_cuda_graph_device_open (GstCudaGraphDevice *device, GstElement *element,
   backend = run->backend;
   device_id = run->device_id;
   GST_OBJECT_UNLOCK (element);
-  if (gst_cuda_graph_device_debug == NULL)
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_device_debug, "cudagraphdevice", 0,
-        "cudagraph backends");
   device->active = GCG_BACKEND_CPU;
   device->element = element;
   device->warned_foreign = FALSE;

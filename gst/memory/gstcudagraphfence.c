@@ -8,9 +8,12 @@
  * struct of its own.  Setting one per frame allocates only the first time
  * a memory is used: the pool hands the same memories back. */
 #include "gstcudagraphfence.h"
+#include "gstcudagraphdebug.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_fence_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_fence_debug
+static GstDebugCategory *fence_debug;
+#define GST_CAT_DEFAULT \
+  gst_cuda_graph_debug_category (&fence_debug, "cudagraphfence", \
+      "cudagraph output fences")
 
 /* A frame (or a batch) of a queue is pending, or nothing. */
 typedef struct
@@ -25,11 +28,8 @@ fence_quark (void)
 {
   static gsize quark = 0;
 
-  if (g_once_init_enter (&quark)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_fence_debug, "cudagraphfence", 0,
-        "cudagraph output fences");
+  if (g_once_init_enter (&quark))
     g_once_init_leave (&quark, g_quark_from_static_string ("gcg-fence"));
-  }
   return (GQuark) quark;
 }
 

@@ -12,9 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_tensor_props_debug);
-#define GST_CAT_DEFAULT gst_cuda_graph_tensor_props_debug
-
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 640
 #define DEFAULT_LAYOUT GCG_TENSOR_LAYOUT_NCHW
@@ -130,9 +127,6 @@ gst_cuda_graph_tensor_props_install (GObjectClass *klass, guint first_id)
   gst_type_mark_as_plugin_api (GCG_TYPE_TENSOR_LAYOUT, 0);
   gst_type_mark_as_plugin_api (GCG_TYPE_TENSOR_TYPE, 0);
   gst_type_mark_as_plugin_api (GCG_TYPE_TENSOR_CHANNELS, 0);
-  if (gst_cuda_graph_tensor_props_debug == NULL)
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_graph_tensor_props_debug,
-        "cudagraphtensorprops", 0, "cudagraph tensor properties");
 }
 
 void
