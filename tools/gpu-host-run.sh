@@ -14,10 +14,16 @@
 # one 10-minute device call on an H100 (racecheck alone: frame-batch
 # ~280 s, frame-queue >90 s): name the tools to run (memcheck, racecheck,
 # synccheck, initcheck) to split them across calls.
-# soak: tools/soak on the CUDA backend, each element in turn (1 000 000
-# frames each unless SOAK_FRAMES says otherwise; a caps change every
-# 10 000, a flush every 50 000): the table of samples in $OUT/soak.txt,
-# exit code non-zero when memory grew or a frame was lost.
+# soak: tools/soak on the CUDA backend, each mode in turn, or the one
+# SOAK_ELEMENT names (convert, preprocess, batch, batch-model:
+# cudagraphbatch with the tests' synthetic detector attached and
+# postprocess=detect, one to four streams, one joining and one leaving
+# every 1 000 frames); 1 000 000 frames each unless SOAK_FRAMES says
+# otherwise, a caps change every 10 000, a flush every 50 000: the table
+# of samples in $OUT/soak.txt, exit code non-zero when memory grew or a
+# frame was lost.  batch-model's 1 000 000 frames are about 510 000
+# batches: run it alone (SOAK_ELEMENT=batch-model) where all four modes
+# would not fit one device call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,7 +47,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 "$build/tools/gcg-info" > "$out/gcg-info.txt" 2>&1 || status=1
 if [ "$what" = soak ]; then
-  GST_PLUGIN_PATH="$PWD/$build/gst" "$build/tools/soak" --backend=cuda --frames="${SOAK_FRAMES:-1000000}" \
+  GST_PLUGIN_PATH="$PWD/$build/gst" "$build/tools/soak" --backend=cuda \
+    --frames="${SOAK_FRAMES:-1000000}" --element="${SOAK_ELEMENT:-all}" \
     2>&1 | tee "$out/soak.txt"
   exit "${PIPESTATUS[0]}"
 fi

@@ -3,62 +3,34 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * soak: a long run of each element (cudagraphconvert, cudagraphpreprocess,
- * then cudagraphbatch on one request pad) that fails if memory grows.  Every frame carries
- * other values (a GcgParamsMeta; crop metas for the converter, 0 to 4
- * ROI metas for the preprocessor); the input caps change every
- * --caps-every frames, going back to one set of caps every other time
- * (taken from the graph cache) and through three others in turn (built
- * anew, evicting others: graph-cache-size=2); a flush comes every
- * --flush-every frames.  Every --sample-every frames it samples the
- * process's resident memory (/proc/self/statm), the element's own figures
- * (its cudagraph-stats message, asked for with a cudagraph-stats-request
- * event: device memory allocated and reserved by its allocator, pinned
- * memory in use) and the device's used memory (cuMemGetInfo), and prints
- * them as a table.  Samples after the warm-up may not exceed the largest
- * of the warm-up by more than the tolerances; every frame must come out.
+ * cudagraphbatch on one request pad, then cudagraphbatch with a model
+ * and its streams coming and going: soak-batch.c) that fails if memory
+ * grows.  Every frame carries other values (a GcgParamsMeta; crop metas
+ * for the converter, 0 to 4 ROI metas for the preprocessor); the input
+ * caps change every --caps-every frames, going back to one set of caps
+ * every other time (taken from the graph cache) and through three others
+ * in turn (built anew, evicting others: graph-cache-size=2); a flush
+ * comes every --flush-every frames.  Every --sample-every frames it
+ * samples the process's resident memory (/proc/self/statm), the
+ * element's own figures (its cudagraph-stats message, asked for with a
+ * cudagraph-stats-request event: device memory allocated and reserved by
+ * its allocator, pinned memory in use) and the device's used memory
+ * (cuMemGetInfo), and prints them as a table.  Samples after the warm-up
+ * may not exceed the largest of the warm-up by more than the tolerances;
+ * every frame must come out.
  *
  *   GST_PLUGIN_PATH=build/gst soak [--frames=N] [--backend=cpu|cuda|auto]
- *       [--element=convert|preprocess|batch|all]
+ *       [--element=convert|preprocess|batch|batch-model|both|all]
  *
  * Exit status: 0 flat, 1 growth or lost frames, 2 bad options, 77 no GPU
  * for --backend=cuda.  The unit suite runs a short CPU soak; the GPU host
  * runs the full one (tools/gpu-host-run.sh BUILD soak).
  */
+#include "soak.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <gst/gst.h>
-#include <gst/check/gstharness.h>
-#include <gst/video/video.h>
-#include <gcg.h>
-
-typedef struct
-{
-  gint64 frames;
-  gint64 caps_every;
-  gint64 flush_every;
-  gint64 sample_every;
-  gint64 warmup;
-  gint64 rss_tolerance_kib;
-  gint64 device_tolerance_kib;
-  gchar *backend;
-  gchar *element;
-} Options;
-
-/* One row of the table; -1 where a figure is not known (the CPU backend
- * holds no device memory). */
-typedef struct
-{
-  guint64 frame;
-  gint64 rss;
-  gint64 device_used;
-  gint64 allocated;
-  gint64 reserved;
-  gint64 pinned;
-  guint64 chains;
-  guint64 captures;
-} Sample;
 
 /* The figures that may not grow, by name, offset and tolerance. */
 typedef struct
@@ -81,6 +53,8 @@ static const Metric metrics[] = {
 
 typedef struct
 {
+  /* What --element names it. */
+  const gchar *mode;
   const gchar *name;
   const gchar *props;
   const gchar *out_caps;
@@ -91,13 +65,15 @@ typedef struct
 } ElementCase;
 
 static const ElementCase elements[] = {
-  { "cudagraphconvert", "graph-cache-size=2",
+  { "convert", "cudagraphconvert", "graph-cache-size=2",
       "video/x-raw,format=RGBA,width=64,height=40,framerate=1000/1", FALSE,
       NULL },
-  { "cudagraphpreprocess", "graph-cache-size=2 width=32 height=32 max-rois=4",
-      NULL, TRUE, NULL },
-  { "cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
+  { "preprocess", "cudagraphpreprocess",
+      "graph-cache-size=2 width=32 height=32 max-rois=4", NULL, TRUE, NULL },
+  { "batch", "cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
       "sink_%u" },
+  /* Made and run by soak-batch.c. */
+  { "batch-model", "cudagraphbatch", NULL, NULL, TRUE, NULL },
 };
 
 /* Caps 0 every other change, 1 to 3 in turn in between.  Small frames:
@@ -109,16 +85,15 @@ static const gchar *input_caps[] = {
   "video/x-raw,format=BGR,width=72,height=40,framerate=1000/1",
 };
 
-static const gchar *
-caps_for_period (guint64 period)
+const gchar *
+soak_caps_for_period (guint64 period)
 {
   return input_caps[period % 2 == 0 ? 0 : 1 + (period / 2) % 3];
 }
 
-/* The whole input frame of @info, a fixed pattern; shared by every buffer
- * of those caps (the elements only read it). */
-static GstMemory *
-input_memory (const GstVideoInfo *info)
+/* Shared by every buffer of those caps (the elements only read it). */
+GstMemory *
+soak_input_memory (const GstVideoInfo *info)
 {
   GstMemory *mem = gst_allocator_alloc (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
   GstMapInfo map;
@@ -128,6 +103,19 @@ input_memory (const GstVideoInfo *info)
     map.data[i] = (guint8) (i * 7 + i / 251);
   gst_memory_unmap (mem, &map);
   return mem;
+}
+
+void
+soak_set_caps (GstHarness *h, guint64 period, GstVideoInfo *info,
+    GstMemory **mem)
+{
+  g_autoptr (GstCaps)
+      caps = gst_caps_from_string (soak_caps_for_period (period));
+
+  gst_video_info_from_caps (info, caps);
+  gst_harness_set_src_caps (h, g_steal_pointer (&caps));
+  g_clear_pointer (mem, gst_memory_unref);
+  *mem = soak_input_memory (info);
 }
 
 static void
@@ -165,23 +153,23 @@ add_region_metas (GstBuffer *buf, const GstVideoInfo *info, guint64 i,
   }
 }
 
-static GstBuffer *
-input_buffer (GstMemory *mem, const GstVideoInfo *info, guint64 i,
-    gboolean rois)
+GstBuffer *
+soak_input_buffer (GstMemory *mem, const GstVideoInfo *info, guint64 pts_ms,
+    guint64 offset, guint64 values, gboolean rois)
 {
   GstBuffer *buf = gst_buffer_new ();
 
   gst_buffer_append_memory (buf, gst_memory_ref (mem));
-  GST_BUFFER_PTS (buf) = i * GST_MSECOND;
+  GST_BUFFER_PTS (buf) = pts_ms * GST_MSECOND;
   GST_BUFFER_DURATION (buf) = GST_MSECOND;
-  GST_BUFFER_OFFSET (buf) = i;
-  add_params_meta (buf, i);
-  add_region_metas (buf, info, i, rois);
+  GST_BUFFER_OFFSET (buf) = offset;
+  add_params_meta (buf, values);
+  add_region_metas (buf, info, values, rois);
   return buf;
 }
 
-static void
-push_segment (GstHarness *h)
+void
+soak_push_segment (GstHarness *h)
 {
   GstSegment segment;
 
@@ -194,11 +182,11 @@ flush (GstHarness *h)
 {
   gst_harness_push_event (h, gst_event_new_flush_start ());
   gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
-  push_segment (h);
+  soak_push_segment (h);
 }
 
-static gint64
-resident_bytes (void)
+gint64
+soak_resident_bytes (void)
 {
   g_autofree gchar *text = NULL;
   unsigned long size = 0, resident = 0;
@@ -209,8 +197,8 @@ resident_bytes (void)
   return (gint64) resident * sysconf (_SC_PAGESIZE);
 }
 
-static gint64
-device_used_bytes (GcgContext *context)
+gint64
+soak_device_used_bytes (GcgContext *context)
 {
   guint64 free_bytes = 0, total = 0;
 
@@ -241,30 +229,24 @@ read_stats (const GstStructure *s, Sample *sample, guint64 *dropped,
   *failed = (guint64) MAX (stats_field (s, "failed-frames"), 0);
 }
 
-/* Asks the element for its cudagraph-stats and reads them into @sample,
- * emptying the bus on the way (messages left there would grow the
- * process); warnings are printed, an error fails.  FALSE when no stats
- * came within 10 s or an error did. */
-static gboolean
-element_stats (GstHarness *h, GstBus *bus, Sample *sample, guint64 *dropped,
+gboolean
+soak_wait_stats (GstBus *bus, guint want, Sample *sample, guint64 *dropped,
     guint64 *failed)
 {
-  gboolean have_stats = FALSE, error = FALSE;
+  gboolean error = FALSE;
+  guint have = 0;
   GstMessage *msg;
 
-  gst_harness_push_event (h,
-      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
-          gst_structure_new_empty ("cudagraph-stats-request")));
   /* An aggregator answers from its own thread: wait for the figures. */
   while ((msg = gst_bus_timed_pop (bus,
-              have_stats || error ? 0 : 10 * GST_SECOND))) {
+              have >= want || error ? 0 : 10 * GST_SECOND))) {
     const GstStructure *s = gst_message_get_structure (msg);
     g_autoptr (GError) err = NULL;
 
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
         && gst_structure_has_name (s, "cudagraph-stats")) {
       read_stats (s, sample, dropped, failed);
-      have_stats = TRUE;
+      have++;
     } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
       gst_message_parse_warning (msg, &err, NULL);
       g_print ("warning: %s\n", err->message);
@@ -275,7 +257,19 @@ element_stats (GstHarness *h, GstBus *bus, Sample *sample, guint64 *dropped,
     }
     gst_message_unref (msg);
   }
-  return have_stats && !error;
+  return have >= want && !error;
+}
+
+/* Asks the element for its cudagraph-stats and reads them into @sample
+ * (soak_wait_stats()). */
+static gboolean
+element_stats (GstHarness *h, GstBus *bus, Sample *sample, guint64 *dropped,
+    guint64 *failed)
+{
+  gst_harness_push_event (h,
+      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+          gst_structure_new_empty ("cudagraph-stats-request")));
+  return soak_wait_stats (bus, 1, sample, dropped, failed);
 }
 
 static void
@@ -295,10 +289,10 @@ print_header (void)
       "chains", "captures");
 }
 
-static void
-print_sample (const gchar *element, const Sample *s)
+void
+soak_print_sample (const gchar *label, const Sample *s)
 {
-  g_print ("%-20s %10" G_GUINT64_FORMAT, element, s->frame);
+  g_print ("%-20s %10" G_GUINT64_FORMAT, label, s->frame);
   print_figure (s->rss, 1024);
   print_figure (s->device_used, 1024);
   print_figure (s->allocated, 1024);
@@ -308,12 +302,10 @@ print_sample (const gchar *element, const Sample *s)
       s->captures);
 }
 
-/* Counts the figures of @samples after the warm-up that exceed the
- * largest warm-up value by more than the tolerance, saying which. */
-static guint
-count_growth (const Options *o, const gchar *element, GArray *samples,
-    gboolean check_rss)
+guint
+soak_count_growth (const Options *o, const gchar *label, GArray *samples)
 {
+  gboolean check_rss = soak_rss_is_meaningful ();
   guint problems = 0;
 
   for (guint m = 0; m < G_N_ELEMENTS (metrics); m++) {
@@ -334,7 +326,7 @@ count_growth (const Options *o, const gchar *element, GArray *samples,
         g_print ("FAIL %s: %s grew from %" G_GINT64_FORMAT " KiB (warm-up) "
                  "to %" G_GINT64_FORMAT " KiB at frame %" G_GUINT64_FORMAT
                  " (tolerance %" G_GINT64_FORMAT " KiB)\n",
-            element, metric->name, base / 1024, v / 1024, s->frame,
+            label, metric->name, base / 1024, v / 1024, s->frame,
             tolerance / 1024);
         problems++;
         break;
@@ -357,8 +349,8 @@ under_valgrind (void)
 /* AddressSanitizer and valgrind keep freed memory in quarantine: resident
  * memory grows by design there (LeakSanitizer and valgrind check leaks
  * instead). */
-static gboolean
-rss_is_meaningful (void)
+gboolean
+soak_rss_is_meaningful (void)
 {
 #if defined(__SANITIZE_ADDRESS__)
   return FALSE;
@@ -383,18 +375,6 @@ typedef struct
   guint64 pushed;
   guint64 pulled;
 } Run;
-
-static void
-run_set_caps (Run *r, guint64 period)
-{
-  const gchar *caps = caps_for_period (period);
-  g_autoptr (GstCaps) c = gst_caps_from_string (caps);
-
-  gst_video_info_from_caps (&r->info, c);
-  gst_harness_set_src_caps (r->h, g_steal_pointer (&c));
-  g_clear_pointer (&r->mem, gst_memory_unref);
-  r->mem = input_memory (&r->info);
-}
 
 static void
 run_pull_all (Run *r)
@@ -429,10 +409,10 @@ run_sample (Run *r, guint64 frames)
     g_print ("FAIL %s: no cudagraph-stats message, or an error\n", r->e->name);
     return FALSE;
   }
-  s.rss = resident_bytes ();
-  s.device_used = device_used_bytes (r->context);
+  s.rss = soak_resident_bytes ();
+  s.device_used = soak_device_used_bytes (r->context);
   g_array_append_val (r->samples, s);
-  print_sample (r->e->name, &s);
+  soak_print_sample (r->e->name, &s);
   if (dropped || failed || r->pulled != frames) {
     g_print ("FAIL %s: %" G_GUINT64_FORMAT " frames in, %" G_GUINT64_FORMAT
              " out, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
@@ -464,6 +444,7 @@ soak_element (const Options *o, const ElementCase *e, GcgContext *context)
       g_strdup_printf ("%s backend=%s %s", e->name, o->backend, e->props);
   g_autoptr (GstBus) bus = gst_bus_new ();
   Run r = { o, e, NULL, bus, context, NULL, NULL };
+  gint64 started = g_get_monotonic_time ();
   guint problems = 0;
 
   r.samples = g_array_new (FALSE, TRUE, sizeof (Sample));
@@ -474,11 +455,12 @@ soak_element (const Options *o, const ElementCase *e, GcgContext *context)
     gst_harness_set_sink_caps_str (r.h, e->out_caps);
   for (guint64 i = 0; i < (guint64) o->frames && problems == 0; i++) {
     if (i % (guint64) o->caps_every == 0)
-      run_set_caps (&r, i / (guint64) o->caps_every);
+      soak_set_caps (r.h, i / (guint64) o->caps_every, &r.info, &r.mem);
     if (i > 0 && i % (guint64) o->flush_every == 0)
       flush (r.h);
     r.pushed++;
-    if (gst_harness_push (r.h, input_buffer (r.mem, &r.info, i, e->rois))
+    if (gst_harness_push (r.h,
+            soak_input_buffer (r.mem, &r.info, i, i, i, e->rois))
         != GST_FLOW_OK) {
       g_print ("FAIL %s: frame %" G_GUINT64_FORMAT " was refused\n", e->name,
           i);
@@ -488,8 +470,10 @@ soak_element (const Options *o, const ElementCase *e, GcgContext *context)
     if ((i + 1) % (guint64) o->sample_every == 0 && !run_sample (&r, i + 1))
       problems++;
   }
+  g_print ("%s: %" G_GUINT64_FORMAT " frames in %.1f s\n", e->name, r.pushed,
+      (g_get_monotonic_time () - started) / 1e6);
   if (problems == 0)
-    problems += count_growth (o, e->name, r.samples, rss_is_meaningful ());
+    problems += soak_count_growth (o, e->name, r.samples);
   gst_bus_set_flushing (bus, TRUE);
   gst_element_set_bus (r.h->element, NULL);
   gst_harness_teardown (r.h);
@@ -510,6 +494,10 @@ parse_options (int argc, char **argv, Options *o)
         "Frames between flushes (50000)", "N" },
     { "sample-every", 0, 0, G_OPTION_ARG_INT64, &o->sample_every,
         "Frames between samples (as --caps-every)", "N" },
+    { "pads-every", 0, 0, G_OPTION_ARG_INT64, &o->pads_every,
+        "batch-model: frames between a stream leaving and another joining "
+        "(1000)",
+        "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT64, &o->warmup,
         "Frames before the baseline is taken (six caps changes, and at "
         "least one flush)",
@@ -521,8 +509,8 @@ parse_options (int argc, char **argv, Options *o)
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
         "cpu, cuda or auto (auto)", "NAME" },
     { "element", 'e', 0, G_OPTION_ARG_STRING, &element,
-        "convert, preprocess, batch or all (all; both: convert and "
-        "preprocess)",
+        "convert, preprocess, batch, batch-model or all (all; both: convert "
+        "and preprocess)",
         "NAME" },
     { NULL } };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -545,15 +533,16 @@ parse_options (int argc, char **argv, Options *o)
   if (o->warmup < 0)
     o->warmup = MAX (6 * o->caps_every, o->flush_every);
   if (o->frames <= 0 || o->caps_every <= 0 || o->flush_every <= 0
-      || o->sample_every <= 0 || o->rss_tolerance_kib < 0
+      || o->sample_every <= 0 || o->pads_every <= 0 || o->rss_tolerance_kib < 0
       || o->device_tolerance_kib < 0
       || !g_strv_contains ((const gchar *[]) { "cpu", "cuda", "auto", NULL },
           o->backend)
       || !g_strv_contains ((const gchar *[]) { "convert", "preprocess", "batch",
-                               "both", "all", NULL },
+                               "batch-model", "both", "all", NULL },
           o->element)) {
     g_printerr ("soak: counts must be positive, --backend cpu, cuda or "
-                "auto, --element convert, preprocess, batch, both or all\n");
+                "auto, --element convert, preprocess, batch, batch-model, "
+                "both or all\n");
     return FALSE;
   }
   if (o->frames <= o->warmup)
@@ -564,8 +553,8 @@ parse_options (int argc, char **argv, Options *o)
 }
 
 /* Under valgrind the run is scaled down tenfold, caps changes, flushes,
- * samples and warm-up alike, so that the unit suite's leak check of it
- * takes half a minute rather than five. */
+ * pad changes, samples and warm-up alike, so that the unit suite's leak
+ * check of it takes half a minute rather than five. */
 static void
 scale_for_valgrind (Options *o)
 {
@@ -575,6 +564,7 @@ scale_for_valgrind (Options *o)
   o->caps_every = MAX (o->caps_every / 10, 1);
   o->flush_every = MAX (o->flush_every / 10, 1);
   o->sample_every = MAX (o->sample_every / 10, 1);
+  o->pads_every = MAX (o->pads_every / 10, 1);
   o->warmup /= 10;
   g_print ("soak: under valgrind: a tenth of the run\n");
 }
@@ -598,21 +588,21 @@ open_device (const Options *o, gboolean *no_gpu)
   return context;
 }
 
-/* Whether --element=@choice runs element @name. */
+/* Whether --element=@choice runs mode @mode. */
 static gboolean
-selected (const gchar *choice, const gchar *name)
+selected (const gchar *choice, const gchar *mode)
 {
   if (g_str_equal (choice, "all"))
     return TRUE;
   if (g_str_equal (choice, "both"))
-    return !g_str_equal (name, "cudagraphbatch");
-  return g_str_has_suffix (name, choice);
+    return g_str_equal (mode, "convert") || g_str_equal (mode, "preprocess");
+  return g_str_equal (choice, mode);
 }
 
 int
 main (int argc, char **argv)
 {
-  Options o = { 1000000, 10000, 50000, 0, -1, 8192, 2048, NULL, NULL };
+  Options o = { 1000000, 10000, 50000, 0, 1000, -1, 8192, 2048, NULL, NULL };
   g_autoptr (GcgContext) context = NULL;
   guint problems = 0;
   gboolean no_gpu;
@@ -628,24 +618,28 @@ main (int argc, char **argv)
            "change every %" G_GINT64_FORMAT ", flush every %" G_GINT64_FORMAT
            ", warm-up %" G_GINT64_FORMAT " frames%s\n",
       o.frames, o.backend, o.caps_every, o.flush_every, o.warmup,
-      rss_is_meaningful () ? ""
-                           : " (resident memory not checked: ASan or "
-                             "valgrind)");
+      soak_rss_is_meaningful () ? ""
+                                : " (resident memory not checked: ASan or "
+                                  "valgrind)");
   print_header ();
   for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
+    const ElementCase *e = &elements[i];
     g_autoptr (GstElementFactory) factory = NULL;
 
-    if (!selected (o.element, elements[i].name))
+    if (!selected (o.element, e->mode))
       continue;
-    factory = gst_element_factory_find (elements[i].name);
+    factory = gst_element_factory_find (e->name);
     if (factory == NULL) {
       g_print ("FAIL %s: no such element (GST_PLUGIN_PATH must hold the "
                "cudagraph plugin: build/gst in a build tree)\n",
-          elements[i].name);
+          e->name);
       problems++;
       continue;
     }
-    problems += soak_element (&o, &elements[i], context);
+    if (g_str_equal (e->mode, "batch-model"))
+      problems += soak_batch_model (&o, context);
+    else
+      problems += soak_element (&o, e, context);
   }
   g_print ("soak: %s\n", problems ? "FAILED" : "memory flat, every frame out");
   g_free (o.backend);
