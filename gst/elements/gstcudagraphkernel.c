@@ -67,6 +67,7 @@
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphvideo.h"
 
+#include "gcg-error-private.h"
 #include "gcg-kernel-code-private.h"
 #include "gcg-kernel-stage-private.h"
 
@@ -336,14 +337,18 @@ location_usable (const gchar *path)
 
 /* The settings a kernel needs, checked before the device is opened so
  * that a mistake is reported as itself (not as a missing GPU), each
- * naming the kernel.  Under the object lock. */
+ * naming the kernel.  What a message quotes of a property is bounded
+ * (gcg__error_quote()).  Under the object lock. */
 static gboolean
 check_settings_locked (GstCudaGraphKernel *self, gchar **message)
 {
   GstCudaGraphBaseTransformPrivate *priv =
       GET_PRIV (GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   GstCudaGraphUserKernel *k = &priv->kernel;
-  const gchar *name = k->entry ? k->entry : "(no entry)";
+  g_autofree gchar *name =
+      gcg__error_quote (k->entry ? k->entry : "(no entry)");
+  g_autofree gchar *block = gcg__error_quote (self->block_size);
+  g_autofree gchar *location = gcg__error_quote (k->location);
   g_autoptr (GError) error = NULL;
 
   if ((k->source == NULL) == (k->location == NULL))
@@ -358,7 +363,7 @@ check_settings_locked (GstCudaGraphKernel *self, gchar **message)
   else if (!parse_block_size (self->block_size, k->block))
     *message = g_strdup_printf ("Kernel %s: block-size \"%s\" is not "
                                 "WIDTHxHEIGHT with 1 to 1024 threads in all",
-        name, self->block_size);
+        name, block);
   else if (!gcg__kernel_code_check_entry ("cudagraphkernel", k->entry,
                k->source != NULL || g_str_has_suffix (k->location, ".cu")
                    || g_str_has_suffix (k->location, ".cuh"),
@@ -367,7 +372,9 @@ check_settings_locked (GstCudaGraphKernel *self, gchar **message)
   else if (k->location != NULL && !location_usable (k->location))
     *message = g_strdup_printf ("Kernel %s: location \"%s\" is not a file "
                                 "of 1 byte to %d bytes",
-        name, k->location, GCG_KERNEL_STAGE_MAX_CODE);
+        name, location, GCG_KERNEL_STAGE_MAX_CODE);
+  else if (!gst_cuda_graph_user_kernel_check (k, &error))
+    *message = g_strdup (error->message);
   else if (priv->run.backend == GCG_BACKEND_CPU)
     *message = g_strdup_printf (
         "Kernel %s needs the CUDA backend: "

@@ -26,6 +26,7 @@
 #include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-kernel-code-private.h"
+#include "gcg-kernel-decl-private.h"
 #include "gcg-kernel-op-private.h"
 #include "gcg-kernel-stage-private.h"
 
@@ -152,6 +153,42 @@ gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel *k)
     g_clear_pointer (field (k, i), g_free);
 }
 
+/* The kernel as errors name it: its file's base name, or its entry
+ * point; quoted, so that a megabyte of either is never echoed whole. */
+static gchar *
+kernel_name (const gchar *location, const gchar *entry)
+{
+  g_autofree gchar *name = location ? g_filename_display_basename (location)
+                                    : g_strdup (entry);
+
+  return gcg__error_quote (name);
+}
+
+/* What can be judged of the kernel @k without a device (under the
+ * object lock): its parameter declaration, parsed as the engine will
+ * parse it (a name the generated struct cannot hold, a bad value).  So
+ * that a mistake there is named as itself on any backend, not hidden by
+ * a missing GPU or backend=cpu.  Nothing set: TRUE.  FALSE with @error
+ * (GST_RESOURCE_ERROR_SETTINGS) naming the kernel. */
+gboolean
+gst_cuda_graph_user_kernel_check (const GstCudaGraphUserKernel *k,
+    GError **error)
+{
+  g_autoptr (GcgKernelDecl) decl = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree gchar *name = NULL;
+
+  if (k->source == NULL && k->location == NULL)
+    return TRUE;
+  decl = gcg__kernel_decl_parse (k->params, &local);
+  if (decl != NULL)
+    return TRUE;
+  name = kernel_name (k->location, k->entry);
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "User kernel %s: kernel-params: %s", name, local->message);
+  return FALSE;
+}
+
 /* The code named by the properties (under the object lock): inline
  * source, or a file (source by its .cu/.cuh extension, a binary
  * otherwise), bounded before reading. */
@@ -184,8 +221,7 @@ new_op (const gchar *source, const gchar *location, const gchar *entry,
 {
   g_autofree gchar *cache = g_build_filename (g_get_user_cache_dir (),
       "gst-cudagraph", "kernels", NULL);
-  g_autofree gchar *name = location ? g_filename_display_basename (location)
-                                    : g_strdup (entry);
+  g_autofree gchar *name = kernel_name (location, entry);
   g_autoptr (GBytes) code = NULL;
   gboolean is_source = FALSE;
 
@@ -217,12 +253,15 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
   g_autofree gchar *entry = NULL;
   g_autofree gchar *params = NULL;
 
+  gboolean checked;
+
   GST_OBJECT_LOCK (element);
   source = g_strdup (k->source);
   location = g_strdup (k->location);
   entry = g_strdup (k->entry);
   params = g_strdup (k->params);
   k->at = k->position;
+  checked = gst_cuda_graph_user_kernel_check (k, &error);
   GST_OBJECT_UNLOCK (element);
   if (source == NULL && location == NULL)
     return TRUE;
@@ -230,6 +269,11 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("A user kernel needs kernel-entry: the name of its extern \"C\" "
          "entry point"),
+        (NULL));
+    return FALSE;
+  }
+  if (!checked) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", error->message),
         (NULL));
     return FALSE;
   }
@@ -245,12 +289,10 @@ gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
   }
   k->op = new_op (source, location, entry, params, k->block, context, &error);
   if (k->op == NULL) {
-    g_autofree gchar *name = location ? g_filename_display_basename (location)
-                                      : g_strdup (entry);
-    g_autofree gchar *quoted = gcg__error_quote (name);
+    g_autofree gchar *name = kernel_name (location, entry);
 
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("User kernel %s: %s", quoted, error->message), (NULL));
+        ("User kernel %s: %s", name, error->message), (NULL));
     return FALSE;
   }
   return TRUE;

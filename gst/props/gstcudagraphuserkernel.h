@@ -41,6 +41,8 @@ gboolean gst_cuda_graph_user_kernel_get (GstCudaGraphUserKernel *k, guint first,
     guint prop_id, GValue *value);
 void gst_cuda_graph_user_kernel_clear (GstCudaGraphUserKernel *k);
 
+gboolean gst_cuda_graph_user_kernel_check (const GstCudaGraphUserKernel *k,
+    GError **error);
 gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
     GstElement *element, GcgBackend backend, GcgContext *context);
 void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel *k);

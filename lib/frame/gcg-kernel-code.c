@@ -11,6 +11,7 @@
  */
 #include "gcg-kernel-code-private.h"
 #include "gcg-error.h"
+#include "gcg-error-private.h"
 #include "gcg-file-private.h"
 #include "gcg-nvrtc-private.h"
 
@@ -44,12 +45,13 @@ gcg__kernel_code_check_entry (const gchar *name, const gchar *entry,
   for (gsize i = 0; ok && i < len; i++)
     ok = g_ascii_isalnum (entry[i]) || strchr (extra, entry[i]) != NULL;
   if (!ok) {
+    g_autofree gchar *quoted = gcg__error_quote (entry);
+
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Kernel '%s': its entry point must be the name of its extern "
         "\"C\" __global__ function (letters, digits and '_', at most %d), "
-        "not \"%.64s%s\"",
-        name, GCG_KERNEL_CODE_MAX_ENTRY, entry ? entry : "",
-        len > 64 ? "..." : "");
+        "not \"%s\"",
+        name, GCG_KERNEL_CODE_MAX_ENTRY, quoted);
   }
   return ok;
 }

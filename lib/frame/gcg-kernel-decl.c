@@ -73,12 +73,13 @@ parse_type (const gchar *s, GcgKernelParamType *type)
 }
 
 /* C++17's keywords (and C++20's, and the alternative operator names),
- * and NULL, a macro NVRTC defines: a member so named would make the
- * generated struct fail to compile (tests/unit/test-fuzz-kernel-decl.c
- * compiles every layout it takes).  Filled lines, kept by hand. */
+ * and NULL and warpSize, macros of NVRTC's headers (warpSize is 32 on
+ * some of their paths): a member so named would make the generated
+ * struct fail to compile (tests/unit/test-fuzz-kernel-decl.c compiles
+ * every layout it takes).  Filled lines, kept by hand. */
 /* clang-format off */
 static const gchar *const keywords[] = {
-  "NULL",
+  "NULL", "warpSize",
   "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
   "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
   "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
@@ -108,6 +109,17 @@ is_identifier (const gchar *s)
   return strlen (s) <= GCG_KERNEL_DECL_MAX_NAME;
 }
 
+/* Prefixes of names that belong to someone else: the CUDA headers'
+ * macros (CUDA_VERSION, CUDART_INF, CU_LAUNCH_PARAM_END, and NV_ with a
+ * lowercase letter: NV_HAS_FEATURE_SM_90a) and the generated source's
+ * own names (gcg_params, gcg_unused).  Matched case-sensitively. */
+static const gchar *const reserved_prefixes[] = {
+  "CUDA",
+  "CU_",
+  "NV_",
+  "gcg_",
+};
+
 /* Why @s cannot be a member of the generated struct, or NULL.  The
  * struct comes first in the compiled source, after only NVRTC's own
  * headers, whose macros would replace a member so named (CUDART_VERSION
@@ -120,8 +132,13 @@ is_identifier (const gchar *s)
  *     (__CUDA_ARCH__ would expand to a number);
  *   - names without a lowercase letter, the form of macros (CUDART_VERSION,
  *     NULL, INT_MAX, NV_IF_TARGET; a parameter name "N" goes too);
+ *   - reserved_prefixes[];
  *   - "cuda" and an uppercase letter first, the CUDA runtime's prefix,
- *     whose flags are macros (cudaStreamDefault, cudaEventRecord...). */
+ *     whose flags are macros (cudaStreamDefault, cudaEventRecord...).
+ * Of the macros CUDA 13's NVRTC headers define, those with a lowercase
+ * letter and none of these forms are function-like (assert, alloca,
+ * va_start), which a member's name never calls, or warpSize (in
+ * keywords[]). */
 static const gchar *
 name_refusal (const gchar *s)
 {
@@ -133,7 +150,7 @@ name_refusal (const gchar *s)
                                   "and '_', not a digit first)";
   for (guint i = 0; i < G_N_ELEMENTS (keywords); i++) {
     if (strcmp (s, keywords[i]) == 0)
-      return "is a C++ keyword";
+      return "is a C++ keyword or a CUDA macro";
   }
   if ((s[0] == '_' && g_ascii_isupper (s[1])) || strstr (s, "__") != NULL)
     return "is reserved to the compiler ('_' and an uppercase letter "
@@ -143,6 +160,11 @@ name_refusal (const gchar *s)
   if (!lower)
     return "has no lowercase letter, as macros are (CUDART_VERSION, NULL): "
            "the CUDA headers' macros would replace it";
+  for (guint i = 0; i < G_N_ELEMENTS (reserved_prefixes); i++) {
+    if (g_str_has_prefix (s, reserved_prefixes[i]))
+      return "begins with CUDA, CU_ or NV_ (the CUDA headers' macros) or "
+             "gcg_ (the generated source's own names)";
+  }
   if (g_str_has_prefix (s, "cuda") && g_ascii_isupper (s[4]))
     return "begins with 'cuda' and an uppercase letter, as the CUDA "
            "runtime's macros do (cudaStreamDefault)";

@@ -6,8 +6,10 @@
  * aliases) read back, every setting it can judge before the device opens
  * fails the start with an error naming the kernel and the cause (no code,
  * two codes, no entry, a bad block size, a missing file, backend=cpu;
- * backend=auto on a machine without a driver: the CUDA backend), and its
- * caps keep the input's format and size on the output.
+ * backend=auto on a machine without a driver: the CUDA backend; a
+ * parameter name the generated struct cannot hold), each error quoting
+ * at most 64 characters of a property, and its caps keep the input's
+ * format and size on the output.
  */
 #include "gcg-gst-test-util.h"
 
@@ -165,6 +167,105 @@ test_hostile_location_and_entry (void)
   g_rmdir (dir);
 }
 
+/* Parameter names the generated struct cannot hold fail the start with
+ * the rule they break, before the device opens and on either backend
+ * (failed before: the declaration was first parsed when the kernel was
+ * compiled, so without a GPU the start failed on the backend, and on a
+ * GPU CUDART_VERSION=i32:1 broke the compile, blamed on the user's line
+ * 2); a good declaration gets past them, to the backend. */
+static void
+test_reserved_param_names (void)
+{
+  static const struct
+  {
+    const gchar *params, *words;
+  } cases[] = {
+    { "CUDART_VERSION=i32:1", "no lowercase letter" },
+    { "gain=f32:1,NULL=u64:0", "keyword" },
+    { "int=i32:1", "keyword" },
+    { "__CUDA_ARCH__=i32:1", "reserved" },
+    { "_Gain=f32:1", "reserved" },
+    { "CUDA_scale=f32:1", "begins with CUDA" },
+    { "NV_HAS_FEATURE_SM_90a=i32:1", "begins with CUDA" },
+    { "gcg_params=u64:0", "gcg_" },
+    { "warpSize=i32:32", "CUDA macro" },
+    { "cudaStreamDefault=u64:0", "'cuda' and an uppercase letter" },
+  };
+  static const gchar *backends[] = { "cpu", "cuda" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    for (guint b = 0; b < G_N_ELEMENTS (backends); b++) {
+      g_autofree gchar *desc =
+          g_strdup_printf ("cudagraphkernel backend=%s "
+                           "entry=k source=x params=\"%s\"",
+              backends[b], cases[i].params);
+
+      assert_start_error (desc, cases[i].words);
+      assert_start_error (desc, "User kernel k: kernel-params");
+    }
+  }
+  assert_start_error ("cudagraphkernel backend=cpu entry=k source=x "
+                      "params=\"gain=f32:1,cuda=i32:2,myCUDA=u64:3\"",
+      "needs the CUDA backend");
+}
+
+/* The start's error for @prop set to @value (and the other properties
+ * of a kernel that could otherwise start: @source, entry k). */
+static gchar *
+start_error_with (const gchar *source, const gchar *prop, const gchar *value)
+{
+  g_autoptr (GstElement) e = gst_parse_launch ("cudagraphkernel backend=cpu "
+                                               "entry=k",
+      NULL);
+
+  g_assert_nonnull (e);
+  if (source != NULL)
+    g_object_set (e, "source", source, NULL);
+  g_object_set (e, prop, value, NULL);
+  return gcg_test_start_error (e);
+}
+
+/* A megabyte in any property is quoted in the start's error at most 64
+ * characters long, then "...", and as valid UTF-8 (failed before:
+ * block-size, location and an entry without code were echoed whole, and
+ * a bad entry was cut at 64 bytes, in the middle of a character). */
+static void
+test_errors_bounded (void)
+{
+  const gsize big = 1024 * 1024;
+  g_autofree gchar *name = g_strnfill (big, 'x');
+  g_autofree gchar *params = g_strconcat ("gain=f32:1,", name, "=f32:1", NULL);
+  g_autofree gchar *path = g_strconcat ("/", name, NULL);
+  GString *utf8 = g_string_new ("a");
+  g_autofree gchar *bad_entry = NULL;
+  const struct
+  {
+    const gchar *source, *prop, *value, *words;
+  } cases[] = {
+    { "x", "block-size", name, "block-size" },
+    { NULL, "location", path, "not a file" },
+    { NULL, "entry", name, "needs its code" },
+    { "x", "entry", NULL, "entry point must be" },
+    { "x", "params", params, "kernel-params" },
+  };
+
+  while (utf8->len < big)
+    g_string_append (utf8, "\xc3\xa9");
+  bad_entry = g_string_free (utf8, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree gchar *text = start_error_with (cases[i].source, cases[i].prop,
+        cases[i].value ? cases[i].value : bad_entry);
+
+    g_assert_nonnull (text);
+    g_test_message ("%s", text);
+    if (strstr (text, cases[i].words) == NULL)
+      g_error ("\"%.200s\" does not say \"%s\"", text, cases[i].words);
+    g_assert_cmpuint (strlen (text), <, 1024);
+    g_assert_nonnull (strstr (text, "..."));
+    g_assert_true (g_utf8_validate (text, -1, NULL));
+  }
+}
+
 /* What the element offers downstream for @in_caps. */
 static GstCaps *
 src_caps_for (const gchar *in_caps)
@@ -225,5 +326,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/kernel/hostile-location-and-entry",
       test_hostile_location_and_entry);
   g_test_add_func ("/gst/kernel/caps-same-format", test_caps_same_format);
+  g_test_add_func ("/gst/kernel/reserved-param-names",
+      test_reserved_param_names);
+  g_test_add_func ("/gst/kernel/errors-bounded", test_errors_bounded);
   return g_test_run ();
 }

@@ -4,7 +4,8 @@
  *
  * The user-kernel properties of the elements without a GPU: they read
  * back, and a kernel the element cannot run fails the start with an error
- * naming why (no entry point; the CPU backend), never a frame later.
+ * naming why (no entry point; a bad kernel-params, before the backend;
+ * the CPU backend), never a frame later.
  */
 #include <gcg.h>
 #include "gcg-gst-test-util.h"
@@ -105,6 +106,42 @@ test_refused_at_start (void)
       "needs the CUDA backend");
 }
 
+/* kernel-params is judged at start before the backend is: a name the
+ * generated struct cannot hold is refused with its rule by every element
+ * that takes a kernel, and a megabyte item is quoted, not echoed (failed
+ * before: the declaration was first read when the kernel was compiled,
+ * so backend=cpu said only that it needs CUDA, and a GPU compiled
+ * CUDART_VERSION into a broken struct). */
+static void
+test_params_refused_at_start (void)
+{
+  static const gchar *elements[] = {
+    "cudagraphconvert",
+    "cudagraphpreprocess",
+    "cudagraphbatch",
+  };
+  g_autofree gchar *name = g_strnfill (1024 * 1024, 'x');
+  g_autofree gchar *big = g_strconcat (name, "=f32:1", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
+    g_autofree gchar *desc = g_strdup_printf ("%s backend=cpu kernel-source=x "
+                                              "kernel-entry=k kernel-params="
+                                              "\"CUDART_VERSION=i32:1\"",
+        elements[i]);
+    g_autoptr (GstElement) e = gst_parse_launch (desc, NULL);
+    g_autofree gchar *text = NULL;
+
+    assert_start_error (desc, "no lowercase letter");
+    g_assert_nonnull (e);
+    g_object_set (e, "kernel-params", big, NULL);
+    text = gcg_test_start_error (e);
+    g_assert_nonnull (text);
+    g_assert_nonnull (strstr (text, "User kernel k: kernel-params"));
+    g_assert_nonnull (strstr (text, "..."));
+    g_assert_cmpuint (strlen (text), <, 1024);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -114,5 +151,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/user-kernel/position", test_position);
   g_test_add_func ("/gst/user-kernel/batch", test_batch);
   g_test_add_func ("/gst/user-kernel/refused-at-start", test_refused_at_start);
+  g_test_add_func ("/gst/user-kernel/params-refused-at-start",
+      test_params_refused_at_start);
   return g_test_run ();
 }

@@ -103,6 +103,17 @@ test_refused (void)
     { "N=i32:1", "no lowercase letter" },
     { "cudaStreamDefault=u64:0", "'cuda' and an uppercase letter" },
     { "a__b=f32:1", "reserved" },
+    /* The CUDA headers' prefixes with a lowercase letter, NVRTC's
+     * warpSize and the generated source's names (failed before: taken;
+     * NV_HAS_FEATURE_SM_90a is a macro of <nv/target>, warpSize one of
+     * 32 on some paths). */
+    { "CUDA_scale=f32:1", "begins with CUDA" },
+    { "CUDARTgain=f32:1", "begins with CUDA" },
+    { "CU_gain=f32:1", "begins with CUDA" },
+    { "NV_HAS_FEATURE_SM_90a=i32:1", "begins with CUDA" },
+    { "gcg_params=u64:0", "gcg_" },
+    { "gcg_unused=u64:0", "gcg_" },
+    { "warpSize=i32:32", "CUDA macro" },
     { "gain=f33:1", "gain" },
     { "gain=f32:", "gain" },
     { "gain=f32:abc", "gain" },
@@ -137,6 +148,21 @@ test_refused (void)
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, cases[i].named));
   }
+}
+
+/* Names next to the refused forms are taken: the rules are prefixes and
+ * forms, not substrings. */
+static void
+test_names_taken (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (
+      "cuda=i32:1,cudagain=f32:1,nv_gain=f32:1,Nv_x=i32:1,gcgx=f32:1,"
+      "CUgain=f32:1,_k=i32:1,my_CUDA_x=i32:1,warpsize=i32:1",
+      &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (decl->n_params, ==, 9);
 }
 
 /* A hostile item is quoted in the error, never echoed whole: at most
@@ -384,6 +410,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-decl/layout", test_layout);
   g_test_add_func ("/kernel-decl/to-c", test_to_c);
   g_test_add_func ("/kernel-decl/refused", test_refused);
+  g_test_add_func ("/kernel-decl/names-taken", test_names_taken);
   g_test_add_func ("/kernel-decl/error-bounded", test_error_bounded);
   g_test_add_func ("/kernel-decl/bounds", test_bounds);
   g_test_add_func ("/kernel-decl/fill", test_fill);
