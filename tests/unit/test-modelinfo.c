@@ -7,8 +7,10 @@
  * and tensor caps they give, the values of a normalised frame, and the
  * errors for files the element cannot honour.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -142,7 +144,9 @@ test_files_refused (void)
  * name and an open by name. */
 static gchar *swap_path;
 
-int
+/* Exported (the tests build with -fvisibility=hidden), so that GLib's
+ * call reaches it. */
+G_GNUC_UNUSED __attribute__ ((visibility ("default"))) int
 stat (const char *restrict path, struct stat *restrict buf)
 {
   int ret = fstatat (AT_FDCWD, path, buf, 0);
@@ -155,7 +159,8 @@ stat (const char *restrict path, struct stat *restrict buf)
 }
 
 /* A model description swapped for a FIFO after any check by name: the
- * load never waits on it (failed before: the file was checked by name,
+ * load never waits on it (failed before, once stat() was exported: the
+ * file was checked by name,
  * then g_key_file_load_from_file() opened the FIFO and waited for a
  * writer for ever; the alarm kills the test then).  It is opened once,
  * and whatever that open finds is what is judged and read. */
@@ -221,6 +226,135 @@ test_read_bounded (void)
   if (strstr (error->message, "not a key file") != NULL)
     g_error ("%s: read whole", error->message);
   g_assert_nonnull (strstr (error->message, "larger than"));
+}
+
+/* open() and read() as the process sees them (GLib calls open64, the
+ * library openat64): while @watch_path is set, the opens naming it are
+ * counted, and the bytes read through the last descriptor they gave.
+ * Each passes on to the C library's own (the symbol after this one);
+ * exported, as stat() above. */
+static const gchar *watch_path;
+static guint n_opens;
+static gint watch_fd = -1;
+static gsize n_read;
+
+static int
+watched (const char *path, int fd)
+{
+  if (watch_path != NULL && fd >= 0 && strcmp (path, watch_path) == 0) {
+    n_opens++;
+    watch_fd = fd;
+  }
+  return fd;
+}
+
+#define WATCHED_OPEN(NAME, SYMBOL) \
+  __attribute__ ((visibility ("default"))) int NAME (const char *path, \
+      int flags, ...) __asm__ (SYMBOL); \
+  int NAME (const char *path, int flags, ...) \
+  { \
+    int (*real) (const char *, int, ...) = dlsym (RTLD_NEXT, SYMBOL); \
+    va_list args; \
+    mode_t mode; \
+\
+    va_start (args, flags); \
+    mode = va_arg (args, mode_t); \
+    va_end (args); \
+    return watched (path, real (path, flags, mode)); \
+  }
+#define WATCHED_OPENAT(NAME, SYMBOL) \
+  __attribute__ ((visibility ("default"))) int NAME (int dir, \
+      const char *path, int flags, ...) __asm__ (SYMBOL); \
+  int NAME (int dir, const char *path, int flags, ...) \
+  { \
+    int (*real) (int, const char *, int, ...) = dlsym (RTLD_NEXT, SYMBOL); \
+    va_list args; \
+    mode_t mode; \
+\
+    va_start (args, flags); \
+    mode = va_arg (args, mode_t); \
+    va_end (args); \
+    return watched (path, real (dir, path, flags, mode)); \
+  }
+WATCHED_OPEN (watched_open, "open")
+WATCHED_OPEN (watched_open64, "open64")
+WATCHED_OPENAT (watched_openat, "openat")
+WATCHED_OPENAT (watched_openat64, "openat64")
+
+__attribute__ ((visibility ("default"))) ssize_t watched_read (int fd,
+    void *buf, size_t n) __asm__ ("read");
+
+ssize_t
+watched_read (int fd, void *buf, size_t n)
+{
+  ssize_t (*real) (int, void *, size_t) = dlsym (RTLD_NEXT, "read");
+  ssize_t got = real (fd, buf, n);
+
+  if (watch_path != NULL && fd == watch_fd && got > 0)
+    n_read += got;
+  return got;
+}
+
+/* Loads @path while watching it: the opens naming it, the bytes read. */
+static gboolean
+load_watched (const gchar *path, GError **error)
+{
+  GstCudaGraphModelInfo info = { 0 };
+  gboolean ok;
+
+  n_opens = 0;
+  n_read = 0;
+  watch_fd = -1;
+  watch_path = path;
+  ok = gst_cuda_graph_model_info_load (path, &info, error);
+  watch_path = NULL;
+  gst_cuda_graph_model_info_clear (&info);
+  return ok;
+}
+
+/* A model description is named once: one open, no check by name (the
+ * stat() above would see it), and what that open gives is what is read
+ * (failed before: stat() by name, then a second open by
+ * g_key_file_load_from_file()).  A file over the 1 MiB limit (sparse, 1
+ * GiB) is refused with not a byte read (the descriptor's size says so
+ * before any read). */
+static void
+test_one_open (void)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("gcg-minfo-XXXXXX", NULL);
+  g_autofree gchar *good = data_path ("nchw-f32-rgb.modelinfo");
+  g_autofree gchar *path = g_build_filename (dir, "m.modelinfo", NULL);
+  g_autofree gchar *big = g_build_filename (dir, "big.modelinfo", NULL);
+  g_autofree gchar *text = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize len;
+  gint fd;
+
+  g_assert_true (g_file_get_contents (good, &text, &len, NULL));
+  g_assert_true (g_file_set_contents (path, text, len, NULL));
+  /* A stat() by name would make it a FIFO, and an open by name wait on
+   * it: the alarm ends the test then. */
+  swap_path = path;
+  alarm (20);
+  g_assert_true (load_watched (path, &error));
+  alarm (0);
+  swap_path = NULL;
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_opens, ==, 1);
+  g_assert_cmpuint (n_read, ==, len);
+
+  fd = open (big, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 1 << 30), ==, 0);
+  close (fd);
+  g_assert_false (load_watched (big, &error));
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ);
+  g_assert_nonnull (strstr (error->message, "larger than"));
+  g_assert_cmpuint (n_opens, ==, 1);
+  g_assert_cmpuint (n_read, ==, 0);
+  g_unlink (big);
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* An [input] group of @body (after dir=input) fails with @words. */
@@ -497,6 +631,7 @@ main (int argc, char **argv)
   g_test_add_func ("/modelinfo/files-refused", test_files_refused);
   g_test_add_func ("/modelinfo/swapped-for-fifo", test_swapped_for_fifo);
   g_test_add_func ("/modelinfo/read-bounded", test_read_bounded);
+  g_test_add_func ("/modelinfo/one-open", test_one_open);
   g_test_add_func ("/modelinfo/inputs-refused", test_inputs_refused);
   g_test_add_func ("/modelinfo/element/properties", test_element_properties);
   g_test_add_func ("/modelinfo/element/caps", test_element_caps);
