@@ -18,7 +18,10 @@
 #include <math.h>
 #include <string.h>
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-elf.h"
 #include "common/gcg-test-gst-gpu.h"
+
+#include <glib/gstdio.h>
 
 #define W 64
 #define H 48
@@ -358,6 +361,74 @@ test_errors (void)
       "User kernel k", "f99");
 }
 
+/* A cubin given as location whose ELF header uses extended numbering to
+ * point past its end fails the start with the image check's error, not
+ * the driver's (the check runs before cuModuleLoadData, which takes no
+ * length and would read where the header points): e_shnum 0 with 2^40
+ * sections counted in section 0's sh_size; e_phnum PN_XNUM with 2^20
+ * program headers counted in sh_info (past the 0xffff the file holds);
+ * e_shstrndx SHN_XINDEX with a name table index past the table in
+ * sh_link.  Before the fix the check passed each (kernel-image/
+ * elf-extended has the same cases without a GPU). */
+static void
+test_elf_extended_refused (void)
+{
+  static const struct
+  {
+    const gchar *what;
+    guint n_segments;
+    struct
+    {
+      guint64 off, v;
+      guint bytes;
+    } set[4];
+  } cases[] = {
+    { "e_shnum 0", 1,
+        { { GCG_TEST_ELF_E_SHNUM, 0, 2 },
+            { GCG_TEST_ELF_SH0_SIZE, 1ull << 40, 8 } } },
+    { "PN_XNUM", 0xffff,
+        { { GCG_TEST_ELF_E_PHNUM, 0xffff, 2 },
+            { GCG_TEST_ELF_SH0_INFO, 1u << 20, 4 } } },
+    { "SHN_XINDEX", 1,
+        { { GCG_TEST_ELF_E_SHNUM, 0, 2 }, { GCG_TEST_ELF_SH0_SIZE, 2, 8 },
+            { GCG_TEST_ELF_E_SHSTRNDX, 0xffff, 2 },
+            { GCG_TEST_ELF_SH0_LINK, 9, 4 } } },
+  };
+  g_autofree gchar *dir = NULL;
+
+  if (!gcg_test_have_gpu ())
+    return;
+  dir = g_dir_make_tmp ("gcg-elf-XXXXXX", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GByteArray) elf = gcg_test_elf_new (cases[i].n_segments);
+    g_autofree gchar *path = g_build_filename (dir, "k.cubin", NULL);
+    g_autofree gchar *desc = NULL;
+    g_autoptr (GstElement) e = NULL;
+    g_autofree gchar *text = NULL;
+
+    for (guint k = 0; k < G_N_ELEMENTS (cases[i].set); k++) {
+      if (cases[i].set[k].bytes)
+        gcg_test_elf_put (elf, cases[i].set[k].off, cases[i].set[k].v,
+            cases[i].set[k].bytes);
+    }
+    g_assert_true (g_file_set_contents (path, (const gchar *) elf->data,
+        elf->len, NULL));
+    desc = g_strdup_printf ("cudagraphkernel backend=cuda entry=k "
+                            "location=\"%s\"",
+        path);
+    e = gst_parse_launch (desc, NULL);
+    g_assert_nonnull (e);
+    text = gcg_test_start_error (e);
+    g_assert_nonnull (text);
+    g_test_message ("%s: %s", cases[i].what, text);
+    if (strstr (text, "damaged or truncated") == NULL
+        || strstr (text, "cuModuleLoadData") != NULL)
+      g_error ("%s: \"%s\" is not the image check's", cases[i].what, text);
+    g_unlink (path);
+  }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -374,5 +445,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/kernel/in-place", test_in_place);
   g_test_add_func ("/gst/kernel/nv12-source", test_nv12_source);
   g_test_add_func ("/gst/kernel/errors", test_errors);
+  g_test_add_func ("/gst/kernel/elf-extended-refused",
+      test_elf_extended_refused);
   return g_test_run ();
 }
