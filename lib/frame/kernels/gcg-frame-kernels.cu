@@ -21,7 +21,7 @@
  * The per-pixel functions see those values as constants and their
  * switches fold away; the remaining choices (video output format, tensor
  * layout and channels) are read from the struct, once per pixel.  The
- * float operations are the CPU reference's either way.
+ * integer and float operations are the CPU reference's either way.
  */
 #include "gcg-frame-math.h"
 
@@ -174,17 +174,18 @@ gcg_fk_batch (const GcgFrameBatchHeader *__restrict__ h)
  * (the item, the vertical taps and their row addresses, the horizontal
  * taps) is worked out once per thread instead of once per pixel, and the
  * output leaves in 16-byte stores.  Bilinear is the reference's (rows
- * first, then between them, then the conversion to RGB), with each input
- * sample read once per thread even where neighbouring pixels share it: the same
- * inputs through the same operations give the same bits, so the output
- * is the one-pixel kernels' (and the CPU reference's) exactly. */
+ * first, then between them, in fixed point, then the conversion to RGB),
+ * each input row's taps weighed once per thread even where neighbouring
+ * output rows share it: the same inputs through the same operations give
+ * the same bits, so the output is the one-pixel kernels' (and the CPU
+ * reference's) exactly. */
 /* Per pixel of the thread: its taps (absolute input columns; nearest uses
  * x0 only), the weight of the second, and whether it is padding.  Padding
  * pixels sample the nearest image column: in bounds, never used. */
 template <int RS>
 static __device__ __forceinline__ void
 gcg_fk_columns (const GcgFrameItem *it, int32_t x, int32_t *x0, int32_t *x1,
-    float *ax, int *pad)
+    uint32_t *ax, int *pad)
 {
 #pragma unroll
   for (int i = 0; i < GCG_FK_PX; i++) {
@@ -194,7 +195,7 @@ gcg_fk_columns (const GcgFrameItem *it, int32_t x, int32_t *x0, int32_t *x1,
     lx = gcg_fm_clamp (lx, it->sw - 1);
     if (RS == GCG_FKP_NEAREST) {
       x0[i] = x1[i] = it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw);
-      ax[i] = 0.0f;
+      ax[i] = 0;
     } else {
       ax[i] = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0[i], &x1[i]);
       x0[i] += it->cx;
@@ -204,7 +205,7 @@ gcg_fk_columns (const GcgFrameItem *it, int32_t x, int32_t *x0, int32_t *x1,
 }
 
 static __device__ __forceinline__ void
-gcg_fk_copy3 (float *to, const float *from)
+gcg_fk_copy3 (uint32_t *to, const uint32_t *from)
 {
   to[0] = from[0];
   to[1] = from[1];
@@ -212,39 +213,31 @@ gcg_fk_copy3 (float *to, const float *from)
 }
 
 /* Input row @sy along the thread's pixels: bilinear's horizontal half
- * (nearest: the samples), one read per distinct tap, in the input's own
- * terms (YUV stays YUV until the pixel is interpolated). */
+ * (nearest: the samples), in the input's own terms (YUV stays YUV until
+ * the pixel is interpolated).  Every tap is read, even one the previous
+ * pixel read too: a comparison and a predicated read per tap cost more
+ * instructions than the reads they save, which hit the same cache lines
+ * (sm_90, static: 1144 -> 1045 instructions in the 640x640 tensor
+ * kernel). */
 template <int RS>
 static __device__ __forceinline__ void
 gcg_fk_hpass (const GcgFrameKernelParams *__restrict__ p, int32_t in_format,
-    int32_t sy, const int32_t *x0, const int32_t *x1, const float *ax,
-    float (*h)[3])
+    int32_t sy, const int32_t *x0, const int32_t *x1, const uint32_t *ax,
+    uint32_t (*h)[3])
 {
   GcgFmSrcRows r = gcg_fm_src_rows (p, in_format, sy);
-  float prev[3] = { 0.0f, 0.0f, 0.0f };
-  int32_t prev_x = -1;
 
 #pragma unroll
   for (int i = 0; i < GCG_FK_PX; i++) {
-    float a[3], b[3];
+    uint32_t a[3], b[3];
 
-    if (x0[i] == prev_x)
-      gcg_fk_copy3 (a, prev);
-    else
-      gcg_fm_read_at (in_format, r, x0[i], a);
+    gcg_fm_read_at (in_format, r, x0[i], a);
     if (RS == GCG_FKP_NEAREST) {
       gcg_fk_copy3 (h[i], a);
-      gcg_fk_copy3 (prev, a);
-      prev_x = x0[i];
       continue;
     }
-    if (x1[i] == x0[i])
-      gcg_fk_copy3 (b, a);
-    else
-      gcg_fm_read_at (in_format, r, x1[i], b);
+    gcg_fm_read_at (in_format, r, x1[i], b);
     gcg_fm_lerp3 (a, b, ax[i], h[i]);
-    gcg_fk_copy3 (prev, b);
-    prev_x = x1[i];
   }
 }
 
@@ -259,9 +252,10 @@ gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
     Out &out)
 {
   int32_t x0[GCG_FK_PX], x1[GCG_FK_PX];
-  float ax[GCG_FK_PX];
+  uint32_t ax[GCG_FK_PX];
   int pad[GCG_FK_PX], all_pad[GCG_FK_PX];
-  float ha[GCG_FK_PX][3], hb[GCG_FK_PX][3], rgb[GCG_FK_PX][3];
+  uint32_t ha[GCG_FK_PX][3], hb[GCG_FK_PX][3], v[GCG_FK_PX][3];
+  float rgb[GCG_FK_PX][3];
   int32_t ya = -1, yb = -1;
   int empty = it->empty;
 
@@ -275,7 +269,7 @@ gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
     int32_t y = y_first + r;
     int32_t ly = y - it->py;
     int32_t y0, y1;
-    float ay = 0.0f;
+    uint32_t ay = 0;
 
     if (y >= p->out_height)
       break;
@@ -303,7 +297,7 @@ gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
     if (RS == GCG_FKP_NEAREST) {
 #pragma unroll
       for (int i = 0; i < GCG_FK_PX; i++)
-        gcg_fk_copy3 (rgb[i], ha[i]);
+        gcg_fk_copy3 (v[i], ha[i]);
     } else {
       if (y1 == ya) {
 #pragma unroll
@@ -314,12 +308,12 @@ gcg_fk_item_rows (const GcgFrameKernelParams *__restrict__ p, GcgFmShape s,
       }
 #pragma unroll
       for (int i = 0; i < GCG_FK_PX; i++)
-        gcg_fm_lerp3 (ha[i], hb[i], ay, rgb[i]);
+        gcg_fm_lerp3 (ha[i], hb[i], ay, v[i]);
     }
     yb = y1;
 #pragma unroll
     for (int i = 0; i < GCG_FK_PX; i++) {
-      gcg_fm_to_rgb (p, s.in_format, rgb[i], rgb[i]);
+      gcg_fm_to_rgb (p, s.in_format, RS != GCG_FKP_NEAREST, v[i], rgb[i]);
       gcg_fm_adjust (p, rgb[i]);
     }
     out.row (y, pad, rgb);
@@ -534,9 +528,10 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
  * does a 720p video frame's (450 blocks); at the 80 registers the video
  * ones would take, three blocks fit, and the 54 blocks past the first
  * wave cost a second (ncu: 1.14 waves, SM 33 % busy).  At 64, video
- * from NV12 spills ~90 bytes a thread and is still faster (H100, kernel
- * alone: 8.5 µs against 8.8 at 80); from the other inputs but GRAY8 it
- * would spill ~100 bytes too, unmeasured, so those keep 3 blocks. */
+ * from NV12 spilled ~90 bytes a thread and was still faster (H100, kernel
+ * alone: 8.5 µs against 8.8 at 80; ~70 bytes since bilinear weighs in
+ * integers); from the other inputs but GRAY8 it would spill ~100 bytes
+ * too, unmeasured, so those keep 3 blocks. */
 #define GCG_FK_ENTRY_N(name, call, blocks) \
   extern "C" __global__ void __launch_bounds__ (256, blocks) \
   name (const __grid_constant__ GcgFrameKernelParams p) { call (&p); }

@@ -9,7 +9,12 @@
  * One piece of code for both backends: with contraction off on both sides
  * (-ffp-contract=off, -fmad=false) and no fast math, every operation is
  * the same IEEE float32 operation in the same order, so the results agree
- * bit for bit (powf for gamma != 1 is the one exception).
+ * bit for bit (powf for gamma != 1 is the one exception).  Bilinear
+ * weighs the input bytes in integers (fixed point, GCG_FM_WBITS), which
+ * every backend computes alike by construction, and in fewer
+ * instructions than float.  Where the GPU has one instruction for what
+ * the reference spells out (gcg_fm_u8(), gcg_fm_f16()), the two forms
+ * are the same function of their input.
  *
  * Keep every expression in the order frame-chain.md writes it: a reordered
  * sum is a different result.
@@ -86,15 +91,37 @@ gcg_fm_dst_row (const GcgFrameKernelParams *p, int plane, int32_t y)
 }
 
 /* Round half away from zero and saturate to 0-255; NaN gives 0.  Only
- * v > 0 reaches the rounding, where floorf (v + 0.5f) is half-away. */
+ * v > 0 reaches the rounding, where floorf (v + 0.5f) is half-away.
+ * The GPU's saturating conversion to u8 (floor mode) computes the same
+ * from v + 0.5f in one instruction: NaN gives 0, v <= 0 a floor of at
+ * most 0, v >= 255 one of at least 255, and in between floorf. */
 GCG_FM_FN uint8_t
 gcg_fm_u8 (float v)
 {
+#ifdef __CUDA_ARCH__
+  uint32_t r;
+
+  asm ("cvt.rmi.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(v + 0.5f));
+  return (uint8_t) r;
+#else
   if (!(v > 0.0f))
     return 0;
   if (v >= 255.0f)
     return 255;
   return (uint8_t) floorf (v + 0.5f);
+#endif
+}
+
+/* floorf (v) as an integer, for v within int32 (never NaN here): one
+ * conversion in floor mode on the GPU. */
+GCG_FM_FN int32_t
+gcg_fm_floor_i32 (float v)
+{
+#ifdef __CUDA_ARCH__
+  return __float2int_rd (v);
+#else
+  return (int32_t) floorf (v);
+#endif
 }
 
 /* float32 -> float16, round to nearest even (what __float2half_rn does for
@@ -103,6 +130,16 @@ gcg_fm_u8 (float v)
 GCG_FM_FN uint16_t
 gcg_fm_f16 (float f)
 {
+#ifdef __CUDA_ARCH__
+  /* The hardware conversion rounds every non-NaN alike, in one
+   * instruction; only its NaN differs. */
+  uint16_t h;
+
+  if (f != f)
+    return (uint16_t) (((GCG_FM_FLOAT_BITS (f) >> 16) & 0x8000u) | 0x7e00u);
+  asm ("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   uint32_t x = GCG_FM_FLOAT_BITS (f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t ax = x & 0x7fffffffu;
@@ -134,6 +171,7 @@ gcg_fm_f16 (float f)
   if (rem > half || (rem == half && (h & 1u)))
     h++;
   return (uint16_t) (sign | h);
+#endif
 }
 
 /* Full-range luma of RGB in 0-255: (Kr R + Kg G) + Kb B. */
@@ -150,14 +188,27 @@ gcg_fm_luma (const GcgFrameKernelParams *p, const float *rgb)
 #define GCG_FM_LOAD(ptr) (*(ptr))
 #endif
 
-/* Step 5's matrix: one YUV sample (bytes as floats) as RGB float 0-255. */
+/* Bilinear's fixed point: a weight is an integer in 1/GCG_FM_WONE, so a
+ * sample, bytes weighed along both axes, is an integer in
+ * 1/GCG_FM_WONE^2 of a level, below 255 * 2^24 < 2^32 (uint32). */
+#define GCG_FM_WBITS 12
+#define GCG_FM_WONE (1 << GCG_FM_WBITS)
+/* One level in a bilinear sample's units, and one such unit in levels. */
+#define GCG_FM_FIXED_ONE 16777216.0f
+#define GCG_FM_FIXED_UNIT (1.0f / 16777216.0f)
+
+/* Step 5's matrix: one YUV sample as RGB float 0-255.  The sample is in
+ * units of @unit levels (1 for bytes, GCG_FM_FIXED_UNIT for a bilinear
+ * sample; @one is 1 / @unit): the offsets are scaled up and the scales
+ * down instead of the sample, the same floats (scaling by a power of two
+ * is exact and commutes with rounding) in three fewer multiplies. */
 GCG_FM_FN void
 gcg_fm_yuv_rgb (const GcgFrameKernelParams *p, float y, float u, float v,
-    float *rgb)
+    float one, float unit, float *rgb)
 {
-  y = (y - p->in_y_off) * p->in_y_scale;
-  u = (u - 128.0f) * p->in_c_scale;
-  v = (v - 128.0f) * p->in_c_scale;
+  y = (y - p->in_y_off * one) * (p->in_y_scale * unit);
+  u = (u - 128.0f * one) * (p->in_c_scale * unit);
+  v = (v - 128.0f * one) * (p->in_c_scale * unit);
   rgb[0] = y + p->crv * v;
   rgb[1] = y - p->cgu * u - p->cgv * v;
   rgb[2] = y + p->cbu * u;
@@ -195,68 +246,74 @@ gcg_fm_src_rows (const GcgFrameKernelParams *p, int32_t in_format, int32_t sy)
 }
 
 /* Step 4: input pixel @sx (absolute) of the rows @r in the input's own
- * terms, as floats: its Y, U and V bytes for YUV inputs, R, G and B
+ * terms, as integers: its Y, U and V bytes for YUV inputs, R, G and B
  * otherwise (gray three times).  gcg_fm_to_rgb() makes it RGB. */
 GCG_FM_FN void
-gcg_fm_read_at (int32_t in_format, GcgFmSrcRows r, int32_t sx, float *v)
+gcg_fm_read_at (int32_t in_format, GcgFmSrcRows r, int32_t sx, uint32_t *v)
 {
   const uint8_t *px;
 
   switch (in_format) {
     case GCG_FKP_NV12:
       px = r.c1 + 2 * (sx >> 1);
-      v[0] = (float) GCG_FM_LOAD (r.row + sx);
-      v[1] = (float) GCG_FM_LOAD (px);
-      v[2] = (float) GCG_FM_LOAD (px + 1);
+      v[0] = GCG_FM_LOAD (r.row + sx);
+      v[1] = GCG_FM_LOAD (px);
+      v[2] = GCG_FM_LOAD (px + 1);
       break;
     case GCG_FKP_I420:
-      v[0] = (float) GCG_FM_LOAD (r.row + sx);
-      v[1] = (float) GCG_FM_LOAD (r.c1 + (sx >> 1));
-      v[2] = (float) GCG_FM_LOAD (r.c2 + (sx >> 1));
+      v[0] = GCG_FM_LOAD (r.row + sx);
+      v[1] = GCG_FM_LOAD (r.c1 + (sx >> 1));
+      v[2] = GCG_FM_LOAD (r.c2 + (sx >> 1));
       break;
     case GCG_FKP_RGBA:
     case GCG_FKP_RGB:
       px = r.row + (in_format == GCG_FKP_RGBA ? 4 : 3) * sx;
-      v[0] = (float) GCG_FM_LOAD (px);
-      v[1] = (float) GCG_FM_LOAD (px + 1);
-      v[2] = (float) GCG_FM_LOAD (px + 2);
+      v[0] = GCG_FM_LOAD (px);
+      v[1] = GCG_FM_LOAD (px + 1);
+      v[2] = GCG_FM_LOAD (px + 2);
       break;
     case GCG_FKP_BGRA:
     case GCG_FKP_BGR:
       px = r.row + (in_format == GCG_FKP_BGRA ? 4 : 3) * sx;
-      v[0] = (float) GCG_FM_LOAD (px + 2);
-      v[1] = (float) GCG_FM_LOAD (px + 1);
-      v[2] = (float) GCG_FM_LOAD (px);
+      v[0] = GCG_FM_LOAD (px + 2);
+      v[1] = GCG_FM_LOAD (px + 1);
+      v[2] = GCG_FM_LOAD (px);
       break;
     default:
-      v[0] = v[1] = v[2] = (float) GCG_FM_LOAD (r.row + sx);
+      v[0] = v[1] = v[2] = GCG_FM_LOAD (r.row + sx);
       break;
   }
 }
 
-/* Step 5's conversion: a sample gcg_fm_read_at() read, or one
- * interpolated between such samples, as RGB float 0-255 (@v and @rgb may
- * be the same).  The matrix is linear, so interpolating before it is
- * interpolating the RGB it gives: bilinear converts once per output
- * pixel instead of once per tap. */
+/* Step 5's conversion: a sample gcg_fm_read_at() read (@fixed false), or
+ * one interpolated between such samples (@fixed true: in
+ * GCG_FM_FIXED_UNIT), as RGB float 0-255.  The matrix is linear, so
+ * interpolating before it is interpolating the RGB it gives: bilinear
+ * converts once per output pixel instead of once per tap, and weighs
+ * integers.  A sample below 2^32 becomes the nearest float on both
+ * backends. */
 GCG_FM_FN void
-gcg_fm_to_rgb (const GcgFrameKernelParams *p, int32_t in_format, const float *v,
-    float *rgb)
+gcg_fm_to_rgb (const GcgFrameKernelParams *p, int32_t in_format, int fixed,
+    const uint32_t *v, float *rgb)
 {
+  float one = fixed ? GCG_FM_FIXED_ONE : 1.0f;
+  float unit = fixed ? GCG_FM_FIXED_UNIT : 1.0f;
+
   if (in_format == GCG_FKP_NV12 || in_format == GCG_FKP_I420) {
-    gcg_fm_yuv_rgb (p, v[0], v[1], v[2], rgb);
+    gcg_fm_yuv_rgb (p, (float) v[0], (float) v[1], (float) v[2], one, unit,
+        rgb);
     return;
   }
-  rgb[0] = v[0];
-  rgb[1] = v[1];
-  rgb[2] = v[2];
+  rgb[0] = (float) v[0] * unit;
+  rgb[1] = (float) v[1] * unit;
+  rgb[2] = (float) v[2] * unit;
 }
 
 /* Step 4: one input pixel (absolute coordinates) in the input's own
  * terms (gcg_fm_read_at()). */
 GCG_FM_FN void
 gcg_fm_read (const GcgFrameKernelParams *p, int32_t in_format, int32_t sx,
-    int32_t sy, float *v)
+    int32_t sy, uint32_t *v)
 {
   gcg_fm_read_at (in_format, gcg_fm_src_rows (p, in_format, sy), sx, v);
 }
@@ -268,17 +325,26 @@ gcg_fm_clamp (int32_t v, int32_t hi)
 }
 
 /* Step 3, one axis of bilinear: the two neighbours (relative to the crop)
- * and the weight of the second. */
-GCG_FM_FN float
+ * and the weight of the second, in 1/GCG_FM_WONE.  The position in
+ * 1/GCG_FM_WONE of a pixel, rounded,
+ *   q = floor (((float) l + 0.5f) * (ratio * WONE) - (WONE / 2 - 0.5f)),
+ * is WONE times the float position ((l + 0.5) ratio - 0.5) up to one
+ * float rounding, plus a half for the rounding: its integer part is the
+ * first neighbour, its fraction the weight (an arithmetic shift, so -1
+ * left of the first column, clamped like any). */
+GCG_FM_FN uint32_t
 gcg_fm_bilinear_axis (int32_t l, float ratio, int32_t size, int32_t *i0,
     int32_t *i1)
 {
-  float f = ((float) l + 0.5f) * ratio - 0.5f;
-  float f0 = floorf (f);
+  int32_t q =
+      gcg_fm_floor_i32 (((float) l + 0.5f) * (ratio * (float) GCG_FM_WONE)
+          - ((float) (GCG_FM_WONE / 2) - 0.5f));
+  int32_t i = q >> GCG_FM_WBITS;
 
-  *i0 = gcg_fm_clamp ((int32_t) f0, size - 1);
-  *i1 = gcg_fm_clamp ((int32_t) f0 + 1, size - 1);
-  return f - f0;
+  *i0 = gcg_fm_clamp (i, size - 1);
+  /* l >= 0, so q >= -WONE / 2 and i >= -1: i + 1 needs no lower bound. */
+  *i1 = i + 1 > size - 1 ? size - 1 : i + 1;
+  return (uint32_t) q & (GCG_FM_WONE - 1);
 }
 
 /* Step 3, one axis of nearest. */
@@ -290,13 +356,15 @@ gcg_fm_nearest_axis (int32_t l, float ratio, int32_t size)
   return i > size - 1 ? size - 1 : i;
 }
 
-/* Step 5's interpolation along one axis: a + (b - a) * w per channel
- * (horizontally on each of the two rows, then vertically between them). */
+/* Step 5's interpolation along one axis, in fixed point:
+ * a (WONE - w) + b w per channel, horizontally on each of the two rows
+ * (bytes in, below 2^20 out), then vertically between them (below 2^32
+ * out).  Integer, so exact: no order to keep. */
 GCG_FM_FN void
-gcg_fm_lerp3 (const float *a, const float *b, float w, float *out)
+gcg_fm_lerp3 (const uint32_t *a, const uint32_t *b, uint32_t w, uint32_t *out)
 {
   for (int c = 0; c < 3; c++)
-    out[c] = a[c] + (b[c] - a[c]) * w;
+    out[c] = a[c] * (GCG_FM_WONE - w) + b[c] * w;
 }
 
 /* Step 5, bilinear. */
@@ -305,9 +373,9 @@ gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
     const GcgFrameItem *it, int32_t lx, int32_t ly, float *rgb)
 {
   int32_t x0, x1, y0, y1;
-  float ax = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0, &x1);
-  float ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
-  float p00[3], p10[3], p01[3], p11[3], top[3], bottom[3];
+  uint32_t ax = gcg_fm_bilinear_axis (lx, it->rx, it->cw, &x0, &x1);
+  uint32_t ay = gcg_fm_bilinear_axis (ly, it->ry, it->ch, &y0, &y1);
+  uint32_t p00[3], p10[3], p01[3], p11[3], top[3], bottom[3], v[3];
 
   gcg_fm_read (p, in_format, it->cx + x0, it->cy + y0, p00);
   gcg_fm_read (p, in_format, it->cx + x1, it->cy + y0, p10);
@@ -315,8 +383,8 @@ gcg_fm_bilinear (const GcgFrameKernelParams *p, int32_t in_format,
   gcg_fm_read (p, in_format, it->cx + x1, it->cy + y1, p11);
   gcg_fm_lerp3 (p00, p10, ax, top);
   gcg_fm_lerp3 (p01, p11, ax, bottom);
-  gcg_fm_lerp3 (top, bottom, ay, rgb);
-  gcg_fm_to_rgb (p, in_format, rgb, rgb);
+  gcg_fm_lerp3 (top, bottom, ay, v);
+  gcg_fm_to_rgb (p, in_format, 1, v, rgb);
 }
 
 /* Step 6, skipped as a whole when every value is the identity, so that
@@ -351,10 +419,12 @@ gcg_fm_sample (const GcgFrameKernelParams *p, GcgFmShape s,
   if (it->empty || lx < 0 || ly < 0 || lx >= it->sw || ly >= it->sh)
     return 1;
   if (s.resize == GCG_FKP_NEAREST) {
+    uint32_t v[3];
+
     gcg_fm_read (p, s.in_format,
         it->cx + gcg_fm_nearest_axis (lx, it->rx, it->cw),
-        it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch), rgb);
-    gcg_fm_to_rgb (p, s.in_format, rgb, rgb);
+        it->cy + gcg_fm_nearest_axis (ly, it->ry, it->ch), v);
+    gcg_fm_to_rgb (p, s.in_format, 0, v, rgb);
   } else {
     gcg_fm_bilinear (p, s.in_format, it, lx, ly, rgb);
   }
