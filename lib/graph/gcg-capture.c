@@ -367,6 +367,34 @@ gcg_capture_finish (GcgCapture *self, GError **error)
  * (dropping its own reference on the previous one), and reads as not
  * uploaded afterwards.
  *
+ * This is how code that captures its own work (its kernels launched on
+ * the capture's stream) keeps one #GcgGraph when a buffer moves or a size
+ * changes, without a new instantiation when the topology is the same:
+ *
+ * ```c
+ * // Queues the application's kernels on @stream (cuLaunchKernel on
+ * // gcg_stream_get_handle (stream)), reading w->input and w->output.
+ * static gboolean queue_work (GcgStream *stream, gpointer w, GError **error);
+ *
+ * g_autoptr (GcgGraph) graph =
+ *     gcg_capture_callable (stream, GCG_CAPTURE_MODE_DEFAULT, queue_work,
+ *         &work, &error);
+ * // ... gcg_graph_launch (graph, stream, &error) for every frame ...
+ *
+ * // The buffers were reallocated: record the same work again.
+ * work.input = new_input;
+ * work.output = new_output;
+ * g_autoptr (GcgCapture) capture =
+ *     gcg_capture_begin (stream, GCG_CAPTURE_MODE_DEFAULT, &error);
+ * gboolean reinstantiated;
+ * if (capture == NULL || !queue_work (stream, &work, &error)
+ *     || !gcg_graph_update_from_capture (graph, capture, &reinstantiated,
+ *         &error))
+ *   return FALSE;      // the graph still replays the old buffers
+ * // reinstantiated is FALSE: cuGraphExecUpdate changed the addresses in place
+ * gcg_graph_launch (graph, stream, &error);
+ * ```
+ *
  * Returns: %TRUE on success; on error @self is unchanged and still
  *   replays the old work, and the capture is over
  *

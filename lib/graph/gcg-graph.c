@@ -10,13 +10,14 @@
  * of one frame, replayed with one gcg_graph_launch() per frame.
  *
  * The graph records device addresses and kernel arguments as they were
- * during the capture.  Values that change per frame must therefore live
- * in device memory the kernels read (device scalars, a parameter block),
- * refreshed by a stream-ordered copy before each launch.  When addresses
- * or argument values change (new caps, new buffers), capture again and
- * call gcg_graph_update_from_capture(): the executable graph is updated
- * in place when the topology is the same, and instantiated anew
- * otherwise.
+ * during the capture.  A value that changes per frame either lives in
+ * device memory the kernels read (a #GcgParamBlock, refreshed by a
+ * stream-ordered copy before each launch) or is set as a kernel node's
+ * argument on the executable graph before the launch (what the frame
+ * engine does for its own kernels).  When the work itself changes (new
+ * buffers, new sizes), capture again and call
+ * gcg_graph_update_from_capture(): the executable graph is updated in
+ * place when the topology is the same, and instantiated anew otherwise.
  *
  * A graph holds a reference on the #GcgCapturePool of its capture, which
  * keeps the buffers the graph touches alive.  Before it lets go of that
