@@ -29,10 +29,9 @@
  * Since: 0.1
  */
 #include "gcg-frame-batch-private.h"
-#include "gcg-model-stage-private.h"
 #include "gcg-error.h"
+#include "gcg-frame-engine-private.h"
 #include "gcg-frame-private.h"
-#include "gcg-kernel-replay-private.h"
 #include "gcg-stream-private.h"
 
 #include <string.h>
@@ -47,8 +46,9 @@ struct _GcgFrameBatch
   GObject parent_instance;
 
   GcgFrameBatchConfig config;
-  GcgBackend backend;
-  gboolean use_graph;
+  /* Backend, replay, stages, model and postprocess: the engine's core,
+   * shared with GcgFrameChain (gcg-frame-engine.c). */
+  GcgFrameEngine engine;
   gsize item_size;
 
   /* The device struct staged for the batch being processed: a
@@ -73,37 +73,21 @@ struct _GcgFrameBatch
    * and the colour set-up, per source).  max_sources × KP_HEAD bytes. */
   guint8 *statics;
 
-  GcgKernelReplay *replay;      /* CUDA backend */
-  guint64 cpu_batches;
-
-  /* With user kernels after the op: their view of a batch, and where
-   * they find its named values. */
+  /* With stages after the op: their view of a batch. */
   GcgFrameBatchView *view;
-  GcgFrameValueLookup lookup;
-  gpointer lookup_data;
-
-  /* The model the batch ends in (gcg_frame_batch_attach_model()): the
-   * kernel writes its input, the model stage the output buffer. */
-  GcgModelGraph *model;
-  GcgFrameStage *model_stage;   /* owned by the replay */
-  guint64 model_input;
-
-  /* The postprocess after the model (gcg_frame_batch_set_postprocess()),
-   * and each batch's item rectangles, in slot order. */
-  GcgFrameStage *pp_stage;      /* owned by the replay */
-  GcgPostprocessConfig pp_config;
-  GcgRect pp_rects[GCG_POSTPROCESS_MAX_ITEMS];
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameBatch, gcg_frame_batch, G_TYPE_OBJECT)
+
+static const GcgFrameStageIo *view_io (GcgFrameBatch *self, guint64 tensor,
+    guint64 dst, guint n_items, guint64 results);
 
 static void
 gcg_frame_batch_finalize (GObject *object)
 {
   GcgFrameBatch *self = GCG_FRAME_BATCH (object);
 
-  g_clear_pointer (&self->replay, gcg__kernel_replay_free);
-  g_clear_object (&self->model);
+  gcg__frame_engine_clear (&self->engine);
   g_free (self->view);
   g_free (self->staging);
   g_free (self->statics);
@@ -121,7 +105,7 @@ gcg_frame_batch_class_init (GcgFrameBatchClass *klass)
 static void
 gcg_frame_batch_init (GcgFrameBatch *self)
 {
-  self->use_graph = TRUE;
+  self->engine.use_graph = TRUE;
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
@@ -179,8 +163,11 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
     return NULL;
   self = g_object_new (GCG_TYPE_FRAME_BATCH, NULL);
   self->config = *config;
-  self->backend = backend;
   self->item_size = gcg_frame_batch_config_get_item_size (config);
+  self->engine.out_size = gcg_frame_batch_config_get_output_size (config);
+  self->engine.tensor = (GcgModelStageTensor) { self->engine.out_size,
+    config->max_sources * config->max_rois, config->out_width,
+    config->out_height, config->tensor_type };
   /* Bounded by the config check: at most 64 KiB. */
   self->stride = gcg__frame_batch_params_stride (config);
   self->staging_size = gcg__frame_batch_params_size (config);
@@ -192,8 +179,8 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   pick_kernel (config, block, grid, name, sizeof (name));
   /* A batch's struct (up to 64 KiB) is too large for kernel arguments:
    * the batch kernels read it from the parameter block. */
-  if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
-          self->staging_size, 0, &self->replay, error))
+  if (!gcg__frame_engine_open (&self->engine, backend, context, name, grid,
+          block, self->staging_size, 0, error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -213,7 +200,7 @@ GcgBackend
 gcg_frame_batch_get_backend (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), GCG_BACKEND_CPU);
-  return self->backend;
+  return self->engine.backend;
 }
 
 /**
@@ -248,7 +235,7 @@ void
 gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
 {
   g_return_if_fail (GCG_IS_FRAME_BATCH (self));
-  self->use_graph = !!use_graph;
+  self->engine.use_graph = !!use_graph;
 }
 
 /**
@@ -266,7 +253,7 @@ gboolean
 gcg_frame_batch_get_use_graph (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
-  return self->use_graph;
+  return self->engine.use_graph;
 }
 
 static gboolean
@@ -352,23 +339,8 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
   memset (&self->kp->items[n_items], 0,
       (self->config.max_rois - n_items) * sizeof (GcgFrameItem));
   self->kp->dst[0] = dst + (guint64) first_item * self->item_size;
-  if (self->backend == GCG_BACKEND_CPU)
+  if (self->engine.backend == GCG_BACKEND_CPU)
     gcg__frame_cpu_run (chain, self->kp);
-}
-
-/* The source rectangles of the items just prepared (self->kp), from slot
- * @first on, for the postprocess (at most GCG_POSTPROCESS_MAX_ITEMS
- * items: gcg_frame_batch_set_postprocess()). */
-static void
-keep_rects (GcgFrameBatch *self, guint first)
-{
-  for (guint j = 0;
-      j < (guint) self->kp->n_items && first + j < GCG_POSTPROCESS_MAX_ITEMS;
-      j++) {
-    const GcgFrameItem *it = &self->kp->items[j];
-
-    self->pp_rects[first + j] = (GcgRect) { it->cx, it->cy, it->cw, it->ch };
-  }
 }
 
 /* Zeroes the items past the @items written: a model reads the whole
@@ -385,7 +357,7 @@ clear_tail (GcgFrameBatch *self, guint64 dst, guint items, GcgStream *stream,
   if (items >= total)
     return TRUE;
   bytes = (gsize) (total - items) * self->item_size;
-  if (self->backend == GCG_BACKEND_CPU) {
+  if (self->engine.backend == GCG_BACKEND_CPU) {
     memset ((guint8 *) (guintptr) dst + offset, 0, bytes);
     return TRUE;
   }
@@ -429,6 +401,7 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GcgStream *stream, guint *n_items, GError **error)
 {
+  GcgFrameEngine *engine = &self->engine;
   GcgFrameBatchHeader *header;
   guint items = 0;
   /* Where the items go: the output, or a model's input. */
@@ -437,50 +410,100 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
   g_return_val_if_fail (n_sources == 0 || sources != NULL, FALSE);
   g_return_val_if_fail (n_sources == 0 || params != NULL, FALSE);
-  g_return_val_if_fail (self->backend == GCG_BACKEND_CPU
+  g_return_val_if_fail (engine->backend == GCG_BACKEND_CPU
           || GCG_IS_STREAM (stream),
       FALSE);
 
   if (!check_batch (self, n_sources, sources, params, dst, error))
     return FALSE;
-  tensor = self->model ? self->model_input : dst;
+  tensor = engine->model ? engine->model_input : dst;
   header = (GcgFrameBatchHeader *) self->staging;
   header->n_sources = (gint32) n_sources;
   for (guint i = 0; i < n_sources; i++) {
     prepare_source (self, i, &params[i], tensor, items);
     memcpy (self->staging + sizeof (*header) + i * self->stride, self->kp,
         self->stride);
-    if (self->pp_stage != NULL)
-      keep_rects (self, items);
+    gcg__frame_engine_keep_rects (engine, items, self->kp->items,
+        (guint) self->kp->n_items);
     items += (guint) self->kp->n_items;
   }
   if (n_items != NULL)
     *n_items = items;
-  if (self->backend == GCG_BACKEND_CUDA) {
+  if (engine->backend == GCG_BACKEND_CUDA) {
     g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-
     const GcgFrameStageIo *io = self->view == NULL
         ? NULL
-        : gcg__frame_batch_view_io (self->view, tensor, items, self->lookup,
-              self->lookup_data);
+        : view_io (self, tensor, dst, items,
+              n_sources > 0 ? params[0].results : 0);
 
-    if (self->model != NULL)
-      gcg__frame_batch_view_set_output (self->view, dst,
-          gcg__model_stage_get_output_size (self->model_stage));
-    if (self->pp_stage != NULL)
-      gcg__frame_batch_view_set_results (self->view, self->pp_rects,
-          n_sources > 0 ? params[0].results : 0);
     /* A model's unused input items are zeroed by its stage, before it
      * runs. */
-    return gcg__kernel_replay_run_io (self->replay, self->staging, io, stream,
-               self->use_graph, error)
-        && (self->model != NULL
+    return gcg__frame_engine_run (engine, self->staging, io, stream, error)
+        && (engine->model != NULL
             || (gcg__context_guard_enter (&guard,
                     gcg_stream_get_context (stream), error)
                 && clear_tail (self, dst, items, stream, error)));
   }
-  self->cpu_batches++;
+  engine->cpu_runs++;
   return clear_tail (self, dst, items, NULL, error);
+}
+
+/* The tensor as one chain's output: what the stages after the op (user
+ * kernels' out_width, out_height and tensor fields) see of a batch. */
+static GcgFrameBatchView *
+view_new (const GcgFrameBatchConfig *config)
+{
+  GcgFrameBatchView *view = g_new0 (GcgFrameBatchView, 1);
+  GcgFrameChainConfig *c = &view->config;
+  GcgFrameBatchSource none;
+
+  /* N sources: no one input size; the rest a chain's defaults. */
+  gcg_frame_chain_config_init (c);
+  none = (GcgFrameBatchSource) { c->in_format, 0, 0, c->matrix, c->full_range };
+  gcg__frame_batch_chain_config (config, &none, c);
+  c->max_rois = config->max_sources * config->max_rois;
+  gcg_frame_params_init (&view->params);
+  view->io.config = c;
+  view->io.params = &view->params;
+  view->io.out_size = gcg_frame_batch_config_get_output_size (config);
+  view->io.chain_out_size = view->io.out_size;
+  return view;
+}
+
+/* One batch's view: the tensor at @tensor, @n_items written, numbered
+ * from 0 in the order the batches run; with a model the stages' output
+ * is the batch's buffer @dst, with a postprocess the items' rectangles
+ * and @results. */
+static const GcgFrameStageIo *
+view_io (GcgFrameBatch *self, guint64 tensor, guint64 dst, guint n_items,
+    guint64 results)
+{
+  GcgFrameBatchView *view = self->view;
+  GcgFrameEngine *engine = &self->engine;
+
+  view->params.dst[0] = tensor;
+  view->params.frame_number = view->batches++;
+  view->io.chain_out = view->io.out = tensor;
+  view->io.n_items = n_items;
+  view->io.lookup = engine->lookup;
+  view->io.lookup_data = engine->lookup_data;
+  if (engine->model != NULL) {
+    view->io.out = dst;
+    view->io.out_size = gcg__frame_engine_get_output_size (engine);
+  }
+  if (engine->pp_stage != NULL) {
+    view->io.item_rects = engine->item_rects;
+    view->io.results = results;
+  }
+  return &view->io;
+}
+
+/* The engine's stages see a batch through its view. */
+static void
+ensure_view (GcgFrameBatch *self)
+{
+  if (self->view == NULL)
+    self->view = view_new (&self->config);
 }
 
 /* Appends @stage (owned, freed on failure) after the batch's op, in the
@@ -489,59 +512,15 @@ gboolean
 gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
     GError **error)
 {
-  if (self->backend != GCG_BACKEND_CUDA) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "A %s stage needs the CUDA backend", stage->klass->name);
-    gcg__frame_stage_free (stage);
-    return FALSE;
-  }
-  if (self->view == NULL)
-    self->view = gcg__frame_batch_view_new (&self->config);
-  return gcg__kernel_replay_add_stage (self->replay, stage, error);
-}
-
-/* Ends the batch in @model (referenced) whose @stage (added already)
- * copies its outputs out. */
-void
-gcg__frame_batch_set_model (GcgFrameBatch *self, GcgModelGraph *model,
-    GcgFrameStage *stage)
-{
-  g_set_object (&self->model, model);
-  self->model_stage = stage;
-  gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
-}
-
-/* Ends the batch in the postprocess @stage (added already). */
-void
-gcg__frame_batch_set_postprocess (GcgFrameBatch *self, GcgFrameStage *stage,
-    const GcgPostprocessConfig *config)
-{
-  self->pp_stage = stage;
-  self->pp_config = *config;
-}
-
-GcgFrameStage *
-gcg__frame_batch_peek_postprocess (GcgFrameBatch *self,
-    GcgPostprocessConfig *config)
-{
-  if (config != NULL && self->pp_stage != NULL)
-    *config = self->pp_config;
-  return self->pp_stage;
-}
-
-GcgModelGraph *
-gcg__frame_batch_peek_model (GcgFrameBatch *self, GcgFrameStage **stage)
-{
-  if (stage)
-    *stage = self->model_stage;
-  return self->model;
+  ensure_view (self);
+  return gcg__frame_engine_add_stage (&self->engine, stage, FALSE, error);
 }
 
 /* The batch's context: %NULL on the CPU backend. */
 GcgContext *
 gcg__frame_batch_get_context (GcgFrameBatch *self)
 {
-  return self->replay ? gcg__kernel_replay_get_context (self->replay) : NULL;
+  return gcg__frame_engine_get_context (&self->engine);
 }
 
 /* Where the stages find a batch's named values: called on the streaming
@@ -550,8 +529,190 @@ void
 gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
     GcgFrameValueLookup lookup, gpointer user_data)
 {
-  self->lookup = lookup;
-  self->lookup_data = user_data;
+  self->engine.lookup = lookup;
+  self->engine.lookup_data = user_data;
+}
+
+/**
+ * gcg_frame_batch_add_kernel:
+ * @batch: a #GcgFrameBatch on the CUDA backend, before its first batch
+ * @op: the user kernel
+ * @error: return location for a #GError, or %NULL
+ *
+ * Adds @op after the batch's op, over the whole batch tensor, in the same
+ * graph: one launch per batch.  Its `dst0` is the tensor (N items of
+ * out_width × out_height, laid out as configured), `items` the number of
+ * items this batch wrote (the rest are zeroed after the kernel), `frame`
+ * the batch's number; there is no single input, so `src` fields are 0.
+ * Unless gcg_kernel_op_set_grid() set one, the grid covers one item in x
+ * and y and has one z slice per item of the largest batch, so
+ * `blockIdx.z` is the item: per item or over the whole tensor is the
+ * kernel's choice.
+ *
+ * Returns: %TRUE, or %FALSE with @error set (%GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend)
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_batch_add_kernel (GcgFrameBatch *batch, GcgKernelOp *op,
+    GError **error)
+{
+  const GcgFrameBatchConfig *c = &batch->config;
+
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
+  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
+
+  ensure_view (batch);
+  return gcg__frame_engine_add_kernel (&batch->engine, op, c->out_width,
+      c->out_height, c->max_sources * c->max_rois, FALSE, error);
+}
+
+/**
+ * gcg_frame_batch_attach_model:
+ * @self: a #GcgFrameBatch on the CUDA backend, before its first batch
+ * @model: the model to run after the batch's kernel: its input is the
+ *   whole batch tensor (max_sources × max_rois items)
+ * @keep_input: %TRUE to copy the batch tensor into the output buffer too,
+ *   before the model's outputs
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the batch in @model, in the same graph, as
+ * gcg_frame_chain_attach_model() does for one frame: the items go
+ * straight into the model's input (items a batch leaves unused are
+ * zeroed there), the model runs, its outputs are copied into the @dst of
+ * gcg_frame_batch_process(), laid out as gcg_model_graph_get_packed_tensor()
+ * says, gcg_frame_batch_get_output_size() bytes in all.  User kernels
+ * added with gcg_frame_batch_add_kernel() before it work on the model's
+ * input.  The batch then runs on one stream only.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend, %GCG_ERROR_INVALID_ARGUMENT for a model in another
+ *   CUDA context, whose input is not the batch tensor (size and element
+ *   type), or a second model
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_batch_attach_model (GcgFrameBatch *self, GcgModelGraph *model,
+    gboolean keep_input, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (model), FALSE);
+
+  ensure_view (self);
+  return gcg__frame_engine_attach_model (&self->engine, model, keep_input,
+      error);
+}
+
+/**
+ * gcg_frame_batch_get_model:
+ * @self: a #GcgFrameBatch
+ *
+ * The model attached with gcg_frame_batch_attach_model().
+ *
+ * Returns: (transfer none) (nullable): the model, or %NULL
+ *
+ * Since: 0.2
+ */
+GcgModelGraph *
+gcg_frame_batch_get_model (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), NULL);
+  return self->engine.model;
+}
+
+/**
+ * gcg_frame_batch_get_output_size:
+ * @self: a #GcgFrameBatch
+ *
+ * The bytes each batch's output buffer must hold: the batch tensor
+ * (gcg_frame_batch_config_get_output_size()), or with a model its packed
+ * outputs (and the tensor when kept).
+ *
+ * Returns: the output size in bytes
+ *
+ * Since: 0.2
+ */
+gsize
+gcg_frame_batch_get_output_size (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__frame_engine_get_output_size (&self->engine);
+}
+
+/**
+ * gcg_frame_batch_set_postprocess:
+ * @self: a #GcgFrameBatch ending in a model
+ *   (gcg_frame_batch_attach_model()), before its first batch
+ * @config: the postprocess (copied)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the batch in a postprocess after its model, in the same graph,
+ * as gcg_frame_chain_set_postprocess() does for one frame: the items are
+ * the batch's slots (source 0's ROIs, then source 1's…, max_sources ×
+ * max_rois at most, which must not exceed %GCG_POSTPROCESS_MAX_ITEMS),
+ * #GcgResult.item is the slot, and each box is in its own source's
+ * pixels.  A batch's results go to the area at its first source's
+ * #GcgFrameParams.results (@params[0] of gcg_frame_batch_process()),
+ * gcg_frame_batch_get_results_size() bytes at most; the header's frame
+ * number is the batch's number.  They are valid once the batch is done
+ * (its #GcgFrameQueue done callback, a fence or a stream
+ * synchronisation).
+ *
+ * Returns: %TRUE, or %FALSE with @error set, as
+ *   gcg_frame_chain_set_postprocess()
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  ensure_view (self);
+  return gcg__frame_engine_set_postprocess (&self->engine, config, error);
+}
+
+/**
+ * gcg_frame_batch_get_postprocess:
+ * @self: a #GcgFrameBatch
+ * @config: (out caller-allocates): the postprocess set
+ *
+ * The postprocess set with gcg_frame_batch_set_postprocess().
+ *
+ * Returns: %TRUE and @config filled, or %FALSE (and @config's kind
+ *   %GCG_POSTPROCESS_NONE) when there is none
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  return gcg__frame_engine_get_postprocess (&self->engine, config);
+}
+
+/**
+ * gcg_frame_batch_get_results_size:
+ * @self: a #GcgFrameBatch
+ *
+ * The bytes a batch's results area must hold: a #GcgResultsHeader and
+ * room for every slot's most results.
+ *
+ * Returns: the size in bytes, 0 without a postprocess
+ *
+ * Since: 0.3
+ */
+gsize
+gcg_frame_batch_get_results_size (GcgFrameBatch *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
+  return gcg__frame_engine_get_results_size (&self->engine);
 }
 
 /**
@@ -569,7 +730,7 @@ guint64
 gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
-  return gcg__kernel_replay_get_captures (self->replay);
+  return gcg__frame_engine_get_captures (&self->engine);
 }
 
 /**
@@ -586,7 +747,7 @@ guint64
 gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
-  return gcg__kernel_replay_get_replays (self->replay);
+  return gcg__frame_engine_get_replays (&self->engine);
 }
 
 /**
@@ -604,5 +765,5 @@ guint64
 gcg_frame_batch_get_eager_count (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
-  return gcg__kernel_replay_get_eager (self->replay) + self->cpu_batches;
+  return gcg__frame_engine_get_eager (&self->engine);
 }

@@ -37,12 +37,10 @@
 #include "gcg-frame-chain.h"
 #include "gcg-enum-types.h"
 #include "gcg-error.h"
+#include "gcg-frame-engine-private.h"
 #include "gcg-frame-private.h"
-#include "gcg-kernel-replay-private.h"
 #include "gcg-frame-chain-stage-private.h"
 #include "gcg-frame-scratch-private.h"
-#include "gcg-model-stage-private.h"
-#include "gcg-postprocess-stage-private.h"
 
 #define BLOCK_W 32
 #define BLOCK_H 8
@@ -52,9 +50,9 @@ struct _GcgFrameChain
   GObject parent_instance;
 
   GcgFrameChainConfig config;
-  gsize out_size;               /* the config's, worked out once */
-  GcgBackend backend;
-  gboolean use_graph;
+  /* Backend, replay, stages, model and postprocess: the engine's core,
+   * shared with GcgFrameBatch (gcg-frame-engine.c). */
+  GcgFrameEngine engine;
 
   /* The struct staged for the frame being processed; static fields are
    * filled once at construction. */
@@ -64,31 +62,12 @@ struct _GcgFrameChain
    * instead of 3328 for one item). */
   gsize kp_used;
 
-  GcgKernelReplay *replay;      /* CUDA backend */
   /* The input's scratch copy, with stages before the built-in op. */
   GcgFrameScratch *scratch;
-  guint64 cpu_frames;
 
   /* No built-in op (gcg__frame_chain_new_stages_only()): the stages
    * alone, the first reading the frame's input planes. */
   gboolean stages_only;
-  guint n_stages;
-
-  /* The stages' named per-frame values (gcg-frame-chain-stage-private.h). */
-  GcgFrameValueLookup lookup;
-  gpointer lookup_data;
-
-  /* The model the chain ends in (gcg_frame_chain_attach_model()): the
-   * kernel writes its input, the model stage the output buffer. */
-  GcgModelGraph *model;
-  GcgFrameStage *model_stage;   /* owned by the replay */
-  guint64 model_input;
-
-  /* The postprocess after the model (gcg_frame_chain_set_postprocess()),
-   * and each frame's item rectangles it maps results through. */
-  GcgFrameStage *pp_stage;      /* owned by the replay */
-  GcgPostprocessConfig pp_config;
-  GcgRect pp_rects[GCG_FRAME_CHAIN_MAX_ROIS];
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -98,9 +77,8 @@ gcg_frame_chain_finalize (GObject *object)
 {
   GcgFrameChain *self = GCG_FRAME_CHAIN (object);
 
-  g_clear_pointer (&self->replay, gcg__kernel_replay_free);
+  gcg__frame_engine_clear (&self->engine);
   g_clear_pointer (&self->scratch, gcg__frame_scratch_free);
-  g_clear_object (&self->model);
   g_free (self->kp);
 
   G_OBJECT_CLASS (gcg_frame_chain_parent_class)->finalize (object);
@@ -115,7 +93,7 @@ gcg_frame_chain_class_init (GcgFrameChainClass *klass)
 static void
 gcg_frame_chain_init (GcgFrameChain *self)
 {
-  self->use_graph = TRUE;
+  self->engine.use_graph = TRUE;
   self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
@@ -151,6 +129,22 @@ pick_kernel (const GcgFrameChainConfig *c, const guint block[2], guint grid[3],
   }
 }
 
+/* A chain of @config (valid), the engine told what it writes: a video
+ * frame, or a tensor of max_rois items. */
+static GcgFrameChain *
+new_chain (const GcgFrameChainConfig *config)
+{
+  GcgFrameChain *self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
+  gsize out_size = gcg_frame_chain_config_get_output_size (config);
+
+  self->config = *config;
+  self->engine.out_size = out_size;
+  if (config->output == GCG_OUTPUT_KIND_TENSOR)
+    self->engine.tensor = (GcgModelStageTensor) { out_size, config->max_rois,
+      config->out_width, config->out_height, config->tensor_type };
+  return self;
+}
+
 /**
  * gcg_frame_chain_new:
  * @config: the chain's configuration (copied)
@@ -184,17 +178,14 @@ gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
 
   if (!gcg_frame_chain_config_validate (config, error))
     return NULL;
-  self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
-  self->config = *config;
-  self->out_size = gcg_frame_chain_config_get_output_size (config);
-  self->backend = backend;
+  self = new_chain (config);
   self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
       + (gsize) config->max_rois * sizeof (GcgFrameItem);
   gcg__frame_prepare_static (config, self->kp);
   pick_kernel (config, block, grid, name, sizeof (name));
   /* The frame kernels take the whole struct by value; self->kp is one. */
-  if (!gcg__kernel_replay_open (&self->backend, context, name, grid, block,
-          self->kp_used, sizeof (GcgFrameKernelParams), &self->replay, error))
+  if (!gcg__frame_engine_open (&self->engine, backend, context, name, grid,
+          block, self->kp_used, sizeof (GcgFrameKernelParams), error))
     return NULL;
   return g_steal_pointer (&self);
 }
@@ -214,7 +205,7 @@ GcgBackend
 gcg_frame_chain_get_backend (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), GCG_BACKEND_CPU);
-  return self->backend;
+  return self->engine.backend;
 }
 
 /**
@@ -250,7 +241,7 @@ void
 gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph)
 {
   g_return_if_fail (GCG_IS_FRAME_CHAIN (self));
-  self->use_graph = !!use_graph;
+  self->engine.use_graph = !!use_graph;
 }
 
 /**
@@ -268,7 +259,7 @@ gboolean
 gcg_frame_chain_get_use_graph (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  return self->use_graph;
+  return self->engine.use_graph;
 }
 
 /* The replay, its stages after the op working in place on the chain's
@@ -277,32 +268,29 @@ static gboolean
 run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
     GError **error)
 {
+  GcgFrameEngine *engine = &self->engine;
   GcgFrameStageIo io = { 0 };
   GcgFrameStageIo before;
 
   io.config = &self->config;
   io.params = params;
   io.out = params->dst[0];
-  io.out_size = self->out_size;
+  io.out_size = engine->out_size;
   /* Without a built-in op nothing was written before the first stage. */
   io.chain_out = self->stages_only ? 0 : io.out;
   io.chain_out_size = self->stages_only ? 0 : io.out_size;
-  if (self->model != NULL) {
+  if (engine->model != NULL) {
     /* The kernel writes the model's input; stages after it work there
      * too; the model stage copies out into the frame's buffer. */
-    self->kp->dst[0] = io.chain_out = self->model_input;
-    io.out_size = gcg__model_stage_get_output_size (self->model_stage);
+    self->kp->dst[0] = io.chain_out = engine->model_input;
+    io.out_size = gcg__frame_engine_get_output_size (engine);
   }
-  io.lookup = self->lookup;
-  io.lookup_data = self->lookup_data;
+  io.lookup = engine->lookup;
+  io.lookup_data = engine->lookup_data;
   io.n_items = (guint) self->kp->n_items;
-  if (self->pp_stage != NULL) {
-    for (guint i = 0; i < io.n_items; i++) {
-      const GcgFrameItem *it = &self->kp->items[i];
-
-      self->pp_rects[i] = (GcgRect) { it->cx, it->cy, it->cw, it->ch };
-    }
-    io.item_rects = self->pp_rects;
+  if (engine->pp_stage != NULL) {
+    gcg__frame_engine_keep_rects (engine, 0, self->kp->items, io.n_items);
+    io.item_rects = engine->item_rects;
     io.results = params->results;
   }
   if (self->scratch != NULL) {
@@ -311,8 +299,7 @@ run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
       return FALSE;
     io.before = &before;
   }
-  return gcg__kernel_replay_run_io (self->replay, self->kp, &io, stream,
-      self->use_graph, error);
+  return gcg__frame_engine_run (engine, self->kp, &io, stream, error);
 }
 
 /* No built-in struct to prepare: the stages fill their own from @params;
@@ -321,7 +308,7 @@ static gboolean
 run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
     GcgStream *stream, GError **error)
 {
-  if (self->n_stages == 0) {
+  if (self->engine.n_stages == 0) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "A frame chain without a built-in op needs a stage before its "
         "first frame");
@@ -358,7 +345,7 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (params != NULL, FALSE);
-  g_return_val_if_fail (self->backend == GCG_BACKEND_CPU
+  g_return_val_if_fail (self->engine.backend == GCG_BACKEND_CPU
           || GCG_IS_STREAM (stream),
       FALSE);
 
@@ -367,10 +354,10 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
   if (self->stages_only)
     return run_stages_only (self, params, stream, error);
   gcg__frame_prepare_frame (&self->config, params, self->kp);
-  if (self->backend == GCG_BACKEND_CUDA)
+  if (self->engine.backend == GCG_BACKEND_CUDA)
     return run_cuda (self, params, stream, error);
   gcg__frame_cpu_run (&self->config, self->kp);
-  self->cpu_frames++;
+  self->engine.cpu_runs++;
   return TRUE;
 }
 
@@ -380,16 +367,7 @@ gboolean
 gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
     GError **error)
 {
-  if (self->backend != GCG_BACKEND_CUDA) {
-    g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "A %s stage needs the CUDA backend", stage->klass->name);
-    gcg__frame_stage_free (stage);
-    return FALSE;
-  }
-  if (!gcg__kernel_replay_add_stage (self->replay, stage, error))
-    return FALSE;
-  self->n_stages++;
-  return TRUE;
+  return gcg__frame_engine_add_stage (&self->engine, stage, FALSE, error);
 }
 
 /* A chain whose graph holds only the stages added to it (no built-in
@@ -414,16 +392,26 @@ gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
   }
   if (!gcg_frame_chain_config_validate (config, error))
     return NULL;
-  self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
-  self->config = *config;
-  self->out_size = gcg_frame_chain_config_get_output_size (config);
-  self->backend = GCG_BACKEND_CUDA;
+  self = new_chain (config);
+  self->engine.backend = GCG_BACKEND_CUDA;
   self->stages_only = TRUE;
-  self->replay =
+  self->engine.replay =
       gcg__kernel_replay_new (context, NULL, none, none, 0, 0, error);
-  if (self->replay == NULL)
+  if (self->engine.replay == NULL)
     return NULL;
   return g_steal_pointer (&self);
+}
+
+/* The input's scratch copy the op reads once a stage runs before it,
+ * made with the first such stage (CUDA backend). */
+static gboolean
+ensure_scratch (GcgFrameChain *self, GError **error)
+{
+  if (self->scratch == NULL)
+    self->scratch =
+        gcg__frame_scratch_new (gcg__frame_engine_get_context (&self->engine),
+            &self->config, error);
+  return self->scratch != NULL;
 }
 
 /* As gcg__frame_chain_add_stage(), @before the built-in op when asked:
@@ -433,27 +421,20 @@ gboolean
 gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
     gboolean before, GError **error)
 {
-  if (!before || self->backend != GCG_BACKEND_CUDA || self->stages_only)
+  if (!before || self->engine.backend != GCG_BACKEND_CUDA || self->stages_only)
     return gcg__frame_chain_add_stage (self, stage, error);
-  if (self->scratch == NULL
-      && (self->scratch = gcg__frame_scratch_new (
-              gcg__kernel_replay_get_context (self->replay), &self->config,
-              error))
-          == NULL) {
+  if (!ensure_scratch (self, error)) {
     gcg__frame_stage_free (stage);
     return FALSE;
   }
-  if (!gcg__kernel_replay_add_stage_at (self->replay, stage, TRUE, error))
-    return FALSE;
-  self->n_stages++;
-  return TRUE;
+  return gcg__frame_engine_add_stage (&self->engine, stage, TRUE, error);
 }
 
 /* The chain's context: %NULL on the CPU backend. */
 GcgContext *
 gcg__frame_chain_get_context (GcgFrameChain *self)
 {
-  return self->replay ? gcg__kernel_replay_get_context (self->replay) : NULL;
+  return gcg__frame_engine_get_context (&self->engine);
 }
 
 /* Where the stages find this frame's named values: called on the
@@ -462,8 +443,8 @@ void
 gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
     GcgFrameValueLookup lookup, gpointer user_data)
 {
-  self->lookup = lookup;
-  self->lookup_data = user_data;
+  self->engine.lookup = lookup;
+  self->engine.lookup_data = user_data;
 }
 
 /**
@@ -500,35 +481,10 @@ gboolean
 gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
     gboolean keep_input, GError **error)
 {
-  GcgModelStageTensor tensor = {
-    gcg_frame_chain_config_get_output_size (&self->config),
-    self->config.max_rois, self->config.out_width, self->config.out_height,
-    self->config.tensor_type
-  };
-  GcgFrameStage *stage;
-
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (GCG_IS_MODEL_GRAPH (model), FALSE);
-  if (self->backend != GCG_BACKEND_CUDA
-      || self->config.output != GCG_OUTPUT_KIND_TENSOR) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "A model needs the CUDA backend and a tensor output");
-    return FALSE;
-  }
-  if (self->model != NULL) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "The chain ends in a model already");
-    return FALSE;
-  }
-  stage = gcg__model_stage_new (gcg__kernel_replay_get_context (self->replay),
-      model, keep_input, &tensor, error);
-  if (stage == NULL
-      || !gcg__kernel_replay_add_stage (self->replay, stage, error))
-    return FALSE;
-  gcg_model_graph_get_input (model, &self->model_input, NULL, NULL);
-  self->model = g_object_ref (model);
-  self->model_stage = stage;
-  return TRUE;
+  return gcg__frame_engine_attach_model (&self->engine, model, keep_input,
+      error);
 }
 
 /**
@@ -545,7 +501,7 @@ GcgModelGraph *
 gcg_frame_chain_get_model (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), NULL);
-  return self->model;
+  return self->engine.model;
 }
 
 /**
@@ -565,9 +521,7 @@ gsize
 gcg_frame_chain_get_output_size (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  if (self->model_stage != NULL)
-    return gcg__model_stage_get_output_size (self->model_stage);
-  return self->out_size;
+  return gcg__frame_engine_get_output_size (&self->engine);
 }
 
 /**
@@ -590,9 +544,8 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
-  return self->model_stage != NULL
-      && gcg__model_stage_get_tensor (self->model_stage, index, offset,
-          n_bytes);
+  return gcg__frame_engine_get_output_tensor (&self->engine, index, offset,
+      n_bytes);
 }
 
 /**
@@ -634,22 +587,9 @@ gboolean
 gcg_frame_chain_set_postprocess (GcgFrameChain *self,
     const GcgPostprocessConfig *config, GError **error)
 {
-  GcgFrameStage *stage = NULL;
-
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
-
-  if (!gcg__postprocess_stage_make (gcg__frame_chain_get_context (self),
-          self->model, self->pp_stage != NULL, config, self->config.max_rois,
-          &stage, error))
-    return FALSE;
-  if (stage == NULL)
-    return TRUE;
-  if (!gcg__kernel_replay_add_stage (self->replay, stage, error))
-    return FALSE;
-  self->pp_stage = stage;
-  self->pp_config = *config;
-  return TRUE;
+  return gcg__frame_engine_set_postprocess (&self->engine, config, error);
 }
 
 /**
@@ -670,12 +610,7 @@ gcg_frame_chain_get_postprocess (GcgFrameChain *self,
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
-
-  if (self->pp_stage == NULL)
-    gcg_postprocess_config_init (config);
-  else
-    *config = self->pp_config;
-  return self->pp_stage != NULL;
+  return gcg__frame_engine_get_postprocess (&self->engine, config);
 }
 
 /**
@@ -694,7 +629,7 @@ gsize
 gcg_frame_chain_get_results_size (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__postprocess_stage_get_results_size (self->pp_stage);
+  return gcg__frame_engine_get_results_size (&self->engine);
 }
 
 /**
@@ -712,7 +647,7 @@ guint64
 gcg_frame_chain_get_capture_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__kernel_replay_get_captures (self->replay);
+  return gcg__frame_engine_get_captures (&self->engine);
 }
 
 /**
@@ -730,7 +665,7 @@ guint64
 gcg_frame_chain_get_replay_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__kernel_replay_get_replays (self->replay);
+  return gcg__frame_engine_get_replays (&self->engine);
 }
 
 /**
@@ -748,5 +683,53 @@ guint64
 gcg_frame_chain_get_eager_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__kernel_replay_get_eager (self->replay) + self->cpu_frames;
+  return gcg__frame_engine_get_eager (&self->engine);
+}
+
+/**
+ * gcg_frame_chain_add_kernel:
+ * @chain: a #GcgFrameChain on the CUDA backend, before its first frame
+ * @op: the user kernel
+ * @position: before or after the chain's built-in op
+ * @error: return location for a #GError, or %NULL
+ *
+ * Adds @op to @chain, captured into the same graph as the built-in op, so
+ * a frame stays one replay.  After the op, the kernel's `dst` planes are
+ * the chain's output (it works in place on what the op wrote) and its
+ * `src` planes the input.  Before the op, its `src` planes are the input
+ * and its `dst` planes a scratch copy of it (same format and size, its
+ * own pitches) that the built-in op reads instead of the input: the
+ * kernel must write every pixel of it.  Several kernels on one side run
+ * in the order they were added (at most 8 in all).  The grid covers the
+ * frame the kernel writes (the input before, the output after) unless
+ * gcg_kernel_op_set_grid() set one.  The code is loaded in the chain's
+ * context now (source compiled for its device, from the cache when it
+ * was compiled before).
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend, %GCG_ERROR_INVALID_ARGUMENT after the first frame or
+ *   past the bound, or the code's error (load, entry point)
+ *
+ * Since: 0.2
+ */
+gboolean
+gcg_frame_chain_add_kernel (GcgFrameChain *chain, GcgKernelOp *op,
+    GcgKernelPosition position, GError **error)
+{
+  const GcgFrameChainConfig *c = &chain->config;
+  gboolean before = position == GCG_KERNEL_POSITION_BEFORE;
+
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
+  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
+  g_return_val_if_fail (position <= GCG_KERNEL_POSITION_AFTER, FALSE);
+
+  /* A chain without a built-in op has no before: its stages read the
+   * input. */
+  if (before && !chain->stages_only && chain->engine.backend == GCG_BACKEND_CUDA
+      && !ensure_scratch (chain, error))
+    return FALSE;
+  return gcg__frame_engine_add_kernel (&chain->engine, op,
+      before ? c->in_width : c->out_width,
+      before ? c->in_height : c->out_height, 1, before && !chain->stages_only,
+      error);
 }
