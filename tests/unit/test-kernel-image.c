@@ -252,14 +252,39 @@ typedef struct
 #define SH0_LINK(v) { GCG_TEST_ELF_SH0_LINK, (v), 4 }
 #define SH0_INFO(v) { GCG_TEST_ELF_SH0_INFO, (v), 4 }
 
+/* @elf as the one ELF entry of a fatbin made by hand (a 16-byte header,
+ * a 16-byte entry header): judged as it is alone, @ok or refused. */
+static void
+assert_in_fatbin (const GByteArray *elf, gboolean ok, const gchar *what)
+{
+  g_autoptr (GByteArray) fat = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_byte_array_set_size (fat, 32 + elf->len);
+  memset (fat->data, 0, 32);
+  put_le (fat->data, 0xBA55ED50u, 4);   /* magic */
+  put_le (fat->data + 6, 16, 2);        /* header size */
+  put_le (fat->data + 8, 16 + elf->len, 8);
+  put_le (fat->data + 16, 2, 2);        /* an ELF entry */
+  put_le (fat->data + 20, 16, 4);
+  put_le (fat->data + 24, elf->len, 8);
+  memcpy (fat->data + 32, elf->data, elf->len);
+  if (ok) {
+    g_assert_true (check (fat->data, fat->len, &error));
+    g_assert_no_error (error);
+  } else {
+    assert_refused (fat->data, fat->len, what);
+  }
+}
+
 /* ELF extended numbering: e_shnum 0 (the count in section 0's sh_size),
  * e_phnum PN_XNUM (sh_info), e_shstrndx SHN_XINDEX (sh_link).  The real
  * values are read from section 0, within bounds, and checked like the
  * others; an escape without a section 0, or a section 0 whose values no
- * escape asks for, is refused (failed before: every refused case but
- * the reserved index was accepted: with e_shnum 0 the section table was
- * never checked, so the driver read 2^40 bytes on, and PN_XNUM's real
- * count never read). */
+ * escape asks for, is refused, alone and inside a fatbin (failed before:
+ * every refused case but the reserved index was accepted: with e_shnum 0
+ * the section table was never checked, so the driver read 2^40 bytes on,
+ * and PN_XNUM's real count never read). */
 static void
 test_elf_extended (void)
 {
@@ -307,6 +332,7 @@ test_elf_extended (void)
     } else {
       assert_refused (elf->data, elf->len, cases[i].what);
     }
+    assert_in_fatbin (elf, cases[i].ok, cases[i].what);
   }
 }
 
