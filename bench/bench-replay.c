@@ -7,9 +7,8 @@
  *
  * Per frame, one frame at a time:
  *   eager: launch the N kernels, then wait for the stream;
- *   graph: one stream-ordered H→D copy of a one-field parameter block
- *          (the per-frame value), one graph launch, then wait for the
- *          stream.
+ *   graph: one stream-ordered H→D copy of a device scalar (the per-frame
+ *          parameter), one graph launch, then wait for the stream.
  * "host µs" is the time spent queueing a frame, "wall µs" queueing plus
  * waiting for it to complete; "pipe µs" is the time per frame when frames
  * are queued back to back and waited for once (a streaming pipeline's
@@ -36,7 +35,7 @@ typedef struct
   GcgStream *stream;
   CUfunction add;
   CUdeviceptr data;
-  GcgParamBlock *value;         /* one uint32 field */
+  GcgDeviceScalar *value;
   guint frames, warmup;
 } Bench;
 
@@ -51,7 +50,7 @@ enqueue_chain (Bench *b, guint kernels)
 {
   GError *error = NULL;
   guint32 n = N_VALUES;
-  CUdeviceptr value = gcg_param_block_get_field_device_ptr (b->value, 0);
+  CUdeviceptr value = gcg_device_scalar_get_device_ptr (b->value);
   void *params[] = { &b->data, &n, &value };
 
   for (guint k = 0; k < kernels; k++) {
@@ -75,8 +74,8 @@ graph_frame (Bench *b, GcgGraph *graph, guint frame)
 {
   GError *error = NULL;
 
-  if (!gcg_param_block_set_uint (b->value, 0, frame & 7, &error)
-      || !gcg_param_block_update (b->value, b->stream, &error)
+  if (!gcg_device_scalar_set_uint (b->value, frame & 7, &error)
+      || !gcg_device_scalar_update (b->value, b->stream, &error)
       || !gcg_graph_launch (graph, b->stream, &error))
     gcg_bench_die ("graph frame", error);
 }
@@ -174,13 +173,10 @@ setup (Bench *b)
       || !GCG_CU_OK (&error, cuMemAlloc, &b->data, N_VALUES * 4)
       || !GCG_CU_OK (&error, cuMemsetD32Async, b->data, 0, N_VALUES,
           gcg__stream_get_cu (b->stream))
-      || !(b->value = gcg_param_block_new ())
-      || gcg_param_block_add_field (b->value, "value", GCG_SCALAR_TYPE_UINT32,
-             &error)
-          < 0
-      || !gcg_param_block_allocate (b->value, b->ctx, 4, &error)
-      || !gcg_param_block_set_uint (b->value, 0, 1, &error)
-      || !gcg_param_block_update (b->value, b->stream, &error))
+      || !(b->value =
+               gcg_device_scalar_new (b->ctx, GCG_SCALAR_TYPE_UINT32, &error))
+      || !gcg_device_scalar_set_uint (b->value, 1, &error)
+      || !gcg_device_scalar_update (b->value, b->stream, &error))
     gcg_bench_die ("setup", error);
   wait_stream (b);
 }

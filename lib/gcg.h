@@ -18,6 +18,8 @@
 #include "gcg-graph.h"
 #include "gcg-capture.h"
 #include "gcg-param-block.h"
+#include "gcg-device-scalar.h"
+#include "gcg-dispatch-graph.h"
 #include "gcg-allocator-stats.h"
 #include "gcg-memory-block.h"
 #include "gcg-memory-segment.h"

@@ -70,7 +70,7 @@ if [ "$what" = sanitize ]; then
   # Every C test (the Python one would sanitize the interpreter and
   # PyTorch too).
   run_tool memcheck --tool memcheck --leak-check full --report-api-errors no \
-    -- context param-block capture capture-pool graph-update \
+    -- context param-block capture capture-pool graph-update dispatch-graph \
     allocator fence frame-chain frame-chain-wide frame-batch frame-queue \
     frame-queue-batch gst-elements gst-cuda-memory gst-inflight gst-batch \
     gst-pageable model-graph model-chain gst-model kernel-op gst-user-kernel \

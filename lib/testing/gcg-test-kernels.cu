@@ -5,9 +5,9 @@
  * Small kernels used by the gpu test suite and the benchmarks to check the
  * loader, capture and replay.  Built into a fatbin of their own, embedded
  * in libgcg-testing.a only (lib/testing/meson.build), and found through
- * gcg__context_get_function() like the library's own kernels.  Per-replay
- * values are read through device pointers (fields of a parameter block),
- * never passed by value, so one captured graph serves every replay.
+ * gcg__context_get_function() like the library's own kernels.  Per-replay values are read through device
+ * pointers (device scalars), never passed by value, so one captured graph
+ * serves every replay.
  */
 #include <stdint.h>
 
@@ -22,7 +22,7 @@ gcg_test_affine_f32 (float *data, uint32_t n, const float *scale,
     data[i] = data[i] * *scale + *offset;
 }
 
-/* out[i] = i * step + *base, with the base read from device memory. */
+/* out[i] = i * step + *base, with the base from a device scalar. */
 extern "C" __global__ void
 gcg_test_iota_u32 (uint32_t *out, uint32_t n, uint32_t step,
     const uint32_t *base)

@@ -4,8 +4,8 @@
  *
  * A chain of kernels for the capture tests, with its CPU reference:
  *   iota (base) → add → mad → add → mad → add [→ add × extra]
- * on CHAIN_N uint32 values.  Every per-frame value is a field of one
- * parameter block, which the kernels read through a pointer, so one captured graph serves every
+ * on CHAIN_N uint32 values.  Every per-frame value is a device scalar the
+ * kernels read through a pointer, so one captured graph serves every
  * frame; the mads make the result depend on the order of the nodes.
  */
 #pragma once
@@ -23,9 +23,9 @@ typedef struct
   GcgStream *stream;
   GcgContextGuard guard;
   CUfunction iota, add, mad;
-  GcgParamBlock *values;        /* CHAIN_N_SCALARS uint32 fields */
+  GcgDeviceScalar *scalars[CHAIN_N_SCALARS];
   CUdeviceptr out[2];
-  CUdeviceptr s[CHAIN_N_SCALARS];       /* the fields' device addresses */
+  CUdeviceptr s[CHAIN_N_SCALARS];       /* the scalars' device addresses */
 } Chain;
 
 /* Opens the GPU and makes the chain's buffers; FALSE when the test is
@@ -46,18 +46,12 @@ chain_setup (Chain *c)
   c->add = gcg__context_get_function (c->ctx, "gcg_test_add_u32", &error);
   c->mad = gcg__context_get_function (c->ctx, "gcg_test_mad_u32", &error);
   g_assert_no_error (error);
-  c->values = gcg_param_block_new ();
   for (guint i = 0; i < CHAIN_N_SCALARS; i++) {
-    g_autofree gchar *name = g_strdup_printf ("v%u", i);
-
-    g_assert_cmpint (gcg_param_block_add_field (c->values, name,
-                         GCG_SCALAR_TYPE_UINT32, &error),
-        ==, (gint) i);
+    c->scalars[i] =
+        gcg_device_scalar_new (c->ctx, GCG_SCALAR_TYPE_UINT32, &error);
+    g_assert_no_error (error);
+    c->s[i] = gcg_device_scalar_get_device_ptr (c->scalars[i]);
   }
-  g_assert_true (gcg_param_block_allocate (c->values, c->ctx, 4, &error));
-  g_assert_no_error (error);
-  for (guint i = 0; i < CHAIN_N_SCALARS; i++)
-    c->s[i] = gcg_param_block_get_field_device_ptr (c->values, i);
   for (guint i = 0; i < G_N_ELEMENTS (c->out); i++)
     g_assert_true (GCG_CU_OK (&error, cuMemAlloc, &c->out[i],
         CHAIN_N * sizeof (guint32)));
@@ -74,7 +68,8 @@ chain_teardown (Chain *c)
   g_assert_true (gcg_stream_synchronize (c->stream, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (c->out); i++)
     GCG_CU_WARN (cuMemFree, c->out[i]);
-  g_clear_object (&c->values);
+  for (guint i = 0; i < CHAIN_N_SCALARS; i++)
+    g_clear_object (&c->scalars[i]);
   gcg__context_guard_leave (&c->guard);
   g_clear_object (&c->stream);
   g_clear_object (&c->ctx);
@@ -94,16 +89,17 @@ chain_values (guint frame, guint32 v[CHAIN_N_SCALARS])
   v[7] = 5 * frame + 2;
 }
 
-/* Stages @v in the parameter block: one stream-ordered copy queued now,
- * so it lands before whatever is queued next (a replay). */
+/* Stages @v in the device scalars: stream-ordered copies queued now, so
+ * they land before whatever is queued next (a replay). */
 static inline void
 chain_set (Chain *c, const guint32 v[CHAIN_N_SCALARS])
 {
   g_autoptr (GError) error = NULL;
 
-  for (guint i = 0; i < CHAIN_N_SCALARS; i++)
-    g_assert_true (gcg_param_block_set_uint (c->values, i, v[i], &error));
-  g_assert_true (gcg_param_block_update (c->values, c->stream, &error));
+  for (guint i = 0; i < CHAIN_N_SCALARS; i++) {
+    g_assert_true (gcg_device_scalar_set_uint (c->scalars[i], v[i], &error));
+    g_assert_true (gcg_device_scalar_update (c->scalars[i], c->stream, &error));
+  }
   g_assert_no_error (error);
 }
 

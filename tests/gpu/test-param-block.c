@@ -2,8 +2,8 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Parameter blocks on a real GPU: every scalar type round-trips (a block
- * of one field), kernels see staged values, a frozen layout refuses new
+ * Device scalars and parameter blocks on a real GPU: every scalar type
+ * round-trips, kernels see staged values, a frozen layout refuses new
  * fields, failed copies leave the block usable, and the stress test:
  * 10 000 graph replays without a host wait, a different value each frame,
  * every frame's output checked, which fails if a pinned slot were rewritten
@@ -56,19 +56,6 @@ encode (GcgScalarType type, gdouble value, guint8 *out)
   }
 }
 
-/* A block of one field of @type, allocated with a ring of four slots:
- * the way to keep a single value on the device. */
-static GcgParamBlock *
-one_value (Fixture *f, GcgScalarType type, GError **error)
-{
-  g_autoptr (GcgParamBlock) block = gcg_param_block_new ();
-
-  if (gcg_param_block_add_field (block, "value", type, error) < 0
-      || !gcg_param_block_allocate (block, f->ctx, 4, error))
-    return NULL;
-  return g_steal_pointer (&block);
-}
-
 static void
 test_scalar_types (Fixture *f, gconstpointer data)
 {
@@ -90,18 +77,17 @@ test_scalar_types (Fixture *f, gconstpointer data)
   if (!f->ctx)
     return;
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GcgParamBlock) s = one_value (f, cases[i].type, &error);
+    g_autoptr (GcgDeviceScalar)
+        s = gcg_device_scalar_new (f->ctx, cases[i].type, &error);
     guint8 dev[8] = { 0 }, host[8] = { 0 };
     g_assert_no_error (error);
-    g_assert_cmpuint (gcg_param_block_get_field_size (s, 0), ==, cases[i].size);
+    g_assert_cmpint (gcg_device_scalar_get_scalar_type (s), ==, cases[i].type);
     /* Zero on the device before the first update. */
-    read_back (f, gcg_param_block_get_field_device_ptr (s, 0), dev,
-        cases[i].size);
+    read_back (f, gcg_device_scalar_get_device_ptr (s), dev, cases[i].size);
     g_assert_cmpmem (dev, cases[i].size, host, cases[i].size);
-    g_assert_true (gcg_param_block_set_double (s, 0, cases[i].value, &error));
-    g_assert_true (gcg_param_block_update (s, f->stream, &error));
-    read_back (f, gcg_param_block_get_field_device_ptr (s, 0), dev,
-        cases[i].size);
+    g_assert_true (gcg_device_scalar_set_double (s, cases[i].value, &error));
+    g_assert_true (gcg_device_scalar_update (s, f->stream, &error));
+    read_back (f, gcg_device_scalar_get_device_ptr (s), dev, cases[i].size);
     encode (cases[i].type, cases[i].value, host);
     g_assert_cmpmem (dev, cases[i].size, host, cases[i].size);
   }
@@ -174,34 +160,33 @@ test_kernel_reads_fields (Fixture *f, gconstpointer data)
 static void
 test_failed_copy_recovers (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GcgParamBlock) s = NULL;
+  g_autoptr (GcgDeviceScalar) s = NULL;
   g_autoptr (GError) error = NULL;
   guint32 dev = 0;
 
   if (!f->ctx)
     return;
-  s = one_value (f, GCG_SCALAR_TYPE_UINT32, &error);
-  g_assert_no_error (error);
+  s = gcg_device_scalar_new (f->ctx, GCG_SCALAR_TYPE_UINT32, &error);
   g_assert_true (gcg_fault_inject ("cuMemcpyHtoDAsync:1,cuEventRecord:1",
       NULL));
-  g_assert_true (gcg_param_block_set_uint (s, 0, 7, NULL));
-  g_assert_false (gcg_param_block_update (s, f->stream, &error));
+  g_assert_true (gcg_device_scalar_set_uint (s, 7, NULL));
+  g_assert_false (gcg_device_scalar_update (s, f->stream, &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_DRIVER);
   g_assert_nonnull (strstr (error->message, "cuMemcpyHtoDAsync"));
   g_clear_error (&error);
-  g_assert_false (gcg_param_block_update (s, f->stream, &error));
+  g_assert_false (gcg_device_scalar_update (s, f->stream, &error));
   g_assert_nonnull (strstr (error->message, "cuEventRecord"));
   g_clear_error (&error);
-  g_assert_true (gcg_param_block_set_uint (s, 0, 9, NULL));
-  g_assert_true (gcg_param_block_update (s, f->stream, &error));
+  g_assert_true (gcg_device_scalar_set_uint (s, 9, NULL));
+  g_assert_true (gcg_device_scalar_update (s, f->stream, &error));
   g_assert_no_error (error);
-  read_back (f, gcg_param_block_get_field_device_ptr (s, 0), &dev, 4);
+  read_back (f, gcg_device_scalar_get_device_ptr (s), &dev, 4);
   g_assert_cmpuint (dev, ==, 9);
 
   /* Allocation failures leave nothing behind and say what failed. */
   g_assert_true (gcg_fault_inject ("cuMemHostAlloc:1=2", NULL));
   g_clear_object (&s);
-  s = one_value (f, GCG_SCALAR_TYPE_FLOAT, &error);
+  s = gcg_device_scalar_new (f->ctx, GCG_SCALAR_TYPE_FLOAT, &error);
   g_assert_null (s);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_OUT_OF_MEMORY);
 }
