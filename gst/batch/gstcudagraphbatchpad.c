@@ -105,13 +105,14 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass *klass)
   gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
 
   install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
-      "Left column of the stream's crop");
+      "Left column of the stream's crop, 0-16384");
   install_crop (gobject_class, PROP_CROP_Y, "crop-y", "Crop Y",
-      "Top row of the stream's crop");
+      "Top row of the stream's crop, 0-16384");
   install_crop (gobject_class, PROP_CROP_WIDTH, "crop-width", "Crop width",
-      "Width of the stream's crop (0 = to the right edge)");
+      "Width of the stream's crop, 0-16384 pixels (0 = to the right edge)");
   install_crop (gobject_class, PROP_CROP_HEIGHT, "crop-height", "Crop height",
-      "Height of the stream's crop (0 = to the bottom edge)");
+      "Height of the stream's crop, 0-16384 pixels (0 = to the bottom "
+      "edge)");
   g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
       g_param_spec_string ("roi-type", "ROI type",
           "Only region-of-interest metas of this type (NULL = the element's "

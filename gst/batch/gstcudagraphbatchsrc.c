@@ -282,7 +282,12 @@ negotiate (GstCudaGraphBatch *self)
   current = gst_pad_get_current_caps (self->srcpad);
   if (current == NULL || !gst_caps_is_equal (current, caps))
     gst_pad_push_event (self->srcpad, gst_event_new_caps (caps));
-  return do_allocation (self, caps);
+  if (do_allocation (self, caps))
+    return TRUE;
+  /* Every refusal there (the CUDA pool's) posted its error: one failure,
+   * one error. */
+  self->negotiation_said = TRUE;
+  return FALSE;
 }
 
 /* --- the collector task -------------------------------------------------- */

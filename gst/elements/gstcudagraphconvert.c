@@ -181,12 +181,18 @@ static gboolean gst_cuda_graph_convert_configure (
 static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
     GstBuffer *inbuf, GcgFrameParams *params);
 
+/* The crop is in input pixels: at most GCG_FRAME_CHAIN_MAX_SIZE, the
+ * largest frame (a larger value selects nothing of any frame, or all of
+ * it), which the blurbs spell out. */
+G_STATIC_ASSERT (GCG_FRAME_CHAIN_MAX_SIZE == 16384);
+
 static void
 install_crop_property (GObjectClass *gobject_class, guint id, const gchar *name,
     const gchar *blurb)
 {
   g_object_class_install_property (gobject_class, id,
-      g_param_spec_uint (name, name, blurb, 0, G_MAXINT, DEFAULT_CROP,
+      g_param_spec_uint (name, name, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE,
+          DEFAULT_CROP,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE
               | GST_PARAM_MUTABLE_PLAYING));
 }
@@ -215,13 +221,13 @@ gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass *klass)
   gobject_class->get_property = gst_cuda_graph_convert_get_property;
 
   install_crop_property (gobject_class, PROP_CROP_X, "crop-x",
-      "Left column of the crop, in input pixels");
+      "Left column of the crop, in input pixels, 0-16384");
   install_crop_property (gobject_class, PROP_CROP_Y, "crop-y",
-      "Top row of the crop, in input pixels");
+      "Top row of the crop, in input pixels, 0-16384");
   install_crop_property (gobject_class, PROP_CROP_WIDTH, "crop-width",
-      "Width of the crop (0 = to the right edge)");
+      "Width of the crop, 0-16384 pixels (0 = to the right edge)");
   install_crop_property (gobject_class, PROP_CROP_HEIGHT, "crop-height",
-      "Height of the crop (0 = to the bottom edge)");
+      "Height of the crop, 0-16384 pixels (0 = to the bottom edge)");
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling method",
           GCG_TYPE_RESIZE_METHOD, DEFAULT_METHOD,
@@ -574,10 +580,14 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *base,
       config->matrix = matrix;
       config->full_range = full_range;
     } else if (matrix != config->matrix || full_range != config->full_range) {
-      GST_ERROR_OBJECT (self,
-          "YUV to YUV keeps the input's colour matrix "
-          "and range; output caps %" GST_PTR_FORMAT " ask for others",
-          outcaps);
+      /* Said once: the base class refuses the same caps again without a
+       * word when upstream sends them again. */
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("YUV to YUV keeps the input's colour matrix and range; "
+           "downstream asks for others"),
+          ("output caps %" GST_PTR_FORMAT "; let downstream take the "
+           "input's colorimetry, or convert to RGB first",
+              outcaps));
       return FALSE;
     }
   }
@@ -704,8 +714,8 @@ compute_crop (GstCudaGraphConvert *self, GstBuffer *inbuf, const GcgRect *prop,
   if (!gcg__rect_clip_to_frame (&region, fw, fh))
     goto refused;
 
-  /* The properties go up to G_MAXINT: beyond the region is refused, and
-   * the arithmetic cannot overflow. */
+  /* The properties go up to GCG_FRAME_CHAIN_MAX_SIZE: beyond the region
+   * is refused, and the sums stay far from overflowing. */
   if ((gint64) prop->x >= region.width || (gint64) prop->y >= region.height)
     goto refused;
   r.x = region.x + prop->x;
