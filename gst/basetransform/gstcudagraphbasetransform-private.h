@@ -201,7 +201,7 @@ void gst_cuda_graph_base_transform_finish_held (
 /* How long input must pause before the held outputs leave without a
  * next input (µs): above a frame's interval at the rates the GPU path
  * runs (thousands of fps), so a steady stream never waits for it. */
-#define GST_CUDA_GRAPH_HOLD_IDLE_US 500
+#define GST_CUDA_GRAPH_HOLD_IDLE_US 200
 void gst_cuda_graph_base_transform_finish_held_idle (gpointer self);
 void gst_cuda_graph_base_transform_drop_held (GstCudaGraphBaseTransform *self);
 void gst_cuda_graph_base_transform_add_hold_latency (

@@ -344,7 +344,7 @@ void gst_cuda_graph_batch_forget_cameras (GstCudaGraphBatch *self);
 void gst_cuda_graph_batch_kick_idle (gpointer self);
 /* How long input must pause before frames whose batch is done leave on
  * their branches without a next collect step (µs). */
-#define GST_CUDA_GRAPH_BATCH_IDLE_US 500
+#define GST_CUDA_GRAPH_BATCH_IDLE_US 200
 
 /* gstcudagraphbatchrun.c */
 void gst_cuda_graph_batch_engine_counts (GstCudaGraphBatch *self,

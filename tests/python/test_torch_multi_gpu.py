@@ -12,7 +12,8 @@ frame's own preprocessed input (bit for bit) and eager PyTorch on device
 1 (tight allclose); the same pipeline on device 0 gives the same
 preprocessed input bit for bit and the same top classes; the results
 meta's best class is the logits' argmax; one capture.  Then both
-pipelines at once, in one process: the same again.
+pipelines streaming at once, in one process (attached one after the
+other: PyTorch's captures are not made side by side): the same again.
 
 The network is test_torch_gpu.py's.  Exit 77 (skipped) with fewer than
 two CUDA devices, a failure under GCG_TEST_REQUIRE_GPUS=2 (a two-GPU
@@ -44,28 +45,38 @@ LINE = ("videotestsrc num-buffers=%d pattern=ball ! "
         % (FRAMES, SIZE, SIZE))
 
 
-def run_on(dev, out):
-    """The pipeline on device @dev to EOS, the model attached on that
-    device; @out[dev] = (attachment, net, frames), each frame
-    ([input, logits, pooled, top] copied, results)."""
+def attached(dev):
+    """The pipeline on device @dev with the model attached on that device:
+    (pipeline, element, attachment, net).  Attached one at a time, from
+    one thread: a PyTorch capture forbids other threads' CUDA work that
+    could join it (its default capture mode), so captures are not made
+    side by side; the streams then run side by side."""
     net = Net().to(torch.device("cuda", dev)).eval()
+    p = tensor.Pipeline(LINE.format(dev=dev))
+    pre = p.element("pre")
+    return p, pre, gcg.torch.attach(pre, net, keep_input=True), net
+
+
+def stream(dev, setup, out):
+    """Plays @setup's pipeline to EOS; @out[dev] = (attachment, net,
+    frames, counts), each frame ([input, logits, pooled, top] copied, the
+    tensors' devices, results)."""
+    p, pre, att, net = setup
     frames = []
-    with tensor.Pipeline(LINE.format(dev=dev)) as p:
-        pre = p.element("pre")
-        att = gcg.torch.attach(pre, net, keep_input=True)
-        p.play()
-        for sample in p:
-            ts = [torch.from_dlpack(t) for t in tensor.tensors(sample)]
-            devices = {t.device for t in ts}
-            with torch.cuda.device(dev):
-                copies = [t.clone() for t in ts]
-                torch.cuda.synchronize()
-            results = launch.read_results(sample.get_buffer())
-            sample.release()
-            frames.append((copies, devices, results))
-        p.stop()
-        counts = [pre.get_property(k) for k in
-                  ("captures", "replays", "eager-frames")]
+    p.play()
+    for sample in p:
+        ts = [torch.from_dlpack(t) for t in tensor.tensors(sample)]
+        devices = {t.device for t in ts}
+        with torch.cuda.device(dev):
+            copies = [t.clone() for t in ts]
+            torch.cuda.synchronize()
+        results = launch.read_results(sample.get_buffer())
+        sample.release()
+        frames.append((copies, devices, results))
+    p.stop()
+    counts = [pre.get_property(k) for k in
+              ("captures", "replays", "eager-frames")]
+    p.close()
     out[dev] = (att, net, frames, counts)
 
 
@@ -107,15 +118,16 @@ class Device1(unittest.TestCase):
 
     def test_device_1_alone(self):
         out = {}
-        run_on(0, out)
-        run_on(1, out)
+        stream(0, attached(0), out)
+        stream(1, attached(1), out)
         self.check(0, out[0])
         self.check(1, out[1])
         self.same_as_device_0(out[0], out[1])
 
     def test_both_devices_at_once(self):
         out = {}
-        threads = [threading.Thread(target=run_on, args=(d, out))
+        setups = [attached(d) for d in (0, 1)]
+        threads = [threading.Thread(target=stream, args=(d, setups[d], out))
                    for d in (0, 1)]
         for t in threads:
             t.start()
