@@ -10,18 +10,19 @@
 #        bench-batch bench-batch-pipeline
 set -uo pipefail
 cd "$(dirname "$0")/.."
-a=$1
-b=$2
+# The bundle's env.sh first: it sets shell variables of its own.
+[ -f .gpu-bundle/env.sh ] && . .gpu-bundle/env.sh
+ab_a=$1
+ab_b=$2
 rounds=${3:-2}
 benches=("${@:4}")
 [ ${#benches[@]} -gt 0 ] || benches=(bench-frame-chain bench-batch)
 out=${OUT:-gpu-out}
 mkdir -p "$out"
-[ -f .gpu-bundle/env.sh ] && . .gpu-bundle/env.sh
 base_ld=${LD_LIBRARY_PATH:-}
 status=0
 for r in $(seq "$rounds"); do
-  for build in "$a" "$b"; do
+  for build in "$ab_a" "$ab_b"; do
     export LD_LIBRARY_PATH="$PWD/$build/lib:$PWD/$build/gst-libs/gcg-gst:$base_ld"
     export GST_PLUGIN_PATH="$PWD/$build/gst"
     export GST_REGISTRY_1_0="/tmp/gcg-ab-registry-$(basename "$build").bin"

@@ -258,7 +258,11 @@ gst_cuda_graph_batch_drain_cameras (GstCudaGraphBatch *self, GList *pads,
 
     if (ret == GST_FLOW_OK)
       ret = r;
-    pending = pending || gst_cuda_graph_batch_camera_has_records (camera);
+    /* No lock taken for a stream without a branch (the tensor-only
+     * batch: every stream). */
+    pending = pending
+        || (any && gst_cuda_graph_batch_camera_is_paired (camera)
+            && gst_cuda_graph_batch_camera_has_records (camera));
   }
   g_list_free_full (own, gst_object_unref);
   /* Frames whose batch is still running: if no input comes to run the
