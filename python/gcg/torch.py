@@ -330,7 +330,11 @@ def _capture(model, static_in, warmup):
                                   % (tuple(static_in.shape), static_in.dtype,
                                      static_in.device, e)) from e
     torch.cuda.current_stream().wait_stream(side)
-    with torch.no_grad(), torch.cuda.graph(graph,
+    # Captured on the warm-up's stream, of the model's device: PyTorch's
+    # default capture stream is made once, on the device current at its
+    # first use, so a capture for device 1 after one for device 0 would be
+    # recorded on a stream of device 0 (and fail in cuBLAS).
+    with torch.no_grad(), torch.cuda.graph(graph, stream=side,
                                            capture_error_mode="thread_local"):
         outputs = [o.contiguous() for o in _flatten(model(static_in))]
     torch.cuda.synchronize()
