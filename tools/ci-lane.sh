@@ -214,15 +214,16 @@ case "$counts" in
   *) counts="no test counts"; [ "$rc" -ne 0 ] || rc=1 ;;
 esac
 # Without a GPU only the gpu suite may skip, and the analytics tests
-# (GstTensorMeta, the results' GstAnalyticsRelationMeta) where GStreamer is
-# older than 1.26: any other skip is a package install-deps forgot (a
+# (GstTensorMeta, the results' GstAnalyticsRelationMeta,
+# objectdetectionoverlay drawing them) where GStreamer is older than 1.26:
+# any other skip is a package install-deps forgot (a
 # user's test run would not check what it should), and the analytics tests
 # must run from 1.26 on.
 # Test names as meson prints them: "project:suite / name" up to 1.7,
 # "suite - project:name" from 1.8 on (Debian 14).
 allowed=':gpu / |^gpu - '
 [ "$dist" = bookworm ] &&
-  allowed="$allowed|:unit / gst-tensor-meta\$|:unit / results-analytics\$"
+  allowed="$allowed|:unit / gst-tensor-meta\$|:unit / results-analytics\$|:unit / results-overlay\$"
 bad=$(sed -n 's/^skipped: //p' "$log" | grep -Ev -- "$allowed" || true)
 if [ -n "$bad" ]; then
   echo "lane $dist: skipped where nothing may skip (a missing install step?):"
@@ -231,7 +232,7 @@ if [ -n "$bad" ]; then
 fi
 # Where GStreamer has the analytics library (1.26, 1.28) its tests must
 # run and pass.
-for t in gst-tensor-meta results-analytics; do
+for t in gst-tensor-meta results-analytics results-overlay; do
   if [ "$dist" != bookworm ] &&
     ! grep -Eq "(:unit / |unit[^ ]* - [^ ]*:)$t +OK" "$log"; then
     echo "lane $dist: the $t test did not run and pass"
