@@ -29,11 +29,6 @@ typedef struct
   guint64 batches;
 } GcgFrameBatchView;
 
-GCG_PRIVATE_API gboolean gcg__frame_batch_add_stage (GcgFrameBatch *self,
-    GcgFrameStage *stage, GError **error);
-
-GCG_PRIVATE_API GcgContext *gcg__frame_batch_get_context (GcgFrameBatch *self);
-
 GCG_PRIVATE_API void gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
     GcgFrameValueLookup lookup, gpointer user_data);
 

@@ -506,23 +506,6 @@ ensure_view (GcgFrameBatch *self)
     self->view = view_new (&self->config);
 }
 
-/* Appends @stage (owned, freed on failure) after the batch's op, in the
- * same graph; before the first batch, CUDA backend only. */
-gboolean
-gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
-    GError **error)
-{
-  ensure_view (self);
-  return gcg__frame_engine_add_stage (&self->engine, stage, FALSE, error);
-}
-
-/* The batch's context: %NULL on the CPU backend. */
-GcgContext *
-gcg__frame_batch_get_context (GcgFrameBatch *self)
-{
-  return gcg__frame_engine_get_context (&self->engine);
-}
-
 /* Where the stages find a batch's named values: called on the streaming
  * thread during gcg_frame_batch_process(); %NULL for none. */
 void

@@ -23,11 +23,6 @@ GCG_PRIVATE_API GcgFrameChain *gcg__frame_chain_new_stages_only (
 GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage (GcgFrameChain *self,
     GcgFrameStage *stage, GError **error);
 
-GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage_at (GcgFrameChain *self,
-    GcgFrameStage *stage, gboolean before, GError **error);
-
-GCG_PRIVATE_API GcgContext *gcg__frame_chain_get_context (GcgFrameChain *self);
-
 GCG_PRIVATE_API void gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
     GcgFrameValueLookup lookup, gpointer user_data);
 

@@ -414,29 +414,6 @@ ensure_scratch (GcgFrameChain *self, GError **error)
   return self->scratch != NULL;
 }
 
-/* As gcg__frame_chain_add_stage(), @before the built-in op when asked:
- * the chain then keeps a scratch copy of the input for it.  A chain
- * without a built-in op has no before: its stages read the input. */
-gboolean
-gcg__frame_chain_add_stage_at (GcgFrameChain *self, GcgFrameStage *stage,
-    gboolean before, GError **error)
-{
-  if (!before || self->engine.backend != GCG_BACKEND_CUDA || self->stages_only)
-    return gcg__frame_chain_add_stage (self, stage, error);
-  if (!ensure_scratch (self, error)) {
-    gcg__frame_stage_free (stage);
-    return FALSE;
-  }
-  return gcg__frame_engine_add_stage (&self->engine, stage, TRUE, error);
-}
-
-/* The chain's context: %NULL on the CPU backend. */
-GcgContext *
-gcg__frame_chain_get_context (GcgFrameChain *self)
-{
-  return gcg__frame_engine_get_context (&self->engine);
-}
-
 /* Where the stages find this frame's named values: called on the
  * streaming thread during gcg_frame_chain_process(); %NULL for none. */
 void
