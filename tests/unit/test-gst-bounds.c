@@ -31,6 +31,7 @@
  * from GCG_TEST_SYSTEM_PLUGINS_DIR): those tests skip without.
  */
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-messages.h"
 #include "common/gcg-test-watchdog.h"
 
 #include <sys/resource.h>
@@ -40,8 +41,7 @@
 /* What a pipeline posted and how it ended. */
 typedef struct
 {
-  GList *errors; /* GstMessage*, in order */
-  GList *warnings;
+  GcgTestMessages m;
   gboolean eos, ended;
   /* CPU time the process took while the pipeline played, over the wall
    * time it played. */
@@ -51,18 +51,8 @@ typedef struct
 static void
 outcome_clear (Outcome *o)
 {
-  g_list_free_full (o->errors, (GDestroyNotify) gst_message_unref);
-  g_list_free_full (o->warnings, (GDestroyNotify) gst_message_unref);
+  gcg_test_messages_clear (&o->m);
   memset (o, 0, sizeof (*o));
-}
-
-static void
-keep_message (Outcome *o, GstMessage *msg)
-{
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    o->errors = g_list_append (o->errors, gst_message_ref (msg));
-  else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
-    o->warnings = g_list_append (o->warnings, gst_message_ref (msg));
 }
 
 static gint64
@@ -97,7 +87,7 @@ run_pipeline (GstElement *pipe, guint seconds, Outcome *o)
       != NULL) {
     GstMessageType type = GST_MESSAGE_TYPE (msg);
 
-    keep_message (o, msg);
+    gcg_test_messages_keep (&o->m, msg);
     gst_message_unref (msg);
     if (type != GST_MESSAGE_WARNING) {
       o->eos = type == GST_MESSAGE_EOS;
@@ -110,7 +100,7 @@ run_pipeline (GstElement *pipe, guint seconds, Outcome *o)
   g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_NULL), ==,
       GST_STATE_CHANGE_SUCCESS);
   while ((msg = gst_bus_pop_filtered (bus, types)) != NULL) {
-    keep_message (o, msg);
+    gcg_test_messages_keep (&o->m, msg);
     gst_message_unref (msg);
   }
 }
@@ -124,17 +114,6 @@ launch (const gchar *desc)
   g_assert_no_error (error);
   g_assert_nonnull (pipe);
   return pipe;
-}
-
-/* The messages of @list from elements whose name starts with @prefix. */
-static guint
-count_from (GList *list, const gchar *prefix)
-{
-  guint n = 0;
-
-  for (GList *l = list; l; l = l->next)
-    n += g_str_has_prefix (GST_MESSAGE_SRC_NAME (l->data), prefix);
-  return n;
 }
 
 static guint64
@@ -265,14 +244,14 @@ check_long_window (guint depth)
       " batches",
       depth, a.most, a.entered, batches);
   g_assert_true (o.eos);
-  g_assert_null (o.errors);
+  g_assert_null (o.m.errors);
   g_assert_cmpint (a.entered, ==, 240);
   g_assert_cmpint (a.alive, ==, 0);
   g_assert_cmpint (a.most, <=, most_held (2, depth, 4, 2));
   /* The window's frames, two at a time; none late. */
   g_assert_cmpuint (batches, ==, depth);
   g_assert_cmpuint (late, ==, 0);
-  g_assert_cmpuint (count_from (o.warnings, "b"), ==, 2);
+  g_assert_cmpuint (gcg_test_messages_count_from (o.m.warnings, "b"), ==, 2);
   outcome_clear (&o);
 }
 
@@ -315,7 +294,7 @@ test_long_window_live (void)
   g_test_message ("live: %d of %d frames alive at most, CPU %.0f %%", a.most,
       a.entered, 100 * o.cpu_share);
   g_assert_true (o.eos);
-  g_assert_null (o.errors);
+  g_assert_null (o.m.errors);
   g_assert_cmpint (a.entered, ==, 60);
   g_assert_cmpint (a.alive, ==, 0);
   g_assert_cmpint (a.most, <=, most_held (2, 8, 4, 2));
@@ -366,8 +345,8 @@ check_beyond_range (gboolean live)
                   " late, CPU %.0f %%",
       live ? "live" : "not live", batches, late, 100 * o.cpu_share);
   g_assert_true (o.eos);
-  g_assert_null (o.errors);
-  g_assert_null (o.warnings);
+  g_assert_null (o.m.errors);
+  g_assert_null (o.m.warnings);
   if (live) {
     /* Every frame not late is batched, at most two a batch (the streams'
      * times jitter: the frames of one moment may fall into two windows). */
@@ -406,12 +385,13 @@ check_one_error (const gchar *desc, const gchar *ours, guint runs)
 
     run_pipeline (pipe, 10, &o);
     gst_object_unref (pipe);
-    if (count_from (o.errors, ours) != 1)
-      g_error ("run %u: %u errors from %s", run, count_from (o.errors, ours),
-          ours);
+    if (gcg_test_messages_count_from (o.m.errors, ours) != 1)
+      g_error ("run %u: %u errors from %s", run,
+          gcg_test_messages_count_from (o.m.errors, ours), ours);
     g_assert_true (o.ended);
-    g_assert_cmpuint (count_from (o.errors, "videotestsrc"), <=, 1);
-    g_assert_cmpuint (g_list_length (o.errors), <=, 2);
+    g_assert_cmpuint (gcg_test_messages_count_from (o.m.errors, "videotestsrc"),
+        <=, 1);
+    g_assert_cmpuint (g_list_length (o.m.errors), <=, 2);
     outcome_clear (&o);
   }
 }

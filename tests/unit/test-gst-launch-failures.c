@@ -25,14 +25,14 @@
  * from GCG_TEST_SYSTEM_PLUGINS_DIR): skipped without.
  */
 #include "gcg-gst-test-util.h"
+#include "common/gcg-test-messages.h"
 #include "common/gcg-test-watchdog.h"
 
 /* What a pipeline posted: its ERROR and WARNING messages, and whether it
  * ended (EOS or an error) in time. */
 typedef struct
 {
-  GList *errors;                /* GstMessage*, in order */
-  GList *warnings;
+  GcgTestMessages m;
   gboolean ended;
   guint64 batches;
 } Outcome;
@@ -40,18 +40,8 @@ typedef struct
 static void
 outcome_clear (Outcome *o)
 {
-  g_list_free_full (o->errors, (GDestroyNotify) gst_message_unref);
-  g_list_free_full (o->warnings, (GDestroyNotify) gst_message_unref);
+  gcg_test_messages_clear (&o->m);
   memset (o, 0, sizeof (*o));
-}
-
-static void
-keep_message (Outcome *o, GstMessage *msg)
-{
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    o->errors = g_list_append (o->errors, gst_message_ref (msg));
-  else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
-    o->warnings = g_list_append (o->warnings, gst_message_ref (msg));
 }
 
 /* Plays @desc until EOS or its first ERROR (at most @seconds), and on
@@ -86,7 +76,7 @@ run_launch (const gchar *desc, const gchar *caps, guint seconds, Outcome *o)
       != NULL) {
     GstMessageType type = GST_MESSAGE_TYPE (msg);
 
-    keep_message (o, msg);
+    gcg_test_messages_keep (&o->m, msg);
     gst_message_unref (msg);
     if (type != GST_MESSAGE_WARNING) {
       o->ended = TRUE;
@@ -97,29 +87,18 @@ run_launch (const gchar *desc, const gchar *caps, guint seconds, Outcome *o)
    * it stops: until half a second passes without a message. */
   while ((msg = gst_bus_timed_pop_filtered (bus, GST_SECOND / 2, types))
       != NULL) {
-    keep_message (o, msg);
+    gcg_test_messages_keep (&o->m, msg);
     gst_message_unref (msg);
   }
   g_assert_cmpint (gst_element_set_state (pipe, GST_STATE_NULL), ==,
       GST_STATE_CHANGE_SUCCESS);
   while ((msg = gst_bus_pop_filtered (bus, types)) != NULL) {
-    keep_message (o, msg);
+    gcg_test_messages_keep (&o->m, msg);
     gst_message_unref (msg);
   }
   b = gst_bin_get_by_name (GST_BIN (pipe), "b");
   if (b != NULL)
     g_object_get (b, "batches", &o->batches, NULL);
-}
-
-/* The messages of @list from elements whose name starts with @prefix. */
-static guint
-count_from (GList *list, const gchar *prefix)
-{
-  guint n = 0;
-
-  for (GList *l = list; l; l = l->next)
-    n += g_str_has_prefix (GST_MESSAGE_SRC_NAME (l->data), prefix);
-  return n;
 }
 
 /* The text of an ERROR or WARNING: its message and debug text. */
@@ -144,8 +123,8 @@ check_one_message (GList *list, const gchar *element, const gchar *const *says)
 {
   g_autofree gchar *text = NULL;
 
-  g_assert_cmpuint (count_from (list, element), ==, 1);
-  g_assert_cmpuint (count_from (list, "videotestsrc"), <=, 1);
+  g_assert_cmpuint (gcg_test_messages_count_from (list, element), ==, 1);
+  g_assert_cmpuint (gcg_test_messages_count_from (list, "videotestsrc"), <=, 1);
   g_assert_cmpuint (g_list_length (list), <=, 2);
   g_assert_true (g_str_has_prefix (GST_MESSAGE_SRC_NAME (list->data), element));
   text = message_text (list->data);
@@ -165,7 +144,7 @@ check_launch_error (const gchar *desc, const gchar *caps, const gchar *element,
 
   run_launch (desc, caps, 10, &o);
   g_assert_true (o.ended);
-  check_one_message (o.errors, element, says);
+  check_one_message (o.m.errors, element, says);
   outcome_clear (&o);
 }
 
@@ -333,10 +312,10 @@ test_batch_long_window_bounded (void)
       NULL, 30, &o);
   gcg_test_watchdog_disarm ();
   g_assert_true (o.ended);
-  g_assert_null (o.errors);
+  g_assert_null (o.m.errors);
   g_assert_cmpuint (o.batches, ==, 8);
-  g_assert_cmpuint (count_from (o.warnings, "b"), ==, 2);
-  for (GList *l = o.warnings; l; l = l->next) {
+  g_assert_cmpuint (gcg_test_messages_count_from (o.m.warnings, "b"), ==, 2);
+  for (GList *l = o.m.warnings; l; l = l->next) {
     g_autofree gchar *text = message_text (l->data);
 
     g_assert_nonnull (strstr (text, "queue-depth=8"));
