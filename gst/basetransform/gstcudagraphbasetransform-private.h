@@ -43,7 +43,7 @@ typedef struct
    * included) and the base's own. */
   GstCudaGraphRunProps run;
   gint max_errors;
-  guint graph_cache_size;
+  guint chain_cache_size;
 
   /* Counters, under the object lock: totals over every chain since start
    * (in run.counts); what chains counted while they were current, before

@@ -24,7 +24,7 @@
  * context, or met with the CPU backend, is copied through the host.
  *
  * Caps changes: the chains of the last
- * #GstCudaGraphBaseTransform:graph-cache-size configurations before the
+ * #GstCudaGraphBaseTransform:chain-cache-size configurations before the
  * current one are kept with their captured graphs and device memory, so
  * that caps going back to one of them (an adaptive stream switching
  * resolution back, a camera changing mode and back) replay the graph

@@ -49,8 +49,9 @@ typedef struct
  * @fill_params: fills the per-frame values of @params (crop/ROIs,
  *   adjustments, pad, tensor scale) from the properties and @inbuf's
  *   metadata.  Plane addresses, PTS and frame number are the base's job.
- *   Invalid values are refused here (with a warning) and replaced by the
- *   last good ones, so processing never fails on them.
+ *   Invalid values are refused here (with a warning) and replaced (a
+ *   crop that selects nothing by the whole visible frame,
+ *   gstcudagraphcrop.h), so processing never fails on them.
  * @decorate: called after a frame was queued, to attach metadata to
  *   @outbuf that describes how it was made (the GPU may still be writing
  *   @outbuf: never map it here); its location is where the base mapped

@@ -5,7 +5,7 @@
 
 /* The frame chain GstCudaGraphBaseTransform runs: the one for the
  * negotiated configuration, made by the first buffer, or taken back from
- * the graph cache that keeps the chains of earlier caps with their
+ * the chain cache that keeps the chains of earlier caps with their
  * captured graphs. */
 #include "gstcudagraphbasetransform-private.h"
 
@@ -39,7 +39,7 @@ gst_cuda_graph_base_transform_retire_chain (GstCudaGraphBaseTransform *self)
       g_steal_pointer (&priv->chain));
 }
 
-/* Drops the least recently used chains beyond graph-cache-size: only
+/* Drops the least recently used chains beyond chain-cache-size: only
  * once the next chain was looked up, which may be the one dropped
  * otherwise. */
 static void
@@ -49,7 +49,7 @@ trim_chain_cache (GstCudaGraphBaseTransform *self)
   guint cache_size;
 
   GST_OBJECT_LOCK (self);
-  cache_size = priv->graph_cache_size;
+  cache_size = priv->chain_cache_size;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_graph_chain_cache_trim (priv->chain_cache, cache_size);
 }
@@ -71,7 +71,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform *self,
   /* Only once the lookup is done: trimming might drop that very chain. */
   trim_chain_cache (self);
   if (chain) {
-    GST_INFO_OBJECT (self, "frame chain %ux%u -> %ux%u from the graph cache",
+    GST_INFO_OBJECT (self, "frame chain %ux%u -> %ux%u from the chain cache",
         config->in_width, config->in_height, config->out_width,
         config->out_height);
     activate_chain (self, chain);
@@ -104,7 +104,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform *self,
 }
 
 /* Takes @config (already validated) as the one to run.  Its chain is made
- * (or taken from the graph cache) by the first buffer: caps that no
+ * (or taken from the chain cache) by the first buffer: caps that no
  * buffer comes with (a provisional negotiation, a reconfiguration that
  * is soon replaced) cost neither a chain nor a place in the cache.  A
  * chain the driver cannot make then (a transient failure) does not fail

@@ -14,14 +14,15 @@ enum
   PROP_MAX_ERRORS,
   PROP_DROPPED_FRAMES,
   PROP_FAILED_FRAMES,
-  PROP_GRAPH_CACHE_SIZE,
+  PROP_CHAIN_CACHE_SIZE,
+  PROP_GRAPH_CACHE_SIZE,        /* deprecated alias of chain-cache-size */
   PROP_CHAINS_BUILT,
   PROP_KERNEL_FIRST,
   PROP_RUN_FIRST = PROP_KERNEL_FIRST + GST_CUDA_GRAPH_USER_KERNEL_N_PROPS,
 };
 
 #define DEFAULT_MAX_ERRORS 10
-#define DEFAULT_GRAPH_CACHE_SIZE 4
+#define DEFAULT_CHAIN_CACHE_SIZE 4
 
 #define PLAYING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
@@ -56,16 +57,55 @@ install_settings (GObjectClass *gobject_class)
           "dropped with a warning (-1 = never error out, 0 = error out on "
           "the first; at most 2147483647)",
           -1, G_MAXINT, DEFAULT_MAX_ERRORS, PLAYING_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
-      g_param_spec_uint ("graph-cache-size", "Graph cache size",
+  /**
+   * GstCudaGraphBaseTransform:chain-cache-size:
+   *
+   * Frame chains of earlier caps kept besides the current one, each with
+   * its captured graph and device memory.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_CHAIN_CACHE_SIZE,
+      g_param_spec_uint ("chain-cache-size", "Chain cache size",
           "Frame chains of earlier caps kept, with their captured graphs "
           "and device memory, besides the current one: caps changing back "
           "to one of them replay its graph instead of capturing again; the "
           "least recently used one is dropped when more are kept, 0-" G_STRINGIFY (
               GST_CUDA_GRAPH_CHAIN_CACHE_MAX) " (0 = none; a "
                                               "smaller value takes effect at the next caps change)",
-          0, GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_GRAPH_CACHE_SIZE,
+          0, GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_CHAIN_CACHE_SIZE,
           PLAYING_FLAGS));
+  /**
+   * GstCudaGraphBaseTransform:graph-cache-size:
+   *
+   * The old name of #GstCudaGraphBaseTransform:chain-cache-size (it
+   * caches chains, not graphs): reads and sets the same value, with a
+   * warning when set.
+   *
+   * Deprecated: 0.3: Use #GstCudaGraphBaseTransform:chain-cache-size.
+   */
+  g_object_class_install_property (gobject_class, PROP_GRAPH_CACHE_SIZE,
+      g_param_spec_uint ("graph-cache-size", "Graph cache size",
+          "Deprecated alias of chain-cache-size, 0-" G_STRINGIFY (
+              GST_CUDA_GRAPH_CHAIN_CACHE_MAX),
+          0, GST_CUDA_GRAPH_CHAIN_CACHE_MAX, DEFAULT_CHAIN_CACHE_SIZE,
+          PLAYING_FLAGS | G_PARAM_DEPRECATED));
+}
+
+/* Setting graph-cache-size still works, and says it is going: in the
+ * debug log and, in a pipeline, on the bus (GLib warns of a deprecated
+ * property only with G_ENABLE_DIAGNOSTIC set).  Without the lock: posting
+ * takes it. */
+static void
+warn_deprecated_cache_size (GObject *object)
+{
+  GST_WARNING_OBJECT (object,
+      "graph-cache-size is deprecated: use "
+      "chain-cache-size");
+  GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
+      ("The property graph-cache-size is deprecated: use chain-cache-size "
+       "(the same value; it caches frame chains)"),
+      (NULL));
 }
 
 static void
@@ -84,7 +124,7 @@ install_counters (GObjectClass *gobject_class)
   g_object_class_install_property (gobject_class, PROP_CHAINS_BUILT,
       g_param_spec_uint64 ("chains-built", "Chains built",
           "Frame chains built since start: one per caps not found in the "
-          "graph cache (a chain taken back from the cache is not counted)",
+          "chain cache (a chain taken back from the cache is not counted)",
           0, G_MAXUINT64, 0, RO));
 }
 
@@ -100,8 +140,9 @@ gst_cuda_graph_base_transform_set_property (GObject *object, guint prop_id,
     case PROP_MAX_ERRORS:
       priv->max_errors = g_value_get_int (value);
       break;
+    case PROP_CHAIN_CACHE_SIZE:
     case PROP_GRAPH_CACHE_SIZE:
-      priv->graph_cache_size = g_value_get_uint (value);
+      priv->chain_cache_size = g_value_get_uint (value);
       break;
     default:
       if (!gst_cuda_graph_user_kernel_set (&priv->kernel, PROP_KERNEL_FIRST,
@@ -112,6 +153,8 @@ gst_cuda_graph_base_transform_set_property (GObject *object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (object);
+  if (prop_id == PROP_GRAPH_CACHE_SIZE)
+    warn_deprecated_cache_size (object);
 }
 
 static void
@@ -126,8 +169,9 @@ gst_cuda_graph_base_transform_get_property (GObject *object, guint prop_id,
     case PROP_MAX_ERRORS:
       g_value_set_int (value, priv->max_errors);
       break;
+    case PROP_CHAIN_CACHE_SIZE:
     case PROP_GRAPH_CACHE_SIZE:
-      g_value_set_uint (value, priv->graph_cache_size);
+      g_value_set_uint (value, priv->chain_cache_size);
       break;
     case PROP_DROPPED_FRAMES:
       g_value_set_uint64 (value, priv->dropped);
@@ -177,5 +221,5 @@ gst_cuda_graph_base_transform_init_properties (
   gst_cuda_graph_run_props_init (&priv->run);
   gst_cuda_graph_user_kernel_init (&priv->kernel);
   priv->max_errors = DEFAULT_MAX_ERRORS;
-  priv->graph_cache_size = DEFAULT_GRAPH_CACHE_SIZE;
+  priv->chain_cache_size = DEFAULT_CHAIN_CACHE_SIZE;
 }

@@ -4,7 +4,7 @@
  */
 
 /* A small LRU list of frame chains keyed by their configuration: the
- * elements' graph-cache-size.  A handful of entries at most, so a linear
+ * elements' chain-cache-size.  A handful of entries at most, so a linear
  * search is the whole index. */
 
 #include <string.h>
@@ -84,7 +84,7 @@ gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache *cache,
   while (cache->chains.length > max_chains) {
     GcgFrameChain *old = g_queue_pop_tail (&cache->chains);
 
-    GST_DEBUG ("graph cache full (%u): dropping the frame chain %p", max_chains,
+    GST_DEBUG ("chain cache full (%u): dropping the frame chain %p", max_chains,
         old);
     g_object_unref (old);
   }

@@ -17,7 +17,7 @@
  * num_tensors=1, dimensions=W:H:C:N`): for each stream that delivered a
  * frame, its #GstVideoRegionOfInterestMeta items (up to
  * #GstCudaGraphBatch:max-rois, filtered by roi-type) or one item of the
- * whole frame (or the pad's crop), source after source.  N is
+ * whole visible frame (or the pad's crop of it), source after source.  N is
  * #GstCudaGraphBatch:batch-size × max-rois whatever a batch holds; the
  * #GstCudaGraphBatchMeta on each buffer says how many items are valid and where
  * each came from.
@@ -422,7 +422,7 @@ push_one (GstCudaGraphBatch *self, GList *pads, GList *absent, gboolean *any,
 
   *any = gst_cuda_graph_batch_fill (self, pads, absent, batch,
       self->config.max_sources);
-  /* Every frame may have been refused (no caps, crop outside, too small). */
+  /* Every frame may have been refused (no caps, too small). */
   if (batch->n == 0)
     goto done;
   ret = gst_cuda_graph_batch_push_batch (self, batch);

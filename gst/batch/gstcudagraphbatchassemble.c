@@ -400,8 +400,9 @@ gst_cuda_graph_batch_running_time (GstCudaGraphBatchPad *pad, GstBuffer *buf)
 }
 
 /* Takes @buffer (a frame of @pad, owned) into @batch when it can be
- * batched; a frame that cannot (no caps, crop outside it, buffer too
- * small) is dropped. */
+ * batched; a frame that cannot (no caps, buffer too small) is dropped.
+ * A crop that selects nothing of it does not drop it: its item is then
+ * its whole visible frame (gstcudagraphcrop.h). */
 void
 gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
     GstCudaGraphBatchPad *pad, GstBuffer *buffer, Batch *batch)
@@ -417,8 +418,6 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
   in->running_time = gst_cuda_graph_batch_running_time (pad, in->buffer);
   /* A GAP event's stand-in (gstcudagraphbatchsink.c): no frame. */
   if (info == NULL || GST_BUFFER_FLAG_IS_SET (in->buffer, GST_BUFFER_FLAG_GAP)
-      || !gst_cuda_graph_batch_pad_get_region (pad, GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info), &region)
       || !map_input (self, in, info)) {
     if (in->mapped)
       gst_video_frame_unmap (&in->frame);
@@ -428,6 +427,8 @@ gst_cuda_graph_batch_take_frame (GstCudaGraphBatch *self,
     return;
   }
   gst_cuda_graph_batch_pad_get_source (pad, &batch->sources[batch->n]);
+  gst_cuda_graph_batch_pad_get_region (pad, GST_ELEMENT_CAST (self), in->buffer,
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &region);
   fill_params (self, in, &region, &batch->params[batch->n]);
   batch->n++;
 }

@@ -10,18 +10,27 @@
  *
  * One stream of a `cudagraphbatch`, with what that stream needs of its
  * own: a crop (#GstCudaGraphBatchPad:crop-x, crop-y, crop-width,
- * crop-height; 0 width or height = to the frame's edge) that is the item
- * of a frame without ROIs and clips the ROIs of the others, and a
+ * crop-height) that is the item of a frame without ROIs and clips the
+ * ROIs of the others, and a
  * #GstCudaGraphBatchPad:roi-type that overrides the element's, and
  * (since 0.2) a #GstCudaGraphBatchPad:batch-strategy: which of its frames
  * in a batch's window of running time the batch takes.
+ *
+ * The crop means what cudagraphconvert's crop-* properties mean
+ * (gstcudagraphcrop.h): a rectangle of the visible frame (the buffer's
+ * #GstVideoCropMeta region, or the whole frame without one), crop-x and
+ * crop-y from its top left corner, a 0 width or height reaching to its
+ * edge, clipped to it.  A crop that selects nothing of it is refused for
+ * that frame, which is batched with its whole visible frame: a warning
+ * message naming the pad and the values is posted once per change, and
+ * no frame is lost.
  *
  * Since: 0.1
  */
 #include "gstcudagraphbatchpad.h"
 #include "gstcudagraphbatch-enumtypes.h"
 #include "gstcudagraphvideo.h"
-#include "gcg-rect-private.h"
+#include "gstcudagraphcrop.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug
@@ -47,10 +56,6 @@ struct _GstCudaGraphBatchPad
   GcgRect crop;
   gchar *roi_type;              /* a GRefString, as the element's */
   GstCudaGraphBatchStrategy strategy;
-  /* A crop that missed a frame of this size was reported (until the crop
-   * or the frame size changes). */
-  gboolean crop_warned;
-  gint warned_width, warned_height;
 
   /* Between upstream's thread and the collector (attached: set up). */
   GstCudaGraphBatchQueue queue;
@@ -58,6 +63,7 @@ struct _GstCudaGraphBatchPad
   gint flushed;                 /* atomic: a flush came, not yet taken */
 
   /* The collector thread only. */
+  GstCudaGraphCropReport crop_report;
   GstSegment segment;
   gboolean eos;
   gboolean have_info;
@@ -177,7 +183,6 @@ gst_cuda_graph_batch_pad_set_property (GObject *object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (field) {
     *field = g_value_get_int (value);
-    self->crop_warned = FALSE;
   } else if (prop_id == PROP_ROI_TYPE) {
     g_clear_pointer (&self->roi_type, g_ref_string_release);
     if (g_value_get_string (value) != NULL)
@@ -299,56 +304,18 @@ gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad *self,
   return TRUE;
 }
 
-/* A crop that selects nothing of the frame: on the bus, once per crop and
- * frame size, so that a stream stuck with a bad crop does not post one
- * message per frame, as the single-frame elements do. */
-static void
-warn_crop_outside (GstCudaGraphBatchPad *self, const GcgRect *crop, gint width,
-    gint height)
-{
-  GstElement *parent = gst_pad_get_parent_element (GST_PAD (self));
-
-  GST_WARNING_OBJECT (self,
-      "the crop misses the %dx%d frame: its frames "
-      "are left out of the batch",
-      width, height);
-  if (parent == NULL)
-    return;
-  GST_ELEMENT_WARNING (parent, RESOURCE, SETTINGS,
-      ("The crop of pad %s selects nothing of its %dx%d frames: they are "
-       "left out of the batch",
-          GST_PAD_NAME (self), width, height),
-      ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d", crop->x, crop->y,
-          crop->width, crop->height));
-  gst_object_unref (parent);
-}
-
-gboolean
-gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self, gint width,
-    gint height, GcgRect *region)
+void
+gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self,
+    GstElement *element, GstBuffer *buffer, gint width, gint height,
+    GcgRect *region)
 {
   GcgRect crop;
-  gboolean warn;
 
   GST_OBJECT_LOCK (self);
-  crop = *region = self->crop;
+  crop = self->crop;
   GST_OBJECT_UNLOCK (self);
-  if (region->width == 0)
-    region->width = width - region->x;
-  if (region->height == 0)
-    region->height = height - region->y;
-  if (gcg__rect_clip_to_frame (region, width, height))
-    return TRUE;
-  GST_OBJECT_LOCK (self);
-  warn = !self->crop_warned || self->warned_width != width
-      || self->warned_height != height;
-  self->crop_warned = TRUE;
-  self->warned_width = width;
-  self->warned_height = height;
-  GST_OBJECT_UNLOCK (self);
-  if (warn)
-    warn_crop_outside (self, &crop, width, height);
-  return FALSE;
+  gst_cuda_graph_crop_region (&self->crop_report, element, GST_PAD (self),
+      buffer, width, height, &crop, region);
 }
 
 gchar *

@@ -46,11 +46,14 @@ const GstVideoInfo *gst_cuda_graph_batch_pad_get_info (
 gboolean gst_cuda_graph_batch_pad_get_source (GstCudaGraphBatchPad *self,
     GcgFrameBatchSource *source);
 
-/* The pad's crop of a @width x @height frame (the whole frame when no crop
- * is set), clipped to it; FALSE (with a warning once per crop) when the
- * crop misses the frame. */
-gboolean gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self,
-    gint width, gint height, GcgRect *region);
+/* The region of @buffer, a @width x @height frame of the pad's stream,
+ * that its item is made of: the pad's crop inside the visible frame, or
+ * the whole visible frame when the crop selects nothing (a warning posted
+ * by @element, the pad's parent, once per change; gstcudagraphcrop.h).
+ * The collector thread only. */
+void gst_cuda_graph_batch_pad_get_region (GstCudaGraphBatchPad *self,
+    GstElement *element, GstBuffer *buffer, gint width, gint height,
+    GcgRect *region);
 
 /* A reference to the pad's roi-type, else to @fallback (the element's,
  * a GRefString taken under the element's lock); NULL for none.  Drop it

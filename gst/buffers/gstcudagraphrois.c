@@ -47,8 +47,9 @@ gst_cuda_graph_collect_rois (GstObject *object, GstBuffer *buffer,
     if (!gcg__rect_clip (&r, region)) {
       GST_WARNING_OBJECT (object,
           "skipping ROI %d (%u,%u %ux%u) outside "
-          "the frame",
-          meta->id, meta->x, meta->y, meta->w, meta->h);
+          "the crop %d,%d %dx%d",
+          meta->id, meta->x, meta->y, meta->w, meta->h, region->x, region->y,
+          region->width, region->height);
       continue;
     }
     params->rois[n] = r;

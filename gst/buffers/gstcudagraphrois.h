@@ -11,7 +11,9 @@ G_BEGIN_DECLS
 
 /* A frame's batch items from its GstVideoRegionOfInterestMeta: one per
  * meta of type @roi_type (by name; NULL = every type), in buffer order, up
- * to @max_rois, each clipped to @region (the whole frame, or a crop);
+ * to @max_rois, each clipped to @region (the frame's crop,
+ * gstcudagraphcrop.h).  A ROI's coordinates are the frame's, whatever
+ * its #GstVideoCropMeta: the same on every element;
  * ROIs that miss @region are skipped with a warning against @object.
  * @ids gets each item's ROI id.  No ROI: one item made of @region
  * (params->n_rois = 0, @ids[0] = -1).  Returns the number of items. */

@@ -18,7 +18,7 @@
  * set on the replayed graph's kernel node, so changing them never
  * re-captures.  New caps are captured on their first frame too, unless
  * they came recently: the chains of the last
- * #GstCudaGraphBaseTransform:graph-cache-size caps are kept, and caps
+ * #GstCudaGraphBaseTransform:chain-cache-size caps are kept, and caps
  * going back to one of them replay its graph.  Without a usable GPU,
  * `backend=auto` runs the CPU
  * reference implementation (bit-identical for gamma 1) and says so.
@@ -50,13 +50,16 @@
  *   video/x-raw,width=640,height=360 ! fakesink
  * ]|
  *
- * The crop-* properties select a rectangle inside the buffer's
- * #GstVideoCropMeta (the whole frame without one), cut to it.  A crop
- * that selects nothing of the frame (crop-x=1000 on a 160×90 frame, or a
- * crop meta outside it) is refused: the last good crop of the stream is
- * used instead (the whole frame until there was one), and a warning
- * message is posted on the bus when the refused crop first appears and
- * whenever it changes, not for every frame.
+ * The crop-* properties select a rectangle of the visible frame: the
+ * buffer's #GstVideoCropMeta region, or the whole frame without one
+ * (crop-x and crop-y count from its top left corner; a 0 width or height
+ * reaches to its edge), clipped to it, as on every element and
+ * cudagraphbatch sink pad (gstcudagraphcrop.h).  A crop that selects
+ * nothing of it (crop-x=1000 on a 160×90 frame, or a crop meta outside
+ * the frame) is refused: the whole visible frame is used for that frame,
+ * and a warning message naming the element and the values is posted on
+ * the bus when the refused crop first appears and whenever it changes,
+ * not for every frame.
  *
  * Limitation: a #GstVideoCropMeta is read relative to the frame the caps
  * describe; buffers whose #GstVideoMeta is larger than the caps are
@@ -81,12 +84,12 @@
 #include <math.h>
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphcrop.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphrefuse.h"
 #include "gstcudagraphvideo.h"
-#include "gcg-rect-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug
@@ -137,13 +140,8 @@ struct _GstCudaGraphConvert
 
   /* Streaming thread only. */
   gboolean same_caps;
-  GcgRect last_good_crop;
-  /* The crop last refused (crop-* values and the crop meta's region),
-   * valid while refused_crop is set: a warning is posted when it
-   * changes, not for every frame. */
-  gboolean refused_crop;
-  GcgRect refused_prop;
-  GcgRect refused_region;
+  /* A crop that selects nothing, said once per change. */
+  GstCudaGraphCropReport crop_report;
 };
 
 G_DECLARE_FINAL_TYPE (GstCudaGraphConvert, gst_cuda_graph_convert, GST,
@@ -595,9 +593,6 @@ gst_cuda_graph_convert_configure (GstCudaGraphBaseTransform *base,
   config->resize = self->method;
   config->letterbox = self->letterbox;
   GST_OBJECT_UNLOCK (self);
-  self->last_good_crop =
-      (GcgRect) { 0, 0, config->in_width, config->in_height };
-  self->refused_crop = FALSE;
   return TRUE;
 }
 
@@ -654,95 +649,12 @@ gst_cuda_graph_convert_before_transform (GstBaseTransform *trans,
   update_passthrough (GST_CUDA_GRAPH_CONVERT (trans), buffer);
 }
 
-static gboolean
-rect_equal (const GcgRect *a, const GcgRect *b)
-{
-  return a->x == b->x && a->y == b->y && a->width == b->width
-      && a->height == b->height;
-}
-
-/* A crop that selects nothing: a warning on the bus the first time, and
- * again only when the crop asked for changes (a controller or a moving
- * crop meta), so that a stream stuck with a bad crop does not post one
- * message per frame. */
-static void
-warn_refused_crop (GstCudaGraphConvert *self, const GcgRect *prop,
-    const GcgRect *region, gint fw, gint fh)
-{
-  const GcgRect *good = &self->last_good_crop;
-
-  if (self->refused_crop && rect_equal (prop, &self->refused_prop)
-      && rect_equal (region, &self->refused_region)) {
-    GST_LOG_OBJECT (self, "crop still outside the frame");
-    return;
-  }
-  self->refused_crop = TRUE;
-  self->refused_prop = *prop;
-  self->refused_region = *region;
-  GST_WARNING_OBJECT (self,
-      "crop outside the %dx%d frame, using the last "
-      "good crop %d,%d %dx%d",
-      fw, fh, good->x, good->y, good->width, good->height);
-  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-      ("The crop selects nothing of the %dx%d frame: using %d,%d %dx%d "
-       "instead",
-          fw, fh, good->x, good->y, good->width, good->height),
-      ("crop-x=%d crop-y=%d crop-width=%d crop-height=%d, inside the "
-       "region %d,%d %dx%d (the crop meta's, or the whole frame)",
-          prop->x, prop->y, prop->width, prop->height, region->x, region->y,
-          region->width, region->height));
-}
-
-/* The crop: the buffer's crop meta (if any) selects a region, the crop-*
- * properties a region inside that one.  An empty result is refused (with
- * a warning, see above) and the last good crop is used: the whole frame
- * until a crop was good. */
-static void
-compute_crop (GstCudaGraphConvert *self, GstBuffer *inbuf, const GcgRect *prop,
-    GcgRect *out)
-{
-  const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (
-      GST_CUDA_GRAPH_BASE_TRANSFORM (self));
-  gint fw = GST_VIDEO_INFO_WIDTH (info), fh = GST_VIDEO_INFO_HEIGHT (info);
-  GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
-  GcgRect asked = { 0, 0, fw, fh };
-  GcgRect region, r;
-
-  if (meta && meta->width > 0 && meta->height > 0)
-    asked = (GcgRect) { meta->x, meta->y, meta->width, meta->height };
-  region = asked;
-  if (!gcg__rect_clip_to_frame (&region, fw, fh))
-    goto refused;
-
-  /* The properties go up to GCG_FRAME_CHAIN_MAX_SIZE: beyond the region
-   * is refused, and the sums stay far from overflowing. */
-  if ((gint64) prop->x >= region.width || (gint64) prop->y >= region.height)
-    goto refused;
-  r.x = region.x + prop->x;
-  r.y = region.y + prop->y;
-  r.width = prop->width ? MIN (prop->width, region.width)
-                        : region.width - prop->x;
-  r.height = prop->height ? MIN (prop->height, region.height)
-                          : region.height - prop->y;
-  if (r.width <= 0 || r.height <= 0
-      || !gcg__rect_clip_to_frame (&r, region.x + region.width,
-          region.y + region.height))
-    goto refused;
-  self->last_good_crop = r;
-  self->refused_crop = FALSE;
-  *out = r;
-  return;
-
-refused:
-  warn_refused_crop (self, prop, &asked, fw, fh);
-  *out = self->last_good_crop;
-}
-
 static void
 gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
     GstBuffer *inbuf, GcgFrameParams *params)
 {
   GstCudaGraphConvert *self = GST_CUDA_GRAPH_CONVERT (base);
+  const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (base);
   GcgRect prop_crop;
   guint argb;
 
@@ -760,6 +672,8 @@ gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
   params->pad[2] = argb & 0xff;
   params->pad[3] = (argb >> 24) & 0xff;
   gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
-  compute_crop (self, inbuf, &prop_crop, &params->rois[0]);
+  gst_cuda_graph_crop_region (&self->crop_report, GST_ELEMENT (self), NULL,
+      inbuf, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      &prop_crop, &params->rois[0]);
   params->n_rois = 1;
 }

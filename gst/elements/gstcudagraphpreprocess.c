@@ -16,8 +16,9 @@
  * NHWC reads `C:W:H:N`).  Each #GstVideoRegionOfInterestMeta of a frame
  * (optionally only those whose type is #GstCudaGraphPreprocess:roi-type)
  * becomes one batch item, up to #GstCudaGraphPreprocess:max-rois = N; a
- * frame without ROIs gives one item made of the whole frame.  Items
- * without a ROI are zero.
+ * frame without ROIs gives one item made of its whole visible frame (the
+ * buffer's #GstVideoCropMeta region, or the whole frame without one).
+ * Items without a ROI are zero.
  *
  * Values: `out = pixel · scale + offset` per channel, pixel in 0–255.  When
  * #GstCudaGraphPreprocess:mean and #GstCudaGraphPreprocess:std are set
@@ -54,9 +55,12 @@
  * nothing, is warned of when set and fails the element at start with a
  * message that names the problem.  Properties set after model-info override its values.
  *
- * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name; ROIs
- * that do not intersect the frame are skipped (a warning in the debug
- * log).  The whole tensor, N items, may be at most
+ * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name.  A
+ * ROI's coordinates are the frame's (a #GstVideoCropMeta does not move
+ * them), as on every element; each ROI is clipped to the visible frame,
+ * and ROIs that do not intersect it are skipped (a warning in the debug
+ * log).  A crop meta with nothing inside the frame is read as none, with
+ * a warning message on the bus once per change (gstcudagraphcrop.h).  The whole tensor, N items, may be at most
  * %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES (2 GiB): larger sizes and batches
  * fail to negotiate, with an error message giving the size.
  *
@@ -150,6 +154,7 @@
  */
 
 #include "gstcudagraphbasetransform.h"
+#include "gstcudagraphcrop.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphmodel.h"
@@ -200,6 +205,8 @@ struct _GstCudaGraphPreprocess
   guint n_items;
   gint item_ids[GCG_FRAME_CHAIN_MAX_ROIS];
   GQuark item_types[GCG_FRAME_CHAIN_MAX_ROIS];
+  /* A crop meta with nothing inside the frame, said once per change. */
+  GstCudaGraphCropReport crop_report;
   /* The postprocess the current chain ends in, NONE without one (set
    * when the chain is made). */
   GcgPostprocessKind results_kind;
@@ -806,8 +813,8 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (base);
-  GcgRect frame = { 0, 0, GST_VIDEO_INFO_WIDTH (info),
-    GST_VIDEO_INFO_HEIGHT (info) };
+  const GcgRect no_crop = { 0, 0, 0, 0 };
+  GcgRect visible;
   gchar *roi_type;
   guint max_rois;
 
@@ -820,8 +827,13 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
   GST_OBJECT_UNLOCK (self);
 
   gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
-  self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf, &frame,
-      roi_type, max_rois, params, self->item_ids);
+  /* The visible frame (the crop meta's region), as every element reads
+   * it: the item without ROIs, and the ROIs clipped to it. */
+  gst_cuda_graph_crop_region (&self->crop_report, GST_ELEMENT (self), NULL,
+      inbuf, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      &no_crop, &visible);
+  self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf,
+      &visible, roi_type, max_rois, params, self->item_ids);
   g_clear_pointer (&roi_type, g_ref_string_release);
   if (self->results_kind != GCG_POSTPROCESS_NONE)
     collect_roi_types (self, inbuf);

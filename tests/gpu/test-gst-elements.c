@@ -237,7 +237,7 @@ alternate_caps (GstHarness *h, GstHarness *cpu, const gchar *caps[2],
 /* A -> B -> A -> ... over 10 000 frames, caps switching every 100: the
  * graph cache keeps both chains, so there are two captures in all and
  * every other frame replays; each switch's first frame equals the CPU
- * backend's.  With graph-cache-size=0 each switch captures again. */
+ * backend's.  With chain-cache-size=0 each switch captures again. */
 static void
 test_graph_cache_aba (void)
 {
@@ -261,7 +261,7 @@ test_graph_cache_aba (void)
   gst_harness_teardown (h);
 
   h = gcg_test_harness_new ("cudagraphconvert backend=cuda "
-                            "graph-cache-size=0",
+                            "chain-cache-size=0",
       caps[0], out_caps);
   alternate_caps (h, cpu, caps, out_caps, 1000, 100);
   g_assert_cmpuint (gcg_test_get_u64 (h, "cudagraphconvert", "captures"), ==,

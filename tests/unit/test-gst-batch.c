@@ -5,7 +5,8 @@
  * cudagraphbatch on the CPU backend (tests/common/gcg-test-gst-batch.c: a
  * harness per sink pad on a test clock): batch assembly with 1, 3 and 16
  * streams of different formats and sizes, ROI counts changing per frame,
- * crops, partial batches on timeout, pads joining and leaving while
+ * crops (the same item as cudagraphconvert's and cudagraphpreprocess's,
+ * with and without a crop meta), partial batches on timeout, pads joining and leaving while
  * playing, caps changing mid-stream and EOS.  Every batch is checked byte
  * for byte against cudagraphpreprocess run on each stream alone, and each
  * item's back-map against gcg_frame_item_map_init().
@@ -13,6 +14,7 @@
 #include "gcg-gst-test-util.h"
 #include "common/gcg-test-gst-batch.h"
 #include "gstcudagraphbatchmeta.h"
+#include "gstcudagraphtensormeta.h"
 
 #include <gcg.h>
 #include <stdio.h>
@@ -142,8 +144,9 @@ count_warnings (GstBus *bus)
   return n;
 }
 
-/* A pad whose crop misses its frames: those frames are left out, and the
- * bus says so once per crop and frame size, not once per frame. */
+/* A pad whose crop misses its frames: each frame is still batched, made
+ * of its whole visible frame (here the whole frame), and the bus says so
+ * once per crop and frame size, naming the pad, not once per frame. */
 static void
 test_crop_outside (void)
 {
@@ -156,8 +159,12 @@ test_crop_outside (void)
   gcg_test_batch_add_stream (&f, CAPS (2), 6);
   g_object_set (f.streams[0].pad, "crop-x", 500, NULL);
   for (guint round = 0; round < 2; round++) {
+    g_autoptr (GstMessage) msg = NULL;
+    g_autoptr (GError) err = NULL;
+
     for (guint fr = 0; fr < 3; fr++) {
       GstClockTime pts = (round * 3 + fr) * (GST_SECOND / 30);
+      GstVideoInfo info = gcg_test_info (f.streams[0].caps);
       GstBuffer *out;
       GstCudaGraphBatchMeta *bm;
 
@@ -167,13 +174,220 @@ test_crop_outside (void)
       out = gst_harness_pull (f.out);
       g_assert_nonnull (out);
       bm = gst_cuda_graph_buffer_get_batch_meta (out);
-      g_assert_cmpuint (bm->n_frames, ==, 1);
-      g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_1");
+      g_assert_cmpuint (bm->n_frames, ==, 2);
+      g_assert_cmpstr (bm->sources[0].pad_name, ==, "sink_0");
+      g_assert_cmpint (bm->items[0].roi_x, ==, 0);
+      g_assert_cmpint (bm->items[0].roi_y, ==, 0);
+      g_assert_cmpint (bm->items[0].roi_width, ==,
+          GST_VIDEO_INFO_WIDTH (&info));
+      g_assert_cmpint (bm->items[0].roi_height, ==,
+          GST_VIDEO_INFO_HEIGHT (&info));
       gst_buffer_unref (out);
     }
-    g_assert_cmpuint (count_warnings (bus), ==, 1);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    g_assert_nonnull (msg);
+    gst_message_parse_warning (msg, &err, NULL);
+    g_assert_nonnull (strstr (err->message, "The crop of pad sink_0"));
+    g_assert_nonnull (strstr (err->message, "whole visible frame"));
+    g_assert_cmpuint (count_warnings (bus), ==, 0);
     /* Another crop that misses: reported again. */
     g_object_set (f.streams[0].pad, "crop-y", 400, NULL);
+  }
+  gst_element_set_bus (f.batch, NULL);
+  gcg_test_batch_clear (&f);
+}
+
+/* --- one crop on every element and pad (gstcudagraphcrop.h) ------------- */
+
+#define SAME_CAPS "video/x-raw,format=RGBA,width=16,height=12,framerate=30/1"
+
+/* R = x, G = y: a copy's first pixel says where it came from. */
+static void
+xy_px (guint x, guint y, guint8 *px, gpointer user_data)
+{
+  px[0] = x;
+  px[1] = y;
+  px[2] = 7;
+  px[3] = 255;
+}
+
+typedef struct
+{
+  GcgRect meta;                 /* 0x0: no crop meta */
+  GcgRect crop;                 /* crop-x, crop-y, crop-width, crop-height */
+  GcgRect item;                 /* the item every element must make */
+  gboolean refused;             /* a warning, the whole visible frame */
+} CropCase;
+
+static const CropCase crop_cases[] = {
+  { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 16, 12 }, FALSE },
+  { { 0, 0, 0, 0 }, { 2, 3, 4, 5 }, { 2, 3, 4, 5 }, FALSE },
+  { { 0, 0, 0, 0 }, { 10, 0, 0, 0 }, { 10, 0, 6, 12 }, FALSE },
+  { { 4, 2, 8, 8 }, { 0, 0, 0, 0 }, { 4, 2, 8, 8 }, FALSE },
+  /* Relative to the visible frame: 0 reaches to its edge. */
+  { { 4, 2, 8, 8 }, { 2, 3, 4, 0 }, { 6, 5, 4, 5 }, FALSE },
+  /* Clipped to the visible frame, not to the whole frame. */
+  { { 4, 2, 8, 8 }, { 6, 0, 10, 0 }, { 10, 2, 2, 8 }, FALSE },
+  /* Nothing of the visible frame: all of it, with a warning. */
+  { { 4, 2, 8, 8 }, { 9, 0, 0, 0 }, { 4, 2, 8, 8 }, TRUE },
+  { { 0, 0, 0, 0 }, { 100, 0, 0, 0 }, { 0, 0, 16, 12 }, TRUE },
+  /* A crop meta outside the frame: the whole frame, with a warning. */
+  { { 20, 20, 8, 8 }, { 0, 0, 0, 0 }, { 0, 0, 16, 12 }, TRUE },
+};
+
+static GstBuffer *
+crop_case_frame (const CropCase *c, GstClockTime pts)
+{
+  GstBuffer *buf = gcg_test_frame_new (SAME_CAPS, xy_px, NULL, 0);
+
+  if (c->meta.width > 0) {
+    GstVideoCropMeta *m = gst_buffer_add_video_crop_meta (buf);
+
+    m->x = c->meta.x;
+    m->y = c->meta.y;
+    m->width = c->meta.width;
+    m->height = c->meta.height;
+  }
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static void
+set_crop (gpointer object, const GcgRect *r)
+{
+  g_object_set (object, "crop-x", r->x, "crop-y", r->y, "crop-width", r->width,
+      "crop-height", r->height, NULL);
+}
+
+/* The one warning of a refused crop (naming @who), or none. */
+static void
+check_crop_warning (GstBus *bus, const CropCase *c, const gchar *who)
+{
+  g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  g_autoptr (GError) err = NULL;
+
+  if (!c->refused) {
+    g_assert_null (msg);
+    return;
+  }
+  g_assert_nonnull (msg);
+  gst_message_parse_warning (msg, &err, NULL);
+  g_test_message ("%s", err->message);
+  g_assert_nonnull (strstr (err->message, who));
+  g_assert_nonnull (strstr (err->message, "selects nothing"));
+  g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING));
+}
+
+/* An item's rectangle, from a tensor or batch meta. */
+static void
+assert_item (gint x, gint y, gint width, gint height, const GcgRect *want)
+{
+  g_assert_cmpint (x, ==, want->x);
+  g_assert_cmpint (y, ==, want->y);
+  g_assert_cmpint (width, ==, want->width);
+  g_assert_cmpint (height, ==, want->height);
+}
+
+/* @bus is shared by the cases: flushed of what @h left on it. */
+static void
+teardown_on_bus (GstHarness *h, GstBus *bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_harness_teardown (h);
+}
+
+/* cudagraphconvert copies the item 1:1 into an output of its size. */
+static void
+check_convert_case (const CropCase *c, GstBus *bus)
+{
+  g_autofree gchar *out_caps = g_strdup_printf ("video/x-raw,format=RGBA,"
+                                                "width=%d,height=%d",
+      c->item.width, c->item.height);
+  GstHarness *h = gst_harness_new_parse ("cudagraphconvert backend=cpu");
+  g_autoptr (GstElement)
+      conv = gst_harness_find_element (h, "cudagraphconvert");
+  GstVideoInfo info = gcg_test_info (out_caps);
+  g_autoptr (GstBuffer) out = NULL;
+  GstVideoFrame vf;
+  const guint8 *px;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, SAME_CAPS);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  set_crop (conv, &c->crop);
+  out = gcg_test_push_pull (h, crop_case_frame (c, 0));
+  g_assert_true (gst_video_frame_map (&vf, &info, out, GST_MAP_READ));
+  px = gcg_test_pixel (&vf, 0, 0);
+  g_assert_cmpuint (px[0], ==, c->item.x);
+  g_assert_cmpuint (px[1], ==, c->item.y);
+  px = gcg_test_pixel (&vf, c->item.width - 1, c->item.height - 1);
+  g_assert_cmpuint (px[0], ==, c->item.x + c->item.width - 1);
+  g_assert_cmpuint (px[1], ==, c->item.y + c->item.height - 1);
+  gst_video_frame_unmap (&vf);
+  check_crop_warning (bus, c, "The crop of cudagraphconvert");
+  teardown_on_bus (h, bus);
+}
+
+/* cudagraphpreprocess has no crop-* properties: its item is the visible
+ * frame, as an element with crop-* at 0. */
+static void
+check_preprocess_case (const CropCase *c, GstBus *bus)
+{
+  GstHarness *h = gst_harness_new_parse ("cudagraphpreprocess backend=cpu "
+                                         "width=8 height=8");
+  g_autoptr (GstBuffer) out = NULL;
+  GstCudaGraphTensorMeta *tm;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, SAME_CAPS);
+  out = gcg_test_push_pull (h, crop_case_frame (c, 0));
+  tm = gst_cuda_graph_buffer_get_tensor_meta (out);
+  g_assert_nonnull (tm);
+  g_assert_cmpuint (tm->n_items, ==, 1);
+  assert_item (tm->items[0].roi_x, tm->items[0].roi_y, tm->items[0].roi_width,
+      tm->items[0].roi_height, &c->item);
+  check_crop_warning (bus, c, "The crop of cudagraphpreprocess");
+  teardown_on_bus (h, bus);
+}
+
+/* The same frame and crop make the same item on cudagraphconvert,
+ * cudagraphpreprocess (crop-* at 0) and a cudagraphbatch sink pad, with
+ * and without a GstVideoCropMeta; a crop that selects nothing loses no
+ * frame on any of them and warns once, naming the element or pad. */
+static void
+test_crop_same_everywhere (void)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  GcgTestBatch f;
+
+  gcg_test_batch_init (&f, "cpu", "cpu", NULL, 1);
+  gcg_test_batch_add_stream (&f, SAME_CAPS, 1);
+  gst_element_set_bus (f.batch, bus);
+  for (guint i = 0; i < G_N_ELEMENTS (crop_cases); i++) {
+    const CropCase *c = &crop_cases[i];
+    g_autoptr (GstBuffer) out = NULL;
+    GstCudaGraphBatchMeta *bm;
+
+    g_test_message ("case %u", i);
+    set_crop (f.streams[0].pad, &c->crop);
+    gcg_test_batch_push (&f.streams[0],
+        crop_case_frame (c, i * (GST_SECOND / 30)));
+    out = gst_harness_pull (f.out);
+    g_assert_nonnull (out);
+    bm = gst_cuda_graph_buffer_get_batch_meta (out);
+    g_assert_cmpuint (bm->n_frames, ==, 1);
+    g_assert_cmpuint (bm->n_items, ==, 1);
+    assert_item (bm->items[0].roi_x, bm->items[0].roi_y, bm->items[0].roi_width,
+        bm->items[0].roi_height, &c->item);
+    check_crop_warning (bus, c, "The crop of pad sink_0");
+
+    check_convert_case (c, bus);
+    if (c->crop.x == 0 && c->crop.y == 0 && c->crop.width == 0
+        && c->crop.height == 0)
+      check_preprocess_case (c, bus);
   }
   gst_element_set_bus (f.batch, NULL);
   gcg_test_batch_clear (&f);
@@ -1020,6 +1234,7 @@ main (int argc, char **argv)
   g_test_add_func ("/batch/rois", test_rois);
   g_test_add_func ("/batch/crop", test_crop);
   g_test_add_func ("/batch/crop-outside", test_crop_outside);
+  g_test_add_func ("/batch/crop-same-everywhere", test_crop_same_everywhere);
   g_test_add_func ("/batch/timeout", test_timeout);
   g_test_add_func ("/batch/stream-ids", test_stream_ids);
   g_test_add_func ("/batch/live-rates", test_live_rates);

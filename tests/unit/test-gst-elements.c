@@ -248,7 +248,8 @@ test_crop_meta (void)
 }
 
 /* A crop meta shifted by crop-x far beyond the frame (16384, the most it
- * takes) is refused: the last good crop, the meta's own, is used. */
+ * takes) is refused: the whole visible frame, the meta's region, is
+ * used. */
 static void
 test_crop_far_outside (void)
 {
@@ -292,9 +293,10 @@ push_expect_whole_frame (GstHarness *h, GstBuffer *in)
 }
 
 /* A crop entirely outside the frame (crop-x=1000 on 160x90) gives the
- * whole frame, or the last good crop once there was one, with one warning
- * message per refused crop, not per frame: again when it changes, or when
- * it comes back after a good one. */
+ * whole visible frame (here the whole frame), whatever crop was good
+ * before, with one warning message naming the element per refused crop,
+ * not per frame: again when it changes, or when it comes back after a
+ * good one. */
 static void
 test_crop_outside_warns (void)
 {
@@ -304,10 +306,10 @@ test_crop_outside_warns (void)
     guint crop_x;
     const gchar *warning;       /* NULL: none */
   } steps[] = {
-    { 1000, "using 0,0 160x90" },
-    { 2000, "using 0,0 160x90" },
+    { 1000, "visible frame 0,0 160x90" },
+    { 2000, "visible frame 0,0 160x90" },
     { 8, NULL },
-    { 1000, "using 8,0 152x90" },
+    { 1000, "visible frame 0,0 160x90" },
   };
   g_autoptr (GstBus) bus = gst_bus_new ();
   GstHarness *h = harness_with_bus (CONVERT, caps, caps, bus);
@@ -318,7 +320,7 @@ test_crop_outside_warns (void)
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++) {
     g_object_set (conv, "crop-x", steps[i].crop_x, NULL);
     for (guint f = 0; f < 3; f++) {
-      if (i < 2)
+      if (steps[i].warning)
         push_expect_whole_frame (h, in);
       else
         gst_buffer_unref (gcg_test_push_pull (h, gst_buffer_ref (in)));
@@ -326,6 +328,7 @@ test_crop_outside_warns (void)
     if (steps[i].warning) {
       g_autofree gchar *text = pop_message_text (bus, GST_MESSAGE_WARNING);
 
+      g_assert_nonnull (strstr (text, "The crop of cudagraphconvert"));
       g_assert_nonnull (strstr (text, "of the 160x90 frame"));
       g_assert_nonnull (strstr (text, steps[i].warning));
     }
@@ -664,11 +667,11 @@ run_caps_sequence (const gchar *launch, const gchar *seq)
 }
 
 /* Caps going back to earlier ones take their chain (with its graph, on
- * the CUDA backend) from the graph cache instead of building another;
+ * the CUDA backend) from the chain cache instead of building another;
  * the least recently used chain is dropped when the cache is full; size
  * 0 keeps none. */
 static void
-test_graph_cache (void)
+test_chain_cache (void)
 {
   g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2", "ABA"), ==,
       2);
@@ -676,13 +679,48 @@ test_graph_cache (void)
       ==, 3);
   /* One kept: C drops A, going back to A drops B. */
   g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
-                                               "graph-cache-size=1",
+                                               "chain-cache-size=1",
                         "ABCACB"),
       ==, 5);
   g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
-                                               "graph-cache-size=0",
+                                               "chain-cache-size=0",
                         "ABA"),
       ==, 3);
+}
+
+/* graph-cache-size, the old name of chain-cache-size, still sets and
+ * reads the same value, is flagged deprecated, and says so on the bus
+ * when set; chain-cache-size itself posts nothing. */
+static void
+test_graph_cache_size_deprecated (void)
+{
+  g_autoptr (GstBus) bus = gst_bus_new ();
+  g_autoptr (GstElement)
+      e = gst_element_factory_make ("cudagraphconvert", NULL);
+  GParamSpec *old =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "graph-cache-size");
+  g_autofree gchar *text = NULL;
+  guint size = 0;
+
+  g_assert_nonnull (old);
+  g_assert_true (old->flags & G_PARAM_DEPRECATED);
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "chain-cache-size", 2, NULL);
+  g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING));
+  g_object_get (e, "graph-cache-size", &size, NULL);
+  g_assert_cmpuint (size, ==, 2);
+  g_object_set (e, "graph-cache-size", 1, NULL);
+  g_object_get (e, "chain-cache-size", &size, NULL);
+  g_assert_cmpuint (size, ==, 1);
+  text = pop_message_text (bus, GST_MESSAGE_WARNING);
+  g_assert_nonnull (strstr (text, "graph-cache-size is deprecated"));
+  g_assert_nonnull (strstr (text, "chain-cache-size"));
+  /* Still the same cache: one kept, as above. */
+  g_assert_cmpuint (run_caps_sequence (CONVERT " brightness=0.2 "
+                                               "graph-cache-size=1",
+                        "ABCACB"),
+      ==, 5);
+  gst_element_set_bus (e, NULL);
 }
 
 /* A stats request posts the cudagraph-stats message at once, as often as
@@ -1178,8 +1216,10 @@ test_registration (void)
     check_pspec (e, "replays", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "eager-frames", G_TYPE_UINT64, G_PARAM_READABLE);
     check_pspec (e, "chains-built", G_TYPE_UINT64, G_PARAM_READABLE);
-    check_pspec (e, "graph-cache-size", G_TYPE_UINT,
+    check_pspec (e, "chain-cache-size", G_TYPE_UINT,
         rw | GST_PARAM_MUTABLE_PLAYING);
+    check_pspec (e, "graph-cache-size", G_TYPE_UINT,
+        rw | GST_PARAM_MUTABLE_PLAYING | G_PARAM_DEPRECATED);
     g_assert_false (
         g_object_class_find_property (G_OBJECT_GET_CLASS (e), "captures")->flags
         & G_PARAM_WRITABLE);
@@ -1413,7 +1453,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/convert/controller", test_controller);
   g_test_add_func ("/gst/convert/nan-refused", test_nan_refused);
   g_test_add_func ("/gst/convert/caps-change", test_caps_change);
-  g_test_add_func ("/gst/convert/graph-cache", test_graph_cache);
+  g_test_add_func ("/gst/convert/chain-cache", test_chain_cache);
+  g_test_add_func ("/gst/convert/graph-cache-size-deprecated",
+      test_graph_cache_size_deprecated);
   g_test_add_func ("/gst/convert/stats-request", test_stats_request);
   g_test_add_func ("/gst/errors/video-meta-past-buffer",
       test_video_meta_past_buffer);
