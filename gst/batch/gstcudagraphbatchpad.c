@@ -31,6 +31,7 @@
 #include "gstcudagraphbatch-enumtypes.h"
 #include "gstcudagraphvideo.h"
 #include "gstcudagraphcrop.h"
+#include "gstcudagraphcropprops.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug
@@ -38,12 +39,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 enum
 {
   PROP_0,
-  PROP_CROP_X,
-  PROP_CROP_Y,
-  PROP_CROP_WIDTH,
-  PROP_CROP_HEIGHT,
   PROP_ROI_TYPE,
   PROP_BATCH_STRATEGY,
+  PROP_CROP_FIRST,
 };
 
 #define DEFAULT_BATCH_STRATEGY GST_CUDA_GRAPH_BATCH_STRATEGY_ALL
@@ -93,15 +91,6 @@ static void gst_cuda_graph_batch_pad_finalize (GObject *object);
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 
 static void
-install_crop (GObjectClass *klass, guint id, const gchar *name,
-    const gchar *nick, const gchar *blurb)
-{
-  g_object_class_install_property (klass, id,
-      g_param_spec_int (name, nick, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE, 0,
-          PLAYING_FLAGS));
-}
-
-static void
 gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -110,15 +99,11 @@ gst_cuda_graph_batch_pad_class_init (GstCudaGraphBatchPadClass *klass)
   gobject_class->get_property = gst_cuda_graph_batch_pad_get_property;
   gobject_class->finalize = gst_cuda_graph_batch_pad_finalize;
 
-  install_crop (gobject_class, PROP_CROP_X, "crop-x", "Crop X",
-      "Left column of the stream's crop, 0-16384");
-  install_crop (gobject_class, PROP_CROP_Y, "crop-y", "Crop Y",
-      "Top row of the stream's crop, 0-16384");
-  install_crop (gobject_class, PROP_CROP_WIDTH, "crop-width", "Crop width",
-      "Width of the stream's crop, 0-16384 pixels (0 = to the right edge)");
-  install_crop (gobject_class, PROP_CROP_HEIGHT, "crop-height", "Crop height",
-      "Height of the stream's crop, 0-16384 pixels (0 = to the bottom "
-      "edge)");
+  /* "crop-x", "crop-y", "crop-width", "crop-height": the elements' own
+   * definition (gstcudagraphcropprops.c), named here for readers of this
+   * file and tools/check/check-docs.py, which finds a pad's properties by
+   * name in its source. */
+  gst_cuda_graph_crop_props_install (gobject_class, PROP_CROP_FIRST);
   g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
       g_param_spec_string ("roi-type", "ROI type",
           "Only region-of-interest metas of this type (NULL = the element's "
@@ -156,40 +141,21 @@ gst_cuda_graph_batch_pad_init (GstCudaGraphBatchPad *self)
   gst_cuda_graph_batch_camera_init (&self->camera);
 }
 
-static gint *
-crop_field (GstCudaGraphBatchPad *self, guint prop_id)
-{
-  switch (prop_id) {
-    case PROP_CROP_X:
-      return &self->crop.x;
-    case PROP_CROP_Y:
-      return &self->crop.y;
-    case PROP_CROP_WIDTH:
-      return &self->crop.width;
-    case PROP_CROP_HEIGHT:
-      return &self->crop.height;
-    default:
-      return NULL;
-  }
-}
-
 static void
 gst_cuda_graph_batch_pad_set_property (GObject *object, guint prop_id,
     const GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
-  gint *field = crop_field (self, prop_id);
 
   GST_OBJECT_LOCK (self);
-  if (field) {
-    *field = g_value_get_int (value);
-  } else if (prop_id == PROP_ROI_TYPE) {
+  if (prop_id == PROP_ROI_TYPE) {
     g_clear_pointer (&self->roi_type, g_ref_string_release);
     if (g_value_get_string (value) != NULL)
       self->roi_type = g_ref_string_new (g_value_get_string (value));
   } else if (prop_id == PROP_BATCH_STRATEGY) {
     self->strategy = g_value_get_enum (value);
-  } else {
+  } else if (!gst_cuda_graph_crop_props_set (&self->crop, PROP_CROP_FIRST,
+                 prop_id, value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (self);
@@ -215,16 +181,14 @@ gst_cuda_graph_batch_pad_get_property (GObject *object, guint prop_id,
     GValue *value, GParamSpec *pspec)
 {
   GstCudaGraphBatchPad *self = GST_CUDA_GRAPH_BATCH_PAD (object);
-  gint *field = crop_field (self, prop_id);
 
   GST_OBJECT_LOCK (self);
-  if (field)
-    g_value_set_int (value, *field);
-  else if (prop_id == PROP_ROI_TYPE)
+  if (prop_id == PROP_ROI_TYPE)
     g_value_set_string (value, self->roi_type);
   else if (prop_id == PROP_BATCH_STRATEGY)
     g_value_set_enum (value, self->strategy);
-  else
+  else if (!gst_cuda_graph_crop_props_get (&self->crop, PROP_CROP_FIRST,
+               prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }

@@ -85,6 +85,7 @@
 
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcrop.h"
+#include "gstcudagraphcropprops.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphparamsmeta.h"
@@ -105,10 +106,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 enum
 {
   PROP_0,
-  PROP_CROP_X,
-  PROP_CROP_Y,
-  PROP_CROP_WIDTH,
-  PROP_CROP_HEIGHT,
   PROP_METHOD,
   PROP_LETTERBOX,
   PROP_PAD_COLOR,
@@ -116,9 +113,9 @@ enum
   PROP_CONTRAST,
   PROP_GAMMA,
   PROP_GAIN,
+  PROP_CROP_FIRST,
 };
 
-#define DEFAULT_CROP 0
 #define DEFAULT_METHOD GCG_RESIZE_BILINEAR
 #define DEFAULT_LETTERBOX GCG_LETTERBOX_NONE
 #define DEFAULT_PAD_COLOR 0xff000000
@@ -179,22 +176,6 @@ static gboolean gst_cuda_graph_convert_configure (
 static void gst_cuda_graph_convert_fill_params (GstCudaGraphBaseTransform *base,
     GstBuffer *inbuf, GcgFrameParams *params);
 
-/* The crop is in input pixels: at most GCG_FRAME_CHAIN_MAX_SIZE, the
- * largest frame (a larger value selects nothing of any frame, or all of
- * it), which the blurbs spell out. */
-G_STATIC_ASSERT (GCG_FRAME_CHAIN_MAX_SIZE == 16384);
-
-static void
-install_crop_property (GObjectClass *gobject_class, guint id, const gchar *name,
-    const gchar *blurb)
-{
-  g_object_class_install_property (gobject_class, id,
-      g_param_spec_uint (name, name, blurb, 0, GCG_FRAME_CHAIN_MAX_SIZE,
-          DEFAULT_CROP,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE
-              | GST_PARAM_MUTABLE_PLAYING));
-}
-
 static void
 install_adjust_property (GObjectClass *gobject_class, guint id,
     const gchar *name, const gchar *blurb, gdouble min, gdouble max,
@@ -218,14 +199,7 @@ gst_cuda_graph_convert_class_init (GstCudaGraphConvertClass *klass)
   gobject_class->set_property = gst_cuda_graph_convert_set_property;
   gobject_class->get_property = gst_cuda_graph_convert_get_property;
 
-  install_crop_property (gobject_class, PROP_CROP_X, "crop-x",
-      "Left column of the crop, in input pixels, 0-16384");
-  install_crop_property (gobject_class, PROP_CROP_Y, "crop-y",
-      "Top row of the crop, in input pixels, 0-16384");
-  install_crop_property (gobject_class, PROP_CROP_WIDTH, "crop-width",
-      "Width of the crop, 0-16384 pixels (0 = to the right edge)");
-  install_crop_property (gobject_class, PROP_CROP_HEIGHT, "crop-height",
-      "Height of the crop, 0-16384 pixels (0 = to the bottom edge)");
+  gst_cuda_graph_crop_props_install (gobject_class, PROP_CROP_FIRST);
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling method",
           GCG_TYPE_RESIZE_METHOD, DEFAULT_METHOD,
@@ -301,18 +275,6 @@ gst_cuda_graph_convert_set_property (GObject *object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_CROP_X:
-      self->crop.x = g_value_get_uint (value);
-      break;
-    case PROP_CROP_Y:
-      self->crop.y = g_value_get_uint (value);
-      break;
-    case PROP_CROP_WIDTH:
-      self->crop.width = g_value_get_uint (value);
-      break;
-    case PROP_CROP_HEIGHT:
-      self->crop.height = g_value_get_uint (value);
-      break;
     case PROP_METHOD:
       self->method = g_value_get_enum (value);
       break;
@@ -336,7 +298,9 @@ gst_cuda_graph_convert_set_property (GObject *object, guint prop_id,
       gst_cuda_graph_set_finite (&self->adjust[ADJ_GAIN], value, &refusal);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_graph_crop_props_set (&self->crop, PROP_CROP_FIRST, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -351,18 +315,6 @@ gst_cuda_graph_convert_get_property (GObject *object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_CROP_X:
-      g_value_set_uint (value, self->crop.x);
-      break;
-    case PROP_CROP_Y:
-      g_value_set_uint (value, self->crop.y);
-      break;
-    case PROP_CROP_WIDTH:
-      g_value_set_uint (value, self->crop.width);
-      break;
-    case PROP_CROP_HEIGHT:
-      g_value_set_uint (value, self->crop.height);
-      break;
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
       break;
@@ -385,7 +337,9 @@ gst_cuda_graph_convert_get_property (GObject *object, guint prop_id,
       g_value_set_double (value, self->adjust[ADJ_GAIN]);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_graph_crop_props_get (&self->crop, PROP_CROP_FIRST, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -616,8 +570,7 @@ update_passthrough (GstCudaGraphConvert *self, GstBuffer *buffer)
 
   GST_OBJECT_LOCK (self);
   passthrough = self->same_caps && is_identity (self->adjust)
-      && self->crop.x == 0 && self->crop.y == 0 && self->crop.width == 0
-      && self->crop.height == 0
+      && !gst_cuda_graph_crop_props_is_set (&self->crop)
       && !gst_cuda_graph_base_transform_has_user_kernel_locked (
           GST_CUDA_GRAPH_BASE_TRANSFORM (self));
   GST_OBJECT_UNLOCK (self);

@@ -16,9 +16,16 @@
  * NHWC reads `C:W:H:N`).  Each #GstVideoRegionOfInterestMeta of a frame
  * (optionally only those whose type is #GstCudaGraphPreprocess:roi-type)
  * becomes one batch item, up to #GstCudaGraphPreprocess:max-rois = N; a
- * frame without ROIs gives one item made of its whole visible frame (the
- * buffer's #GstVideoCropMeta region, or the whole frame without one).
- * Items without a ROI are zero.
+ * frame without ROIs gives one item made of its crop.  Items without a
+ * ROI are zero.
+ *
+ * The crop (since 0.3: #GstCudaGraphPreprocess:crop-x, crop-y,
+ * crop-width, crop-height) is a rectangle of the visible frame (the
+ * buffer's #GstVideoCropMeta region, or the whole frame without one),
+ * crop-x and crop-y from its top left corner, a 0 width or height
+ * reaching to its edge, clipped to it: the whole visible frame by
+ * default.  It means the same as on cudagraphconvert and each
+ * cudagraphbatch sink pad (gstcudagraphcrop.h).
  *
  * Values: `out = pixel · scale + offset` per channel, pixel in 0–255.  When
  * #GstCudaGraphPreprocess:mean and #GstCudaGraphPreprocess:std are set
@@ -57,10 +64,11 @@
  *
  * #GstCudaGraphPreprocess:roi-type matches a ROI's type by name.  A
  * ROI's coordinates are the frame's (a #GstVideoCropMeta does not move
- * them), as on every element; each ROI is clipped to the visible frame,
- * and ROIs that do not intersect it are skipped (a warning in the debug
- * log).  A crop meta with nothing inside the frame is read as none, with
- * a warning message on the bus once per change (gstcudagraphcrop.h).  The whole tensor, N items, may be at most
+ * them), as on every element; each ROI is clipped to the crop, and ROIs
+ * that do not intersect it are skipped (a warning in the debug log).  A
+ * crop that selects nothing (or a crop meta with nothing inside the
+ * frame) is refused: the whole visible frame is used, with a warning
+ * message on the bus once per change.  The whole tensor, N items, may be at most
  * %GCG_FRAME_CHAIN_MAX_OUTPUT_BYTES (2 GiB): larger sizes and batches
  * fail to negotiate, with an error message giving the size.
  *
@@ -155,6 +163,7 @@
 
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphcrop.h"
+#include "gstcudagraphcropprops.h"
 #include "gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
 #include "gstcudagraphmodel.h"
@@ -186,6 +195,7 @@ enum
   PROP_MODEL_FIRST,
   PROP_TENSOR_FIRST = PROP_MODEL_FIRST + GST_CUDA_GRAPH_MODEL_N_PROPS,
   PROP_POSTPROCESS_FIRST = PROP_TENSOR_FIRST + GST_CUDA_GRAPH_TENSOR_N_PROPS,
+  PROP_CROP_FIRST = PROP_POSTPROCESS_FIRST + GST_CUDA_GRAPH_POSTPROCESS_N_PROPS,
 };
 
 struct _GstCudaGraphPreprocess
@@ -194,6 +204,7 @@ struct _GstCudaGraphPreprocess
 
   /* Properties, under the object lock. */
   GstCudaGraphTensorProps props;
+  GcgRect crop;
   gchar *model_info;
   /* Why the model-info file could not be used, reported at start. */
   GError *model_info_error;
@@ -205,7 +216,7 @@ struct _GstCudaGraphPreprocess
   guint n_items;
   gint item_ids[GCG_FRAME_CHAIN_MAX_ROIS];
   GQuark item_types[GCG_FRAME_CHAIN_MAX_ROIS];
-  /* A crop meta with nothing inside the frame, said once per change. */
+  /* A crop that selects nothing, said once per change. */
   GstCudaGraphCropReport crop_report;
   /* The postprocess the current chain ends in, NONE without one (set
    * when the chain is made). */
@@ -284,6 +295,16 @@ gst_cuda_graph_preprocess_class_init (GstCudaGraphPreprocessClass *klass)
           NULL, READY_FLAGS));
   gst_cuda_graph_model_install (gobject_class, PROP_MODEL_FIRST);
   gst_cuda_graph_postprocess_install (gobject_class, PROP_POSTPROCESS_FIRST);
+  /**
+   * GstCudaGraphPreprocess:crop-x:
+   *
+   * With crop-y, crop-width and crop-height: the rectangle of the visible
+   * frame a frame's item is made of, as on cudagraphconvert and each
+   * cudagraphbatch sink pad.
+   *
+   * Since: 0.3
+   */
+  gst_cuda_graph_crop_props_install (gobject_class, PROP_CROP_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -399,7 +420,9 @@ gst_cuda_graph_preprocess_set_property (GObject *object, guint prop_id,
   else if (!gst_cuda_graph_model_set (&self->model, PROP_MODEL_FIRST, prop_id,
                value, &self->props, &refusal)
       && !gst_cuda_graph_postprocess_set (&self->postprocess,
-          PROP_POSTPROCESS_FIRST, prop_id, value, &refusal))
+          PROP_POSTPROCESS_FIRST, prop_id, value, &refusal)
+      && !gst_cuda_graph_crop_props_set (&self->crop, PROP_CROP_FIRST, prop_id,
+          value))
     known = gst_cuda_graph_tensor_props_set (&self->props, PROP_TENSOR_FIRST,
         prop_id, value, &refusal);
   GST_OBJECT_UNLOCK (self);
@@ -421,7 +444,9 @@ gst_cuda_graph_preprocess_get_property (GObject *object, guint prop_id,
   else if (!gst_cuda_graph_model_get (&self->model, PROP_MODEL_FIRST, prop_id,
                value)
       && !gst_cuda_graph_postprocess_get (&self->postprocess,
-          PROP_POSTPROCESS_FIRST, prop_id, value))
+          PROP_POSTPROCESS_FIRST, prop_id, value)
+      && !gst_cuda_graph_crop_props_get (&self->crop, PROP_CROP_FIRST, prop_id,
+          value))
     known = gst_cuda_graph_tensor_props_get (&self->props, PROP_TENSOR_FIRST,
         prop_id, value);
   GST_OBJECT_UNLOCK (self);
@@ -813,27 +838,27 @@ gst_cuda_graph_preprocess_fill_params (GstCudaGraphBaseTransform *base,
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   const GstVideoInfo *info = gst_cuda_graph_base_transform_get_in_info (base);
-  const GcgRect no_crop = { 0, 0, 0, 0 };
-  GcgRect visible;
+  GcgRect crop, region;
   gchar *roi_type;
   guint max_rois;
 
   max_rois = gst_cuda_graph_base_transform_get_config (base)->max_rois;
   GST_OBJECT_LOCK (self);
   gst_cuda_graph_tensor_props_fill_params (&self->props, params);
+  crop = self->crop;
   roi_type = self->props.roi_type;
   if (roi_type != NULL)
     g_ref_string_acquire (roi_type);
   GST_OBJECT_UNLOCK (self);
 
   gst_cuda_graph_apply_params_meta (GST_OBJECT (base), inbuf, params);
-  /* The visible frame (the crop meta's region), as every element reads
-   * it: the item without ROIs, and the ROIs clipped to it. */
+  /* The crop of the visible frame, as every element and pad reads it:
+   * the item without ROIs, and the ROIs clipped to it. */
   gst_cuda_graph_crop_region (&self->crop_report, GST_ELEMENT (self), NULL,
-      inbuf, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      &no_crop, &visible);
+      inbuf, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &crop,
+      &region);
   self->n_items = gst_cuda_graph_collect_rois (GST_OBJECT (self), inbuf,
-      &visible, roi_type, max_rois, params, self->item_ids);
+      &region, roi_type, max_rois, params, self->item_ids);
   g_clear_pointer (&roi_type, g_ref_string_release);
   if (self->results_kind != GCG_POSTPROCESS_NONE)
     collect_roi_types (self, inbuf);

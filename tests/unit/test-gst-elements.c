@@ -1229,6 +1229,8 @@ test_registration (void)
   check_pspec (conv, "gamma", G_TYPE_DOUBLE, ctl);
   check_pspec (conv, "gain", G_TYPE_DOUBLE, ctl);
   check_pspec (conv, "crop-x", G_TYPE_UINT, ctl);
+  /* One definition of the crop on every element (and batch pad). */
+  check_pspec (pre, "crop-height", G_TYPE_UINT, ctl);
   check_pspec (conv, "pad-color", G_TYPE_UINT, ctl);
   check_pspec (conv, "method", G_TYPE_ENUM, rw);
   check_pspec (conv, "letterbox", G_TYPE_ENUM, rw);
