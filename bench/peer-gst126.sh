@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # GStreamer's own CUDA converter beside ours, in one run on a GPU host:
-# Debian 13's GStreamer 1.26 (tools/gpu-bundle-126.sh makes the bundle)
+# Debian 13's GStreamer 1.26 (tools/peers/gpu-bundle-126.sh makes the bundle)
 # runs nvcodec's cudaconvertscale and our cudagraphconvert (the plugin of
-# BUILD, made against 1.26 by tools/gpu-build-126.sh: a 1.22 build does not
-# register its fenced allocator on 1.26) on the same CUDA-memory input.
+# BUILD, made against 1.26 by tools/peers/gpu-build-126.sh: a 1.22 build
+# does not register its fenced allocator on 1.26) on the same CUDA-memory
+# input.
 #
 #   bench/peer-gst126.sh [BUNDLE=.gpu-bundle-126] [BUILD=build-gpu126]
 #
@@ -14,7 +15,7 @@
 # GCG_PEER_CPU=1 runs the same script with system memory and
 # videoconvertscale for both (no GPU needed: checks the pipelines parse).
 # nvcodec's CUDA elements only register with NVRTC 13 behind the bundle's
-# NVRTC shim (tools/nvrtc-arch-shim.c; the bundle's env.sh sets it up):
+# NVRTC shim (tools/peers/nvrtc-arch-shim.c; the bundle's env.sh sets it up):
 # it raises nvcodec's compute_52 registration test to an architecture
 # NVRTC 13 has; cudaconvertscale's kernels are built for the device's sm_XY
 # as GStreamer builds them.
@@ -37,7 +38,7 @@ cpu=${GCG_PEER_CPU:-0}
 
 for f in "$bundle/bin/run" "$build/bench/bench-launch" "$build/gst/libgstcudagraph.so"; do
   [ -e "$f" ] || {
-    echo "peer-gst126: $f is missing (tools/gpu-bundle-126.sh $bundle; tools/gpu-build-126.sh $build)" >&2
+    echo "peer-gst126: $f is missing (tools/peers/gpu-bundle-126.sh $bundle; tools/peers/gpu-build-126.sh $build)" >&2
     exit 2
   }
 done

@@ -65,8 +65,8 @@ command -v debootstrap >/dev/null || {
   echo "ci-lane: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 
 # host_mirror: the first Debian archive URI the host's apt uses.
-# shellcheck source=SCRIPTDIR/host-mirror.sh
-. "$here/tools/host-mirror.sh"
+# shellcheck source=SCRIPTDIR/ci/host-mirror.sh
+. "$here/tools/ci/host-mirror.sh"
 mirror=${GCG_LANE_MIRROR:-$(host_mirror)}
 [ -n "$mirror" ] || { echo "ci-lane: no mirror in /etc/apt/sources.list*" >&2; exit 2; }
 

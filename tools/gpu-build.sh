@@ -39,6 +39,6 @@ if [ -x ../shared/gpu-host/bundle.sh ]; then
   ../shared/gpu-host/bundle.sh .gpu-bundle "$build/gst/libgstcudagraph.so" \
     >/dev/null
   rm -f .gpu-bundle/lib/libgcg*     # the build's own libraries must win
-  bash tools/gpu-gi-bundle.sh .gpu-bundle
+  bash tools/gpu-host/gpu-gi-bundle.sh .gpu-bundle
 fi
 du -sh "$build" .gpu-bundle

@@ -37,7 +37,7 @@ pkgs=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # the analytics example's face detector (OpenCV and its Haar cascades)
   python3-opencv opencv-data
-  # tools/plot-bench.py
+  # bench/plot-bench.py
   python3-matplotlib
   # tests/check-tensor-bytes.sh: every tensor byte written (memcheck)
   valgrind

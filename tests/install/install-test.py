@@ -166,10 +166,10 @@ class Layout:
 
 def check_python_dir(args, layout):
     """The gcg package where the interpreter with PyGObject searches under
-    the prefix (tools/python-site.py asks it), so that `import gcg` needs
+    the prefix (python/python-site.py asks it), so that `import gcg` needs
     no PYTHONPATH; a prefix it searches nowhere is README's PYTHONPATH
     case."""
-    site = os.path.join(HERE, "..", "..", "tools", "python-site.py")
+    site = os.path.join(HERE, "..", "..", "python", "python-site.py")
     want = run([args.gi_python, site, layout.prefix]).strip()
     got = os.path.relpath(layout.dirs["python"], layout.root)
     if not want:

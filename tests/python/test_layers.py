@@ -1,6 +1,6 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/check-layers.py: lib/ and gst/ pass (every include goes down,
+"""tools/check/check-layers.py: lib/ and gst/ pass (every include goes down,
 every file lies in a layer), the fake tree in tests/data/layers-upward
 fails with exactly its two faults, an upward include and a file outside
 the layers, and the fake plugin in tests/data/layers-outside (laid out as
@@ -13,7 +13,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-SCRIPT = os.path.join(ROOT, "tools", "check-layers.py")
+SCRIPT = os.path.join(ROOT, "tools", "check", "check-layers.py")
 FIXTURE = os.path.join(ROOT, "tests", "data", "layers-upward")
 PLUGIN_FIXTURE = os.path.join(ROOT, "tests", "data", "layers-outside",
                               "plugin")

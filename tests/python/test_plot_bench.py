@@ -1,6 +1,6 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/plot-bench.py on checked-in benchmark output (tests/data/bench,
+"""bench/plot-bench.py on checked-in benchmark output (tests/data/bench,
 copied from bench/README.md): the tables are read right and the four
 charts are written as PNG files.  Exit 77 (skip) without matplotlib."""
 import importlib.util
@@ -13,7 +13,7 @@ ROOT = os.path.join(HERE, "..", "..")
 DATA = os.path.join(ROOT, "tests", "data", "bench")
 
 spec = importlib.util.spec_from_file_location(
-    "plot_bench", os.path.join(ROOT, "tools", "plot-bench.py"))
+    "plot_bench", os.path.join(ROOT, "bench", "plot-bench.py"))
 plot_bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot_bench)
 

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Charts (PNG) from the benchmarks' printed output.
 
-    tools/plot-bench.py [--out DIR] [--gpu NAME] FILE...
+    bench/plot-bench.py [--out DIR] [--gpu NAME] FILE...
 
 Each FILE is the saved output of `bench-pipeline`, `bench-frame-chain`
 and/or `bench/peer-torch.py` (one file may hold several, e.g. a

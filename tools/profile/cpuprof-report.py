@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Reads the samples tools/cpuprof.c wrote and prints where the CPU time
-went: per thread, by innermost function (self), by function anywhere on
+"""Reads the samples tools/profile/cpuprof.c wrote and prints where the CPU
+time went: per thread, by innermost function (self), by function anywhere on
 the stack (inclusive), and by the innermost function of ours (what our
 code called that cost the time, the driver's calls included).
 
-    tools/cpuprof-report.py OUT.txt [--top N] [--callees FUNCTION]
+    tools/profile/cpuprof-report.py OUT.txt [--top N] [--callees FUNCTION]
 
 --callees splits FUNCTION's inclusive time by the function it called
 (the frame below its innermost occurrence), "(self)" for its own code.
@@ -47,7 +47,8 @@ def locate(modules, bases, pc):
 
 def local_copy(name):
     """Only modules under this checkout are the same files here."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
     return name if name.startswith(here) and os.path.exists(name) else None
 
 

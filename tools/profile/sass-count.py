@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # Static SASS instruction counts of the frame kernels, without a GPU.
 #
-#   tools/sass-count.py [--rev REV] [--arch sm_90] [--kernels RE] [--hot]
-#                       [--ops] [--all]
+#   tools/profile/sass-count.py [--rev REV] [--arch sm_90] [--kernels RE]
+#                               [--hot] [--ops] [--all]
 #
 # Compiles lib/frame/kernels/gcg-frame-kernels.cu (of the work tree, or of
 # git revision REV) to a cubin with the flags lib/meson.build uses, and
@@ -36,7 +36,8 @@ import sys
 import tempfile
 from collections import Counter
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 KDIR = 'lib/frame/kernels'
 SOURCES = ['gcg-frame-kernels.cu', 'gcg-frame-math.h',
            'gcg-frame-kernel-params.h']

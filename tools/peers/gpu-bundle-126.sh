@@ -4,7 +4,7 @@
 # (nvcodec's cudaconvertscale; 1.22's cudaconvert never registers with
 # NVRTC 13).  bench/peer-gst126.sh runs the comparison with it.
 #
-#   tools/gpu-bundle-126.sh [OUTDIR]          (default: .gpu-bundle-126)
+#   tools/peers/gpu-bundle-126.sh [OUTDIR]          (default: .gpu-bundle-126)
 #
 # Needs root and debootstrap.  The trixie root is made in GCG_TRIXIE_ROOT
 # (default /var/tmp/gcg-trixie-126) from the mirror the host's apt uses
@@ -20,7 +20,7 @@
 # any other program, e.g. build-gpu/bench/bench-launch) and env.sh.
 # libcuda and libnvrtc are the GPU host's: never bundled, found after the
 # bundle's libraries on the loader's path; lib/libgcg-nvrtc-shim.so (built
-# here from tools/nvrtc-arch-shim.c, needs a C compiler) goes in front of
+# here from tools/peers/nvrtc-arch-shim.c, needs a C compiler) goes in front of
 # libnvrtc so that nvcodec's CUDA elements register with NVRTC 13.
 set -euo pipefail
 out=${1:-.gpu-bundle-126}
@@ -38,8 +38,8 @@ extra_libs=(libgstcuda-1.0.so.0 libgstvideo-1.0.so.0 libgstbase-1.0.so.0
   libgstanalytics-1.0.so.0)
 
 # host_mirror: the first Debian archive URI the host's apt uses.
-# shellcheck source=SCRIPTDIR/host-mirror.sh
-. "$(dirname "$0")/host-mirror.sh"
+# shellcheck source=SCRIPTDIR/../ci/host-mirror.sh
+. "$(dirname "$0")/../ci/host-mirror.sh"
 
 # What the bundle copies from the root: there, it need not install again.
 root_ready() {
@@ -120,7 +120,8 @@ for l in "${extra_libs[@]}"; do
 done
 # nvcodec's registration test compiles for compute_52, which NVRTC 13
 # rejects: a shim in front of the host's NVRTC raises too old a virtual
-# architecture (tools/nvrtc-arch-shim.c says why and what it leaves alone).
+# architecture (tools/peers/nvrtc-arch-shim.c says why and what it leaves
+# alone).
 # Built here against glibc >= 2.34 (dlopen in libc), so that it needs
 # nothing beyond the bundle's libc.
 ${CC:-cc} -std=c11 -shared -fPIC -O2 -o "$out/lib/libgcg-nvrtc-shim.so" \

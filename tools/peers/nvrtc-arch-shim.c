@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * An NVRTC in front of the real one, for GStreamer's nvcodec on CUDA 13
- * (tools/gpu-bundle-126.sh builds it into the 1.26 bundle; its env.sh
+ * (tools/peers/gpu-bundle-126.sh builds it into the 1.26 bundle; its env.sh
  * points GST_CUDA_NVRTC_LIBNAME here and GCG_NVRTC_REAL at the real
  * libnvrtc).
  *

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the plugin against GStreamer 1.26 for bench/peer-gst126.sh: inside
-# the trixie root tools/gpu-bundle-126.sh made (GCG_TRIXIE_ROOT, default
+# the trixie root tools/peers/gpu-bundle-126.sh made (GCG_TRIXIE_ROOT, default
 # /var/tmp/gcg-trixie-126), with this checkout bound at its own path so
 # the build's paths hold on the GPU host too.  A build made against 1.22
 # does not load into 1.26: our fenced allocator subclasses GstCudaAllocator,
 # whose class grew (libgstcuda is not ABI-stable across minor versions).
 #
-#   tools/gpu-build-126.sh [BUILD_DIR=build-gpu126]
+#   tools/peers/gpu-build-126.sh [BUILD_DIR=build-gpu126]
 #
-# Needs root (chroot, bind mounts) and the root from tools/gpu-bundle-126.sh.
+# Needs root (chroot, bind mounts) and the root from
+# tools/peers/gpu-bundle-126.sh.
 # The build's dependencies are installed in the root by
 # tools/install-deps.sh; the host's CUDA toolkit is bound read-only.
 # Objects are dropped and debug info stripped, so BUILD_DIR and the bundle
@@ -16,12 +17,12 @@
 # ABI-stable) comes from the 1.22 build when the root cannot build the
 # benchmarks.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build-gpu126}
 root=${GCG_TRIXIE_ROOT:-/var/tmp/gcg-trixie-126}
 [ "$(id -u)" -eq 0 ] || { echo "gpu-build-126: needs root" >&2; exit 2; }
 [ -x "$root/usr/bin/gst-launch-1.0" ] || {
-  echo "gpu-build-126: no trixie root in $root (run tools/gpu-bundle-126.sh)" >&2
+  echo "gpu-build-126: no trixie root in $root (run tools/peers/gpu-bundle-126.sh)" >&2
   exit 2; }
 mounts=()
 bind() {  # bind SRC DEST [ro]

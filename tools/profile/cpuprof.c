@@ -7,7 +7,7 @@
  *
  *   GCG_CPUPROF=out.txt [GCG_CPUPROF_DELAY=2] [GCG_CPUPROF_HZ=2000] \
  *     LD_PRELOAD=build/tools/libgcg-cpuprof.so PROGRAM ...
- *   tools/cpuprof-report.py out.txt [BUILD_DIR]
+ *   tools/profile/cpuprof-report.py out.txt [BUILD_DIR]
  *
  * ITIMER_PROF counts the CPU time of every thread of the process; each
  * expiry interrupts the thread that is running and records its call

@@ -5,9 +5,9 @@
 # the Python tests and examples import, so a Python 3.11 with PyTorch on
 # the GPU host can drive pipelines through gi.  Source BUNDLE/gi/env.sh
 # after BUNDLE/env.sh on the host.
-#   tools/gpu-gi-bundle.sh [BUNDLE=.gpu-bundle]
+#   tools/gpu-host/gpu-gi-bundle.sh [BUNDLE=.gpu-bundle]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bundle=${1:-.gpu-bundle}
 gi=/usr/lib/python3/dist-packages/gi
 typelibs=/usr/lib/x86_64-linux-gnu/girepository-1.0

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by root-making scripts (tools/ci-lane.sh, tools/gpu-bundle-126.sh):
+# Sourced by root-making scripts (tools/ci-lane.sh,
+# tools/peers/gpu-bundle-126.sh):
 # host_mirror prints the first Debian archive URI the host's apt uses
 # (deb822 or one-line sources), security archives and CD-ROMs left out.
 host_mirror() {
