@@ -660,6 +660,39 @@ gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
 }
 
 /**
+ * gcg_frame_batch_set_postprocess_kernel:
+ * @self: a #GcgFrameBatch ending in a model
+ *   (gcg_frame_batch_attach_model()), before its first batch
+ * @config: the postprocess (copied), of kind %GCG_POSTPROCESS_USER
+ * @op: the user's kernel that turns the model's output into results
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the batch in the user's own postprocess, as
+ * gcg_frame_chain_set_postprocess_kernel() does for one frame: the
+ * items are the batch's slots (`items` those of this batch, the default
+ * grid one block per slot of the largest batch, max_sources × max_rois),
+ * each box mapped to its own source's pixels; the results go where
+ * gcg_frame_batch_set_postprocess() puts them.
+ *
+ * Returns: %TRUE, or %FALSE with @error set, as
+ *   gcg_frame_chain_set_postprocess_kernel()
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_set_postprocess_kernel (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
+
+  ensure_view (self);
+  return gcg__frame_engine_set_postprocess_kernel (&self->engine, config, op,
+      error);
+}
+
+/**
  * gcg_frame_batch_get_postprocess:
  * @self: a #GcgFrameBatch
  * @config: (out caller-allocates): the postprocess set

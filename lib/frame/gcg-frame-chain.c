@@ -556,7 +556,8 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
  *   %GCG_POSTPROCESS_MAX_CANDIDATES candidates, or a second postprocess;
  *   %GCG_ERROR_NOT_SUPPORTED without a model (the CPU backend has none:
  *   see gcg_postprocess_run_cpu()), for an output other than float32,
- *   or for %GCG_POSTPROCESS_USER
+ *   or for %GCG_POSTPROCESS_USER (its kernel is set with
+ *   gcg_frame_chain_set_postprocess_kernel())
  *
  * Since: 0.3
  */
@@ -567,6 +568,67 @@ gcg_frame_chain_set_postprocess (GcgFrameChain *self,
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
   return gcg__frame_engine_set_postprocess (&self->engine, config, error);
+}
+
+/**
+ * gcg_frame_chain_set_postprocess_kernel:
+ * @self: a #GcgFrameChain ending in a model
+ *   (gcg_frame_chain_attach_model()), before its first frame
+ * @config: the postprocess (copied), of kind %GCG_POSTPROCESS_USER: its
+ *   @output_index, @n_classes, @max_per_item and thresholds reach the
+ *   kernel
+ * @op: the user's kernel that turns the model's output into results
+ * @error: return location for a #GError, or %NULL
+ *
+ * Ends the chain in the user's own postprocess, in the same graph, after
+ * the model, as gcg_frame_chain_set_postprocess() does with a built-in
+ * one.  Per frame the replay zeroes a count per item, runs @op, then
+ * packs what it wrote into the frame's results area (a
+ * #GcgResultsHeader then the records, gcg_frame_chain_get_results_size()
+ * bytes at most), valid once the frame is done.
+ *
+ * @op's parameter declaration (docs/user-kernels.md, "A postprocess
+ * kernel") may read `output` (u64: the device address of the model's
+ * output @config->output_index, any element type), `output_bytes`
+ * (u64), `records` (u64: item i's #GcgResult records start at records +
+ * i × max_results × 32 bytes; CUDA source has the `gcg_result` struct
+ * declared for them), `counts` (u64: a u32 per item, zeroed before the
+ * kernel, which writes how many records item i has), `max_results`
+ * (i32: @config->max_per_item), `classes` (i32), `score_threshold` and
+ * `iou_threshold` (f32), besides `items` (the frame's items),
+ * `out_width`, `out_height` (an item's tensor size), `frame`, `pts` and
+ * `meta:KEY`; no `src` or `dst` field.  Unless gcg_kernel_op_set_grid()
+ * and gcg_kernel_op_set_block() say otherwise it runs one block of 256
+ * threads per item of the largest frame (max_rois blocks, `blockIdx.x`
+ * the item): blocks with `blockIdx.x >= items` must return.
+ *
+ * The kernel's output is untrusted: each count is clamped to
+ * max_results, each record's box, written as left, top, width and
+ * height in the item's tensor pixels, is mapped to source-frame pixels
+ * through the item's geometry (#GcgFrameItemMap, as detections are),
+ * #GcgResult.item is set to the item and @reserved to 0, and a NaN
+ * confidence becomes 0; the label is kept as written.  There is no CPU
+ * reference of a user's kernel (gcg_postprocess_run_cpu() refuses it).
+ *
+ * Returns: %TRUE, or %FALSE with @error set:
+ *   %GCG_ERROR_INVALID_ARGUMENT for a kind other than
+ *   %GCG_POSTPROCESS_USER, an invalid @config, an output index past the
+ *   model's, more than %GCG_POSTPROCESS_MAX_ITEMS items, a declaration
+ *   that reads a `src` or `dst` field, or a second postprocess;
+ *   %GCG_ERROR_NOT_SUPPORTED without a model (and on the CPU backend);
+ *   @op's own errors (loading its code, its entry point)
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_chain_set_postprocess_kernel (GcgFrameChain *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
+  return gcg__frame_engine_set_postprocess_kernel (&self->engine, config, op,
+      error);
 }
 
 /**

@@ -77,6 +77,9 @@ gboolean gcg__frame_engine_get_output_tensor (const GcgFrameEngine *self,
 gboolean gcg__frame_engine_set_postprocess (GcgFrameEngine *self,
     const GcgPostprocessConfig *config, GError **error);
 
+gboolean gcg__frame_engine_set_postprocess_kernel (GcgFrameEngine *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
+
 gboolean gcg__frame_engine_get_postprocess (const GcgFrameEngine *self,
     GcgPostprocessConfig *config);
 

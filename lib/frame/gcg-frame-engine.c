@@ -30,7 +30,9 @@
  * - The stages after (or, for a chain, before) the op are the engine's:
  *   user kernels (gcg__frame_engine_add_kernel()), the model
  *   (gcg__frame_engine_attach_model()) and the postprocess after it
- *   (gcg__frame_engine_set_postprocess()), written once here for both.
+ *   (gcg__frame_engine_set_postprocess(), or the user's kernel:
+ *   gcg__frame_engine_set_postprocess_kernel()), written once here for
+ *   both.
  * - One submit path (gcg-frame-queue.c): a frame is staged, run, copied
  *   back and retired by the same code as a batch of one source.
  */
@@ -154,15 +156,16 @@ gcg__frame_engine_get_output_tensor (const GcgFrameEngine *self, guint index,
           n_bytes);
 }
 
-/* The postprocess after the model, over every item of the tensor. */
-gboolean
-gcg__frame_engine_set_postprocess (GcgFrameEngine *self,
-    const GcgPostprocessConfig *config, GError **error)
+/* The postprocess after the model, over every item of the tensor: a
+ * built-in one, or (@op) the user's kernel. */
+static gboolean
+add_postprocess (GcgFrameEngine *self, const GcgPostprocessConfig *config,
+    GcgKernelOp *op, GError **error)
 {
   GcgFrameStage *stage = NULL;
 
   if (!gcg__postprocess_stage_make (gcg__frame_engine_get_context (self),
-          self->model, self->pp_stage != NULL, config, self->tensor.n_items,
+          self->model, self->pp_stage != NULL, config, op, self->tensor.n_items,
           &stage, error))
     return FALSE;
   if (stage == NULL)
@@ -172,6 +175,30 @@ gcg__frame_engine_set_postprocess (GcgFrameEngine *self,
   self->pp_stage = stage;
   self->pp_config = *config;
   return TRUE;
+}
+
+gboolean
+gcg__frame_engine_set_postprocess (GcgFrameEngine *self,
+    const GcgPostprocessConfig *config, GError **error)
+{
+  return add_postprocess (self, config, NULL, error);
+}
+
+/* The user's postprocess kernel @op: what the chain's and the batch's
+ * set_postprocess_kernel() do, for a configuration of kind USER only. */
+gboolean
+gcg__frame_engine_set_postprocess_kernel (GcgFrameEngine *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
+{
+  if (config->kind != GCG_POSTPROCESS_USER) {
+    g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Postprocess kernel '%s': the configuration's kind must be "
+        "GCG_POSTPROCESS_USER (it is %d); gcg_frame_chain_set_postprocess() "
+        "sets the built-in ones",
+        gcg_kernel_op_get_name (op), (gint) config->kind);
+    return FALSE;
+  }
+  return add_postprocess (self, config, op, error);
 }
 
 gboolean

@@ -114,13 +114,55 @@ store (GcgKernelParamType type, const GcgFrameValue *value, guint8 *dst)
   }
 }
 
+/* A postprocess kernel's field, from @pp (0 without). */
 static GcgFrameValue
-field_value (GcgKernelField field, const GcgFrameStageIo *io)
+pp_field_value (GcgKernelField field, const GcgKernelPpValues *pp)
+{
+  GcgFrameValue v = { GCG_FRAME_VALUE_UINT, { .u = 0 } };
+
+  if (pp == NULL)
+    return v;
+  switch (field) {
+    case GCG_KERNEL_FIELD_OUTPUT:
+      v.v.u = pp->output;
+      break;
+    case GCG_KERNEL_FIELD_OUTPUT_BYTES:
+      v.v.u = pp->output_bytes;
+      break;
+    case GCG_KERNEL_FIELD_RECORDS:
+      v.v.u = pp->records;
+      break;
+    case GCG_KERNEL_FIELD_COUNTS:
+      v.v.u = pp->counts;
+      break;
+    case GCG_KERNEL_FIELD_MAX_RESULTS:
+      v.v.u = pp->max_results;
+      break;
+    case GCG_KERNEL_FIELD_CLASSES:
+      v.v.u = pp->classes;
+      break;
+    case GCG_KERNEL_FIELD_SCORE_THRESHOLD:
+      v = (GcgFrameValue) { GCG_FRAME_VALUE_DOUBLE,
+        { .d = pp->score_threshold } };
+      break;
+    default:
+      v = (GcgFrameValue) { GCG_FRAME_VALUE_DOUBLE,
+        { .d = pp->iou_threshold } };
+      break;
+  }
+  return v;
+}
+
+static GcgFrameValue
+field_value (GcgKernelField field, const GcgFrameStageIo *io,
+    const GcgKernelPpValues *pp)
 {
   const GcgFrameParams *p = io->params;
   const GcgFrameChainConfig *c = io->config;
   GcgFrameValue v = { GCG_FRAME_VALUE_UINT, { .u = 0 } };
 
+  if (field >= GCG_KERNEL_FIELD_OUTPUT)
+    return pp_field_value (field, pp);
   if (field <= GCG_KERNEL_FIELD_SRC2)
     v.v.u = p->src[field - GCG_KERNEL_FIELD_SRC0];
   else if (field == GCG_KERNEL_FIELD_DST0 && io->chain_out != 0)
@@ -154,12 +196,13 @@ field_value (GcgKernelField field, const GcgFrameStageIo *io)
 /* The value of @param for this frame: its constant, the frame's field,
  * or the frame's named value (its default when the frame has none). */
 static GcgFrameValue
-param_value (const GcgKernelParam *param, const GcgFrameStageIo *io)
+param_value (const GcgKernelParam *param, const GcgFrameStageIo *io,
+    const GcgKernelPpValues *pp)
 {
   GcgFrameValue v;
 
   if (param->source == GCG_KERNEL_SOURCE_FIELD)
-    return field_value (param->field, io);
+    return field_value (param->field, io, pp);
   if (param->source == GCG_KERNEL_SOURCE_META && io->lookup != NULL
       && io->lookup (param->key, &v, io->lookup_data))
     return v;
@@ -167,15 +210,17 @@ param_value (const GcgKernelParam *param, const GcgFrameStageIo *io)
 }
 
 /* Fills @dst (self->size bytes) for one frame; @io->params and
- * @io->config must be set when a parameter reads a frame field. */
+ * @io->config must be set when a parameter reads a frame field, @pp
+ * (nullable) when it reads a postprocess kernel's. */
 gboolean
 gcg__kernel_decl_fill (const GcgKernelDecl *self, const gchar *kernel_name,
-    const GcgFrameStageIo *io, void *dst, GError **error)
+    const GcgFrameStageIo *io, const GcgKernelPpValues *pp, void *dst,
+    GError **error)
 {
   memset (dst, 0, self->size);
   for (guint i = 0; i < self->n_params; i++) {
     const GcgKernelParam *param = &self->params[i];
-    GcgFrameValue v = param_value (param, io);
+    GcgFrameValue v = param_value (param, io, pp);
 
     if (!store (param->type, &v, (guint8 *) dst + param->offset)) {
       g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,

@@ -18,6 +18,12 @@
  *                                 (u64), items (i32: the tensor items
  *                                 written this frame or batch, 1 for
  *                                 video)
+ *   NAME=FIELD                    a postprocess kernel's field (only
+ *                                 there; src* and dst* are refused in
+ *                                 it): output output_bytes records
+ *                                 counts (u64), max_results classes
+ *                                 (i32), score_threshold iou_threshold
+ *                                 (f32): GcgKernelPpValues
  *
  * Layout: declaration order, natural alignment (4 or 8 bytes): the
  * offsets a C compiler gives the generated typedef
@@ -71,8 +77,36 @@ typedef enum
   GCG_KERNEL_FIELD_FRAME,
   GCG_KERNEL_FIELD_PTS,
   GCG_KERNEL_FIELD_ITEMS,
+  /* A postprocess kernel's (GcgKernelPpValues), from here to the end. */
+  GCG_KERNEL_FIELD_OUTPUT,
+  GCG_KERNEL_FIELD_OUTPUT_BYTES,
+  GCG_KERNEL_FIELD_RECORDS,
+  GCG_KERNEL_FIELD_COUNTS,
+  GCG_KERNEL_FIELD_MAX_RESULTS,
+  GCG_KERNEL_FIELD_CLASSES,
+  GCG_KERNEL_FIELD_SCORE_THRESHOLD,
+  GCG_KERNEL_FIELD_IOU_THRESHOLD,
   GCG_KERNEL_N_FIELDS,
 } GcgKernelField;
+
+/* What a postprocess kernel's own fields read, the same every frame (the
+ * postprocess stage sets them once: gcg-postprocess-stage.c): the model's
+ * output config->output_index (device address and bytes), where item i's
+ * records start (records + i × max_results × 32 bytes, GcgResult's
+ * layout) and its count (counts + 4 × i, a u32 the kernel writes; zeroed
+ * before it runs), the most records per item, and the configuration's
+ * class count and thresholds. */
+typedef struct
+{
+  guint64 output;
+  guint64 output_bytes;
+  guint64 records;
+  guint64 counts;
+  guint max_results;
+  guint classes;
+  gfloat score_threshold;
+  gfloat iou_threshold;
+} GcgKernelPpValues;
 
 typedef struct
 {
@@ -101,9 +135,18 @@ GCG_PRIVATE_API void gcg__kernel_decl_free (GcgKernelDecl *self);
 GCG_PRIVATE_API gchar *gcg__kernel_decl_to_c (const GcgKernelDecl *self,
     const gchar *type_name);
 
+/* Whether @self fits where its kernel runs: a postprocess kernel
+ * (@postprocess) reads no src or dst field, any other kernel none of a
+ * postprocess kernel's fields.  FALSE with GCG_ERROR_INVALID_ARGUMENT
+ * naming the parameter and the field. */
+GCG_PRIVATE_API gboolean gcg__kernel_decl_check_role (const GcgKernelDecl *self,
+    gboolean postprocess, GError **error);
+
+/* @pp: a postprocess kernel's values, %NULL for any other kernel (its
+ * fields are then 0; gcg__kernel_decl_check_role() refused them). */
 gboolean gcg__kernel_decl_fill (const GcgKernelDecl *self,
-    const gchar *kernel_name, const GcgFrameStageIo *io, void *dst,
-    GError **error);
+    const gchar *kernel_name, const GcgFrameStageIo *io,
+    const GcgKernelPpValues *pp, void *dst, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgKernelDecl, gcg__kernel_decl_free)
 

@@ -28,6 +28,7 @@ static const struct
 
 #define P GCG_KERNEL_PARAM_U64
 #define I GCG_KERNEL_PARAM_I32
+#define F GCG_KERNEL_PARAM_F32
 /* Grouped by kind, as in GcgFrameParams: kept by hand. */
 /* clang-format off */
 static const struct
@@ -43,10 +44,14 @@ static const struct
   { "out_width", I }, { "out_height", I },
   { "frame", P }, { "pts", P },
   { "items", I },
+  { "output", P }, { "output_bytes", P }, { "records", P }, { "counts", P },
+  { "max_results", I }, { "classes", I },
+  { "score_threshold", F }, { "iou_threshold", F },
 };
 /* clang-format on */
 #undef P
 #undef I
+#undef F
 
 void
 gcg__kernel_decl_free (GcgKernelDecl *self)
@@ -336,11 +341,59 @@ gcg__kernel_decl_parse (const gchar *decl, GError **error)
   return g_steal_pointer (&self);
 }
 
-/* The C typedef of the struct, prepended to CUDA source. */
+/* A src or dst field: the planes of a frame, which a postprocess kernel
+ * has not (it reads the model's output). */
+static gboolean
+is_plane_field (GcgKernelField field)
+{
+  return field <= GCG_KERNEL_FIELD_DST_PITCH2;
+}
+
+gboolean
+gcg__kernel_decl_check_role (const GcgKernelDecl *self, gboolean postprocess,
+    GError **error)
+{
+  for (guint i = 0; i < self->n_params; i++) {
+    const GcgKernelParam *param = &self->params[i];
+    const gchar *field = field_info[param->field].name;
+
+    if (param->source != GCG_KERNEL_SOURCE_FIELD)
+      continue;
+    if (postprocess && is_plane_field (param->field))
+      return item_error (error, param->name,
+          "a postprocess kernel has no frame planes ('%s'): it reads the "
+          "model's output (output, output_bytes) and writes records and "
+          "counts",
+          field);
+    if (!postprocess && param->field >= GCG_KERNEL_FIELD_OUTPUT)
+      return item_error (error, param->name,
+          "'%s' is a field of a postprocess kernel only "
+          "(gcg_frame_chain_set_postprocess_kernel(), postprocess=user)",
+          field);
+  }
+  return TRUE;
+}
+
+/* What every compiled source gets before the parameters' struct: the
+ * record a postprocess kernel writes, GcgResult's 32 bytes (guarded, so
+ * that several preludes may share one translation unit). */
+#define RESULT_TYPEDEF \
+  "#ifndef GCG_RESULT_TYPEDEF\n" \
+  "#define GCG_RESULT_TYPEDEF\n" \
+  "typedef struct {\n" \
+  "  float x, y, width, height, confidence;\n" \
+  "  int label;\n" \
+  "  unsigned int item;\n" \
+  "  unsigned int reserved;\n" \
+  "} gcg_result;\n" \
+  "#endif\n"
+
+/* The C typedef of the struct, prepended to CUDA source, after
+ * gcg_result's. */
 gchar *
 gcg__kernel_decl_to_c (const GcgKernelDecl *self, const gchar *type_name)
 {
-  GString *s = g_string_new ("typedef struct {\n");
+  GString *s = g_string_new (RESULT_TYPEDEF "typedef struct {\n");
 
   for (guint i = 0; i < self->n_params; i++) {
     g_string_append_printf (s, "  %s %s;\n",

@@ -47,6 +47,7 @@ struct _GcgKernelOp
   GBytes *code;
   gchar *cache_dir;
   guint block[2];
+  gboolean block_set;           /* by gcg_kernel_op_set_block() */
   guint grid[3];
 };
 
@@ -318,6 +319,24 @@ gcg__kernel_op_make_stage (GcgKernelOp *self, GcgContext *context, guint width,
   return gcg__kernel_stage_new (context, &spec, error);
 }
 
+GcgFrameStage *
+gcg__kernel_op_make_postprocess_stage (GcgKernelOp *self, GcgContext *context,
+    guint max_items, const GcgKernelPpValues *pp, GError **error)
+{
+  GcgKernelStageSpec spec;
+
+  fill_spec (self, 1, 1, 1, &spec);
+  if (!self->block_set) {
+    spec.block[0] = GCG_KERNEL_OP_POSTPROCESS_BLOCK;
+    spec.block[1] = 1;
+  }
+  spec.grid[0] = self->grid[0] ? self->grid[0] : MAX (max_items, 1);
+  spec.grid[1] = self->grid[1] ? self->grid[1] : 1;
+  spec.grid[2] = self->grid[2] ? self->grid[2] : 1;
+  spec.postprocess = pp;
+  return gcg__kernel_stage_new (context, &spec, error);
+}
+
 /**
  * gcg_kernel_op_get_name:
  * @self: a #GcgKernelOp
@@ -394,7 +413,9 @@ gcg_kernel_op_is_source (GcgKernelOp *self)
  * @error: return location for a #GError, or %NULL
  *
  * Sets the block size of the launches made after this call (default
- * %GCG_KERNEL_OP_DEFAULT_BLOCK × %GCG_KERNEL_OP_DEFAULT_BLOCK).
+ * %GCG_KERNEL_OP_DEFAULT_BLOCK × %GCG_KERNEL_OP_DEFAULT_BLOCK; 256 × 1
+ * for a postprocess kernel, gcg_frame_chain_set_postprocess_kernel(),
+ * unless this was called).
  *
  * Returns: %TRUE, or %FALSE with %GCG_ERROR_INVALID_ARGUMENT when a size
  *   is 0 or @x × @y exceeds 1024; nothing changes then
@@ -414,6 +435,7 @@ gcg_kernel_op_set_block (GcgKernelOp *self, guint x, guint y, GError **error)
   }
   self->block[0] = x;
   self->block[1] = y;
+  self->block_set = TRUE;
   return TRUE;
 }
 
@@ -447,8 +469,10 @@ gcg_kernel_op_get_block (GcgKernelOp *self, guint *x, guint *y)
  *
  * Sets the grid of the launches.  By default (all 0) it covers the frame
  * the kernel writes: the input's size before the built-in op, the
- * output's after it.  Bounds are the kernel's job: it gets the exact
- * sizes through its parameters.
+ * output's after it; a postprocess kernel's
+ * (gcg_frame_chain_set_postprocess_kernel()) is one block per item of
+ * the largest frame or batch in x, 1 in y and z.  Bounds are the
+ * kernel's job: it gets the exact sizes through its parameters.
  *
  * Since: 0.2
  */

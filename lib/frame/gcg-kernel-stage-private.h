@@ -13,6 +13,7 @@
 
 #include "gcg-context.h"
 #include "gcg-frame-stage-private.h"
+#include "gcg-kernel-decl-private.h"
 
 G_BEGIN_DECLS
 
@@ -30,7 +31,10 @@ typedef enum
  * @grid: blocks in x, y, z, 0 for enough blocks of @block to cover
  * @width × @height (the output size); @cache_dir: where compiled source
  * is kept across processes (e.g. g_get_user_cache_dir()/gst-cudagraph/
- * kernels; made 0700), %NULL for the process's memory cache only. */
+ * kernels; made 0700), %NULL for the process's memory cache only;
+ * @postprocess: a postprocess kernel's values (copied; its declaration
+ * may read them and no src or dst field), %NULL for any other kernel
+ * (which may not read them): gcg__kernel_decl_check_role(). */
 typedef struct
 {
   GcgKernelCodeKind kind;
@@ -44,6 +48,7 @@ typedef struct
   guint width;
   guint height;
   const gchar *cache_dir;
+  const GcgKernelPpValues *postprocess;
 } GcgKernelStageSpec;
 
 GCG_PRIVATE_API GcgFrameStage *gcg__kernel_stage_new (GcgContext *context,

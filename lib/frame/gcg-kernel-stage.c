@@ -28,6 +28,8 @@ typedef struct
   CUfunction function;
   guint block[2];
   guint grid[3];
+  gboolean is_postprocess;
+  GcgKernelPpValues pp;
 } GcgKernelStage;
 
 static gboolean
@@ -36,7 +38,8 @@ kernel_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
 {
   GcgKernelStage *self = (GcgKernelStage *) stage;
 
-  return gcg__kernel_decl_fill (self->decl, self->name, io, dst, error);
+  return gcg__kernel_decl_fill (self->decl, self->name, io,
+      self->is_postprocess ? &self->pp : NULL, dst, error);
 }
 
 static gboolean
@@ -175,8 +178,13 @@ gcg__kernel_stage_new (GcgContext *context, const GcgKernelStageSpec *spec,
   stage->klass = &kernel_stage_class;
   self->context = g_object_ref (context);
   self->name = g_strdup (spec->name ? spec->name : spec->entry);
+  self->is_postprocess = spec->postprocess != NULL;
+  if (self->is_postprocess)
+    self->pp = *spec->postprocess;
   self->decl = gcg__kernel_decl_parse (spec->decl, error);
-  if (self->decl == NULL) {
+  if (self->decl == NULL
+      || !gcg__kernel_decl_check_role (self->decl, self->is_postprocess,
+          error)) {
     g_prefix_error (error, "Kernel '%s': ", self->name);
     return NULL;
   }

@@ -17,11 +17,21 @@
  * The device scratch (per-item records and, for detection, each
  * candidate's score and class) serves one frame at a time; the stage
  * comes after a model, whose stage already holds a chain to one stream.
+ *
+ * The user's postprocess (GCG_POSTPROCESS_USER) is the same stage with
+ * the user's kernel (a GcgKernelOp's stage, owned here) in the built-in
+ * kernel's place: the counts are zeroed by a memset node, the kernel
+ * writes records and counts into the same scratch (its fields records
+ * and counts: GcgKernelPpValues), and the gather packs them as it packs
+ * the built-ins', clamping each count and mapping each box.  Its struct
+ * follows the stage's own in the stage's struct, so one copy still
+ * carries both per frame.
  */
 #include "gcg-postprocess-stage-private.h"
 #include "gcg-context-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-item-map.h"
+#include "gcg-kernel-op-private.h"
 #include "gcg-stream-private.h"
 #include "kernels/gcg-postprocess-math.h"
 
@@ -41,6 +51,11 @@ typedef struct
   guint per_item;
   CUdeviceptr scratch;
   gsize results_size;
+  /* GCG_POSTPROCESS_USER: the user's kernel, and where its struct starts
+   * in the stage's. */
+  GcgFrameStage *user;
+  gsize user_offset;
+  gsize output_bytes;
 } GcgPostprocessStage;
 
 static gboolean
@@ -86,7 +101,24 @@ pp_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
     p->items[i] = (GcgPpItem) { map.scale_x, map.scale_y, map.offset_x,
       map.offset_y, { map.roi.x, map.roi.y, map.roi.width, map.roi.height } };
   }
-  return TRUE;
+  return self->user == NULL
+      || self->user->klass->prepare (self->user, io,
+          (guint8 *) dst + self->user_offset, error);
+}
+
+/* The user's kernel after its counts are zeroed (each frame: a kernel
+ * that writes no count for an item gives it none). */
+static gboolean
+pp_launch_user (GcgPostprocessStage *self, GcgStream *stream, guint64 arg,
+    GError **error)
+{
+  if (!GCG_CU_OK (error, cuMemsetD32Async, self->scratch, 0, GCG_PP_MAX_ITEMS,
+          gcg__stream_get_cu (stream))) {
+    g_prefix_error (error, "Postprocess: ");
+    return FALSE;
+  }
+  return self->user->klass->launch (self->user, stream, arg + self->user_offset,
+      error);
 }
 
 static gboolean
@@ -104,10 +136,16 @@ pp_launch (GcgFrameStage *stage, GcgStream *stream, guint64 arg, GError **error)
         "Postprocess: its scratch serves one stream");
     return FALSE;
   }
-  if (GCG_CU_OK (error, cuLaunchKernel, self->run, self->max_items, 1, 1,
-          GCG_PP_BLOCK, 1, 1, 0, cu, args, NULL)
-      && GCG_CU_OK (error, cuLaunchKernel, self->gather, 1, 1, 1, GCG_PP_BLOCK,
-          1, 1, 0, cu, args, NULL))
+  if (self->user != NULL) {
+    if (!pp_launch_user (self, stream, arg, error))
+      return FALSE;
+  } else if (!GCG_CU_OK (error, cuLaunchKernel, self->run, self->max_items, 1,
+                 1, GCG_PP_BLOCK, 1, 1, 0, cu, args, NULL)) {
+    g_prefix_error (error, "Postprocess: ");
+    return FALSE;
+  }
+  if (GCG_CU_OK (error, cuLaunchKernel, self->gather, 1, 1, 1, GCG_PP_BLOCK, 1,
+          1, 0, cu, args, NULL))
     return TRUE;
   g_prefix_error (error, "Postprocess: ");
   return FALSE;
@@ -122,6 +160,7 @@ pp_free (GcgFrameStage *stage)
   /* No replay may still use the scratch when it goes. */
   if (self->stream != NULL)
     (void) gcg_stream_synchronize (self->stream, NULL);
+  gcg__frame_stage_free (self->user);
   if (self->scratch != 0
       && gcg__context_guard_enter (&guard, self->context, NULL))
     GCG_CU_WARN (cuMemFree, self->scratch);
@@ -196,9 +235,10 @@ check_output (GcgPostprocessStage *self, GcgModelGraph *model, GError **error)
         "Postprocess: output %u asked, the model has %u", c->output_index, n);
     return FALSE;
   }
-  gcg_model_graph_get_output (model, c->output_index, &self->input, NULL,
-      &dtype);
-  if (dtype != GCG_MODEL_DTYPE_FLOAT32) {
+  gcg_model_graph_get_output (model, c->output_index, &self->input,
+      &self->output_bytes, &dtype);
+  /* A user kernel reads the output as it is (output, output_bytes). */
+  if (dtype != GCG_MODEL_DTYPE_FLOAT32 && c->kind != GCG_POSTPROCESS_USER) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
         "Postprocess: the model's output %u is %s; the built-in "
         "postprocesses read float32",
@@ -211,24 +251,77 @@ check_output (GcgPostprocessStage *self, GcgModelGraph *model, GError **error)
         self->max_items, GCG_POSTPROCESS_MAX_ITEMS);
     return FALSE;
   }
-  return check_shape (self, model, error);
+  return c->kind == GCG_POSTPROCESS_USER || check_shape (self, model, error);
+}
+
+/* @config's kind runs with @op: the user's postprocess with a kernel,
+ * the built-ins without. */
+static gboolean
+check_kind (const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
+{
+  if (config->kind == GCG_POSTPROCESS_USER && op == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "Postprocess: GCG_POSTPROCESS_USER runs the user's kernel: set it "
+        "with gcg_frame_chain_set_postprocess_kernel() (or "
+        "gcg_frame_batch_set_postprocess_kernel()); only classification "
+        "and detection are built in");
+    return FALSE;
+  }
+  if (config->kind != GCG_POSTPROCESS_USER && op != NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Postprocess: a kernel is the postprocess of kind "
+        "GCG_POSTPROCESS_USER only");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The user's kernel @op in the built-in kernel's place, its struct after
+ * the stage's own.  After the scratch is allocated: its fields point
+ * there. */
+static gboolean
+add_user (GcgPostprocessStage *self, GcgKernelOp *op, GError **error)
+{
+  const GcgPostprocessConfig *c = &self->config;
+  GcgKernelPpValues pp = { self->input, self->output_bytes,
+    self->scratch + GCG_PP_SCRATCH_RECORDS, self->scratch, self->per_item,
+    c->n_classes, c->score_threshold, c->iou_threshold };
+  gsize align;
+
+  self->user = gcg__kernel_op_make_postprocess_stage (op, self->context,
+      self->max_items, &pp, error);
+  if (self->user == NULL)
+    return FALSE;
+  align = MAX (self->user->struct_align, self->parent.struct_align);
+  self->user_offset = (self->parent.struct_size + align - 1) & ~(align - 1);
+  self->parent.struct_size = self->user_offset + self->user->struct_size;
+  self->parent.struct_align = align;
+  if (self->parent.struct_size <= GCG_FRAME_STAGE_MAX_STRUCT)
+    return TRUE;
+  g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+      "Postprocess kernel '%s': its parameters and %u items take %" G_GSIZE_FORMAT
+      " bytes per frame, more than %d",
+      gcg_kernel_op_get_name (op), self->max_items, self->parent.struct_size,
+      GCG_FRAME_STAGE_MAX_STRUCT);
+  return FALSE;
 }
 
 GcgFrameStage *
 gcg__postprocess_stage_new (GcgContext *context, GcgModelGraph *model,
-    const GcgPostprocessConfig *config, guint max_items, GError **error)
+    const GcgPostprocessConfig *config, GcgKernelOp *op, guint max_items,
+    GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   g_autoptr (GcgFrameStage) stage = NULL;
   GcgPostprocessStage *self;
   gsize scratch;
 
-  if (!gcg_postprocess_config_validate (config, error))
+  if (!gcg_postprocess_config_validate (config, error)
+      || !check_kind (config, op, error))
     return NULL;
-  if (config->kind != GCG_POSTPROCESS_CLASSIFY
-      && config->kind != GCG_POSTPROCESS_DETECT) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "Postprocess: only classification and detection are built in");
+  if (config->kind == GCG_POSTPROCESS_NONE) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "Postprocess: GCG_POSTPROCESS_NONE has no stage");
     return NULL;
   }
   self = g_new0 (GcgPostprocessStage, 1);
@@ -240,11 +333,12 @@ gcg__postprocess_stage_new (GcgContext *context, GcgModelGraph *model,
   self->per_item = gcg_postprocess_config_get_max_results (config);
   if (!check_output (self, model, error)
       || !gcg__context_guard_enter (&guard, context, error)
-      || (self->run = gcg__context_get_function (context,
-              config->kind == GCG_POSTPROCESS_DETECT ? "gcg_pp_detect"
-                                                     : "gcg_pp_classify",
-              error))
-          == NULL
+      || (op == NULL
+          && (self->run = gcg__context_get_function (context,
+                  config->kind == GCG_POSTPROCESS_DETECT ? "gcg_pp_detect"
+                                                         : "gcg_pp_classify",
+                  error))
+              == NULL)
       || (self->gather =
                  gcg__context_get_function (context, "gcg_pp_gather", error))
           == NULL)
@@ -257,6 +351,8 @@ gcg__postprocess_stage_new (GcgContext *context, GcgModelGraph *model,
   self->parent.struct_size = G_STRUCT_OFFSET (GcgPpParams, items)
       + (gsize) max_items * sizeof (GcgPpItem);
   self->parent.struct_align = 8;
+  if (op != NULL && !add_user (self, op, error))
+    return NULL;
   return g_steal_pointer (&stage);
 }
 
@@ -269,10 +365,11 @@ gcg__postprocess_stage_get_results_size (GcgFrameStage *stage)
 gboolean
 gcg__postprocess_stage_make (GcgContext *context, GcgModelGraph *model,
     gboolean have_postprocess, const GcgPostprocessConfig *config,
-    guint max_items, GcgFrameStage **stage, GError **error)
+    GcgKernelOp *op, guint max_items, GcgFrameStage **stage, GError **error)
 {
   *stage = NULL;
-  if (!gcg_postprocess_config_validate (config, error))
+  if (!gcg_postprocess_config_validate (config, error)
+      || !check_kind (config, op, error))
     return FALSE;
   if (have_postprocess) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
@@ -282,12 +379,14 @@ gcg__postprocess_stage_make (GcgContext *context, GcgModelGraph *model,
   if (config->kind == GCG_POSTPROCESS_NONE)
     return TRUE;
   if (context == NULL || model == NULL) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+    g_set_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
         "Postprocess: it reads a model's output: attach a model first, on "
-        "the CUDA backend (gcg_postprocess_run_cpu() runs it on the CPU)");
+        "the CUDA backend (%s)",
+        op != NULL ? "a user's postprocess kernel runs on the GPU only"
+                   : "gcg_postprocess_run_cpu() runs it on the CPU");
     return FALSE;
   }
   *stage =
-      gcg__postprocess_stage_new (context, model, config, max_items, error);
+      gcg__postprocess_stage_new (context, model, config, op, max_items, error);
   return *stage != NULL;
 }

@@ -25,6 +25,7 @@ G_STATIC_ASSERT (GCG_PP_MAX_ITEMS == GCG_POSTPROCESS_MAX_ITEMS);
 G_STATIC_ASSERT (GCG_PP_MAX_PER_ITEM == GCG_RESULT_MAX_PER_ITEM);
 G_STATIC_ASSERT (GCG_PP_CLASSIFY == GCG_POSTPROCESS_CLASSIFY);
 G_STATIC_ASSERT (GCG_PP_DETECT == GCG_POSTPROCESS_DETECT);
+G_STATIC_ASSERT (GCG_PP_USER == GCG_POSTPROCESS_USER);
 
 static GcgResult *
 result_copy (const GcgResult *result)
@@ -404,7 +405,7 @@ check_cpu_run (const GcgPostprocessConfig *config, gsize n_floats,
       && config->kind != GCG_POSTPROCESS_DETECT) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
         "Postprocess: the CPU reference runs classification and detection "
-        "only");
+        "only (a user's postprocess kernel runs on the GPU only)");
     return FALSE;
   }
   if (n_items > GCG_POSTPROCESS_MAX_ITEMS) {
@@ -487,7 +488,9 @@ check_cpu_run (const GcgPostprocessConfig *config, gsize n_floats,
  *   %GCG_ERROR_INVALID_ARGUMENT for an invalid @config, too few floats,
  *   too many items or candidates or a small area,
  *   %GCG_ERROR_NOT_SUPPORTED for a kind other than classification or
- *   detection
+ *   detection (%GCG_POSTPROCESS_USER included: a user's postprocess
+ *   kernel, gcg_frame_chain_set_postprocess_kernel(), runs on the GPU
+ *   only, there is no user code on the CPU)
  *
  * Since: 0.3
  */

@@ -14,6 +14,7 @@
 #include "gcg-version.h"
 #include "gcg-frame-item-map.h"
 #include "gcg-frame-batch.h"
+#include "gcg-kernel-op.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,7 @@ G_BEGIN_DECLS
  *   tensor's pixels): score threshold, class-aware non-maximum
  *   suppression, a fixed maximum per item, boxes in source-frame pixels
  * @GCG_POSTPROCESS_USER: the user's own kernel writes #GcgResult records
+ *   (gcg_frame_chain_set_postprocess_kernel()); the GPU only
  *
  * What turns a model's output into results.
  *
@@ -227,6 +229,10 @@ gboolean gcg_frame_chain_set_postprocess (GcgFrameChain *self,
     const GcgPostprocessConfig *config, GError **error);
 
 GCG_API
+gboolean gcg_frame_chain_set_postprocess_kernel (GcgFrameChain *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
+
+GCG_API
 gboolean gcg_frame_chain_get_postprocess (GcgFrameChain *self,
     GcgPostprocessConfig *config);
 
@@ -236,6 +242,10 @@ gsize gcg_frame_chain_get_results_size (GcgFrameChain *self);
 GCG_API
 gboolean gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
     const GcgPostprocessConfig *config, GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_set_postprocess_kernel (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
 
 GCG_API
 gboolean gcg_frame_batch_get_postprocess (GcgFrameBatch *self,

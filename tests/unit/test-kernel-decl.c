@@ -64,9 +64,13 @@ test_to_c (void)
   g_autofree gchar *c = gcg__kernel_decl_to_c (decl, "gcg_params");
   g_autofree gchar *e = gcg__kernel_decl_to_c (empty, "gcg_params");
 
-  g_assert_cmpstr (c, ==,
-      "typedef struct {\n  float a;\n"
-      "  unsigned long long b;\n  double c;\n} gcg_params;\n");
+  /* After the record a postprocess kernel writes (guarded: several
+   * preludes may share one translation unit). */
+  g_assert_true (g_str_has_prefix (c, "#ifndef GCG_RESULT_TYPEDEF\n"));
+  g_assert_nonnull (strstr (c, "} gcg_result;\n#endif\n"));
+  g_assert_true (g_str_has_suffix (c,
+      "#endif\ntypedef struct {\n  float a;\n"
+      "  unsigned long long b;\n  double c;\n} gcg_params;\n"));
   g_assert_cmpuint (empty->n_params, ==, 0);
   g_assert_cmpuint (empty->size, ==, 8);
   g_assert_nonnull (strstr (e, "} gcg_params;"));
@@ -300,7 +304,7 @@ test_items (void)
   g_assert_cmpuint (decl->size, ==, sizeof (v));
   frame_io (&config, &params, &io);
   io.n_items = 13;
-  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, &v, &error));
+  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, NULL, &v, &error));
   g_assert_cmpint (v.n, ==, 13);
   g_assert_cmpuint (v.f, ==, 41);
 }
@@ -327,7 +331,7 @@ test_fill (void)
 
   /* No named values: the defaults. */
   memset (&f, 0xab, sizeof (f));
-  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, &f, &error));
+  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, NULL, &f, &error));
   g_assert_no_error (error);
   g_assert_cmpfloat (f.gain, ==, 1.5f);
   g_assert_cmpint (f.lvl, ==, 7);
@@ -344,7 +348,7 @@ test_fill (void)
   /* The frame's named values, converted to each declared type. */
   io.lookup = lookup;
   io.lookup_data = named;
-  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, &f, &error));
+  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, NULL, &f, &error));
   g_assert_cmpint (f.lvl, ==, -3);
   g_assert_cmpuint (f.count, ==, 5);
   g_assert_cmpfloat (f.strength, ==, 2.0);
@@ -376,7 +380,8 @@ test_fill_refused (void)
     Named one[] = { bad[i], { NULL } };
 
     io.lookup_data = one;
-    g_assert_false (gcg__kernel_decl_fill (decl, "vignette", &io, &f, &error));
+    g_assert_false (gcg__kernel_decl_fill (decl, "vignette", &io, NULL, &f,
+        &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, "vignette"));
     g_assert_nonnull (strstr (error->message, bad[i].key));
@@ -397,10 +402,124 @@ test_f32_meta (void)
 
   io.lookup = lookup;
   io.lookup_data = ok;
-  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, f, NULL));
+  g_assert_true (gcg__kernel_decl_fill (decl, "k", &io, NULL, f, NULL));
   g_assert_cmpfloat (f[0], ==, 0.5f);
   io.lookup_data = big;
-  g_assert_false (gcg__kernel_decl_fill (decl, "k", &io, f, NULL));
+  g_assert_false (gcg__kernel_decl_fill (decl, "k", &io, NULL, f, NULL));
+}
+
+/* A postprocess kernel's fields: their types and layout, and each frame
+ * their values from the stage's GcgKernelPpValues beside the frame's. */
+static void
+test_postprocess_fields (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (
+      "in=output,n_bytes=output_bytes,recs=records,cnt=counts,"
+      "per=max_results,nc=classes,st=score_threshold,it=iou_threshold,"
+      "n=items,w=out_width,h=out_height,f=frame,g=meta:gain:f32:2",
+      &error);
+  const GcgKernelPpValues pp = { 0x7f0000010000, 4 * 1000 * 8, 0x7f0000020100,
+    0x7f0000020000, 17, 1000, 0.25f, 0.5f };
+  GcgFrameChainConfig config;
+  GcgFrameParams params;
+  GcgFrameStageIo io;
+  struct
+  {
+    guint64 in, n_bytes, recs, cnt;
+    gint32 per, nc;
+    gfloat st, it;
+    gint32 n, w, h;
+    guint64 f;
+    gfloat g;
+  } v;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (decl->params[0].type, ==, GCG_KERNEL_PARAM_U64);
+  g_assert_cmpuint (decl->params[4].type, ==, GCG_KERNEL_PARAM_I32);
+  g_assert_cmpuint (decl->params[6].type, ==, GCG_KERNEL_PARAM_F32);
+  g_assert_cmpuint (decl->params[12].offset, ==,
+      G_STRUCT_OFFSET (__typeof__ (v), g));
+  g_assert_cmpuint (decl->size, ==, sizeof (v));
+  g_assert_true (gcg__kernel_decl_check_role (decl, TRUE, &error));
+  g_assert_no_error (error);
+  frame_io (&config, &params, &io);
+  io.n_items = 3;
+  memset (&v, 0xa5, sizeof (v));
+  g_assert_true (gcg__kernel_decl_fill (decl, "pp", &io, &pp, &v, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (v.in, ==, pp.output);
+  g_assert_cmpuint (v.n_bytes, ==, pp.output_bytes);
+  g_assert_cmpuint (v.recs, ==, pp.records);
+  g_assert_cmpuint (v.cnt, ==, pp.counts);
+  g_assert_cmpint (v.per, ==, 17);
+  g_assert_cmpint (v.nc, ==, 1000);
+  g_assert_cmpfloat (v.st, ==, 0.25f);
+  g_assert_cmpfloat (v.it, ==, 0.5f);
+  g_assert_cmpint (v.n, ==, 3);
+  g_assert_cmpint (v.w, ==, 640);
+  g_assert_cmpint (v.h, ==, 360);
+  g_assert_cmpuint (v.f, ==, 41);
+  g_assert_cmpfloat (v.g, ==, 2.0f);
+  /* Without the values (no postprocess stage) they read 0. */
+  g_assert_true (gcg__kernel_decl_fill (decl, "pp", &io, NULL, &v, &error));
+  g_assert_cmpuint (v.in, ==, 0);
+  g_assert_cmpint (v.per, ==, 0);
+  g_assert_cmpfloat (v.st, ==, 0.0f);
+}
+
+/* A postprocess kernel's fields in another kernel, and frame planes in
+ * a postprocess kernel, are refused naming the parameter and field;
+ * the rest is taken by both. */
+static void
+test_postprocess_role (void)
+{
+  static const struct
+  {
+    const gchar *decl;
+    /* Where it is refused: in a postprocess kernel or in another one. */
+    gboolean in_postprocess;
+    const gchar *says;
+  } cases[] = {
+    { "a=output", FALSE, "postprocess kernel only" },
+    { "a=output_bytes", FALSE, "postprocess kernel only" },
+    { "a=records", FALSE, "postprocess kernel only" },
+    { "g=f32:1,a=counts", FALSE, "postprocess kernel only" },
+    { "a=max_results", FALSE, "postprocess kernel only" },
+    { "a=classes", FALSE, "postprocess kernel only" },
+    { "a=score_threshold", FALSE, "postprocess kernel only" },
+    { "a=iou_threshold", FALSE, "postprocess kernel only" },
+    { "a=src0", TRUE, "no frame planes" },
+    { "a=src2", TRUE, "no frame planes" },
+    { "a=dst0", TRUE, "no frame planes" },
+    { "a=dst1", TRUE, "no frame planes" },
+    { "a=src_pitch0", TRUE, "no frame planes" },
+    { "n=items,a=dst_pitch2", TRUE, "no frame planes" },
+  };
+  static const gchar *const both[] = { "",
+    "n=items,w=out_width,"
+    "h=out_height,f=frame,p=pts,i=in_width,g=meta:gain,c=f32:1" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GcgKernelDecl)
+        decl = gcg__kernel_decl_parse (cases[i].decl, NULL);
+
+    g_assert_nonnull (decl);
+    g_assert_true (gcg__kernel_decl_check_role (decl, !cases[i].in_postprocess,
+        NULL));
+    g_assert_false (gcg__kernel_decl_check_role (decl, cases[i].in_postprocess,
+        &error));
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "'a'"));
+    g_assert_nonnull (strstr (error->message, cases[i].says));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (both); i++) {
+    g_autoptr (GcgKernelDecl) decl = gcg__kernel_decl_parse (both[i], NULL);
+
+    g_assert_true (gcg__kernel_decl_check_role (decl, FALSE, NULL));
+    g_assert_true (gcg__kernel_decl_check_role (decl, TRUE, NULL));
+  }
 }
 
 int
@@ -417,5 +536,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernel-decl/items", test_items);
   g_test_add_func ("/kernel-decl/fill-refused", test_fill_refused);
   g_test_add_func ("/kernel-decl/f32-meta", test_f32_meta);
+  g_test_add_func ("/kernel-decl/postprocess-fields", test_postprocess_fields);
+  g_test_add_func ("/kernel-decl/postprocess-role", test_postprocess_role);
   return g_test_run ();
 }

@@ -10,7 +10,9 @@
  * boxes than the maximum), boxes mapped through letterboxed items; the
  * results area's reading, torn headers refused; random outputs checked
  * against the GPU kernels' route (repeated argmax, no sort), written
- * again here; and the chain's API on the CPU backend, which has no model.
+ * again here; and the chain's API on the CPU backend, which has no model
+ * (the user's postprocess kernel included: refused there, and refused for
+ * a kind other than USER anywhere).
  */
 #include <gcg.h>
 #include <math.h>
@@ -548,6 +550,94 @@ test_chain_cpu (void)
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
 }
 
+/* A kernel whose code is never loaded here (PTX, taken without a
+ * context): its declaration reads a postprocess kernel's fields. */
+static GcgKernelOp *
+new_pp_op (void)
+{
+  static const gchar ptx[] = ".version 7.0\n.target sm_75\n"
+                             ".address_size 64\n"
+                             ".visible .entry top1 (.param .u64 p)\n{\n"
+                             "  ret;\n}\n";
+  g_autoptr (GBytes) code = g_bytes_new_static (ptx, sizeof (ptx) - 1);
+  g_autoptr (GError) error = NULL;
+  GcgKernelOp *op = gcg_kernel_op_new_from_binary (NULL, code, "top1",
+      "in=output,recs=records,cnt=counts,per=max_results,n=items", &error);
+
+  g_assert_no_error (error);
+  return op;
+}
+
+static void
+expect_kernel_refused (gboolean batch, gpointer engine,
+    const GcgPostprocessConfig *c, GcgKernelOp *op, gint code,
+    const gchar *says)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (batch)
+    g_assert_false (gcg_frame_batch_set_postprocess_kernel (engine, c, op,
+        &error));
+  else
+    g_assert_false (gcg_frame_chain_set_postprocess_kernel (engine, c, op,
+        &error));
+  g_assert_error (error, GCG_ERROR, code);
+  g_assert_nonnull (strstr (error->message, says));
+}
+
+/* The user's postprocess: set_postprocess() refuses USER pointing to
+ * set_postprocess_kernel(), which refuses another kind anywhere and USER
+ * on the CPU backend (no model there); nothing is set. */
+static void
+test_kernel_cpu (void)
+{
+  GcgFrameChainConfig cc;
+  GcgFrameBatchConfig bc;
+  GcgPostprocessConfig c;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgFrameBatch) batch = NULL;
+  g_autoptr (GcgKernelOp) op = new_pp_op ();
+  g_autoptr (GError) error = NULL;
+
+  gcg_frame_chain_config_init (&cc);
+  cc.output = GCG_OUTPUT_KIND_TENSOR;
+  chain = gcg_frame_chain_new (&cc, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  gcg_frame_batch_config_init (&bc);
+  batch = gcg_frame_batch_new (&bc, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  for (guint b = 0; b < 2; b++) {
+    gpointer engine = b ? (gpointer) batch : (gpointer) chain;
+
+    init_detect (&c, 80);
+    c.kind = GCG_POSTPROCESS_USER;
+    if (b)
+      g_assert_false (gcg_frame_batch_set_postprocess (batch, &c, &error));
+    else
+      g_assert_false (gcg_frame_chain_set_postprocess (chain, &c, &error));
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
+    g_assert_nonnull (strstr (error->message,
+        "gcg_frame_chain_set_postprocess_kernel()"));
+    g_clear_error (&error);
+    expect_kernel_refused (b, engine, &c, op, GCG_ERROR_NOT_SUPPORTED,
+        "attach a model first");
+    c.kind = GCG_POSTPROCESS_DETECT;
+    expect_kernel_refused (b, engine, &c, op, GCG_ERROR_INVALID_ARGUMENT,
+        "GCG_POSTPROCESS_USER");
+    c.kind = GCG_POSTPROCESS_NONE;
+    expect_kernel_refused (b, engine, &c, op, GCG_ERROR_INVALID_ARGUMENT,
+        "GCG_POSTPROCESS_USER");
+    init_detect (&c, 0);
+    c.kind = GCG_POSTPROCESS_USER;
+    expect_kernel_refused (b, engine, &c, op, GCG_ERROR_INVALID_ARGUMENT,
+        "class count");
+  }
+  g_assert_false (gcg_frame_chain_get_postprocess (chain, &c));
+  g_assert_cmpuint (gcg_frame_chain_get_results_size (chain), ==, 0);
+  g_assert_false (gcg_frame_batch_get_postprocess (batch, &c));
+  g_assert_cmpuint (gcg_frame_batch_get_results_size (batch), ==, 0);
+}
+
 static void
 test_batch_cpu (void)
 {
@@ -581,5 +671,6 @@ main (int argc, char **argv)
   g_test_add_func ("/postprocess/read-area", test_read_area);
   g_test_add_func ("/postprocess/chain-cpu", test_chain_cpu);
   g_test_add_func ("/postprocess/batch-cpu", test_batch_cpu);
+  g_test_add_func ("/postprocess/kernel-cpu", test_kernel_cpu);
   return g_test_run ();
 }

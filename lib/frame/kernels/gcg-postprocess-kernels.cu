@@ -133,14 +133,14 @@ gcg_pp_classify (const GcgPpParams *__restrict__ p)
     ((uint32_t *) p->scratch)[item] = p->per_item;
 }
 
-/* The record of a kept box: its corners mapped to the source frame
- * through the item's fit (GcgFrameItemMap: x = u × scale + offset). */
+/* A record of @item: the box of corners @box (the item's pixels) mapped
+ * to the source frame through the item's fit (GcgFrameItemMap: x = u ×
+ * scale + offset, in double), the rest as given. */
 static __device__ void
-pp_write_detection (const GcgPpParams *p, uint32_t item, uint32_t n,
-    const float box[4], float score, int32_t label)
+pp_write_record (const GcgPpParams *p, uint32_t item, const float box[4],
+    float score, int32_t label, GcgPpResult *rec)
 {
   const GcgPpItem *it = &p->items[item];
-  GcgPpResult *rec = &pp_records (p, item)[n];
   double x1 = (double) box[0] * it->scale_x + it->offset_x;
   double y1 = (double) box[1] * it->scale_y + it->offset_y;
   double x2 = (double) box[2] * it->scale_x + it->offset_x;
@@ -154,6 +154,30 @@ pp_write_detection (const GcgPpParams *p, uint32_t item, uint32_t n,
   rec->label = label;
   rec->item = item;
   rec->reserved = 0;
+}
+
+/* The record of a kept box. */
+static __device__ void
+pp_write_detection (const GcgPpParams *p, uint32_t item, uint32_t n,
+    const float box[4], float score, int32_t label)
+{
+  pp_write_record (p, item, box, score, label, &pp_records (p, item)[n]);
+}
+
+/* A user kernel's record as it goes out: its box (left, top, width,
+ * height in the item's pixels) mapped as a detection's, its item and
+ * reserved field set whatever it wrote, a NaN confidence 0 (nothing
+ * downstream ranks or draws NaN); its label as written (the adapter names
+ * one past the labels by its number). */
+static __device__ GcgPpResult
+pp_user_record (const GcgPpParams *p, uint32_t item, GcgPpResult in)
+{
+  const float box[4] = { in.x, in.y, in.x + in.width, in.y + in.height };
+  GcgPpResult out;
+
+  pp_write_record (p, item, box,
+      GCG_PP_ISNAN (in.confidence) ? 0.0f : in.confidence, in.label, &out);
+  return out;
 }
 
 /* Score threshold, class-aware greedy NMS and the maximum, per item. */
@@ -238,7 +262,9 @@ gcg_pp_detect (const GcgPpParams *__restrict__ p)
 }
 
 /* Packs the items' records into the results area: the header, then
- * every item's records, item 0's first.  One block. */
+ * every item's records, item 0's first.  One block.  Each item's count
+ * is clamped to per_item: a user kernel's are untrusted (and its records
+ * go through pp_user_record()). */
 extern "C" __global__ void __launch_bounds__ (GCG_PP_BLOCK)
 gcg_pp_gather (const GcgPpParams *__restrict__ p)
 {
@@ -255,20 +281,22 @@ gcg_pp_gather (const GcgPpParams *__restrict__ p)
   if (t == 0) {
     first[0] = 0;
     for (uint32_t i = 0; i < n_items; i++)
-      first[i + 1] = first[i] + counts[i];
+      first[i + 1] = first[i] + min (counts[i], per_item);
     h->frame_number = p->frame_number;
     h->n_results = first[n_items];
     h->n_items = n_items;
   }
+  __syncthreads ();
   if (t < GCG_PP_MAX_ITEMS)
-    h->item_counts[t] = t < n_items ? counts[t] : 0;
+    h->item_counts[t] = t < n_items ? first[t + 1] - first[t] : 0;
   if (t < 4)
     h->reserved[t] = 0;
-  __syncthreads ();
   for (uint32_t j = t; j < n_items * per_item; j += GCG_PP_BLOCK) {
     uint32_t i = j / per_item, r = j % per_item;
 
-    if (r < counts[i])
-      out[first[i] + r] = recs[j];
+    if (r >= first[i + 1] - first[i])
+      continue;
+    out[first[i] + r] =
+        p->kind == GCG_PP_USER ? pp_user_record (p, i, recs[j]) : recs[j];
   }
 }

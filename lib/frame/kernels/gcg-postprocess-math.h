@@ -38,6 +38,9 @@
 
 #define GCG_PP_CLASSIFY 1
 #define GCG_PP_DETECT 2
+/* The user's kernel wrote the records (in its item's pixels) and
+ * counts: gcg_pp_gather() clamps and maps them. */
+#define GCG_PP_USER 3
 
 /* One item's geometry: GcgFrameItemMap's fit (source = item × scale +
  * offset) and the item's source rectangle. */
@@ -89,7 +92,8 @@ typedef struct
 } GcgPpHeader;
 
 /* Scratch on the device, per stage: counts[GCG_PP_MAX_ITEMS], then
- * records[GCG_PP_MAX_ITEMS × per_item], then (detection) each item's
+ * records[GCG_PP_MAX_ITEMS × per_item] (a user kernel's: zeroed counts,
+ * then what it wrote), then (detection) each item's
  * candidates: key[n_candidates] (score, or -inf once dropped or
  * suppressed) and label[n_candidates]. */
 #define GCG_PP_SCRATCH_RECORDS (GCG_PP_MAX_ITEMS * sizeof (uint32_t))
