@@ -14,7 +14,12 @@
  * (softmax's expf).  One capture for all frames, graph and eager.  The
  * results are there once the frame's completion is observed (an event
  * polled, no synchronisation, no copy).  What cannot work is refused.
- * Skips (TAP) without a driver.
+ * The user's postprocess kernel (GCG_POSTPROCESS_USER, NVRTC source) that
+ * writes the top-1 class gives the built-in classification's top-1,
+ * chain and batch, one capture over moving ROIs; a hostile one (counts
+ * past max_results, garbage labels, NaN and infinite values, blocks past
+ * the items) is clamped and cannot crash anything.  Skips (TAP) without
+ * a driver.
  */
 #include "gcg-gpu-fixture.h"
 #include "common/gcg-test-detect.h"
@@ -195,6 +200,137 @@ compare_areas (const guint8 *gpu, const guint8 *cpu, gsize size,
   return bad;
 }
 
+/* The user's postprocess kernel: the top-1 class of each item, raw
+ * score, ties to the lower class and NaN below every number, as the
+ * built-in classification ranks; its box the whole item in its tensor
+ * pixels; item and reserved written wrong on purpose (the gather sets
+ * them). */
+static const gchar top1_source[] =
+    "extern \"C\" __global__ void top1 (const gcg_params *p)\n"
+    "{\n"
+    "  __shared__ float sk[256];\n"
+    "  __shared__ unsigned si[256];\n"
+    "  const unsigned item = blockIdx.x, t = threadIdx.x;\n"
+    "  const float *in;\n"
+    "  float bk = __int_as_float (0xff800000);\n"
+    "  unsigned bi = 0xffffffffu;\n"
+    "  if (item >= (unsigned) p->n)\n"
+    "    return;\n"
+    "  in = (const float *) p->in + (size_t) item * p->nc;\n"
+    "  for (unsigned c = t; c < (unsigned) p->nc; c += blockDim.x) {\n"
+    "    float k = in[c] != in[c] ? __int_as_float (0xff800000) : in[c];\n"
+    "    if (k > bk || (k == bk && c < bi)) {\n"
+    "      bk = k;\n"
+    "      bi = c;\n"
+    "    }\n"
+    "  }\n"
+    "  sk[t] = bk;\n"
+    "  si[t] = bi;\n"
+    "  __syncthreads ();\n"
+    "  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "    if (t < s && (sk[t + s] > sk[t]\n"
+    "            || (sk[t + s] == sk[t] && si[t + s] < si[t]))) {\n"
+    "      sk[t] = sk[t + s];\n"
+    "      si[t] = si[t + s];\n"
+    "    }\n"
+    "    __syncthreads ();\n"
+    "  }\n"
+    "  if (t == 0) {\n"
+    "    gcg_result *r = (gcg_result *) p->recs + (size_t) item * p->per;\n"
+    "    r->x = 0.0f;\n"
+    "    r->y = 0.0f;\n"
+    "    r->width = (float) p->w;\n"
+    "    r->height = (float) p->h;\n"
+    "    r->confidence = in[si[0]];\n"
+    "    r->label = (int) si[0];\n"
+    "    r->item = 12345u;\n"
+    "    r->reserved = 7u;\n"
+    "    ((unsigned *) p->cnt)[item] = 1u;\n"
+    "  }\n"
+    "}\n";
+
+#define TOP1_PARAMS \
+  "in=output,n_bytes=output_bytes,n=items,nc=classes,recs=records," \
+  "cnt=counts,per=max_results,w=out_width,h=out_height"
+
+/* A kernel that lies: every block (64, past the items too) claims
+ * 2^32 - 1 records, and writes max_results of garbage (labels past any
+ * class and negative, NaN and infinite values). */
+static const gchar hostile_source[] =
+    "extern \"C\" __global__ void hostile (const gcg_params *p)\n"
+    "{\n"
+    "  const unsigned item = blockIdx.x, r = threadIdx.x;\n"
+    "  gcg_result *rec = (gcg_result *) p->recs + (size_t) item * p->per;\n"
+    "  if (item >= 64u)\n"
+    "    return;\n"
+    "  if (r == 0)\n"
+    "    ((unsigned *) p->cnt)[item] = 0xffffffffu;\n"
+    "  if (r >= (unsigned) p->per)\n"
+    "    return;\n"
+    "  rec[r].x = r % 3 ? __int_as_float (0x7fc00000) : 1e30f;\n"
+    "  rec[r].y = __int_as_float (0x7f800000);\n"
+    "  rec[r].width = -5.0f;\n"
+    "  rec[r].height = 3.0f;\n"
+    "  rec[r].confidence = __int_as_float (0x7fc00000);\n"
+    "  rec[r].label = r % 2 ? -7 : 0x7fffffff - (int) r;\n"
+    "  rec[r].item = 0xdeadbeefu;\n"
+    "  rec[r].reserved = 0xffffffffu;\n"
+    "}\n";
+
+static GcgKernelOp *
+new_user_op (Fixture *f, const gchar *source, const gchar *entry)
+{
+  g_autoptr (GError) error = NULL;
+  GcgKernelOp *op = gcg_kernel_op_new_from_source (f->ctx, source, entry,
+      TOP1_PARAMS, &error);
+
+  g_assert_no_error (error);
+  return op;
+}
+
+/* The reference of @pp on @out: the CPU's, or for the user's top-1
+ * kernel the CPU's top-1 classification (raw scores) with each box the
+ * item's whole tensor mapped to the source as the gather maps it. */
+static void
+reference (const GcgPostprocessConfig *pp, const gfloat *out, gsize floats,
+    const GcgFrameItemMap *maps, guint n_items, guint64 frame_number,
+    guint8 *ref, gsize size)
+{
+  g_autoptr (GError) error = NULL;
+  GcgPostprocessConfig c = *pp;
+  GcgResult *r = (GcgResult *) (ref + sizeof (GcgResultsHeader));
+
+  if (pp->kind == GCG_POSTPROCESS_USER) {
+    c.kind = GCG_POSTPROCESS_CLASSIFY;
+    c.top_k = 1;
+    c.softmax = FALSE;
+  }
+  g_assert_true (gcg_postprocess_run_cpu (&c, out, floats, N_CAND, maps,
+      n_items, frame_number, ref, size, &error));
+  g_assert_no_error (error);
+  if (pp->kind != GCG_POSTPROCESS_USER)
+    return;
+  for (guint k = 0; k < n_items; k++) {
+    gdouble x1, y1, x2, y2;
+
+    g_assert_cmpuint (r[k].item, ==, k);
+    gcg_frame_item_map_to_source (&maps[k], 0.0, 0.0, &x1, &y1);
+    gcg_frame_item_map_to_source (&maps[k], OW, OH, &x2, &y2);
+    r[k].x = (gfloat) x1;
+    r[k].y = (gfloat) y1;
+    r[k].width = (gfloat) (x2 - x1);
+    r[k].height = (gfloat) (y2 - y1);
+  }
+}
+
+static const gchar *
+kind_name (GcgPostprocessKind kind)
+{
+  return kind == GCG_POSTPROCESS_DETECT ? "detect"
+      : kind == GCG_POSTPROCESS_USER    ? "user top-1"
+                                        : "classify";
+}
+
 static void
 init_chain_config (GcgFrameChainConfig *config)
 {
@@ -219,6 +355,10 @@ init_pp (GcgPostprocessConfig *pp, GcgPostprocessKind kind, gboolean softmax)
     pp->score_threshold = 0.3f;
     pp->iou_threshold = 0.45f;
     pp->max_per_item = 60;
+  } else if (kind == GCG_POSTPROCESS_USER) {
+    /* Room for 3 a item; the top-1 kernel writes 1. */
+    pp->n_classes = CLS_CLASSES;
+    pp->max_per_item = 3;
   } else {
     pp->n_classes = CLS_CLASSES;
     pp->top_k = 5;
@@ -269,7 +409,14 @@ run_chain (Fixture *f, GcgPostprocessKind kind, gboolean softmax,
   model = make_pp_model (f, kind, &src, &floats);
   g_assert_true (gcg_frame_chain_attach_model (chain, model, FALSE, &error));
   init_pp (&pp, kind, softmax);
-  g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
+  if (kind == GCG_POSTPROCESS_USER) {
+    g_autoptr (GcgKernelOp) op = new_user_op (f, top1_source, "top1");
+
+    g_assert_true (gcg_frame_chain_set_postprocess_kernel (chain, &pp, op,
+        &error));
+  } else {
+    g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
+  }
   g_assert_no_error (error);
   g_assert_true (gcg_frame_chain_get_postprocess (chain, &got));
   g_assert_cmpmem (&got, sizeof (got), &pp, sizeof (pp));
@@ -307,17 +454,14 @@ run_chain (Fixture *f, GcgPostprocessKind kind, gboolean softmax,
     g_assert_no_error (error);
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
     n_items = add_maps (maps, rois, n_rois, W, H, config.letterbox);
-    g_assert_true (gcg_postprocess_run_cpu (&pp, out, floats, N_CAND, maps,
-        n_items, p.frame_number, ref, size, &error));
-    g_assert_no_error (error);
+    reference (&pp, out, floats, maps, n_items, p.frame_number, ref, size);
     bad += compare_areas (area, ref, size, softmax);
     total += ((GcgResultsHeader *) ref)->n_results;
   }
   g_test_message (
       "%s %s: %u of %u results differ over %d frames, %" G_GUINT64_FORMAT
       " capture(s)",
-      kind == GCG_POSTPROCESS_DETECT ? "detect" : "classify",
-      use_graph ? "graph" : "eager", bad, total, FRAMES,
+      kind_name (kind), use_graph ? "graph" : "eager", bad, total, FRAMES,
       gcg_frame_chain_get_capture_count (chain));
   g_assert_cmpuint (bad, ==, 0);
   g_assert_cmpuint (total, >, FRAMES);
@@ -339,6 +483,16 @@ test_chain_detect (Fixture *f, gconstpointer data)
   }
 }
 
+/* The user's top-1 kernel gives the built-in's top-1, graph and eager. */
+static void
+test_chain_user (Fixture *f, gconstpointer data)
+{
+  if (f->ctx) {
+    run_chain (f, GCG_POSTPROCESS_USER, FALSE, TRUE);
+    run_chain (f, GCG_POSTPROCESS_USER, FALSE, FALSE);
+  }
+}
+
 static void
 test_chain_classify (Fixture *f, gconstpointer data)
 {
@@ -347,6 +501,97 @@ test_chain_classify (Fixture *f, gconstpointer data)
     run_chain (f, GCG_POSTPROCESS_CLASSIFY, FALSE, TRUE);
     run_chain (f, GCG_POSTPROCESS_CLASSIFY, TRUE, FALSE);
   }
+}
+
+/* One frame's area of the hostile kernel: every item clamped to
+ * max_results, each record's item and reserved set by the gather, NaN
+ * confidences 0, labels as written (the adapter names them). */
+static void
+check_hostile_area (const guint8 *area, gsize size, guint n_items, guint per)
+{
+  const GcgResultsHeader *h = (const GcgResultsHeader *) area;
+  const GcgResult *r;
+  guint n = 0;
+
+  g_assert_cmpuint (h->n_items, ==, n_items);
+  g_assert_cmpuint (h->n_results, ==, n_items * per);
+  for (guint k = 0; k < GCG_POSTPROCESS_MAX_ITEMS; k++)
+    g_assert_cmpuint (h->item_counts[k], ==, k < n_items ? per : 0);
+  r = gcg_frame_results_get (area, size, &n);
+  g_assert_nonnull (r);
+  g_assert_cmpuint (n, ==, n_items * per);
+  for (guint k = 0; k < n; k++) {
+    guint j = k % per;
+
+    g_assert_cmpuint (r[k].item, ==, k / per);
+    g_assert_cmpuint (r[k].reserved, ==, 0);
+    g_assert_cmpfloat (r[k].confidence, ==, 0.0f);
+    g_assert_cmpint (r[k].label, ==, j % 2 ? -7 : G_MAXINT32 - (gint) j);
+  }
+}
+
+/* A user kernel that lies about its counts and writes garbage cannot
+ * overflow the results area nor crash: counts are clamped, fields set. */
+static void
+test_hostile_user (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgModelGraph) model = NULL;
+  g_autoptr (GcgKernelOp) op = NULL;
+  GcgFrameChainConfig config;
+  GcgPostprocessConfig pp;
+  GcgFrameParams p;
+  GcgRect rois[ITEMS];
+  CUdeviceptr src, in, dst;
+  gsize floats, size;
+  guint8 *area = NULL;
+  GRand *rand;
+
+  if (!f->ctx)
+    return;
+  rand = g_rand_new_with_seed (66);
+  init_chain_config (&config);
+  chain = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  g_assert_no_error (error);
+  model = make_pp_model (f, GCG_POSTPROCESS_USER, &src, &floats);
+  g_assert_true (gcg_frame_chain_attach_model (chain, model, FALSE, &error));
+  init_pp (&pp, GCG_POSTPROCESS_USER, FALSE);
+  pp.max_per_item = 4;
+  op = new_user_op (f, hostile_source, "hostile");
+  /* Blocks past the frame's items too. */
+  gcg_kernel_op_set_grid (op, GCG_POSTPROCESS_MAX_ITEMS, 1, 1);
+  g_assert_true (gcg_frame_chain_set_postprocess_kernel (chain, &pp, op,
+      &error));
+  g_assert_no_error (error);
+  size = gcg_frame_chain_get_results_size (chain);
+  g_assert_cmpuint (size, ==,
+      sizeof (GcgResultsHeader) + ITEMS * 4 * sizeof (GcgResult));
+  g_assert_true (GCG_CU_OK (NULL, cuMemHostAlloc, (void **) &area, size, 0));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &in, PITCH * H));
+  g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst,
+      gcg_frame_chain_get_output_size (chain)));
+  gcg_frame_params_init (&p);
+  p.src[0] = in;
+  p.src_stride[0] = PITCH;
+  p.dst[0] = dst;
+  p.results = (guint64) (guintptr) area;
+  for (guint i = 0; i < FRAMES; i++) {
+    guint n_rois = make_rois (rois, i, W, H, rand);
+
+    g_assert_true (gcg_frame_params_set_rois (&p, rois, n_rois));
+    memset (area, 0xa5, size);
+    g_assert_true (gcg_frame_chain_process (chain, &p, f->stream, &error));
+    g_assert_no_error (error);
+    g_assert_true (gcg_stream_synchronize (f->stream, NULL));
+    check_hostile_area (area, size, n_rois, 4);
+  }
+  g_assert_cmpuint (gcg_frame_chain_get_capture_count (chain), ==, 1);
+  g_clear_object (&chain);
+  g_rand_free (rand);
+  g_assert_true (GCG_CU_OK (NULL, cuMemFreeHost, area));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, in));
+  g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
 }
 
 /* A batch of up to 2 sources × 2 ROIs of different sizes: the items are
@@ -382,7 +627,14 @@ run_batch (Fixture *f, GcgPostprocessKind kind)
   model = make_pp_model (f, kind, &src, &floats);
   g_assert_true (gcg_frame_batch_attach_model (batch, model, FALSE, &error));
   init_pp (&pp, kind, TRUE);
-  g_assert_true (gcg_frame_batch_set_postprocess (batch, &pp, &error));
+  if (kind == GCG_POSTPROCESS_USER) {
+    g_autoptr (GcgKernelOp) op = new_user_op (f, top1_source, "top1");
+
+    g_assert_true (gcg_frame_batch_set_postprocess_kernel (batch, &pp, op,
+        &error));
+  } else {
+    g_assert_true (gcg_frame_batch_set_postprocess (batch, &pp, &error));
+  }
   g_assert_no_error (error);
   size = gcg_frame_batch_get_results_size (batch);
   out = g_new (gfloat, floats);
@@ -433,17 +685,15 @@ run_batch (Fixture *f, GcgPostprocessKind kind)
     g_assert_cmpuint (n_out, ==, n_items);
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
     /* A batch's header carries its own number, counted from 0. */
-    g_assert_true (gcg_postprocess_run_cpu (&pp, out, floats, N_CAND, maps,
-        n_items, b, ref, size, &error));
-    g_assert_no_error (error);
+    reference (&pp, out, floats, maps, n_items, b, ref, size);
     bad += compare_areas (area, ref, size, kind == GCG_POSTPROCESS_CLASSIFY);
     total += ((GcgResultsHeader *) ref)->n_results;
   }
   g_test_message (
       "batch %s: %u of %u results differ over %d batches, %" G_GUINT64_FORMAT
       " capture(s)",
-      kind == GCG_POSTPROCESS_DETECT ? "detect" : "classify", bad, total,
-      FRAMES, gcg_frame_batch_get_capture_count (batch));
+      kind_name (kind), bad, total, FRAMES,
+      gcg_frame_batch_get_capture_count (batch));
   g_assert_cmpuint (bad, ==, 0);
   g_assert_cmpuint (gcg_frame_batch_get_capture_count (batch), ==, 1);
   g_clear_object (&batch);
@@ -459,6 +709,7 @@ test_batch (Fixture *f, gconstpointer data)
   if (f->ctx) {
     run_batch (f, GCG_POSTPROCESS_DETECT);
     run_batch (f, GCG_POSTPROCESS_CLASSIFY);
+    run_batch (f, GCG_POSTPROCESS_USER);
   }
 }
 
@@ -544,6 +795,8 @@ test_completion (Fixture *f, gconstpointer data)
   g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));
 }
 
+static gchar last_message[1024];
+
 static void
 expect_refused (GcgFrameChain *chain, const GcgPostprocessConfig *pp, gint code)
 {
@@ -552,6 +805,7 @@ expect_refused (GcgFrameChain *chain, const GcgPostprocessConfig *pp, gint code)
   g_assert_false (gcg_frame_chain_set_postprocess (chain, pp, &error));
   g_assert_error (error, GCG_ERROR, code);
   g_test_message ("%s", error->message);
+  g_strlcpy (last_message, error->message, sizeof (last_message));
 }
 
 /* What cannot work is refused, with the reason. */
@@ -591,9 +845,24 @@ test_refused (Fixture *f, gconstpointer data)
   init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
   pp.score_threshold = NAN;
   expect_refused (chain, &pp, GCG_ERROR_INVALID_ARGUMENT);
+  /* USER is the user's kernel: set_postprocess_kernel(), which refuses
+   * a declaration reading frame planes. */
   init_pp (&pp, GCG_POSTPROCESS_USER, FALSE);
   pp.n_classes = N_CLASSES;
   expect_refused (chain, &pp, GCG_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (last_message, "set_postprocess_kernel"));
+  {
+    g_autoptr (GcgKernelOp) planes = gcg_kernel_op_new_from_source (f->ctx,
+        "extern \"C\" __global__ void k (const gcg_params *p) {}\n", "k",
+        "img=dst0", &error);
+
+    g_assert_no_error (error);
+    g_assert_false (gcg_frame_chain_set_postprocess_kernel (chain, &pp, planes,
+        &error));
+    g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+    g_test_message ("%s", error->message);
+    g_clear_error (&error);
+  }
   init_pp (&pp, GCG_POSTPROCESS_DETECT, FALSE);
   g_assert_true (gcg_frame_chain_set_postprocess (chain, &pp, &error));
   g_assert_no_error (error);
@@ -612,6 +881,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add ("/postprocess/chain-detect", Fixture, NULL, fixture_setup,
       test_chain_detect, fixture_teardown);
+  g_test_add ("/postprocess/chain-user", Fixture, NULL, fixture_setup,
+      test_chain_user, fixture_teardown);
+  g_test_add ("/postprocess/hostile-user", Fixture, NULL, fixture_setup,
+      test_hostile_user, fixture_teardown);
   g_test_add ("/postprocess/chain-classify", Fixture, NULL, fixture_setup,
       test_chain_classify, fixture_teardown);
   g_test_add ("/postprocess/batch", Fixture, NULL, fixture_setup, test_batch,
