@@ -8,8 +8,8 @@
  * grows.  Every frame carries other values (a GcgParamsMeta; crop metas
  * for the converter, 0 to 4 ROI metas for the preprocessor); the input
  * caps change every --caps-every frames, going back to one set of caps
- * every other time (taken from the graph cache) and through three others
- * in turn (built anew, evicting others: graph-cache-size=2); a flush
+ * every other time (taken from the chain cache) and through three others
+ * in turn (built anew, evicting others: chain-cache-size=2); a flush
  * comes every --flush-every frames.  Every --sample-every frames it
  * samples the process's resident memory (/proc/self/statm), the
  * element's own figures (its cudagraph-stats message, asked for with a
@@ -65,11 +65,11 @@ typedef struct
 } ElementCase;
 
 static const ElementCase elements[] = {
-  { "convert", "cudagraphconvert", "graph-cache-size=2",
+  { "convert", "cudagraphconvert", "chain-cache-size=2",
       "video/x-raw,format=RGBA,width=64,height=40,framerate=1000/1", FALSE,
       NULL },
   { "preprocess", "cudagraphpreprocess",
-      "graph-cache-size=2 width=32 height=32 max-rois=4", NULL, TRUE, NULL },
+      "chain-cache-size=2 width=32 height=32 max-rois=4", NULL, TRUE, NULL },
   { "batch", "cudagraphbatch", "width=32 height=32 batch-size=1", NULL, FALSE,
       "sink_%u" },
   /* Made and run by soak-batch.c. */
