@@ -180,10 +180,12 @@ attach_postprocess (GstCudaGraphBatch *self, GcgFrameBatch *engine,
   if (!gst_cuda_graph_postprocess_get_config (&self->postprocess,
           GST_ELEMENT (self), model, &config, error))
     return FALSE;
-  /* The engine refuses USER, outputs not shaped for the kind and more
-   * than GCG_POSTPROCESS_MAX_ITEMS slots (batch-size x max-rois). */
+  /* USER runs the kernel made at start; the engine refuses outputs not
+   * shaped for the kind and more than GCG_POSTPROCESS_MAX_ITEMS slots
+   * (batch-size x max-rois). */
   if (config.kind != GCG_POSTPROCESS_NONE
-      && !gcg_frame_batch_set_postprocess (engine, &config, error))
+      && !gst_cuda_graph_postprocess_attach_batch (&self->postprocess, engine,
+          &config, error))
     return FALSE;
   *kind = config.kind;
   return TRUE;

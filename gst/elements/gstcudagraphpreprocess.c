@@ -969,10 +969,11 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
     return FALSE;
   if (config.kind == GCG_POSTPROCESS_NONE)
     return TRUE;
-  /* After gcg_frame_chain_attach_model(), before the first frame; the
-   * engine refuses USER (NOT_SUPPORTED) and outputs not shaped for the
-   * kind, failing the chain with its error. */
-  if (!gcg_frame_chain_set_postprocess (chain, &config, error))
+  /* After gcg_frame_chain_attach_model(), before the first frame (USER:
+   * the kernel made at start); the engine refuses outputs not shaped for
+   * the kind, failing the chain with its error. */
+  if (!gst_cuda_graph_postprocess_attach_chain (&self->postprocess, chain,
+          &config, error))
     return FALSE;
   self->results_kind = config.kind;
   return TRUE;

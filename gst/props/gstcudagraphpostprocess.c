@@ -12,11 +12,23 @@
  * on), and a file whose line count is not num-classes fails the start
  * with an error naming both.  What the group yields is a
  * GcgPostprocessConfig and the label quarks.
+ *
+ * postprocess=user runs the user's kernel (postprocess-kernel-*) in the
+ * built-in's place: its code is read and compiled at start by the user
+ * kernel group's own code (gstcudagraphuserkernel.c, as kernel-location
+ * is), after what that group cannot know is checked here: an entry
+ * point, a declaration fit for a postprocess kernel, a model, a backend
+ * other than cpu.  Its meta:KEY parameters read the frame's
+ * GcgParamsMeta when the element runs a kernel-source or
+ * kernel-location kernel too (that group gives the engine its values),
+ * their defaults otherwise.
  */
 #include "gstcudagraphpostprocess.h"
 #include "gstcudagraphrefuse.h"
 
+#include "gcg-error-private.h"
 #include "gcg-file-private.h"
+#include "gcg-kernel-decl-private.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -31,6 +43,10 @@ enum
   PROP_SOFTMAX,
   PROP_NUM_CLASSES,
   PROP_LABELS_LOCATION,
+  PROP_KERNEL_LOCATION,
+  PROP_KERNEL_SOURCE,
+  PROP_KERNEL_ENTRY,
+  PROP_KERNEL_PARAMS,
 };
 
 #define DEFAULT_SCORE_THRESHOLD 0.25
@@ -72,6 +88,54 @@ install_numbers (GObjectClass *klass, guint first)
           0, GST_CUDA_GRAPH_POSTPROCESS_MAX_LABELS, 0, FLAGS));
 }
 
+static void
+install_kernel (GObjectClass *klass, guint first)
+{
+  g_object_class_install_property (klass, first + PROP_KERNEL_LOCATION,
+      g_param_spec_string ("postprocess-kernel-location",
+          "Postprocess kernel file",
+          "postprocess=user: the file of the kernel that turns the model's "
+          "output into results: .cu or .cuh (source, compiled with NVRTC "
+          "when the element starts), .ptx, .cubin or .fatbin; see "
+          "docs/user-kernels.md",
+          NULL, FLAGS));
+  g_object_class_install_property (klass, first + PROP_KERNEL_SOURCE,
+      g_param_spec_string ("postprocess-kernel-source",
+          "Postprocess kernel source",
+          "postprocess=user: that kernel's CUDA C++ source instead of a "
+          "file",
+          NULL, FLAGS));
+  g_object_class_install_property (klass, first + PROP_KERNEL_ENTRY,
+      g_param_spec_string ("postprocess-kernel-entry",
+          "Postprocess kernel entry point",
+          "postprocess=user: the kernel's extern \"C\" entry point (one "
+          "argument, const gcg_params *)",
+          NULL, FLAGS));
+  g_object_class_install_property (klass, first + PROP_KERNEL_PARAMS,
+      g_param_spec_string ("postprocess-kernel-params",
+          "Postprocess kernel parameters",
+          "postprocess=user: the kernel's parameter declaration, "
+          "\"name=spec,...\" (e.g. \"in=output,recs=records,cnt=counts,"
+          "per=max_results,n=items,nc=classes\")",
+          NULL, FLAGS));
+}
+
+/* The kernel property @id's string in @p. */
+static gchar **
+kernel_field (GstCudaGraphPostprocess *p, guint id)
+{
+  switch (id) {
+    case PROP_KERNEL_LOCATION:
+      return &p->kernel.location;
+    case PROP_KERNEL_SOURCE:
+      return &p->kernel.source;
+    case PROP_KERNEL_ENTRY:
+      return &p->kernel.entry;
+    default:
+      return &p->kernel.params;
+  }
+}
+
 void
 gst_cuda_graph_postprocess_install (GObjectClass *klass, guint first)
 {
@@ -96,6 +160,7 @@ gst_cuda_graph_postprocess_install (GObjectClass *klass, guint first)
           "num-classes when that is set); classes without a name read "
           "\"class-N\"",
           NULL, FLAGS));
+  install_kernel (klass, first);
 }
 
 void
@@ -108,6 +173,7 @@ gst_cuda_graph_postprocess_init (GstCudaGraphPostprocess *p)
   p->config.score_threshold = DEFAULT_SCORE_THRESHOLD;
   p->config.iou_threshold = DEFAULT_IOU_THRESHOLD;
   p->config.max_per_item = DEFAULT_MAX_DETECTIONS;
+  gst_cuda_graph_user_kernel_init (&p->kernel);
 }
 
 /* A threshold: finite (NaN may pass the param spec's range check) and
@@ -174,9 +240,13 @@ gst_cuda_graph_postprocess_set (GstCudaGraphPostprocess *p, guint first,
       set_count (&c->n_classes, value, 0, GST_CUDA_GRAPH_POSTPROCESS_MAX_LABELS,
           refusal);
       break;
-    default:
+    case PROP_LABELS_LOCATION:
       g_free (p->labels_location);
       p->labels_location = g_value_dup_string (value);
+      break;
+    default:
+      g_free (*kernel_field (p, prop_id - first));
+      *kernel_field (p, prop_id - first) = g_value_dup_string (value);
       break;
   }
   return TRUE;
@@ -212,8 +282,11 @@ gst_cuda_graph_postprocess_get (GstCudaGraphPostprocess *p, guint first,
     case PROP_NUM_CLASSES:
       g_value_set_uint (value, c->n_classes);
       break;
-    default:
+    case PROP_LABELS_LOCATION:
       g_value_set_string (value, p->labels_location);
+      break;
+    default:
+      g_value_set_string (value, *kernel_field (p, prop_id - first));
       break;
   }
   return TRUE;
@@ -224,6 +297,7 @@ gst_cuda_graph_postprocess_stop (GstCudaGraphPostprocess *p)
 {
   g_clear_pointer (&p->labels, g_free);
   p->n_labels = 0;
+  gst_cuda_graph_user_kernel_stop (&p->kernel);
 }
 
 void
@@ -231,6 +305,7 @@ gst_cuda_graph_postprocess_clear (GstCudaGraphPostprocess *p)
 {
   gst_cuda_graph_postprocess_stop (p);
   g_clear_pointer (&p->labels_location, g_free);
+  gst_cuda_graph_user_kernel_clear (&p->kernel);
 }
 
 gboolean
@@ -324,6 +399,127 @@ load_labels (GstCudaGraphPostprocess *p, const gchar *path, guint n_classes,
   return TRUE;
 }
 
+/* Whether @element's property @name, an object, is set; the group knows
+ * the element by its properties only (both elements have "model"). */
+static gboolean
+object_property_set (GstElement *element, const gchar *name)
+{
+  g_autoptr (GObject) value = NULL;
+
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (element), name) == NULL)
+    return FALSE;
+  g_object_get (element, name, &value, NULL);
+  return value != NULL;
+}
+
+/* Whether @element's "backend" is cpu (auto settles later: without a
+ * GPU the model, which a user postprocess needs, is refused then). */
+static gboolean
+backend_is_cpu (GstElement *element)
+{
+  gint backend = GCG_BACKEND_AUTO;
+
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (element), "backend")
+      != NULL)
+    g_object_get (element, "backend", &backend, NULL);
+  return backend == GCG_BACKEND_CPU;
+}
+
+/* What the user kernel group cannot judge of a postprocess kernel named
+ * @name before compiling it (under no lock; @user: postprocess=user,
+ * @code: a source or location set): posts the element error and returns
+ * FALSE. */
+static gboolean
+check_kernel (GstElement *element, const gchar *name, gboolean user,
+    gboolean code, const gchar *entry, const gchar *params)
+{
+  g_autoptr (GcgKernelDecl) decl = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (!user || !code) {
+    if (user)
+      GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+          ("postprocess=user needs its kernel: set postprocess-kernel-"
+           "location or postprocess-kernel-source"),
+          (NULL));
+    else if (code)
+      GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+          ("Postprocess kernel %s is not run: postprocess is not user", name),
+          (NULL));
+    return !user;
+  }
+  if (entry == NULL || *entry == '\0') {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+        ("Postprocess kernel %s needs postprocess-kernel-entry: the name of "
+         "its extern \"C\" entry point",
+            name),
+        (NULL));
+    return FALSE;
+  }
+  decl = gcg__kernel_decl_parse (params, &error);
+  if (decl == NULL || !gcg__kernel_decl_check_role (decl, TRUE, &error)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+        ("Postprocess kernel %s: postprocess-kernel-params: %s", name,
+            error->message),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A postprocess kernel reads a model's output on the GPU. */
+static gboolean
+check_model (GstElement *element, const gchar *name)
+{
+  if (!backend_is_cpu (element) && object_property_set (element, "model"))
+    return TRUE;
+  GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+      ("Postprocess kernel %s reads a model's output: it needs a model "
+       "(model) on the CUDA backend (backend=cuda or auto)",
+          name),
+      (NULL));
+  return FALSE;
+}
+
+/* The kernel as errors name it: its file's base name, or its entry
+ * point, quoted ('...' when the property was set to something huge). */
+static gchar *
+display_name (const gchar *location, const gchar *entry)
+{
+  g_autofree gchar *name = location ? g_filename_display_basename (location)
+                                    : g_strdup (entry);
+  g_autofree gchar *quoted = gcg__error_quote (name);
+
+  return g_strdup_printf ("'%s'", quoted);
+}
+
+/* postprocess=user: the kernel checked, read and compiled (without a
+ * context: for the oldest architecture, its NVRTC log as the error, on
+ * any machine with NVRTC; for the device when the first chain or batch
+ * engine loads it), then its model and backend checked. */
+static gboolean
+start_kernel (GstCudaGraphPostprocess *p, GstElement *element)
+{
+  GstCudaGraphUserKernel *k = &p->kernel;
+  g_autofree gchar *name = NULL;
+  g_autofree gchar *entry = NULL;
+  g_autofree gchar *params = NULL;
+  gboolean user, code;
+
+  GST_OBJECT_LOCK (element);
+  user = p->config.kind == GCG_POSTPROCESS_USER;
+  code = k->source != NULL || k->location != NULL;
+  entry = g_strdup (k->entry);
+  params = g_strdup (k->params);
+  name = display_name (k->location, k->entry);
+  GST_OBJECT_UNLOCK (element);
+  if (!check_kernel (element, name, user, code, entry, params))
+    return FALSE;
+  return !user
+      || (gst_cuda_graph_user_kernel_start (k, element, GCG_BACKEND_CUDA, NULL)
+          && check_model (element, name));
+}
+
 gboolean
 gst_cuda_graph_postprocess_start (GstCudaGraphPostprocess *p,
     GstElement *element)
@@ -337,8 +533,12 @@ gst_cuda_graph_postprocess_start (GstCudaGraphPostprocess *p,
   path = g_strdup (p->labels_location);
   n_classes = p->config.n_classes;
   GST_OBJECT_UNLOCK (element);
-  if (path == NULL || load_labels (p, path, n_classes, &error))
-    return TRUE;
+  if (path == NULL || load_labels (p, path, n_classes, &error)) {
+    if (start_kernel (p, element))
+      return TRUE;
+    gst_cuda_graph_postprocess_stop (p);
+    return FALSE;
+  }
   GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", error->message),
       ("labels-location must name a UTF-8 text file of at most %d bytes, "
        "one class name per line, as many lines as num-classes (%u; 0 "
@@ -400,7 +600,7 @@ gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
     config->n_classes = p->n_labels;
   if (config->n_classes == 0)
     config->n_classes = classes_of_model (model, config);
-  if (config->n_classes == 0 && config->kind != GCG_POSTPROCESS_USER) {
+  if (config->n_classes == 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "postprocess: the number of classes is not known: set num-classes "
         "or labels-location (the model's output does not say)");
@@ -419,4 +619,24 @@ gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
       config->kind, config->n_classes, config->top_k, config->score_threshold,
       config->iou_threshold, config->max_per_item);
   return TRUE;
+}
+
+gboolean
+gst_cuda_graph_postprocess_attach_chain (GstCudaGraphPostprocess *p,
+    GcgFrameChain *chain, const GcgPostprocessConfig *config, GError **error)
+{
+  if (config->kind == GCG_POSTPROCESS_USER && p->kernel.op != NULL)
+    return gcg_frame_chain_set_postprocess_kernel (chain, config, p->kernel.op,
+        error);
+  return gcg_frame_chain_set_postprocess (chain, config, error);
+}
+
+gboolean
+gst_cuda_graph_postprocess_attach_batch (GstCudaGraphPostprocess *p,
+    GcgFrameBatch *batch, const GcgPostprocessConfig *config, GError **error)
+{
+  if (config->kind == GCG_POSTPROCESS_USER && p->kernel.op != NULL)
+    return gcg_frame_batch_set_postprocess_kernel (batch, config, p->kernel.op,
+        error);
+  return gcg_frame_batch_set_postprocess (batch, config, error);
 }

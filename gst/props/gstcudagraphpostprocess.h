@@ -7,12 +7,16 @@
 #include <gst/gst.h>
 #include <gcg.h>
 
+#include "gstcudagraphuserkernel.h"
+
 G_BEGIN_DECLS
 
 /* The postprocess after a model (issue 35): what turns the model's output
  * into results on each frame (postprocess, score-threshold,
  * iou-threshold, max-detections, top-k, softmax, num-classes,
- * labels-location).  One definition, installed on cudagraphpreprocess and
+ * labels-location, and for postprocess=user the kernel's
+ * postprocess-kernel-location, -source, -entry and -params).  One
+ * definition, installed on cudagraphpreprocess and
  * cudagraphbatch alike; the element keeps a GstCudaGraphPostprocess in
  * its instance, under its object lock, and hands the property ids from
  * @first on to these functions. */
@@ -21,6 +25,11 @@ typedef struct
   /* Properties, under the element's object lock. */
   GcgPostprocessConfig config;
   gchar *labels_location;
+  /* postprocess=user: the kernel's code, entry point and declaration
+   * (its source, location, entry and params; the rest unused), and from
+   * start its op (kernel.op), compiled and checked
+   * (gst_cuda_graph_user_kernel_start()). */
+  GstCudaGraphUserKernel kernel;
 
   /* Set at start (gst_cuda_graph_postprocess_start()), read by the
    * streaming thread: the labels file's lines as quarks. */
@@ -29,7 +38,7 @@ typedef struct
 } GstCudaGraphPostprocess;
 
 /* Properties it installs, from @first on. */
-#define GST_CUDA_GRAPH_POSTPROCESS_N_PROPS 8
+#define GST_CUDA_GRAPH_POSTPROCESS_N_PROPS 12
 
 /* A labels file's limits: larger files are refused before being read. */
 #define GST_CUDA_GRAPH_POSTPROCESS_MAX_LABELS_BYTES (1024 * 1024)
@@ -56,9 +65,11 @@ gboolean gst_cuda_graph_postprocess_read_labels (const gchar *path,
     GQuark **labels, guint *n_labels, GError **error);
 
 /* At start (READY -> PAUSED, without the object lock): reads the labels
- * file and checks it against num-classes; FALSE, after posting an element
- * error naming the file, the counts and the properties, when it cannot
- * be used. */
+ * file and checks it against num-classes, and for postprocess=user reads
+ * and compiles the kernel (its entry point, declaration and code checked;
+ * a model and a backend other than cpu asked for); FALSE, after posting
+ * an element error naming the file or the kernel, the counts and the
+ * properties, when it cannot be used. */
 gboolean gst_cuda_graph_postprocess_start (GstCudaGraphPostprocess *p,
     GstElement *element);
 void gst_cuda_graph_postprocess_stop (GstCudaGraphPostprocess *p);
@@ -82,5 +93,14 @@ void gst_cuda_graph_postprocess_check_model (GstCudaGraphPostprocess *p,
 gboolean gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
     GstElement *element, GcgModelGraph *model, GcgPostprocessConfig *config,
     GError **error);
+
+/* After the model is attached to a new chain or batch engine: the
+ * postprocess of @config (from gst_cuda_graph_postprocess_get_config(),
+ * kind not NONE), the user's kernel made at start for postprocess=user,
+ * else a built-in one.  FALSE with the engine's error. */
+gboolean gst_cuda_graph_postprocess_attach_chain (GstCudaGraphPostprocess *p,
+    GcgFrameChain *chain, const GcgPostprocessConfig *config, GError **error);
+gboolean gst_cuda_graph_postprocess_attach_batch (GstCudaGraphPostprocess *p,
+    GcgFrameBatch *batch, const GcgPostprocessConfig *config, GError **error);
 
 G_END_DECLS

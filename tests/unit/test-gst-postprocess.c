@@ -6,7 +6,12 @@
  * defaults, values refused with a warning naming the property (the old
  * value kept), and the labels file: read at start within bounds and
  * without blocking, its line count held to num-classes, every refusal an
- * element error naming the file, so the state change fails.
+ * element error naming the file, so the state change fails.  The user's
+ * postprocess kernel (postprocess=user, postprocess-kernel-*), on both
+ * elements: its properties, and each thing that cannot work (no kernel,
+ * no entry point, a declaration reading frame planes, source that does
+ * not compile, no model, the CPU backend) failing the start with an
+ * error naming the kernel.
  */
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -292,25 +297,161 @@ test_labels_refused (Files *f, gconstpointer data)
   g_assert_cmpint (g_unlink (fifo), ==, 0);
 }
 
-/* postprocess without a model: the element starts, with a warning. */
-static void
-test_no_model_warns (void)
+/* The warning @e posts going to PAUSED, which it reaches. */
+static gchar *
+start_warning (GstElement *e)
 {
-  g_autoptr (GstElement) e = make_preprocess ();
   g_autoptr (GstBus) bus = gst_bus_new ();
   g_autoptr (GstMessage) msg = NULL;
   g_autoptr (GError) error = NULL;
 
-  gst_util_set_object_arg (G_OBJECT (e), "postprocess", "detect");
   gst_element_set_bus (e, bus);
   g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), !=,
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
   g_assert_nonnull (msg);
   gst_message_parse_warning (msg, &error, NULL);
-  g_assert_nonnull (strstr (error->message, "no model"));
   gst_element_set_state (e, GST_STATE_NULL);
   gst_element_set_bus (e, NULL);
+  return g_strdup (error->message);
+}
+
+/* postprocess without a model: the element starts, with a warning. */
+static void
+test_no_model_warns (void)
+{
+  g_autoptr (GstElement) e = make_preprocess ();
+  g_autofree gchar *warning = NULL;
+
+  gst_util_set_object_arg (G_OBJECT (e), "postprocess", "detect");
+  warning = start_warning (e);
+  g_assert_nonnull (strstr (warning, "no model"));
+}
+
+static const gchar *const pp_elements[] = { "cudagraphpreprocess",
+  "cudagraphbatch" };
+
+static const gchar *const kernel_props[] = { "postprocess-kernel-location",
+  "postprocess-kernel-source", "postprocess-kernel-entry",
+  "postprocess-kernel-params" };
+
+static GstElement *
+make_cpu (const gchar *factory)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+
+  g_assert_nonnull (e);
+  g_object_set (e, "backend", gcg_test_enum_value (e, "backend", "cpu"), NULL);
+  return e;
+}
+
+/* The kernel's properties on both elements: unset by default, each
+ * string kept as set. */
+static void
+test_kernel_props (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pp_elements); i++) {
+    g_autoptr (GstElement) e = make_cpu (pp_elements[i]);
+
+    for (guint k = 0; k < G_N_ELEMENTS (kernel_props); k++) {
+      g_autofree gchar *before = NULL, *after = NULL;
+      g_autofree gchar *value = g_strdup_printf ("value-%u", k);
+
+      g_object_get (e, kernel_props[k], &before, NULL);
+      g_assert_null (before);
+      g_object_set (e, kernel_props[k], value, NULL);
+      g_object_get (e, kernel_props[k], &after, NULL);
+      g_assert_cmpstr (after, ==, value);
+    }
+    gst_util_set_object_arg (G_OBJECT (e), "postprocess", "user");
+  }
+}
+
+static const gchar top1_source[] =
+    "extern \"C\" __global__ void top1 (const gcg_params *p)\n"
+    "{\n"
+    "  gcg_result *r = (gcg_result *) p->recs + blockIdx.x * p->per;\n"
+    "  if (blockIdx.x >= (unsigned) p->n || threadIdx.x > 0)\n"
+    "    return;\n"
+    "  r->label = 0;\n"
+    "  ((unsigned *) p->cnt)[blockIdx.x] = 1u;\n"
+    "}\n";
+
+#define TOP1_PARAMS "recs=records,cnt=counts,per=max_results,n=items"
+
+/* The error @factory posts going to PAUSED with postprocess=user and the
+ * kernel's @source, @entry and @params (each may be NULL). */
+static gchar *
+start_user (const gchar *factory, const gchar *source, const gchar *entry,
+    const gchar *params)
+{
+  g_autoptr (GstElement) e = make_cpu (factory);
+
+  gst_util_set_object_arg (G_OBJECT (e), "postprocess", "user");
+  g_object_set (e, "num-classes", 10, "postprocess-kernel-source", source,
+      "postprocess-kernel-entry", entry, "postprocess-kernel-params", params,
+      NULL);
+  return gcg_test_start_error (e);
+}
+
+static void
+assert_says (const gchar *error, const gchar *a, const gchar *b)
+{
+  g_assert_nonnull (error);
+  if (strstr (error, a) == NULL || (b != NULL && strstr (error, b) == NULL))
+    g_error ("\"%s\" does not say \"%s\" and \"%s\"", error, a, b ? b : "");
+}
+
+/* Each mistake fails the start with an error naming the kernel and what
+ * to set. */
+static void
+test_kernel_refused (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pp_elements); i++) {
+    const gchar *el = pp_elements[i];
+    g_autofree gchar *none = start_user (el, NULL, NULL, NULL);
+    g_autofree gchar *no_entry = start_user (el, top1_source, NULL, NULL);
+    g_autofree gchar *planes =
+        start_user (el, top1_source, "top1", "img=dst0,n=items");
+    g_autofree gchar *bad_decl = start_user (el, top1_source, "top1", "x=");
+    g_autofree gchar *cpu = start_user (el, top1_source, "top1", TOP1_PARAMS);
+    g_autofree gchar *bad = NULL;
+
+    assert_says (none, "postprocess=user needs its kernel",
+        "postprocess-kernel-source");
+    assert_says (no_entry, "postprocess-kernel-entry", NULL);
+    assert_says (planes, "Postprocess kernel 'top1'", "no frame planes");
+    assert_says (bad_decl, "'top1'", "postprocess-kernel-params");
+    /* Compiled first (NVRTC, no device needed), then the CPU backend,
+     * which has no model, refused. */
+    assert_says (cpu, "top1", NULL);
+    if (strstr (cpu, "needs a model") == NULL) {
+      assert_says (cpu, "NVRTC", NULL);
+      g_test_message ("no NVRTC here: %s", cpu);
+      continue;
+    }
+    assert_says (cpu, "Postprocess kernel 'top1'", "CUDA backend");
+    /* NVRTC's log, naming what the user's source got wrong. */
+    bad = start_user (el,
+        "extern \"C\" __global__ void top1 (const "
+        "gcg_params *p)\n{\n  p->nope = 1;\n}\n",
+        "top1", TOP1_PARAMS);
+    assert_says (bad, "top1", "nope");
+  }
+}
+
+/* The kernel's properties without postprocess=user: the element starts,
+ * warning that the kernel is not run. */
+static void
+test_kernel_unused_warns (void)
+{
+  g_autoptr (GstElement) e = make_preprocess ();
+  g_autofree gchar *warning = NULL;
+
+  g_object_set (e, "postprocess-kernel-source", top1_source,
+      "postprocess-kernel-entry", "top1", NULL);
+  warning = start_warning (e);
+  g_assert_nonnull (strstr (warning, "is not run"));
 }
 
 int
@@ -327,5 +468,9 @@ main (int argc, char **argv)
   g_test_add ("/postprocess/labels-refused", Files, NULL, files_setup,
       test_labels_refused, files_teardown);
   g_test_add_func ("/postprocess/no-model-warns", test_no_model_warns);
+  g_test_add_func ("/postprocess/kernel-props", test_kernel_props);
+  g_test_add_func ("/postprocess/kernel-refused", test_kernel_refused);
+  g_test_add_func ("/postprocess/kernel-unused-warns",
+      test_kernel_unused_warns);
   return g_test_run ();
 }
