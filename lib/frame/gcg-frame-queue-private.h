@@ -33,6 +33,14 @@ typedef struct
 GCG_PRIVATE_API void gcg__frame_queue_set_completion (GcgFrameQueue *self,
     const GcgCompletionOps *ops, gpointer data);
 
+/* Whether a CUDA queue's chain frames are seen done through their
+ * stream's completion mark (default: GCG_COMPLETION, graph unless it says
+ * event), set before the first frame; and how many frames were. */
+GCG_PRIVATE_API void gcg__frame_queue_set_marks (GcgFrameQueue *self,
+    gboolean use);
+
+GCG_PRIVATE_API guint64 gcg__frame_queue_get_marked (GcgFrameQueue *self);
+
 /* How many later frames a CPU-backend frame of a new queue reads as
  * pending.  None in the library (0: done at once); lib/testing, linked by
  * tests only, sets one that reads GCG_CPU_COMPLETION_DELAY, so that the

@@ -32,6 +32,18 @@
  * may be called from any thread (a consumer mapping an output buffer): it
  * waits for that frame only and retires nothing.
  *
+ * A chain's frame that ends with its replay (device output, nothing
+ * queued after the chain) is seen done through its stream's completion
+ * mark: the replay's last node writes a count into pinned memory that
+ * polls and waits read, with no event recorded or queried per frame.  The
+ * other frames (a host output copied back, a tensor's unused items zeroed
+ * after the chain, a batch, %GCG_SYNC_MODE_BLOCKING, where a wait sleeps
+ * on an event) record an event as before; so do marked frames once a
+ * consumer has queued a device-side wait (gcg_frame_queue_wait_ready_on())
+ * on this queue, which needs an event.  For benchmarks, the environment
+ * variable GCG_COMPLETION=event (read once per process) records an event
+ * for every frame, as before marks; GCG_COMPLETION=graph is the default.
+ *
  * Without a stream the queue runs the CPU backend: each frame is done when
  * submit returns, with the same callbacks in the same order.  For tests,
  * the environment variable GCG_CPU_COMPLETION_DELAY=N (0 to 1000) makes a
@@ -44,6 +56,7 @@
  * Since: 0.1
  */
 #include "gcg-frame-queue-private.h"
+#include "gcg-completion-mark-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
 #include "gcg-stream-private.h"
@@ -63,8 +76,14 @@ typedef struct
    * interrupt, so it is only recorded in GCG_SYNC_MODE_BLOCKING. */
   CUevent plain_event;
   CUevent blocking_event;
-  CUevent event;                /* the one recorded for the frame */
+  CUevent event;                /* the one recorded for the frame, or NULL */
   GcgSyncMode mode;             /* how to wait for it */
+  /* The frame's work ended with its stream's completion mark, which
+   * reaches @mark once the frame is done: no event needed for the host.
+   * @mark_next is what submit found, published by the record. */
+  gboolean marked;
+  guint32 mark;
+  gboolean mark_next;
   /* Copies overlap the kernels: the input's upload (copy-in stream) is
    * waited for by the kernels (stream), whose end is waited for by the
    * download (copy-out stream). */
@@ -107,12 +126,21 @@ struct _GcgFrameQueue
   const GcgCompletionOps *ops;
   gpointer ops_data;
 
+  /* Chains' frames are marked (GCG_COMPLETION): the stream's mark, made
+   * on the first chain frame. */
+  gboolean use_marks;
+  GcgCompletionMark *mark;
+  /* A consumer asked for a device-side wait (atomic): marked frames
+   * record their event too from then on. */
+  gint device_waiters;
+
   /* submitted and retired are written by the driving thread under the
    * lock, and read under it by wait_ready's callers. */
   GMutex lock;
   guint64 submitted;
   guint64 retired;
   guint64 slot_waits;
+  guint64 marked;               /* frames seen done by their mark */
   /* Frames a CPU frame lags by: see cpu_query(). */
   guint64 cpu_delay;
   gboolean cancelling;
@@ -155,6 +183,8 @@ gcg_frame_planes_free (GcgFramePlanes *planes)
 
 /* --- completion: CUDA events, or done at once on the CPU ----------------- */
 
+/* A frame whose work ended with the stream's mark needs no event unless
+ * its waits sleep (blocking mode) or a consumer waits on the device. */
 static gboolean
 event_record (gpointer data, guint slot, GError **error)
 {
@@ -163,15 +193,21 @@ event_record (gpointer data, guint slot, GError **error)
   GcgSyncMode mode = gcg_stream_get_sync_mode (self->stream);
   CUevent event = mode == GCG_SYNC_MODE_BLOCKING ? s->blocking_event
                                                  : s->plain_event;
+  gboolean marked = s->mark_next && mode != GCG_SYNC_MODE_BLOCKING;
+  gboolean recorded = !marked || g_atomic_int_get (&self->device_waiters);
 
   /* gcg_frame_queue_wait_ready() reads them from other threads. */
   g_mutex_lock (&self->lock);
   s->mode = mode;
-  s->event = event;
+  s->event = recorded ? event : NULL;
+  s->marked = marked;
+  s->mark = marked ? gcg__completion_mark_get_issued (self->mark) : 0;
+  self->marked += marked ? 1 : 0;
   g_mutex_unlock (&self->lock);
-  return GCG_CU_OK (error, cuEventRecord, event,
-      gcg__stream_get_cu (s->out_on_copy_stream ? self->out_stream
-                                                : self->stream));
+  return !recorded
+      || GCG_CU_OK (error, cuEventRecord, event,
+          gcg__stream_get_cu (s->out_on_copy_stream ? self->out_stream
+                                                    : self->stream));
 }
 
 static GcgCompletion
@@ -181,6 +217,12 @@ event_query (gpointer data, guint slot, GError **error)
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   CUresult res;
 
+  /* The driving thread wrote these: no lock.  A failed marked frame
+   * reads as pending; its wait reports the failure. */
+  if (self->slots[slot].marked)
+    return gcg__completion_mark_reached (self->mark, self->slots[slot].mark)
+        ? GCG_COMPLETION_DONE
+        : GCG_COMPLETION_PENDING;
   if (!gcg__context_guard_enter (&guard, self->context, error))
     return GCG_COMPLETION_FAILED;
   res = GCG_CU (cuEventQuery, self->slots[slot].event);
@@ -193,7 +235,7 @@ event_query (gpointer data, guint slot, GError **error)
 }
 
 /* Waits as the stream's sync mode said when the frame was recorded
- * (gcg__event_wait()). */
+ * (gcg__event_wait()), on its mark when it has one. */
 static gboolean
 event_wait (gpointer data, guint slot, GError **error)
 {
@@ -201,11 +243,17 @@ event_wait (gpointer data, guint slot, GError **error)
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
   GcgSyncMode mode;
   CUevent event;
+  gboolean marked;
+  guint32 mark;
 
   g_mutex_lock (&self->lock);
   mode = self->slots[slot].mode;
   event = self->slots[slot].event;
+  marked = self->slots[slot].marked;
+  mark = self->slots[slot].mark;
   g_mutex_unlock (&self->lock);
+  if (marked)
+    return gcg__completion_mark_wait (self->mark, mark, mode, error);
   if (!gcg__context_guard_enter (&guard, self->context, error))
     return FALSE;
   return gcg__event_wait (event, mode, error);
@@ -250,6 +298,25 @@ void
 gcg__frame_queue_set_cpu_delay_hook (GcgCpuDelayHook hook)
 {
   g_atomic_pointer_set (&cpu_delay_hook, (gpointer) hook);
+}
+
+/* Whether chains' frames are marked: GCG_COMPLETION=graph (the default)
+ * or event, read once per process (a benchmarking switch). */
+static gboolean
+marks_wanted (void)
+{
+  static gsize wanted = 0;
+
+  if (g_once_init_enter (&wanted)) {
+    const gchar *env = g_getenv ("GCG_COMPLETION");
+    gboolean events = g_strcmp0 (env, "event") == 0;
+
+    if (env != NULL && !events && g_strcmp0 (env, "graph") != 0)
+      g_warning ("GCG_COMPLETION=%s: expected event or graph; using graph",
+          env);
+    g_once_init_leave (&wanted, events ? 1 : 2);
+  }
+  return wanted == 2;
 }
 
 /* The delay a new queue's CPU frames lag by: 0 (done at once) without a
@@ -403,6 +470,7 @@ init_cuda (GcgFrameQueue *self, GcgStream *stream, GcgAllocator *allocator,
     return FALSE;
   self->ops = &event_ops;
   self->ops_data = self;
+  self->use_marks = marks_wanted ();
   return TRUE;
 }
 
@@ -463,6 +531,25 @@ gcg__frame_queue_set_completion (GcgFrameQueue *self,
   g_return_if_fail (self->submitted == self->retired);
   self->ops = ops;
   self->ops_data = data;
+}
+
+void
+gcg__frame_queue_set_marks (GcgFrameQueue *self, gboolean use)
+{
+  g_return_if_fail (GCG_IS_FRAME_QUEUE (self));
+  self->use_marks = use && self->stream != NULL;
+}
+
+guint64
+gcg__frame_queue_get_marked (GcgFrameQueue *self)
+{
+  guint64 n;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), 0);
+  g_mutex_lock (&self->lock);
+  n = self->marked;
+  g_mutex_unlock (&self->lock);
+  return n;
 }
 
 /**
@@ -712,7 +799,9 @@ gcg_frame_queue_wait_ready (GcgFrameQueue *self, guint64 seq, GError **error)
  * on the device (cuStreamWaitEvent on the frame's event), and the host
  * goes on at once: for a consumer on another stream that reads an output
  * buffer in stream order, such as the next element of a pipeline.  The
- * CPU backend's frames are done already.  A failed frame is not reported
+ * CPU backend's frames are done already.  A frame seen done through its
+ * stream's completion mark had no event: the first such call waits on
+ * the host, and from then on the queue's frames record their event.  A failed frame is not reported
  * here (its element reported it).
  *
  * Returns: %FALSE with @error set when the wait could not be queued
@@ -724,7 +813,8 @@ gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
     GcgStream *waiter, GError **error)
 {
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
-  gboolean pending;
+  gboolean pending, marked;
+  guint32 mark;
   CUevent event;
 
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
@@ -735,9 +825,15 @@ gcg_frame_queue_wait_ready_on (GcgFrameQueue *self, guint64 seq,
   /* A slot reused meanwhile holds a later frame's event: waiting for it
    * waits a little longer, never too little. */
   event = self->slots[seq % self->depth].event;
+  marked = self->slots[seq % self->depth].marked;
+  mark = self->slots[seq % self->depth].mark;
   g_mutex_unlock (&self->lock);
-  if (!pending)
+  if (!pending || (marked && gcg__completion_mark_reached (self->mark, mark)))
     return TRUE;
+  /* A frame marked without an event: this one is waited for here, and
+   * the next frames record their event for waits like this. */
+  if (self->ops == &event_ops && event == NULL)
+    g_atomic_int_set (&self->device_waiters, TRUE);
   if (self->ops != &event_ops || event == NULL)
     return self->ops->wait (self->ops_data, (guint) (seq % self->depth), error);
   return gcg__context_guard_enter (&guard, gcg_stream_get_context (waiter),
@@ -1180,6 +1276,7 @@ stage_output (GcgFrameQueue *self, Slot *slot, const guint64 *dst,
   slot->out_on_copy_stream = out->kind != GCG_MEMORY_KIND_DEVICE;
   if (!slot->out_on_copy_stream)
     return TRUE;
+  slot->mark_next = FALSE;
   if (!stream_after (self->out_stream, self->stream, slot->computed, error))
     return FALSE;
   if (out->kind == GCG_MEMORY_KIND_HOST) {
@@ -1213,10 +1310,11 @@ unused_tail (const ChainShape *shape, const GcgFrameParams *params,
 }
 
 /* A chain's tensor items past the frame's ROIs zeroed (a batch zeroes
- * its own), on the device or, on the CPU backend, by the host. */
+ * its own), on the device or, on the CPU backend, by the host.  The
+ * chain's mark is then no longer the frame's last work: @marked cleared. */
 static gboolean
 zero_tail (GcgFrameQueue *self, const ChainShape *shape,
-    const GcgFrameParams *params, GError **error)
+    const GcgFrameParams *params, gboolean *marked, GError **error)
 {
   gsize offset = 0, n = unused_tail (shape, params, &offset);
 
@@ -1226,26 +1324,57 @@ zero_tail (GcgFrameQueue *self, const ChainShape *shape,
     memset ((guint8 *) (guintptr) params->dst[0] + offset, 0, n);
     return TRUE;
   }
+  *marked = FALSE;
   return GCG_CU_OK (error, cuMemsetD8Async, params->dst[0] + offset, 0, n,
       gcg__stream_get_cu (self->stream));
 }
 
+/* Whether @sub gets the stream's mark: a chain's frame into device
+ * memory (a host output ends on the copy stream, after the mark), on a
+ * queue that marks them.  The mark is made on the first such frame, so
+ * that the graphs of queues that never use it carry no mark node (on
+ * failure, the queue goes on with events). */
+static gboolean
+mark_wanted (GcgFrameQueue *self, const Submission *sub)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!self->use_marks || sub->batch != NULL
+      || sub->out->kind != GCG_MEMORY_KIND_DEVICE)
+    return FALSE;
+  if (self->mark == NULL
+      && (self->mark = gcg__completion_mark_ensure (self->stream, &error))
+          == NULL) {
+    g_debug ("No completion mark, events instead: %s", error->message);
+    self->use_marks = FALSE;
+  }
+  return self->mark != NULL;
+}
+
 /* The engine writes the output at @dst (the output's planes, or their
  * device staging): a chain takes it in its values, a batch as the
- * tensor's address. */
+ * tensor's address.  @marked says whether the chain's run ended with the
+ * stream's mark and nothing came after it.  A batch zeroes its unused
+ * items after its replay: never marked. */
 static gboolean
 run_engine (GcgFrameQueue *self, Submission *sub, const guint64 *dst,
-    const gint *dst_stride, GError **error)
+    const gint *dst_stride, gboolean *marked, GError **error)
 {
   GcgFrameParams *params = sub->params;
+  gboolean want = self->stream != NULL && mark_wanted (self, sub);
+  guint32 before = want ? gcg__completion_mark_get_issued (self->mark) : 0;
 
+  *marked = FALSE;
   if (sub->batch != NULL)
     return gcg_frame_batch_process (sub->batch, sub->n_sources, sub->sources,
         params, dst[0], self->stream, sub->n_items, error);
   memcpy (params->dst, dst, sizeof (params->dst));
   memcpy (params->dst_stride, dst_stride, sizeof (params->dst_stride));
-  return gcg_frame_chain_process (sub->chain, params, self->stream, error)
-      && zero_tail (self, &sub->chain_shape, params, error);
+  if (!gcg_frame_chain_process (sub->chain, params, self->stream, error))
+    return FALSE;
+  /* A graph captured before the stream had its mark carries none. */
+  *marked = want && gcg__completion_mark_get_issued (self->mark) == before + 1;
+  return zero_tail (self, &sub->chain_shape, params, marked, error);
 }
 
 /* A frame failed while being queued.  Copies queued before the failure
@@ -1273,10 +1402,11 @@ submit_work (GcgFrameQueue *self, Slot *slot, Submission *sub, GError **error)
   guint64 dst[3];
   gint dst_stride[3];
 
+  slot->mark_next = FALSE;
   if (self->stream == NULL) {
     set_addresses (dst, dst_stride, sub->out, 0);
     return stage_inputs (self, slot, sub, error)
-        && run_engine (self, sub, dst, dst_stride, error)
+        && run_engine (self, sub, dst, dst_stride, &slot->mark_next, error)
         && self->ops->record (self->ops_data, index, error);
   }
   if (!gcg__context_guard_enter (&guard, self->context, error)
@@ -1286,7 +1416,7 @@ submit_work (GcgFrameQueue *self, Slot *slot, Submission *sub, GError **error)
   set_addresses (dst, dst_stride, sub->out,
       sub->out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
   if (stage_inputs (self, slot, sub, error)
-      && run_engine (self, sub, dst, dst_stride, error)
+      && run_engine (self, sub, dst, dst_stride, &slot->mark_next, error)
       && stage_output (self, slot, dst, sub->out, sub->out_total, error)
       && self->ops->record (self->ops_data, index, error))
     return TRUE;

@@ -13,9 +13,17 @@
  * into the block before each replay would cost the GPU 2 to 3.5 µs per
  * frame on an H100, as long as the whole launch of a small frame
  * (bench-param-delivery); the block then only serves the stages.
+ *
+ * A stream with a completion mark (gcg-completion-mark-private.h, made by
+ * a GcgFrameQueue) gets the mark after the kernel and every stage, in the
+ * graph and in eager runs alike, and each run queued is counted on it: the
+ * queue then sees the frame done without asking the driver.  Whether a
+ * stream has one is read once, when the stream is first seen, so a graph
+ * and its count never disagree.
  */
 #include "gcg-kernel-replay-private.h"
 #include "gcg-capture.h"
+#include "gcg-completion-mark-private.h"
 #include "gcg-frame-stage-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-queue.h"
@@ -38,6 +46,9 @@ typedef struct
   GcgGraph *graph;
   CUgraphNode node;             /* the kernel's, when it takes a value */
   CUdeviceptr arg;
+  /* The stream's completion mark when it had one on first sight (owned
+   * by the stream), queued at the end of every run. */
+  GcgCompletionMark *mark;
 } StreamState;
 
 struct _GcgKernelReplay
@@ -208,6 +219,7 @@ get_stream_state (GcgKernelReplay *self, GcgStream *stream, GError **error)
   else if ((state.block = new_block (self, error)) == NULL)
     return NULL;
   state.stream = g_object_ref (stream);
+  state.mark = gcg__completion_mark_peek (stream);
   state.arg = gcg_param_block_get_field_device_ptr (state.block, 0);
   g_array_append_val (self->streams, state);
   return &g_array_index (self->streams, StreamState, self->streams->len - 1);
@@ -240,8 +252,8 @@ launch_stages (LaunchData *data, gboolean before, GcgStream *stream,
 }
 
 /* Queues the stages before the built-in kernel, the kernel, whose one
- * argument is the frame's struct or its device copy, then the stages after
- * it. */
+ * argument is the frame's struct or its device copy, the stages after it,
+ * then the stream's completion mark. */
 static gboolean
 launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
 {
@@ -257,7 +269,9 @@ launch_kernel (GcgStream *stream, gpointer user_data, GError **error)
           self->grid[1], self->grid[2], self->block[0], self->block[1], 1, 0,
           gcg__stream_get_cu (stream), args, NULL))
     return FALSE;
-  return launch_stages (data, FALSE, stream, error);
+  return launch_stages (data, FALSE, stream, error)
+      && (data->state->mark == NULL
+          || gcg__completion_mark_launch (data->state->mark, stream, error));
 }
 
 /* First graph run on a stream: capture the launch (with this frame's
@@ -414,11 +428,13 @@ gcg__kernel_replay_run_io (GcgKernelReplay *self, const void *arg,
     if (!launch_kernel (stream, &data, error))
       return FALSE;
     self->eager++;
-    return TRUE;
+  } else {
+    if (!replay (self, state, frame, error))
+      return FALSE;
+    self->replays++;
   }
-  if (!replay (self, state, frame, error))
-    return FALSE;
-  self->replays++;
+  if (state->mark != NULL)
+    gcg__completion_mark_issued (state->mark);
   return TRUE;
 }
 

@@ -18,10 +18,19 @@
  * cancel and dispose with frames held on the GPU (CANCELLED, pageable
  * outputs untouched, staging given back); a driver call failing once with
  * frames in flight fails that submit only (no callback) and the frames
- * before and after it are right.  Skips (TAP) without a driver.
+ * before and after it are right.  Completion marks (/frame-queue/marks/):
+ * a chain's frames with device output are seen done through the stream's
+ * mark, in graph and eager runs, without an event, and their bytes are
+ * right; host outputs, blocking waits, a tensor's zeroed items and
+ * GCG_COMPLETION=event (the queue told so) record events instead;
+ * wait_ready from a thread waits on the mark; a device-side wait on a
+ * marked frame waits on the host once, then the frames record their
+ * events and the wait is queued on the device.  Skips (TAP) without a
+ * driver.
  */
 #include "gcg-gpu-fixture.h"
 #include "gcg-test-gate.h"
+#include "gcg-frame-queue-private.h"
 #include "common/gcg-test-layout.h"
 
 #include <string.h>
@@ -737,9 +746,11 @@ waiter_thread (gpointer data)
   g_atomic_int_set (&w->started, 1);
   w->ok = gcg_frame_queue_wait_ready (w->set->run->queue, w->seq, NULL);
   g_atomic_int_set (&w->returned, 1);
-  /* Pinned output: readable here, no context needed. */
+  /* Pinned output: readable here, no context needed (a device output is
+   * checked by the test's thread). */
   w->right = TRUE;
-  for (guint y = 0; y < l->rows[0]; y++) {
+  for (guint y = 0;
+      w->set->out.kind != GCG_MEMORY_KIND_DEVICE && y < l->rows[0]; y++) {
     gsize at = (gsize) y * l->stride[0];
 
     w->right &= memcmp (w->set->out.host + at, want + at, l->row_bytes[0]) == 0;
@@ -748,10 +759,14 @@ waiter_thread (gpointer data)
 }
 
 /* wait_ready from another thread returns once the frame is done, and its
- * pinned output is right then. */
+ * pinned output is right then.  Device in and out (@data): the frame is
+ * waited for through its completion mark. */
 static void
 test_wait_ready_thread (QFixture *q, gconstpointer data)
 {
+  GcgMemoryKind kind = data ? GCG_MEMORY_KIND_DEVICE
+                            : GCG_MEMORY_KIND_HOST_PINNED;
+  GcgMemoryKind in = data ? GCG_MEMORY_KIND_DEVICE : GCG_MEMORY_KIND_HOST;
   Waiter w = { 0 };
   GThread *thread;
   Set *s;
@@ -760,11 +775,13 @@ test_wait_ready_thread (QFixture *q, gconstpointer data)
   if (!q->base.ctx)
     return;
   run_init (&r, q, FALSE, 4);
+  gcg__frame_queue_set_marks (r.queue, TRUE);
   /* A first frame allocates the staging and captures the graph. */
-  run_one (&r, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST_PINNED);
+  run_one (&r, in, kind);
   gcg_frame_queue_drain (r.queue);
   gate_close (&r.gate, q->base.stream);
-  s = run_one (&r, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_HOST_PINNED);
+  s = run_one (&r, in, kind);
+  g_assert_cmpuint (gcg__frame_queue_get_marked (r.queue), ==, data ? 2 : 0);
   w.set = s;
   w.seq = s->seq;
   thread = g_thread_new ("waiter", waiter_thread, &w);
@@ -777,12 +794,14 @@ test_wait_ready_thread (QFixture *q, gconstpointer data)
   g_assert_cmpint (g_atomic_int_get (&w.returned), ==, 0);
   g_assert_cmpuint (gcg_frame_queue_poll (r.queue), ==, 0);
   g_assert_cmpuint (gcg_frame_queue_get_in_flight (r.queue), ==, 1);
-  for (gsize i = 0; i < s->out.size; i++)
+  for (gsize i = 0; kind != GCG_MEMORY_KIND_DEVICE && i < s->out.size; i++)
     g_assert_cmphex (s->out.host[i], ==, VIDEO_FILL);
   gate_open (&r.gate);
   g_thread_join (thread);
   g_assert_true (w.ok);
   g_assert_true (w.right);
+  if (kind == GCG_MEMORY_KIND_DEVICE)
+    set_check (s, "after wait_ready on its mark");
   /* wait_ready retired nothing: the driving thread does. */
   g_assert_cmpuint (r.retired, ==, 1);
   gcg_frame_queue_drain (r.queue);
@@ -1062,6 +1081,123 @@ test_fault (QFixture *q, gconstpointer data)
   run_clear (&r);
 }
 
+/* --- completion marks ---------------------------------------------------- */
+
+typedef struct
+{
+  gboolean tensor;
+  gboolean use_graph;
+  gboolean marks;               /* the queue told to use them */
+  GcgSyncMode mode;
+  GcgMemoryKind out;
+  guint expect;                 /* 0 none, 1 all frames, 2 some */
+} MarkCase;
+
+static void
+run_marks (Run *r, gboolean use)
+{
+  gcg__frame_queue_set_marks (r->queue, use);
+}
+
+/* 100 frames, device in, with bursts: every output right (the callbacks
+ * check them), and as many seen done through the mark as the case says. */
+static void
+test_marks (QFixture *q, gconstpointer data)
+{
+  const MarkCase *k = data;
+  guint64 marked;
+  Run r;
+
+  if (!q->base.ctx)
+    return;
+  gcg_stream_set_sync_mode (q->base.stream, k->mode);
+  run_init (&r, q, k->tensor, 4);
+  run_marks (&r, k->marks);
+  gcg_frame_chain_set_use_graph (r.gpu, k->use_graph);
+  r.bursts = TRUE;
+  run_frames (&r, 100, GCG_MEMORY_KIND_DEVICE, k->out);
+  gcg_frame_queue_drain (r.queue);
+  g_assert_cmpuint (r.retired, ==, 100);
+  g_assert_cmpuint (r.max_in_flight, ==, 4);
+  marked = gcg__frame_queue_get_marked (r.queue);
+  g_test_message ("%" G_GUINT64_FORMAT " of 100 frames seen done by their "
+                  "mark, %u checked after wait_ready",
+      marked, r.checked_early);
+  if (k->expect == 0)
+    g_assert_cmpuint (marked, ==, 0);
+  else if (k->expect == 1)
+    g_assert_cmpuint (marked, ==, 100);
+  else
+    g_assert_cmpuint (marked, >, 0);
+  if (k->expect == 2)
+    g_assert_cmpuint (marked, <, 100);
+  run_clear (&r);
+  gcg_stream_set_sync_mode (q->base.stream, GCG_SYNC_MODE_POLL);
+}
+
+/* A device-side wait (the next element's stream) on a marked frame: the
+ * first waits on the host (the frame had no event), after which frames
+ * record their event too and the wait is queued on the device, the host
+ * going on behind the closed gate. */
+static void
+test_marks_wait_on (QFixture *q, gconstpointer data)
+{
+  g_autoptr (GcgStream) waiter = NULL;
+  g_autoptr (GError) error = NULL;
+  Set *s;
+  Run r;
+
+  if (!q->base.ctx)
+    return;
+  waiter = gcg_stream_new (q->base.ctx, &error);
+  g_assert_no_error (error);
+  run_init (&r, q, FALSE, 4);
+  run_marks (&r, TRUE);
+  run_one (&r, GCG_MEMORY_KIND_DEVICE, GCG_MEMORY_KIND_DEVICE);
+  gcg_frame_queue_drain (r.queue);
+  /* Held for 30 ms: the wait on the host returns once it opens. */
+  run_burst_start (&r);
+  s = run_one (&r, GCG_MEMORY_KIND_DEVICE, GCG_MEMORY_KIND_DEVICE);
+  g_assert_true (gcg_frame_queue_wait_ready_on (r.queue, s->seq, waiter,
+      &error));
+  g_assert_no_error (error);
+  g_assert_true (gate_is_open (&r.gate));
+  run_burst_end (&r);
+  gcg_frame_queue_drain (r.queue);
+  g_assert_cmpuint (r.retired, ==, 2);
+
+  /* Now with an event: queued on the device, the gate still closed. */
+  run_hold (&r);
+  s = run_one (&r, GCG_MEMORY_KIND_DEVICE, GCG_MEMORY_KIND_DEVICE);
+  g_assert_true (gcg_frame_queue_wait_ready_on (r.queue, s->seq, waiter,
+      &error));
+  g_assert_no_error (error);
+  g_assert_false (gate_is_open (&r.gate));
+  g_assert_cmpuint (gcg_frame_queue_poll (r.queue), ==, 0);
+  /* The frame's output copied on the waiting stream is the frame's. */
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoHAsync, r.scratch, s->out.dev,
+      s->out.size, gcg__stream_get_cu (waiter)));
+  gate_open (&r.gate);
+  g_assert_true (gcg_stream_synchronize (waiter, &error));
+  g_assert_no_error (error);
+  {
+    const GcgTestLayout *l = &s->ref->out_layout;
+    const guint8 *want = s->ref->want[s->frame];
+
+    for (guint y = 0; y < l->rows[0]; y++) {
+      gsize at = (gsize) y * l->stride[0];
+
+      g_assert_cmpmem (r.scratch + at, l->row_bytes[0], want + at,
+          l->row_bytes[0]);
+    }
+  }
+  /* All three marked, the last with its event as well. */
+  g_assert_cmpuint (gcg__frame_queue_get_marked (r.queue), ==, 3);
+  gcg_frame_queue_drain (r.queue);
+  g_assert_cmpuint (r.retired, ==, 3);
+  run_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1078,6 +1214,18 @@ main (int argc, char **argv)
     { FALSE, GCG_MEMORY_KIND_HOST, GCG_MEMORY_KIND_DEVICE, "cuEventRecord:1",
         "cuEventRecord" },
   };
+  static const MarkCase marks[] = {
+    { FALSE, TRUE, TRUE, GCG_SYNC_MODE_POLL, GCG_MEMORY_KIND_DEVICE, 1 },
+    { FALSE, FALSE, TRUE, GCG_SYNC_MODE_POLL, GCG_MEMORY_KIND_DEVICE, 1 },
+    { FALSE, TRUE, TRUE, GCG_SYNC_MODE_DRIVER, GCG_MEMORY_KIND_DEVICE, 1 },
+    /* Every other frame has one item of two: zeroed after the chain. */
+    { TRUE, TRUE, TRUE, GCG_SYNC_MODE_POLL, GCG_MEMORY_KIND_DEVICE, 2 },
+    { FALSE, TRUE, TRUE, GCG_SYNC_MODE_BLOCKING, GCG_MEMORY_KIND_DEVICE, 0 },
+    { FALSE, TRUE, TRUE, GCG_SYNC_MODE_POLL, GCG_MEMORY_KIND_HOST_PINNED, 0 },
+    { FALSE, TRUE, FALSE, GCG_SYNC_MODE_POLL, GCG_MEMORY_KIND_DEVICE, 0 },
+  };
+  static const gchar *mark_names[] = { "graph", "eager", "driver-mode",
+    "tensor-tail", "blocking", "pinned-out", "events" };
   guint n = 0;
   gint ret;
 
@@ -1111,6 +1259,15 @@ main (int argc, char **argv)
 
     ADD (path, &faults[i], test_fault);
   }
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++) {
+    g_autofree gchar *path =
+        g_strdup_printf ("/frame-queue/marks/%s", mark_names[i]);
+
+    ADD (path, &marks[i], test_marks);
+  }
+  ADD ("/frame-queue/marks/wait-ready-thread", GINT_TO_POINTER (1),
+      test_wait_ready_thread);
+  ADD ("/frame-queue/marks/wait-on", NULL, test_marks_wait_on);
 #undef ADD
 
   ret = g_test_run ();

@@ -575,10 +575,12 @@ config_tensor (GcgFrameChainConfig *c)
 
 /* --- tests --------------------------------------------------------------- */
 
-/* The CPU backend's own completion: each frame retires inside its submit. */
+/* The CPU backend's own completion: each frame retires inside its submit;
+ * asked for completion marks, it has no stream to mark and uses none. */
 static void
 test_cpu_completion (Test *t, gconstpointer data)
 {
+  gcg__frame_queue_set_marks (t->queue, TRUE);
   for (guint64 seq = 1; seq <= 7; seq++) {
     Job *job = submit_new (t, seq);
 
@@ -590,6 +592,7 @@ test_cpu_completion (Test *t, gconstpointer data)
   g_assert_cmpuint (gcg_frame_queue_poll (t->queue), ==, 0);
   g_assert_true (gcg_frame_queue_wait (t->queue, 7, NULL));
   g_assert_true (gcg_frame_queue_wait_ready (t->queue, 7, NULL));
+  g_assert_cmpuint (gcg__frame_queue_get_marked (t->queue), ==, 0);
 }
 
 /* Callbacks run once per frame, in submission order, with the frame's seq
