@@ -152,6 +152,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/nvrtc/example/vignette", "vignette.cu", test_example);
   g_test_add_data_func ("/nvrtc/example/swizzle", "swizzle.cu", test_example);
   g_test_add_data_func ("/nvrtc/example/roi_mask", "roi_mask.cu", test_example);
+  g_test_add_data_func ("/nvrtc/example/postprocess-top1",
+      "postprocess-top1.cu", test_example);
   g_test_add_func ("/nvrtc/compile-error", test_compile_error);
   g_test_add_func ("/nvrtc/bad-option-and-name", test_bad_option_and_name);
   g_test_add_func ("/nvrtc/long-log", test_long_log);
