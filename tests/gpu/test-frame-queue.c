@@ -1144,6 +1144,7 @@ test_marks_wait_on (QFixture *q, gconstpointer data)
 {
   g_autoptr (GcgStream) waiter = NULL;
   g_autoptr (GError) error = NULL;
+  Mem copy = { 0 };
   Set *s;
   Run r;
 
@@ -1174,8 +1175,11 @@ test_marks_wait_on (QFixture *q, gconstpointer data)
   g_assert_no_error (error);
   g_assert_false (gate_is_open (&r.gate));
   g_assert_cmpuint (gcg_frame_queue_poll (r.queue), ==, 0);
-  /* The frame's output copied on the waiting stream is the frame's. */
-  g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoHAsync, r.scratch, s->out.dev,
+  /* The frame's output copied on the waiting stream is the frame's (into
+   * pinned memory: a copy to pageable memory would hold the host until
+   * the gate opens). */
+  mem_ensure (q, &copy, GCG_MEMORY_KIND_HOST_PINNED, s->out.size);
+  g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoHAsync, copy.host, s->out.dev,
       s->out.size, gcg__stream_get_cu (waiter)));
   gate_open (&r.gate);
   g_assert_true (gcg_stream_synchronize (waiter, &error));
@@ -1187,10 +1191,11 @@ test_marks_wait_on (QFixture *q, gconstpointer data)
     for (guint y = 0; y < l->rows[0]; y++) {
       gsize at = (gsize) y * l->stride[0];
 
-      g_assert_cmpmem (r.scratch + at, l->row_bytes[0], want + at,
+      g_assert_cmpmem (copy.host + at, l->row_bytes[0], want + at,
           l->row_bytes[0]);
     }
   }
+  mem_free (q, &copy);
   /* All three marked, the last with its event as well. */
   g_assert_cmpuint (gcg__frame_queue_get_marked (r.queue), ==, 3);
   gcg_frame_queue_drain (r.queue);
