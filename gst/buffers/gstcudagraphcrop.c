@@ -77,15 +77,17 @@ report_refused (GstCudaGraphCropReport *report, GstElement *element,
     GstPad *pad, const GcgRect *crop, const GcgRect *meta, gint fw, gint fh,
     const GcgRect *used)
 {
-  g_autofree gchar *who = pad ? g_strdup_printf ("pad %s", GST_PAD_NAME (pad))
-                              : g_strdup (GST_ELEMENT_NAME (element));
+  g_autofree gchar *who = NULL;
 
   if (report->refused && rect_equal (&report->crop, crop)
       && rect_equal (&report->meta, meta) && report->frame_width == fw
       && report->frame_height == fh) {
-    GST_LOG_OBJECT (element, "%s: the crop still selects nothing", who);
+    GST_LOG_OBJECT (pad ? (GObject *) pad : (GObject *) element,
+        "the crop still selects nothing");
     return;
   }
+  who = pad ? g_strdup_printf ("pad %s", GST_PAD_NAME (pad))
+            : g_strdup (GST_ELEMENT_NAME (element));
   *report = (GstCudaGraphCropReport) { TRUE, *crop, *meta, fw, fh };
   GST_WARNING_OBJECT (element,
       "%s: crop outside the %dx%d frame, using "
