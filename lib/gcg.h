@@ -25,6 +25,7 @@
 #include "gcg-memory-segment.h"
 #include "gcg-allocator.h"
 #include "gcg-host-pool.h"
+#include "gcg-frame-types.h"
 #include "gcg-frame-chain.h"
 #include "gcg-frame-item-map.h"
 #include "gcg-frame-batch.h"

@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "gcg-model-graph.h"
 
 G_BEGIN_DECLS

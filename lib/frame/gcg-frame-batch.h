@@ -8,8 +8,10 @@
 #error "Only <gcg/gcg.h> can be included directly."
 #endif
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
+#include "gcg-kernel-op.h"
 #include "gcg-model-graph.h"
+#include "gcg-result.h"
 
 G_BEGIN_DECLS
 
@@ -156,6 +158,25 @@ GcgModelGraph *gcg_frame_batch_get_model (GcgFrameBatch *self);
 
 GCG_API
 gsize gcg_frame_batch_get_output_size (GcgFrameBatch *self);
+
+GCG_API
+gboolean gcg_frame_batch_add_kernel (GcgFrameBatch *batch, GcgKernelOp *op,
+    GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_set_postprocess_kernel (GcgFrameBatch *self,
+    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
+    GcgPostprocessConfig *config);
+
+GCG_API
+gsize gcg_frame_batch_get_results_size (GcgFrameBatch *self);
 
 GCG_API
 guint64 gcg_frame_batch_get_capture_count (GcgFrameBatch *self);

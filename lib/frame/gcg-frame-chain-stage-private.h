@@ -12,7 +12,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "gcg-frame-stage-private.h"
 
 G_BEGIN_DECLS

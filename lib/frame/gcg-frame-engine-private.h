@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "gcg-frame-stage-private.h"
 #include "gcg-kernel-op.h"
 #include "gcg-kernel-replay-private.h"

@@ -8,7 +8,7 @@
 #error "Only <gcg/gcg.h> can be included directly."
 #endif
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 
 G_BEGIN_DECLS
 

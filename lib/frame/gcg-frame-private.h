@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "kernels/gcg-frame-kernel-params.h"
 
 G_BEGIN_DECLS

@@ -16,15 +16,6 @@
 G_BEGIN_DECLS
 
 /**
- * GCG_FRAME_QUEUE_MAX_DEPTH:
- *
- * Most frames a #GcgFrameQueue keeps in flight.
- *
- * Since: 0.1
- */
-#define GCG_FRAME_QUEUE_MAX_DEPTH 16
-
-/**
  * GcgMemoryKind:
  * @GCG_MEMORY_KIND_HOST: ordinary (pageable) host memory: staged through
  *   the slot's pinned buffer

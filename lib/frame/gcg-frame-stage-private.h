@@ -24,7 +24,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "gcg-stream.h"
 
 G_BEGIN_DECLS

@@ -9,8 +9,6 @@
 #endif
 
 #include "gcg-context.h"
-#include "gcg-frame-batch.h"
-#include "gcg-frame-chain.h"
 
 G_BEGIN_DECLS
 
@@ -82,13 +80,5 @@ void gcg_kernel_op_set_grid (GcgKernelOp *self, guint x, guint y, guint z);
 
 GCG_API
 void gcg_kernel_op_get_grid (GcgKernelOp *self, guint *x, guint *y, guint *z);
-
-GCG_API
-gboolean gcg_frame_chain_add_kernel (GcgFrameChain *chain, GcgKernelOp *op,
-    GcgKernelPosition position, GError **error);
-
-GCG_API
-gboolean gcg_frame_batch_add_kernel (GcgFrameBatch *batch, GcgKernelOp *op,
-    GError **error);
 
 G_END_DECLS

@@ -17,7 +17,7 @@
 #pragma once
 
 #include "gcg-context.h"
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 #include "gcg-frame-stage-private.h"
 #include "gcg-stream.h"
 

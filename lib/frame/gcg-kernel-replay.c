@@ -26,7 +26,6 @@
 #include "gcg-completion-mark-private.h"
 #include "gcg-frame-stage-private.h"
 #include "gcg-error.h"
-#include "gcg-frame-queue.h"
 #include "gcg-graph-private.h"
 #include "gcg-param-block.h"
 #include "gcg-stream-private.h"

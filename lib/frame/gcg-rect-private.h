@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "gcg-frame-chain.h"
+#include "gcg-frame-types.h"
 
 G_BEGIN_DECLS
 

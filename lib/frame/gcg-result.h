@@ -13,8 +13,7 @@
 
 #include "gcg-version.h"
 #include "gcg-frame-item-map.h"
-#include "gcg-frame-batch.h"
-#include "gcg-kernel-op.h"
+#include "gcg-frame-types.h"
 
 G_BEGIN_DECLS
 
@@ -223,36 +222,6 @@ const GcgResult *gcg_frame_results_get (gconstpointer area, gsize size,
 GCG_API
 const GcgResult *gcg_frame_results_get_item (gconstpointer area, gsize size,
     guint item, guint *n_results);
-
-GCG_API
-gboolean gcg_frame_chain_set_postprocess (GcgFrameChain *self,
-    const GcgPostprocessConfig *config, GError **error);
-
-GCG_API
-gboolean gcg_frame_chain_set_postprocess_kernel (GcgFrameChain *self,
-    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
-
-GCG_API
-gboolean gcg_frame_chain_get_postprocess (GcgFrameChain *self,
-    GcgPostprocessConfig *config);
-
-GCG_API
-gsize gcg_frame_chain_get_results_size (GcgFrameChain *self);
-
-GCG_API
-gboolean gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
-    const GcgPostprocessConfig *config, GError **error);
-
-GCG_API
-gboolean gcg_frame_batch_set_postprocess_kernel (GcgFrameBatch *self,
-    const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error);
-
-GCG_API
-gboolean gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
-    GcgPostprocessConfig *config);
-
-GCG_API
-gsize gcg_frame_batch_get_results_size (GcgFrameBatch *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgResult, gcg_result_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GcgPostprocessConfig,

@@ -22,7 +22,7 @@
  * and gcg-testing.c gives gcg_driver_init() gcg__fault_arm_from_env() as
  * the hook to run before cuInit.
  */
-#include "gcg-testing.h"
+#include "gcg-fault.h"
 #include "gcg-error-private.h"
 #include "gcg-fault-private.h"
 

@@ -10,8 +10,4 @@
 
 #include <gcg.h>
 
-G_BEGIN_DECLS
-
-gboolean gcg_fault_inject (const gchar *spec, GError **error);
-
-G_END_DECLS
+#include "gcg-fault.h"

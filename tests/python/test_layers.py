@@ -3,7 +3,8 @@
 """tools/check/check-layers.py: lib/ and gst/ pass (every include goes down,
 every file lies in a layer), the fake tree in tests/data/layers-upward
 fails with exactly its two faults, an upward include and a file outside
-the layers, and the fake plugin in tests/data/layers-outside (laid out as
+the layers, the one in tests/data/layers-circle with exactly its circle
+of two modules that include each other within one layer, and the fake plugin in tests/data/layers-outside (laid out as
 gst/, with another library's headers beside it) with exactly its two, an
 upward include and a header found nowhere, so the check would catch any
 of them in lib/ or gst/.  Standard library only."""
@@ -15,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SCRIPT = os.path.join(ROOT, "tools", "check", "check-layers.py")
 FIXTURE = os.path.join(ROOT, "tests", "data", "layers-upward")
+CIRCLE_FIXTURE = os.path.join(ROOT, "tests", "data", "layers-circle")
 PLUGIN_FIXTURE = os.path.join(ROOT, "tests", "data", "layers-outside",
                               "plugin")
 
@@ -29,7 +31,7 @@ def run(tree):
 def check_tree(name):
     rc, lines = run(os.path.join(ROOT, name))
     assert rc == 0, f"{name}/ breaks its layers (see above)"
-    assert lines[-1].endswith("every include goes down"), lines
+    assert lines[-1].endswith("no circle within a layer"), lines
 
 
 def check_fixture():
@@ -40,6 +42,18 @@ def check_fixture():
     assert faults == [os.path.join("low", "low.c:2"), "stray.c"], faults
     assert "low includes high/high.h of high" in "\n".join(lines), lines
     assert lines[-1].startswith("2 layering violation(s)"), lines
+
+
+def check_circle_fixture():
+    rc, lines = run(CIRCLE_FIXTURE)
+    assert rc == 1, f"the circle was not refused (exit {rc})"
+    assert len(lines) == 2, lines
+    where = os.path.relpath(lines[0].split(": ", 1)[0], CIRCLE_FIXTURE)
+    assert where in (os.path.join("one", "a.c:2"),
+                     os.path.join("one", "b.c:2")), lines
+    assert "circle of includes within one/: a -> b -> a" in lines[0] or \
+        "circle of includes within one/: b -> a -> b" in lines[0], lines
+    assert lines[-1].startswith("1 layering violation(s)"), lines
 
 
 def check_plugin_fixture():
@@ -59,6 +73,7 @@ def main():
     check_tree("lib")
     check_tree("gst")
     check_fixture()
+    check_circle_fixture()
     check_plugin_fixture()
     print("layers: lib/ and gst/ pass, the fixtures fail as they must")
     return 0

@@ -19,6 +19,15 @@ nowhere in ROOT may be a header of another library: layers.txt's
 allowed) where the build finds those (gst/layers.txt: lib/ and
 gst-libs/), and any layer may include them.
 
+Within a layer the arrows point one way too: a file's module is its
+name without `-private.h`, `.h`, `.c` or `.cu` (gcg-frame-queue.c,
+gcg-frame-queue.h and gcg-frame-queue-private.h are one module), and the
+modules of one layer folder must not include each other in a circle.  A
+circle is reported once, at the include that closes it, with the
+modules it goes through: cut it by moving the words both sides need
+into a header below them (lib/frame/gcg-frame-types.h is that header for
+lib/frame/).
+
 Prints one line per violation, FILE:LINE: what is wrong, and exits 1 if
 there is any, 0 otherwise.  Standard library only.
 """
@@ -137,7 +146,9 @@ def check_include(root, rules, rel, layer, target):
             f"beside it ({layer} may include {allowed})")
 
 
-def check_file(root, rules, rel):
+def check_file(root, rules, rel, arrows):
+    """The file's include lines; the ones within its own layer folder are
+    added to @arrows as (module, module): [(rel, line number)]."""
     layer = layer_of(rules, rel)
     if layer is None:
         return [f"{rel}: lies outside every layer of layers.txt"]
@@ -153,6 +164,97 @@ def check_file(root, rules, rel):
             problem = check_include(root, rules, rel, layer, m.group(2))
             if problem:
                 problems.append(f"{rel}:{number}: {problem}")
+            elif m.group(1) == '"':
+                add_arrow(root, rules, rel, m.group(2), number, arrows)
+    return problems
+
+
+def module_of(rel):
+    """The module a file belongs to: its folder and name without the
+    suffixes that split one module into files."""
+    for suffix in ("-private.h", ".h.in", ".cuh", ".cu", ".h", ".c"):
+        if rel.endswith(suffix):
+            return rel[:-len(suffix)]
+    return rel
+
+
+def add_arrow(root, rules, rel, target, number, arrows):
+    found = resolve(root, rules, rel, target)
+    if len(found) != 1:
+        return
+    here, there = module_of(rel), module_of(found[0])
+    if here != there and os.path.dirname(found[0]) == os.path.dirname(rel):
+        arrows.setdefault((here, there), []).append((rel, number))
+
+
+def circles(arrows):
+    """The strongly connected groups of more than one module (Tarjan)."""
+    after = {}
+    for here, there in arrows:
+        after.setdefault(here, []).append(there)
+        after.setdefault(there, [])
+    index, low, stack, on, groups = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(after[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(after):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def circle_path(arrows, group):
+    """The shortest circle through @group's first module: a list of
+    modules, first == last (breadth first, so the path is a real one)."""
+    members = set(group)
+    start = group[0]
+    before = {start: None}
+    todo = [start]
+    while todo:
+        here = todo.pop(0)
+        for there in sorted(t for (h, t) in arrows
+                            if h == here and t in members):
+            if there == start:
+                path = [start]
+                while here is not None:
+                    path.insert(0, here)
+                    here = before[here]
+                return path
+            if there not in before:
+                before[there] = here
+                todo.append(there)
+    return [start, start]
+
+
+def circle_problems(arrows):
+    problems = []
+    for group in circles(arrows):
+        path = circle_path(arrows, group)
+        rel, number = min(arrows.get((path[-2], path[-1]),
+                                     [(path[-2], 0)]))
+        names = " -> ".join(os.path.basename(m) for m in path)
+        problems.append(f"{rel}:{number}: closes a circle of includes within "
+                        f"{os.path.dirname(rel)}/: {names} ({len(group)} "
+                        f"modules include each other)")
     return problems
 
 
@@ -162,7 +264,10 @@ def main(argv):
     root = argv[1]
     rules = Rules(os.path.join(root, "layers.txt"))
     files = list(source_files(root))
-    problems = [p for rel in files for p in check_file(root, rules, rel)]
+    arrows = {}
+    problems = [p for rel in files
+                for p in check_file(root, rules, rel, arrows)]
+    problems += circle_problems(arrows)
     for problem in problems:
         print(os.path.join(root, problem))
     if problems:
@@ -170,7 +275,7 @@ def main(argv):
               f"fix the include, or move the file where its includes point")
         return 1
     print(f"{len(files)} files in {len(rules.calls)} layers of {root}: "
-          f"every include goes down")
+          f"every include goes down, no circle within a layer")
     return 0
 
 

@@ -1,0 +1,3 @@
+#include "a.h"
+#include "b-private.h"
+int a (void) { return b (); }
