@@ -139,6 +139,8 @@ GCG_PRIVATE_API gchar *gcg__kernel_decl_to_c (const GcgKernelDecl *self,
  * (@postprocess) reads no src or dst field, any other kernel none of a
  * postprocess kernel's fields.  FALSE with GCG_ERROR_INVALID_ARGUMENT
  * naming the parameter and the field. */
+gboolean gcg__kernel_decl_reads_output (const GcgKernelDecl *self);
+
 GCG_PRIVATE_API gboolean gcg__kernel_decl_check_role (const GcgKernelDecl *self,
     gboolean postprocess, GError **error);
 

@@ -349,6 +349,18 @@ is_plane_field (GcgKernelField field)
   return field <= GCG_KERNEL_FIELD_DST_PITCH2;
 }
 
+/* Whether the declaration names a field only a postprocess kernel has:
+ * the role it asks for. */
+gboolean
+gcg__kernel_decl_reads_output (const GcgKernelDecl *self)
+{
+  for (guint i = 0; i < self->n_params; i++)
+    if (self->params[i].source == GCG_KERNEL_SOURCE_FIELD
+        && self->params[i].field >= GCG_KERNEL_FIELD_OUTPUT)
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
 gcg__kernel_decl_check_role (const GcgKernelDecl *self, gboolean postprocess,
     GError **error)

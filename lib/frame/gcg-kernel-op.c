@@ -151,17 +151,25 @@ check_op (GcgKernelOp *self, GcgContext *context, GError **error)
   g_autoptr (GcgKernelDecl) decl = NULL;
   GcgFrameStage *probe;
 
+  decl = gcg__kernel_decl_parse (self->params, error);
+  if (decl == NULL) {
+    g_prefix_error (error, "Kernel '%s': ", self->name);
+    return FALSE;
+  }
   if (context != NULL) {
-    probe = gcg__kernel_op_make_stage (self, context, 1, 1, 1, error);
+    /* Its role is known only when it joins a chain or batch: the probe
+     * takes the one its declaration asks for (a declaration naming both
+     * roles' fields fails either way). */
+    static const GcgKernelPpValues no_values = { 0 };
+
+    probe = gcg__kernel_decl_reads_output (decl)
+        ? gcg__kernel_op_make_postprocess_stage (self, context, 1, &no_values,
+              error)
+        : gcg__kernel_op_make_stage (self, context, 1, 1, 1, error);
     gcg__frame_stage_free (probe);
     return probe != NULL;
   }
-  if (self->is_source)
-    return check_source (self, error);
-  decl = gcg__kernel_decl_parse (self->params, error);
-  if (decl == NULL)
-    g_prefix_error (error, "Kernel '%s': ", self->name);
-  return decl != NULL;
+  return !self->is_source || check_source (self, error);
 }
 
 /* The constructor behind the public ones; @cache_dir (nullable) keeps

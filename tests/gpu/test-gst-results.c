@@ -365,8 +365,9 @@ static const gchar first_source[] =
   "in=output,n=items,nc=classes,recs=records,cnt=counts,per=max_results," \
   "n_cand=i32:" G_STRINGIFY (N_CAND)
 
-static const gchar *const label_names[N_CLASSES] = { "person", "car", "dog",
-  "cat", "bus" };
+/* NULL-terminated: g_strjoinv() writes the labels file from it. */
+static const gchar *const label_names[N_CLASSES + 1] = { "person", "car", "dog",
+  "cat", "bus", NULL };
 
 static GstElement *
 user_element (GcgModelGraph *model, const gchar *source, const gchar *labels)
