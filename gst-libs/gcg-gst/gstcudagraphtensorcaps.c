@@ -14,7 +14,7 @@
  * Since: 0.2
  */
 #include "gstcudagraphtensorcaps.h"
-#include "gcg-dtype-private.h"
+#include <gcg/gcg-internal.h>
 
 /**
  * gst_cuda_graph_tensor_type_name:

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
 
 #include "gstcudagraphresultsmeta.h"
 

@@ -9,7 +9,7 @@
  * captured graphs. */
 #include "gstcudagraphbasetransform-private.h"
 
-#include "gcg-frame-chain-stage-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <string.h>
 

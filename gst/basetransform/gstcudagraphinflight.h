@@ -5,7 +5,7 @@
 #pragma once
 
 #include <gst/video/video.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
 
 #include "gstcudagraphresultsmeta.h"
 

@@ -20,7 +20,7 @@
  * its own batches. */
 
 #include <gst/gst.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
 
 #include "gstcudagraphresultsmeta.h"
 

@@ -10,7 +10,7 @@
  * everywhere. */
 #include "gstcudagraphcrop.h"
 #include "gstcudagraphdebug.h"
-#include "gcg-rect-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <gst/video/video.h>
 

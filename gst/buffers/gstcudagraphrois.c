@@ -7,7 +7,7 @@
  * tensor element. */
 #include "gstcudagraphrois.h"
 #include "gstcudagraphdebug.h"
-#include "gcg-rect-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <gst/video/video.h>
 

@@ -10,7 +10,7 @@
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
 
-#include "gcg-dtype-private.h"
+#include <gcg/gcg-internal.h>
 #endif
 
 GstCudaGraphTensorMeta *

@@ -6,7 +6,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
 
 G_BEGIN_DECLS
 

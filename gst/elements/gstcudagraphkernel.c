@@ -67,9 +67,7 @@
 #include "gstcudagraphparamsmeta.h"
 #include "gstcudagraphvideo.h"
 
-#include "gcg-error-private.h"
-#include "gcg-kernel-code-private.h"
-#include "gcg-kernel-stage-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <glib/gstdio.h>
 #include <sys/stat.h>

@@ -12,8 +12,7 @@
 #include <math.h>
 
 #include "gstcudagraphmodelinfo.h"
-#include "gcg-dtype-private.h"
-#include "gcg-file-private.h"
+#include <gcg/gcg-internal.h>
 
 #define SECTION "modelinfo"
 /* A model description is a few hundred bytes; anything past this is not

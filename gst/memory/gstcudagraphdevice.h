@@ -5,7 +5,7 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gcg.h>
+#include <gcg/gcg.h>
 
 #include "gstcudagraphrunprops.h"
 

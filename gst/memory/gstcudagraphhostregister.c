@@ -18,7 +18,7 @@
 #include "gstcudagraphhostregister.h"
 #include "gstcudagraphdebug.h"
 
-#include "gcg-host-registration-private.h"
+#include <gcg/gcg-internal.h>
 
 static GstDebugCategory *host_register_debug;
 #define GST_CAT_DEFAULT \

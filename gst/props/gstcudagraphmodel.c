@@ -12,7 +12,7 @@
  */
 #include "gstcudagraphmodel.h"
 #include "gstcudagraphrefuse.h"
-#include "gcg-dtype-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <string.h>
 

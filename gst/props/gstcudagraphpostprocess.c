@@ -26,9 +26,7 @@
 #include "gstcudagraphpostprocess.h"
 #include "gstcudagraphrefuse.h"
 
-#include "gcg-error-private.h"
-#include "gcg-file-private.h"
-#include "gcg-kernel-decl-private.h"
+#include <gcg/gcg-internal.h>
 
 #include <fcntl.h>
 #include <string.h>

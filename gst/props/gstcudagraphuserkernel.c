@@ -22,13 +22,7 @@
 #include "gstcudagraphdebug.h"
 #include "gstcudagraphparamsmeta.h"
 
-#include "gcg-error-private.h"
-#include "gcg-frame-batch-private.h"
-#include "gcg-frame-chain-stage-private.h"
-#include "gcg-kernel-code-private.h"
-#include "gcg-kernel-decl-private.h"
-#include "gcg-kernel-op-private.h"
-#include "gcg-kernel-stage-private.h"
+#include <gcg/gcg-internal.h>
 
 static GstDebugCategory *user_kernel_debug;
 #define GST_CAT_DEFAULT \

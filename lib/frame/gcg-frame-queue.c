@@ -596,7 +596,7 @@ slot_of (GcgFrameQueue *self, guint64 seq)
 }
 
 static void
-copy_staged_output (Slot *slot)
+copy_out_of_staging (Slot *slot)
 {
   const guint8 *src = slot->out_host;
 
@@ -620,7 +620,7 @@ retire_oldest (GcgFrameQueue *self, GError *error)
     error = g_error_new_literal (GCG_ERROR, GCG_ERROR_CANCELLED,
         "The frame was cancelled");
   if (error == NULL && slot->copy_out)
-    copy_staged_output (slot);
+    copy_out_of_staging (slot);
   g_mutex_lock (&self->lock);
   slot->seq = 0;
   slot->done = NULL;
@@ -1065,7 +1065,7 @@ add_input_need (const GcgFramePlanes *in, gsize total, gsize *dev, gsize *host)
 
 /* One submission, checked before anything is queued: @n_sources sources
  * (a frame is one), each with its values and input planes, into one
- * output.  Frames and batches take the same trip from here on (stage
+ * output.  Frames and batches take the same trip from here on (upload
  * every source's host planes, run the engine, copy a host output back,
  * complete); only the engine call at its heart differs: a
  * #GcgFrameChain (one source, a video frame or a tensor of its ROIs) or
@@ -1239,7 +1239,7 @@ upload_planes (GcgFrameQueue *self, const GcgFramePlanes *in, guint64 dev,
  * planes themselves for device memory, and on the CPU backend); the
  * kernels' stream waits for the uploads. */
 static gboolean
-stage_inputs (GcgFrameQueue *self, Slot *slot, const Submission *sub,
+upload_inputs (GcgFrameQueue *self, Slot *slot, const Submission *sub,
     GError **error)
 {
   gsize dev = 0, host = 0;
@@ -1270,7 +1270,7 @@ stage_inputs (GcgFrameQueue *self, Slot *slot, const Submission *sub,
  * DMA, pageable ones into pinned staging, copied out when the frame is
  * retired.  The frame then ends on the copy-out stream. */
 static gboolean
-stage_output (GcgFrameQueue *self, Slot *slot, const guint64 *dst,
+download_output (GcgFrameQueue *self, Slot *slot, const guint64 *dst,
     const GcgFramePlanes *out, gsize out_total, GError **error)
 {
   slot->out_on_copy_stream = out->kind != GCG_MEMORY_KIND_DEVICE;
@@ -1391,7 +1391,7 @@ abandon_cuda (GcgFrameQueue *self, Slot *slot)
   return FALSE;
 }
 
-/* The one trip of a frame or a batch in @slot: inputs staged, the engine
+/* The one trip of a frame or a batch in @slot: inputs uploaded, the engine
  * run, a host output copied back, the completion recorded.  The CPU
  * backend runs on the caller's memory, done when this returns. */
 static gboolean
@@ -1405,7 +1405,7 @@ submit_work (GcgFrameQueue *self, Slot *slot, Submission *sub, GError **error)
   slot->mark_next = FALSE;
   if (self->stream == NULL) {
     set_addresses (dst, dst_stride, sub->out, 0);
-    return stage_inputs (self, slot, sub, error)
+    return upload_inputs (self, slot, sub, error)
         && run_engine (self, sub, dst, dst_stride, &slot->mark_next, error)
         && self->ops->record (self->ops_data, index, error);
   }
@@ -1415,9 +1415,9 @@ submit_work (GcgFrameQueue *self, Slot *slot, Submission *sub, GError **error)
     return FALSE;
   set_addresses (dst, dst_stride, sub->out,
       sub->out->kind == GCG_MEMORY_KIND_DEVICE ? 0 : slot->out_dev);
-  if (stage_inputs (self, slot, sub, error)
+  if (upload_inputs (self, slot, sub, error)
       && run_engine (self, sub, dst, dst_stride, &slot->mark_next, error)
-      && stage_output (self, slot, dst, sub->out, sub->out_total, error)
+      && download_output (self, slot, dst, sub->out, sub->out_total, error)
       && self->ops->record (self->ops_data, index, error))
     return TRUE;
   return abandon_cuda (self, slot);

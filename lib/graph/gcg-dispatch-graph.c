@@ -404,7 +404,7 @@ check_shape (GcgDispatchGraph *self, GBytes **inputs, guint n_inputs,
 }
 
 static void
-stage_inputs (GcgDispatchGraph *self, GBytes **inputs)
+upload_inputs (GcgDispatchGraph *self, GBytes **inputs)
 {
   for (guint i = 0; i < self->inputs->len; i++) {
     Buffer *b = &g_array_index (self->inputs, Buffer, i);
@@ -457,7 +457,7 @@ gcg_dispatch_graph_dispatch (GcgDispatchGraph *self, GBytes **inputs,
     return FALSE;
   }
   if (!resident && inputs)
-    stage_inputs (self, inputs);
+    upload_inputs (self, inputs);
   graph = resident ? self->resident : self->full;
   self->inputs_resident = FALSE;
   if (!gcg_graph_launch (graph, self->stream, error)

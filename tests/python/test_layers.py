@@ -1,13 +1,18 @@
 # gst-cudagraph
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/check/check-layers.py: lib/ and gst/ pass (every include goes down,
-every file lies in a layer), the fake tree in tests/data/layers-upward
-fails with exactly its two faults, an upward include and a file outside
-the layers, the one in tests/data/layers-circle with exactly its circle
-of two modules that include each other within one layer, and the fake plugin in tests/data/layers-outside (laid out as
-gst/, with another library's headers beside it) with exactly its two, an
-upward include and a header found nowhere, so the check would catch any
-of them in lib/ or gst/.  Standard library only."""
+"""tools/check/check-layers.py: lib/, gst/ and gst-libs/ pass (every
+include goes down, every file lies in a layer, lib/ is reached by path
+only), the fake tree in tests/data/layers-upward fails with exactly its
+two faults, an upward include and a file outside the layers, the one in
+tests/data/layers-circle with exactly its circle of two modules that
+include each other within one layer, and the fake plugin in
+tests/data/layers-outside (laid out as gst/, with two other libraries'
+headers beside it) with exactly its five: an upward include, a header
+found nowhere, a header of a by-path library named by its bare name
+(with "..." from a part and with <...> from the top file, as gst/ once
+included lib's <gcg.h>) and another tree's *-private.h, so the check
+would catch any of them in lib/, gst/ or gst-libs/.  Standard library
+only."""
 import os
 import subprocess
 import sys
@@ -61,21 +66,31 @@ def check_plugin_fixture():
     assert rc == 1, f"the plugin fixture was not refused (exit {rc})"
     faults = sorted(os.path.relpath(line.split(": ", 1)[0], PLUGIN_FIXTURE)
                     for line in lines[:-1])
-    assert faults == [os.path.join("elements", "missing.c:1"),
-                      os.path.join("helpers", "helper.c:3")], faults
+    assert faults == [os.path.join("elements", "bare.c:1"),
+                      os.path.join("elements", "missing.c:1"),
+                      os.path.join("helpers", "helper.c:3"),
+                      os.path.join("helpers", "private.c:1"),
+                      "plugin.c:3"], faults
     text = "\n".join(lines)
     assert "helpers includes elements/element.h of elements" in text, lines
     assert "includes nowhere.h, which is neither in the tree" in text, lines
-    assert lines[-1].startswith("2 layering violation(s)"), lines
+    bare = [line for line in lines if "includes core.h of ../core by its "
+            "bare name" in line]
+    assert len(bare) == 2, lines
+    assert ("includes engine-private.h, a private header of another tree"
+            in text), lines
+    assert lines[-1].startswith("5 layering violation(s)"), lines
 
 
 def main():
     check_tree("lib")
     check_tree("gst")
+    check_tree("gst-libs")
     check_fixture()
     check_circle_fixture()
     check_plugin_fixture()
-    print("layers: lib/ and gst/ pass, the fixtures fail as they must")
+    print("layers: lib/, gst/ and gst-libs/ pass, the fixtures fail as "
+          "they must")
     return 0
 
 

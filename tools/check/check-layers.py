@@ -16,8 +16,18 @@ folder; a name found in two layer folders is refused (which one the
 compiler picks would depend on the order of the path).  A name found
 nowhere in ROOT may be a header of another library: layers.txt's
 `outside:` line names the folders (relative to ROOT, shell patterns
-allowed) where the build finds those (gst/layers.txt: lib/ and
-gst-libs/), and any layer may include them.
+allowed) where the build finds those (gst/layers.txt: gst-libs/), and
+any layer may include them.
+
+The boundary to another library holds in every file, top files too, and
+for `#include <...>` lines as well as "...": layers.txt's `by-path:` line
+names the folders of a library that this tree reaches only by path, as
+that library installs its headers (gst/ and gst-libs/ name lib/ and its
+layer folders: <gcg/gcg.h>, and <gcg/gcg-internal.h>, the private API of
+lib/gcg-internal.h); an include that names a file of one of them by its
+bare name is refused.  And a `*-private.h` is private to its tree: an
+include of one that is not a file of this tree is refused wherever it
+lies.
 
 Within a layer the arrows point one way too: a file's module is its
 name without `-private.h`, `.h`, `.c` or `.cu` (gcg-frame-queue.c,
@@ -47,6 +57,7 @@ class Rules:
         self.base = set()      # names (or relative paths) any layer may include
         self.forbid = []       # include prefixes refused everywhere
         self.outside = []      # folders of other libraries' headers
+        self.by_path = []      # folders whose headers go by path only
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 self._parse(path, number, line.split("#", 1)[0].strip())
@@ -67,6 +78,8 @@ class Rules:
             self.forbid.extend(words)
         elif key == "outside":
             self.outside.extend(words)
+        elif key == "by-path":
+            self.by_path.extend(words)
         else:
             unknown = [w for w in words if w not in self.calls]
             if unknown:
@@ -111,14 +124,37 @@ def resolve(root, rules, rel, target):
     return found
 
 
+def in_folders(root, patterns, target):
+    """The first folder of @patterns (relative to the root, shell patterns
+    allowed) that holds @target, or None."""
+    for pattern in patterns:
+        for folder in sorted(glob.glob(os.path.join(root, pattern))):
+            if os.path.isfile(os.path.join(folder, target)):
+                return os.path.relpath(folder, root)
+    return None
+
+
 def outside(root, rules, target):
     """TRUE when @target is a header of another library: in a folder of
     layers.txt's `outside:` line."""
-    for pattern in rules.outside:
-        for folder in sorted(glob.glob(os.path.join(root, pattern))):
-            if os.path.isfile(os.path.join(folder, target)):
-                return True
-    return False
+    return in_folders(root, rules.outside, target) is not None
+
+
+def check_boundary(root, rules, rel, target):
+    """Any include line, "..." or <...>: None when it keeps to the
+    boundary of another library, else what is wrong."""
+    if resolve(root, rules, rel, target):
+        return None                # a file of this tree
+    if os.path.basename(target).endswith("-private.h"):
+        return (f"includes {target}, a private header of another tree: "
+                f"reach another library through its installed or "
+                f"explicitly internal header, by path")
+    folder = in_folders(root, rules.by_path, target)
+    if folder is not None:
+        return (f"includes {target} of {folder} by its bare name: that "
+                f"library is reached by path only (layers.txt's "
+                f"`by-path:`)")
+    return None
 
 
 def check_include(root, rules, rel, layer, target):
@@ -156,8 +192,14 @@ def check_file(root, rules, rel, arrows):
     with open(os.path.join(root, rel), encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             m = INCLUDE.match(line)
-            if not m or (m.group(1) == "<" and not any(
-                    m.group(2).startswith(p) for p in rules.forbid)):
+            if not m:
+                continue
+            problem = check_boundary(root, rules, rel, m.group(2))
+            if problem:
+                problems.append(f"{rel}:{number}: {problem}")
+                continue
+            if m.group(1) == "<" and not any(
+                    m.group(2).startswith(p) for p in rules.forbid):
                 continue
             if layer == "top" and m.group(1) == '"':
                 continue           # the umbrella sees everything

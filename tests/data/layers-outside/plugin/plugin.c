@@ -1,5 +1,6 @@
 #include "config.h"
 #include "elements.h"
+#include <core.h>
 
 int
 plugin (void)

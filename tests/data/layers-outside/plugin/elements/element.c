@@ -2,9 +2,10 @@
 #include "element.h"
 #include "helper.h"
 #include "engine.h"
+#include <core/core.h>
 
 int
 element (void)
 {
-  return helper () + engine ();
+  return helper () + engine () + core ();
 }
