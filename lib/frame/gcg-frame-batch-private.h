@@ -29,6 +29,12 @@ typedef struct
   guint64 batches;
 } GcgFrameBatchView;
 
+GCG_PRIVATE_API GcgFrameBatch *gcg__frame_batch_new_stages_only (
+    const GcgFrameChainConfig *config, GcgContext *context, GError **error);
+
+GCG_PRIVATE_API gboolean gcg__frame_batch_add_stage (GcgFrameBatch *self,
+    GcgFrameStage *stage, GError **error);
+
 GCG_PRIVATE_API void gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
     GcgFrameValueLookup lookup, gpointer user_data);
 

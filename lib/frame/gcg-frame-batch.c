@@ -6,25 +6,41 @@
 /**
  * GcgFrameBatch:
  *
- * Turns one frame from each of up to #GcgFrameBatchConfig.max_sources
- * sources (cameras, streams) into one tensor: each source adds its ROIs,
- * or its whole frame (or crop) as one item, preprocessed exactly as a
- * #GcgFrameChain with the same output configuration would, bit for bit.
+ * The frame engine: turns one frame from each of up to
+ * #GcgFrameBatchConfig.max_sources sources (cameras, streams) into one
+ * output.  A frame is a batch of one: gcg_frame_batch_new_for_frame()
+ * makes a batch of one source whose description and output (a video
+ * frame, or a tensor of up to #GcgFrameChainConfig.max_rois items) a
+ * #GcgFrameChainConfig fixes, run with gcg_frame_batch_process_frame();
+ * gcg_frame_batch_new() makes one of several sources, any of which may
+ * change format, size, crop and ROIs from batch to batch, run with
+ * gcg_frame_batch_process(), whose output is one tensor: each source adds
+ * its ROIs, or its whole frame (or crop) as one item, each preprocessed
+ * exactly as the same source would be alone, bit for bit, with the
+ * arithmetic of docs/frame-chain.md (crop, resize, letterbox, colour
+ * conversion and adjustment, output mapping, fused into one kernel).
  *
- * The CUDA backend runs the whole batch as one kernel, captured into a
- * #GcgGraph on a stream's first batch for the largest batch
- * (max_sources × max_rois items) and replayed for every batch after it:
- * how many sources and items a batch fills and every source's format,
- * size, planes, crop and ROIs reach the kernel through one host-to-device
- * copy of a parameter struct, so partial batches, sources joining or
- * leaving, resolution changes and changing ROI counts never capture
- * again.
+ * The CUDA backend captures the work into a #GcgGraph on a stream's first
+ * frame or batch and only replays it afterwards.  A batch of one frame
+ * runs a kernel specialised on its source's format that takes its struct
+ * by value, set on the executable graph's kernel node before each replay
+ * (cuGraphExecKernelNodeSetParams); a batch of several sources is
+ * captured for the largest batch (max_sources × max_rois items), and how
+ * many sources and items it fills and every source's format, size,
+ * planes, crop and ROIs reach its kernel through one host-to-device copy
+ * of a parameter struct, so partial batches, sources joining or leaving,
+ * resolution changes and changing ROI counts never capture again.
+ * Stages added to the engine (user kernels, the model, the postprocess)
+ * run in the same replay; each stream gets its own graph, and an engine
+ * serves up to 16 streams.
  *
- * The CPU backend runs each source through the frame chain's reference
- * loops, synchronously.
+ * The CPU backend runs each source through the reference loops,
+ * synchronously: the oracle of the GPU tests and the fallback where no
+ * device is usable.
  *
- * A batch is driven from one thread at a time; like a chain it serves up
- * to 16 streams.
+ * An engine is driven from one thread at a time (the streaming thread):
+ * processing takes no locks and, once a stream has been seen, allocates
+ * nothing and never waits for the GPU.
  *
  * Since: 0.1
  */
@@ -32,6 +48,7 @@
 #include "gcg-error.h"
 #include "gcg-frame-engine-private.h"
 #include "gcg-frame-private.h"
+#include "gcg-frame-scratch-private.h"
 #include "gcg-stream-private.h"
 
 #include <string.h>
@@ -46,20 +63,32 @@ struct _GcgFrameBatch
   GObject parent_instance;
 
   GcgFrameBatchConfig config;
-  /* Backend, replay, stages, model and postprocess: the engine's core,
-   * shared with GcgFrameChain (gcg-frame-engine.c). */
+  /* Backend, replay, stages, model and postprocess (gcg-frame-engine.c). */
   GcgFrameEngine engine;
   gsize item_size;
 
-  /* The device struct staged for the batch being processed: a
-   * GcgFrameBatchHeader, then one cut GcgFrameKernelParams per source. */
+  /* A batch of one frame (gcg_frame_batch_new_for_frame()): chains[0] is
+   * its source and output, fixed; its kernel takes *kp by value, of
+   * which kp_used bytes are read (the items past max_rois never are: 304
+   * bytes instead of 3328 for one item), static fields filled once. */
+  gboolean one_frame;
+  gsize kp_used;
+  /* The input's scratch copy, with stages before the built-in op. */
+  GcgFrameScratch *scratch;
+  /* No built-in op (gcg__frame_batch_new_stages_only()): the stages
+   * alone, the first reading the frame's input planes. */
+  gboolean stages_only;
+
+  /* Several sources: the device struct staged for the batch being
+   * processed, a GcgFrameBatchHeader, then one cut GcgFrameKernelParams
+   * per source. */
   guint8 *staging;
   gsize staging_size;
   gsize stride;
   /* One source's whole struct, prepared before it is cut into staging. */
   GcgFrameKernelParams *kp;
-  /* Each source of the batch being processed as a chain sees it: made
-   * once by the checks, used again by the preparation. */
+  /* Each source of the batch being processed as one frame of it sees it:
+   * made once by the checks, used again by the preparation. */
   GcgFrameChainConfig chains[GCG_FRAME_BATCH_MAX_SOURCES];
   /* The description each chains[i] was made from and validated for: a
    * slot whose source is unchanged since is not validated again (the
@@ -88,6 +117,7 @@ gcg_frame_batch_finalize (GObject *object)
   GcgFrameBatch *self = GCG_FRAME_BATCH (object);
 
   gcg__frame_engine_clear (&self->engine);
+  g_clear_pointer (&self->scratch, gcg__frame_scratch_free);
   g_free (self->view);
   g_free (self->staging);
   g_free (self->statics);
@@ -115,8 +145,8 @@ gcg_frame_batch_init (GcgFrameBatch *self)
  * block runs the code specialised on its source's input format (see
  * gcg-frame-kernels.cu). */
 static void
-pick_kernel (const GcgFrameBatchConfig *c, const guint block[2], guint grid[3],
-    gchar *name, gsize size)
+pick_batch_kernel (const GcgFrameBatchConfig *c, const guint block[2],
+    guint grid[3], gchar *name, gsize size)
 {
   gchar suffix[32];
 
@@ -176,13 +206,178 @@ gcg_frame_batch_new (const GcgFrameBatchConfig *config, GcgBackend backend,
   header = (GcgFrameBatchHeader *) self->staging;
   header->stride = (gint32) self->stride;
   header->max_items = (gint32) config->max_rois;
-  pick_kernel (config, block, grid, name, sizeof (name));
+  pick_batch_kernel (config, block, grid, name, sizeof (name));
   /* A batch's struct (up to 64 KiB) is too large for kernel arguments:
    * the batch kernels read it from the parameter block. */
   if (!gcg__frame_engine_open (&self->engine, backend, context, name, grid,
           block, self->staging_size, 0, error))
     return NULL;
   return g_steal_pointer (&self);
+}
+
+/* The kernel and launch grid of a batch of one frame of @c: one or several
+ * output pixels per thread (gcg__frame_kernel_launch()), one thread per
+ * 2x2 block for 4:2:0 outputs; grid.z is the tensor item.  The kernels
+ * are instantiated per input format and resize method (tensors also per
+ * element type) and named after those values (the GCG_FKP_* enums, equal
+ * to the config's; see gcg-frame-kernels.cu). */
+static void
+pick_frame_kernel (const GcgFrameChainConfig *c, const guint block[2],
+    guint grid[3], gchar *name, gsize size)
+{
+  gchar suffix[32];
+
+  grid[2] = 1;
+  if (c->output == GCG_OUTPUT_KIND_TENSOR) {
+    grid[2] = c->max_rois;
+    g_snprintf (suffix, sizeof (suffix), "%d_%d_%d", (gint) c->in_format,
+        (gint) c->resize, (gint) c->tensor_type);
+    gcg__frame_kernel_launch ("tensor", suffix, c->out_width, c->out_height,
+        c->max_rois, GCG_FK_TENSOR_ROWS, block, grid, name, size);
+  } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
+    grid[0] = ((c->out_width + 1) / 2 + block[0] - 1) / block[0];
+    grid[1] = ((c->out_height + 1) / 2 + block[1] - 1) / block[1];
+    g_snprintf (name, size, "gcg_frame_yuv420_%d_%d", (gint) c->in_format,
+        (gint) c->resize);
+  } else {
+    g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->in_format,
+        (gint) c->resize);
+    gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height, 1,
+        GCG_FK_VIDEO_ROWS, block, grid, name, size);
+  }
+}
+
+/* A batch of one frame of @config (valid): its one source and its output
+ * fixed, the engine told what it writes (a video frame, or a tensor of
+ * max_rois items), the struct's static fields made once. */
+static GcgFrameBatch *
+new_one_frame (const GcgFrameChainConfig *config)
+{
+  GcgFrameBatch *self = g_object_new (GCG_TYPE_FRAME_BATCH, NULL);
+  gsize out_size = gcg_frame_chain_config_get_output_size (config);
+
+  self->one_frame = TRUE;
+  self->chains[0] = *config;
+  self->described[0] = (GcgFrameBatchSource) { config->in_format,
+    config->in_width, config->in_height, config->matrix, config->full_range };
+  self->validated[0] = TRUE;
+  self->config = (GcgFrameBatchConfig) { config->out_width, config->out_height,
+    config->resize, config->letterbox, config->tensor_layout,
+    config->tensor_type, config->tensor_channels, 1, config->max_rois };
+  self->engine.out_size = out_size;
+  if (config->output == GCG_OUTPUT_KIND_TENSOR) {
+    self->item_size = out_size / config->max_rois;
+    self->engine.tensor = (GcgModelStageTensor) { out_size, config->max_rois,
+      config->out_width, config->out_height, config->tensor_type };
+  }
+  self->kp_used = KP_HEAD + (gsize) config->max_rois * sizeof (GcgFrameItem);
+  gcg__frame_prepare_static (config, self->kp);
+  return self;
+}
+
+/**
+ * gcg_frame_batch_new_for_frame:
+ * @config: the frame's description and the output (copied)
+ * @backend: where to run
+ * @context: (nullable): the #GcgContext of the CUDA backend; %NULL makes
+ *   %GCG_BACKEND_AUTO pick the CPU
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a batch of one frame: one source, described by @config's input
+ * fields, turned into a video frame or a tensor of up to
+ * @config->max_rois items (its ROIs).  Changing any field of @config
+ * means a new batch (a new capture); everything per frame lives in
+ * #GcgFrameParams, given to gcg_frame_batch_process_frame().  The CUDA
+ * backend looks up its kernel now, specialised on the input format;
+ * %GCG_BACKEND_AUTO falls back to the CPU when @context is %NULL or CUDA
+ * is unusable, and never fails for that.  The CPU backend ignores
+ * @context.
+ *
+ * Returns: (transfer full) (nullable): the batch, or %NULL with @error set
+ *   (%GCG_ERROR_INVALID_ARGUMENT for a bad @config)
+ *
+ * Since: 0.3
+ */
+GcgFrameBatch *
+gcg_frame_batch_new_for_frame (const GcgFrameChainConfig *config,
+    GcgBackend backend, GcgContext *context, GError **error)
+{
+  g_autoptr (GcgFrameBatch) self = NULL;
+  const guint block[2] = { BLOCK_W, BLOCK_H };
+  guint grid[3];
+  gchar name[64];
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (backend <= GCG_BACKEND_CPU, NULL);
+  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
+
+  if (!gcg_frame_chain_config_validate (config, error))
+    return NULL;
+  self = new_one_frame (config);
+  pick_frame_kernel (config, block, grid, name, sizeof (name));
+  /* The frame kernels take the whole struct by value; self->kp is one. */
+  if (!gcg__frame_engine_open (&self->engine, backend, context, name, grid,
+          block, self->kp_used, sizeof (GcgFrameKernelParams), error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/* A batch of one frame whose graph holds only the stages added to it (no
+ * built-in kernel, no struct of its own): what cudagraphkernel runs.
+ * @config still describes the frames (sizes, formats: checked per frame
+ * as for any); CUDA only, since stages never run on the CPU. */
+GcgFrameBatch *
+gcg__frame_batch_new_stages_only (const GcgFrameChainConfig *config,
+    GcgContext *context, GError **error)
+{
+  g_autoptr (GcgFrameBatch) self = NULL;
+  const guint none[3] = { 0, 0, 0 };
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
+
+  if (context == NULL) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+        "A frame chain without a built-in op runs stages, which need the "
+        "CUDA backend and a GcgContext");
+    return NULL;
+  }
+  if (!gcg_frame_chain_config_validate (config, error))
+    return NULL;
+  self = new_one_frame (config);
+  self->engine.backend = GCG_BACKEND_CUDA;
+  self->stages_only = TRUE;
+  self->engine.replay =
+      gcg__kernel_replay_new (context, NULL, none, none, 0, 0, error);
+  if (self->engine.replay == NULL)
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * gcg_frame_batch_get_frame_config:
+ * @self: a #GcgFrameBatch
+ * @config: (out caller-allocates): where to copy the frame's configuration
+ *
+ * Copies the configuration a batch of one frame was made with
+ * (gcg_frame_batch_new_for_frame()).
+ *
+ * Returns: %TRUE, or %FALSE (@config untouched) for a batch of several
+ *   sources, which has none
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_get_frame_config (GcgFrameBatch *self,
+    GcgFrameChainConfig *config)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (!self->one_frame)
+    return FALSE;
+  *config = self->chains[0];
+  return TRUE;
 }
 
 /**
@@ -365,6 +560,135 @@ clear_tail (GcgFrameBatch *self, guint64 dst, guint items, GcgStream *stream,
       gcg__stream_get_cu (stream));
 }
 
+/* A frame's replay: the stages after the op work in place on its output
+ * (or a model's input), those before it on the input's scratch copy. */
+static gboolean
+run_frame (GcgFrameBatch *self, const GcgFrameParams *params, GcgStream *stream,
+    GError **error)
+{
+  GcgFrameEngine *engine = &self->engine;
+  GcgFrameStageIo io = { 0 };
+  GcgFrameStageIo before;
+
+  io.config = &self->chains[0];
+  io.params = params;
+  io.out = params->dst[0];
+  io.out_size = engine->out_size;
+  /* Without a built-in op nothing was written before the first stage. */
+  io.chain_out = self->stages_only ? 0 : io.out;
+  io.chain_out_size = self->stages_only ? 0 : io.out_size;
+  if (engine->model != NULL) {
+    /* The kernel writes the model's input; stages after it work there
+     * too; the model stage copies out into the frame's buffer. */
+    self->kp->dst[0] = io.chain_out = engine->model_input;
+    io.out_size = gcg__frame_engine_get_output_size (engine);
+  }
+  io.lookup = engine->lookup;
+  io.lookup_data = engine->lookup_data;
+  io.n_items = (guint) self->kp->n_items;
+  if (engine->pp_stage != NULL) {
+    gcg__frame_engine_keep_rects (engine, 0, self->kp->items, io.n_items);
+    io.item_rects = engine->item_rects;
+    io.results = params->results;
+  }
+  if (self->scratch != NULL) {
+    if (!gcg__frame_scratch_redirect (self->scratch, stream, params, self->kp,
+            &io, &before, error))
+      return FALSE;
+    io.before = &before;
+  }
+  return gcg__frame_engine_run (engine, self->kp, &io, stream, error);
+}
+
+/**
+ * gcg_frame_batch_process_frame:
+ * @self: a batch of one frame (gcg_frame_batch_new_for_frame())
+ * @params: this frame's values: plane addresses are device pointers for
+ *   the CUDA backend, host pointers for the CPU backend
+ * @stream: (nullable): the stream to run on (CUDA backend, required);
+ *   ignored by the CPU backend
+ * @error: return location for a #GError, or %NULL
+ *
+ * Writes the output of one frame.  @params is checked first (non-finite
+ * values, gamma ≤ 0, missing planes, strides shorter than a row, too many
+ * ROIs, an empty video crop): on %GCG_ERROR_INVALID_ARGUMENT nothing runs
+ * and nothing changes.  The CUDA backend then sets the frame's values on
+ * the graph's kernel node (with stages, also queues one copy of their
+ * structs) and queues the replay (the capture too, on a stream's first
+ * frame) and returns without waiting; the CPU backend has written the
+ * output when it returns.  Tensor items past the frame's ROIs are left
+ * as they were (gcg_frame_queue_submit_frame() zeroes them).
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_process_frame (GcgFrameBatch *self,
+    const GcgFrameParams *params, GcgStream *stream, GError **error)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (params != NULL, FALSE);
+  g_return_val_if_fail (self->engine.backend == GCG_BACKEND_CPU
+          || GCG_IS_STREAM (stream),
+      FALSE);
+
+  if (!self->one_frame) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch of several sources runs with gcg_frame_batch_process()");
+    return FALSE;
+  }
+  if (!gcg__frame_check_params (&self->chains[0], params, error))
+    return FALSE;
+  if (self->stages_only) {
+    if (self->engine.n_stages == 0) {
+      g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+          "A frame chain without a built-in op needs a stage before its "
+          "first frame");
+      return FALSE;
+    }
+    return run_frame (self, params, stream, error);
+  }
+  gcg__frame_prepare_frame (&self->chains[0], params, self->kp);
+  if (self->engine.backend == GCG_BACKEND_CUDA)
+    return run_frame (self, params, stream, error);
+  gcg__frame_cpu_run (&self->chains[0], self->kp);
+  self->engine.cpu_runs++;
+  return TRUE;
+}
+
+/* gcg_frame_batch_process() on a batch of one frame: its one source
+ * unchanged, the items at @dst, the tail zeroed as for any batch. */
+static gboolean
+process_one (GcgFrameBatch *self, guint n_sources,
+    const GcgFrameBatchSource *sources, const GcgFrameParams *params,
+    guint64 dst, GcgStream *stream, guint *n_items, GError **error)
+{
+  GcgFrameParams frame;
+  g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+
+  if (n_sources != 1 || !same_source (&sources[0], &self->described[0])
+      || self->chains[0].output != GCG_OUTPUT_KIND_TENSOR) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch of one frame takes one source, the one it was made for, "
+        "into a tensor");
+    return FALSE;
+  }
+  frame = params[0];
+  frame.dst[0] = dst;
+  if (!gcg_frame_batch_process_frame (self, &frame, stream, error))
+    return FALSE;
+  if (n_items != NULL)
+    *n_items = (guint) self->kp->n_items;
+  if (self->engine.model != NULL)
+    return TRUE;
+  if (self->engine.backend == GCG_BACKEND_CUDA
+      && !gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
+          error))
+    return FALSE;
+  return clear_tail (self, dst, (guint) self->kp->n_items, stream, error);
+}
+
 /**
  * gcg_frame_batch_process:
  * @self: a #GcgFrameBatch
@@ -414,6 +738,9 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
           || GCG_IS_STREAM (stream),
       FALSE);
 
+  if (self->one_frame)
+    return process_one (self, n_sources, sources, params, dst, stream, n_items,
+        error);
   if (!check_batch (self, n_sources, sources, params, dst, error))
     return FALSE;
   tensor = engine->model ? engine->model_input : dst;
@@ -502,7 +829,7 @@ view_io (GcgFrameBatch *self, guint64 tensor, guint64 dst, guint n_items,
 static void
 ensure_view (GcgFrameBatch *self)
 {
-  if (self->view == NULL)
+  if (self->view == NULL && !self->one_frame)
     self->view = view_new (&self->config);
 }
 
@@ -517,23 +844,92 @@ gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
 }
 
 /**
+ * gcg_frame_batch_add_kernel_at:
+ * @batch: a #GcgFrameBatch on the CUDA backend, before its first frame
+ * @op: the user kernel
+ * @position: before or after the built-in op; before only in a batch of
+ *   one frame
+ * @error: return location for a #GError, or %NULL
+ *
+ * Adds @op to @batch, captured into the same graph as the built-in op, so
+ * a frame or batch stays one replay; several kernels on one side run in
+ * the order they were added (at most 8 in all).  The code is loaded in
+ * the batch's context now (source compiled for its device, from the
+ * cache when it was compiled before).
+ *
+ * In a batch of one frame, after the op the kernel's `dst` planes are the
+ * output (it works in place on what the op wrote) and its `src` planes
+ * the input.  Before the op, its `src` planes are the input and its `dst`
+ * planes a scratch copy of it (same format and size, its own pitches)
+ * that the built-in op then reads instead of the input: the kernel must
+ * write every pixel of it.  The grid covers the frame the kernel writes
+ * (the input before, the output after) unless gcg_kernel_op_set_grid()
+ * set one.
+ *
+ * In a batch of several sources the kernel runs over the whole batch
+ * tensor: its `dst0` is the tensor (N items of out_width × out_height,
+ * laid out as configured), `items` the number of items this batch wrote
+ * (the rest are zeroed after the kernel), `frame` the batch's number;
+ * there is no single input, so `src` fields are 0.  Unless
+ * gcg_kernel_op_set_grid() set one, the grid covers one item in x and y
+ * and has one z slice per item of the largest batch, so `blockIdx.z` is
+ * the item: per item or over the whole tensor is the kernel's choice.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
+ *   the CPU backend or before the op of a batch of several sources,
+ *   %GCG_ERROR_INVALID_ARGUMENT after the first frame or past the bound,
+ *   or the code's error (load, entry point)
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_add_kernel_at (GcgFrameBatch *batch, GcgKernelOp *op,
+    GcgKernelPosition position, GError **error)
+{
+  const GcgFrameChainConfig *frame = &batch->chains[0];
+  const GcgFrameBatchConfig *c = &batch->config;
+  gboolean before = position == GCG_KERNEL_POSITION_BEFORE;
+
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
+  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
+  g_return_val_if_fail (position <= GCG_KERNEL_POSITION_AFTER, FALSE);
+
+  if (!batch->one_frame) {
+    if (before) {
+      g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
+          "A batch of several sources has no one input for a kernel "
+          "before its op");
+      return FALSE;
+    }
+    ensure_view (batch);
+    return gcg__frame_engine_add_kernel (&batch->engine, op, c->out_width,
+        c->out_height, c->max_sources * c->max_rois, FALSE, error);
+  }
+  /* Without a built-in op there is no before: the stages read the
+   * input. */
+  if (before && !batch->stages_only && batch->engine.backend == GCG_BACKEND_CUDA
+      && batch->scratch == NULL
+      && (batch->scratch = gcg__frame_scratch_new (
+              gcg__frame_engine_get_context (&batch->engine), frame, error))
+          == NULL)
+    return FALSE;
+  return gcg__frame_engine_add_kernel (&batch->engine, op,
+      before ? frame->in_width : frame->out_width,
+      before ? frame->in_height : frame->out_height, 1,
+      before && !batch->stages_only, error);
+}
+
+/**
  * gcg_frame_batch_add_kernel:
  * @batch: a #GcgFrameBatch on the CUDA backend, before its first batch
  * @op: the user kernel
  * @error: return location for a #GError, or %NULL
  *
- * Adds @op after the batch's op, over the whole batch tensor, in the same
- * graph: one launch per batch.  Its `dst0` is the tensor (N items of
- * out_width × out_height, laid out as configured), `items` the number of
- * items this batch wrote (the rest are zeroed after the kernel), `frame`
- * the batch's number; there is no single input, so `src` fields are 0.
- * Unless gcg_kernel_op_set_grid() set one, the grid covers one item in x
- * and y and has one z slice per item of the largest batch, so
- * `blockIdx.z` is the item: per item or over the whole tensor is the
- * kernel's choice.
+ * Adds @op after the batch's op, as gcg_frame_batch_add_kernel_at() with
+ * %GCG_KERNEL_POSITION_AFTER.
  *
- * Returns: %TRUE, or %FALSE with @error set (%GCG_ERROR_NOT_SUPPORTED on
- *   the CPU backend)
+ * Returns: %TRUE, or %FALSE with @error set, as
+ *   gcg_frame_batch_add_kernel_at()
  *
  * Since: 0.2
  */
@@ -541,14 +937,17 @@ gboolean
 gcg_frame_batch_add_kernel (GcgFrameBatch *batch, GcgKernelOp *op,
     GError **error)
 {
-  const GcgFrameBatchConfig *c = &batch->config;
+  return gcg_frame_batch_add_kernel_at (batch, op, GCG_KERNEL_POSITION_AFTER,
+      error);
+}
 
-  g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
-  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
-
-  ensure_view (batch);
-  return gcg__frame_engine_add_kernel (&batch->engine, op, c->out_width,
-      c->out_height, c->max_sources * c->max_rois, FALSE, error);
+/* Appends @stage (owned, freed on failure) after the built-in op, in the
+ * same graph; before the first frame, CUDA backend only. */
+gboolean
+gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
+    GError **error)
+{
+  return gcg__frame_engine_add_stage (&self->engine, stage, FALSE, error);
 }
 
 /**
@@ -622,6 +1021,30 @@ gcg_frame_batch_get_output_size (GcgFrameBatch *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), 0);
   return gcg__frame_engine_get_output_size (&self->engine);
+}
+
+/**
+ * gcg_frame_batch_get_output_tensor:
+ * @self: a #GcgFrameBatch with a model
+ * @index: the tensor: 0 is the kept input when there is one, then the
+ *   model's outputs in order
+ * @offset: (out): where it starts in the output buffer, in bytes
+ * @n_bytes: (out): its size
+ *
+ * Where a tensor of a model's output lies in each output buffer.
+ *
+ * Returns: %FALSE without a model or for an index past the last tensor
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_batch_get_output_tensor (GcgFrameBatch *self, guint index,
+    gsize *offset, gsize *n_bytes)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (self), FALSE);
+  g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
+  return gcg__frame_engine_get_output_tensor (&self->engine, index, offset,
+      n_bytes);
 }
 
 /**

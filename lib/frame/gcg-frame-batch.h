@@ -132,7 +132,15 @@ GcgFrameBatch *gcg_frame_batch_new (const GcgFrameBatchConfig *config,
     GcgBackend backend, GcgContext *context, GError **error);
 
 GCG_API
+GcgFrameBatch *gcg_frame_batch_new_for_frame (const GcgFrameChainConfig *config,
+    GcgBackend backend, GcgContext *context, GError **error);
+
+GCG_API
 GcgBackend gcg_frame_batch_get_backend (GcgFrameBatch *self);
+
+GCG_API
+gboolean gcg_frame_batch_get_frame_config (GcgFrameBatch *self,
+    GcgFrameChainConfig *config);
 
 GCG_API
 void gcg_frame_batch_get_config (GcgFrameBatch *self,
@@ -150,6 +158,10 @@ gboolean gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
     guint64 dst, GcgStream *stream, guint *n_items, GError **error);
 
 GCG_API
+gboolean gcg_frame_batch_process_frame (GcgFrameBatch *self,
+    const GcgFrameParams *params, GcgStream *stream, GError **error);
+
+GCG_API
 gboolean gcg_frame_batch_attach_model (GcgFrameBatch *self,
     GcgModelGraph *model, gboolean keep_input, GError **error);
 
@@ -160,8 +172,16 @@ GCG_API
 gsize gcg_frame_batch_get_output_size (GcgFrameBatch *self);
 
 GCG_API
+gboolean gcg_frame_batch_get_output_tensor (GcgFrameBatch *self, guint index,
+    gsize *offset, gsize *n_bytes);
+
+GCG_API
 gboolean gcg_frame_batch_add_kernel (GcgFrameBatch *batch, GcgKernelOp *op,
     GError **error);
+
+GCG_API
+gboolean gcg_frame_batch_add_kernel_at (GcgFrameBatch *batch, GcgKernelOp *op,
+    GcgKernelPosition position, GError **error);
 
 GCG_API
 gboolean gcg_frame_batch_set_postprocess (GcgFrameBatch *self,

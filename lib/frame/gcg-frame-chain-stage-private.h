@@ -23,6 +23,8 @@ GCG_PRIVATE_API GcgFrameChain *gcg__frame_chain_new_stages_only (
 GCG_PRIVATE_API gboolean gcg__frame_chain_add_stage (GcgFrameChain *self,
     GcgFrameStage *stage, GError **error);
 
+GCG_PRIVATE_API GcgFrameBatch *gcg__frame_chain_get_batch (GcgFrameChain *self);
+
 GCG_PRIVATE_API void gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
     GcgFrameValueLookup lookup, gpointer user_data);
 

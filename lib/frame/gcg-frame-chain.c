@@ -11,17 +11,19 @@
  * docs/frame-chain.md: crop, resize, letterbox, colour conversion and
  * adjustment, output mapping, all fused into one kernel.
  *
- * The CUDA backend captures that kernel into a #GcgGraph on the first
+ * A chain is the frame engine's single-frame face: a frame is a batch of
+ * one, and a chain is a #GcgFrameBatch made with
+ * gcg_frame_batch_new_for_frame(), each method the batch's.  It stays for
+ * the code written against it; new code can use the batch directly.
+ *
+ * The CUDA backend captures the kernel into a #GcgGraph on the first
  * frame of each stream and only replays it afterwards: the kernel takes a
  * single argument, its struct by value, and every per-frame value (plane
  * pointers included) reaches it as that argument, set on the executable
  * graph's kernel node before each replay (cuGraphExecKernelNodeSetParams).
- * Stages added to the chain (user kernels, the model, the postprocess)
- * read their own structs from a #GcgParamBlock instead, refreshed by one
- * host-to-device copy from a pinned ring slot per frame.  Each stream gets
- * its own graph and parameter block, because one device struct cannot
- * hold two frames in flight on two streams; a chain serves up to 16
- * streams and keeps a reference to each.
+ * Stages added to the chain (user kernels, the model, the postprocess) run
+ * in the same replay.  Each stream gets its own graph; a chain serves up
+ * to 16 streams and keeps a reference to each.
  *
  * The CPU backend runs the same per-pixel code on host pointers,
  * synchronously: it is the oracle of the GPU tests and the fallback where
@@ -29,45 +31,20 @@
  *
  * A chain is driven from one thread at a time (the streaming thread);
  * gcg_frame_chain_process() takes no locks and, once a stream has been
- * seen, allocates nothing and never waits for the GPU (except when, with
- * stages, the host runs a whole parameter ring, 18 frames, ahead).
+ * seen, allocates nothing and never waits for the GPU.
  *
  * Since: 0.1
  */
 #include "gcg-frame-chain.h"
-#include "gcg-enum-types.h"
-#include "gcg-error.h"
-#include "gcg-frame-engine-private.h"
-#include "gcg-frame-private.h"
+#include "gcg-frame-batch-private.h"
 #include "gcg-frame-chain-stage-private.h"
-#include "gcg-frame-scratch-private.h"
-
-#define BLOCK_W 32
-#define BLOCK_H 8
 
 struct _GcgFrameChain
 {
   GObject parent_instance;
 
-  GcgFrameChainConfig config;
-  /* Backend, replay, stages, model and postprocess: the engine's core,
-   * shared with GcgFrameBatch (gcg-frame-engine.c). */
-  GcgFrameEngine engine;
-
-  /* The struct staged for the frame being processed; static fields are
-   * filled once at construction. */
-  GcgFrameKernelParams *kp;
-  /* Bytes of *kp the device needs: the items past max_rois are never
-   * read, so they are neither allocated nor copied each frame (304 bytes
-   * instead of 3328 for one item). */
-  gsize kp_used;
-
-  /* The input's scratch copy, with stages before the built-in op. */
-  GcgFrameScratch *scratch;
-
-  /* No built-in op (gcg__frame_chain_new_stages_only()): the stages
-   * alone, the first reading the frame's input planes. */
-  gboolean stages_only;
+  /* The engine: a batch of one frame. */
+  GcgFrameBatch *batch;
 };
 
 G_DEFINE_FINAL_TYPE (GcgFrameChain, gcg_frame_chain, G_TYPE_OBJECT)
@@ -77,9 +54,7 @@ gcg_frame_chain_finalize (GObject *object)
 {
   GcgFrameChain *self = GCG_FRAME_CHAIN (object);
 
-  gcg__frame_engine_clear (&self->engine);
-  g_clear_pointer (&self->scratch, gcg__frame_scratch_free);
-  g_free (self->kp);
+  g_clear_object (&self->batch);
 
   G_OBJECT_CLASS (gcg_frame_chain_parent_class)->finalize (object);
 }
@@ -93,56 +68,27 @@ gcg_frame_chain_class_init (GcgFrameChainClass *klass)
 static void
 gcg_frame_chain_init (GcgFrameChain *self)
 {
-  self->engine.use_graph = TRUE;
-  self->kp = g_new0 (GcgFrameKernelParams, 1);
 }
 
-/* The kernel and launch grid for the configuration: one or several output
- * pixels per thread (gcg__frame_kernel_launch()), one thread per 2x2 block
- * for 4:2:0 outputs; grid.z is the tensor item.  The kernels are
- * instantiated per input format and resize method (tensors also per
- * element type) and named after those values (the GCG_FKP_* enums, equal
- * to the config's; see gcg-frame-kernels.cu). */
-static void
-pick_kernel (const GcgFrameChainConfig *c, const guint block[2], guint grid[3],
-    gchar *name, gsize size)
-{
-  gchar suffix[32];
-
-  grid[2] = 1;
-  if (c->output == GCG_OUTPUT_KIND_TENSOR) {
-    grid[2] = c->max_rois;
-    g_snprintf (suffix, sizeof (suffix), "%d_%d_%d", (gint) c->in_format,
-        (gint) c->resize, (gint) c->tensor_type);
-    gcg__frame_kernel_launch ("tensor", suffix, c->out_width, c->out_height,
-        c->max_rois, GCG_FK_TENSOR_ROWS, block, grid, name, size);
-  } else if (gcg__pixel_format_is_yuv420 (c->out_format)) {
-    grid[0] = ((c->out_width + 1) / 2 + block[0] - 1) / block[0];
-    grid[1] = ((c->out_height + 1) / 2 + block[1] - 1) / block[1];
-    g_snprintf (name, size, "gcg_frame_yuv420_%d_%d", (gint) c->in_format,
-        (gint) c->resize);
-  } else {
-    g_snprintf (suffix, sizeof (suffix), "%d_%d", (gint) c->in_format,
-        (gint) c->resize);
-    gcg__frame_kernel_launch ("video", suffix, c->out_width, c->out_height, 1,
-        GCG_FK_VIDEO_ROWS, block, grid, name, size);
-  }
-}
-
-/* A chain of @config (valid), the engine told what it writes: a video
- * frame, or a tensor of max_rois items. */
+/* The chain around @batch (owned), or %NULL for none. */
 static GcgFrameChain *
-new_chain (const GcgFrameChainConfig *config)
+wrap (GcgFrameBatch *batch)
 {
-  GcgFrameChain *self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
-  gsize out_size = gcg_frame_chain_config_get_output_size (config);
+  GcgFrameChain *self;
 
-  self->config = *config;
-  self->engine.out_size = out_size;
-  if (config->output == GCG_OUTPUT_KIND_TENSOR)
-    self->engine.tensor = (GcgModelStageTensor) { out_size, config->max_rois,
-      config->out_width, config->out_height, config->tensor_type };
+  if (batch == NULL)
+    return NULL;
+  self = g_object_new (GCG_TYPE_FRAME_CHAIN, NULL);
+  self->batch = batch;
   return self;
+}
+
+/* The engine that runs @self's frames (transfer none). */
+GcgFrameBatch *
+gcg__frame_chain_get_batch (GcgFrameChain *self)
+{
+  g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), NULL);
+  return self->batch;
 }
 
 /**
@@ -167,27 +113,10 @@ GcgFrameChain *
 gcg_frame_chain_new (const GcgFrameChainConfig *config, GcgBackend backend,
     GcgContext *context, GError **error)
 {
-  g_autoptr (GcgFrameChain) self = NULL;
-  const guint block[2] = { BLOCK_W, BLOCK_H };
-  guint grid[3];
-  gchar name[64];
-
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (backend <= GCG_BACKEND_CPU, NULL);
   g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
-
-  if (!gcg_frame_chain_config_validate (config, error))
-    return NULL;
-  self = new_chain (config);
-  self->kp_used = G_STRUCT_OFFSET (GcgFrameKernelParams, items)
-      + (gsize) config->max_rois * sizeof (GcgFrameItem);
-  gcg__frame_prepare_static (config, self->kp);
-  pick_kernel (config, block, grid, name, sizeof (name));
-  /* The frame kernels take the whole struct by value; self->kp is one. */
-  if (!gcg__frame_engine_open (&self->engine, backend, context, name, grid,
-          block, self->kp_used, sizeof (GcgFrameKernelParams), error))
-    return NULL;
-  return g_steal_pointer (&self);
+  return wrap (gcg_frame_batch_new_for_frame (config, backend, context, error));
 }
 
 /**
@@ -205,7 +134,7 @@ GcgBackend
 gcg_frame_chain_get_backend (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), GCG_BACKEND_CPU);
-  return self->engine.backend;
+  return gcg_frame_batch_get_backend (self->batch);
 }
 
 /**
@@ -222,7 +151,7 @@ gcg_frame_chain_get_config (GcgFrameChain *self, GcgFrameChainConfig *config)
 {
   g_return_if_fail (GCG_IS_FRAME_CHAIN (self));
   g_return_if_fail (config != NULL);
-  *config = self->config;
+  (void) gcg_frame_batch_get_frame_config (self->batch, config);
 }
 
 /**
@@ -241,7 +170,7 @@ void
 gcg_frame_chain_set_use_graph (GcgFrameChain *self, gboolean use_graph)
 {
   g_return_if_fail (GCG_IS_FRAME_CHAIN (self));
-  self->engine.use_graph = !!use_graph;
+  gcg_frame_batch_set_use_graph (self->batch, use_graph);
 }
 
 /**
@@ -259,62 +188,7 @@ gboolean
 gcg_frame_chain_get_use_graph (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  return self->engine.use_graph;
-}
-
-/* The replay, its stages after the op working in place on the chain's
- * output, those before it on the input's scratch copy. */
-static gboolean
-run_cuda (GcgFrameChain *self, const GcgFrameParams *params, GcgStream *stream,
-    GError **error)
-{
-  GcgFrameEngine *engine = &self->engine;
-  GcgFrameStageIo io = { 0 };
-  GcgFrameStageIo before;
-
-  io.config = &self->config;
-  io.params = params;
-  io.out = params->dst[0];
-  io.out_size = engine->out_size;
-  /* Without a built-in op nothing was written before the first stage. */
-  io.chain_out = self->stages_only ? 0 : io.out;
-  io.chain_out_size = self->stages_only ? 0 : io.out_size;
-  if (engine->model != NULL) {
-    /* The kernel writes the model's input; stages after it work there
-     * too; the model stage copies out into the frame's buffer. */
-    self->kp->dst[0] = io.chain_out = engine->model_input;
-    io.out_size = gcg__frame_engine_get_output_size (engine);
-  }
-  io.lookup = engine->lookup;
-  io.lookup_data = engine->lookup_data;
-  io.n_items = (guint) self->kp->n_items;
-  if (engine->pp_stage != NULL) {
-    gcg__frame_engine_keep_rects (engine, 0, self->kp->items, io.n_items);
-    io.item_rects = engine->item_rects;
-    io.results = params->results;
-  }
-  if (self->scratch != NULL) {
-    if (!gcg__frame_scratch_redirect (self->scratch, stream, params, self->kp,
-            &io, &before, error))
-      return FALSE;
-    io.before = &before;
-  }
-  return gcg__frame_engine_run (engine, self->kp, &io, stream, error);
-}
-
-/* No built-in struct to prepare: the stages fill their own from @params;
- * a chain that never got a stage has nothing to run. */
-static gboolean
-run_stages_only (GcgFrameChain *self, const GcgFrameParams *params,
-    GcgStream *stream, GError **error)
-{
-  if (self->engine.n_stages == 0) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-        "A frame chain without a built-in op needs a stage before its "
-        "first frame");
-    return FALSE;
-  }
-  return run_cuda (self, params, stream, error);
+  return gcg_frame_batch_get_use_graph (self->batch);
 }
 
 /**
@@ -344,21 +218,7 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
     GcgStream *stream, GError **error)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (params != NULL, FALSE);
-  g_return_val_if_fail (self->engine.backend == GCG_BACKEND_CPU
-          || GCG_IS_STREAM (stream),
-      FALSE);
-
-  if (!gcg__frame_check_params (&self->config, params, error))
-    return FALSE;
-  if (self->stages_only)
-    return run_stages_only (self, params, stream, error);
-  gcg__frame_prepare_frame (&self->config, params, self->kp);
-  if (self->engine.backend == GCG_BACKEND_CUDA)
-    return run_cuda (self, params, stream, error);
-  gcg__frame_cpu_run (&self->config, self->kp);
-  self->engine.cpu_runs++;
-  return TRUE;
+  return gcg_frame_batch_process_frame (self->batch, params, stream, error);
 }
 
 /* Appends @stage (owned, freed on failure) after the built-in op, in the
@@ -367,7 +227,7 @@ gboolean
 gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
     GError **error)
 {
-  return gcg__frame_engine_add_stage (&self->engine, stage, FALSE, error);
+  return gcg__frame_batch_add_stage (self->batch, stage, error);
 }
 
 /* A chain whose graph holds only the stages added to it (no built-in
@@ -378,40 +238,7 @@ GcgFrameChain *
 gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
     GcgContext *context, GError **error)
 {
-  g_autoptr (GcgFrameChain) self = NULL;
-  const guint none[3] = { 0, 0, 0 };
-
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (context == NULL || GCG_IS_CONTEXT (context), NULL);
-
-  if (context == NULL) {
-    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "A frame chain without a built-in op runs stages, which need the "
-        "CUDA backend and a GcgContext");
-    return NULL;
-  }
-  if (!gcg_frame_chain_config_validate (config, error))
-    return NULL;
-  self = new_chain (config);
-  self->engine.backend = GCG_BACKEND_CUDA;
-  self->stages_only = TRUE;
-  self->engine.replay =
-      gcg__kernel_replay_new (context, NULL, none, none, 0, 0, error);
-  if (self->engine.replay == NULL)
-    return NULL;
-  return g_steal_pointer (&self);
-}
-
-/* The input's scratch copy the op reads once a stage runs before it,
- * made with the first such stage (CUDA backend). */
-static gboolean
-ensure_scratch (GcgFrameChain *self, GError **error)
-{
-  if (self->scratch == NULL)
-    self->scratch =
-        gcg__frame_scratch_new (gcg__frame_engine_get_context (&self->engine),
-            &self->config, error);
-  return self->scratch != NULL;
+  return wrap (gcg__frame_batch_new_stages_only (config, context, error));
 }
 
 /* Where the stages find this frame's named values: called on the
@@ -420,8 +247,7 @@ void
 gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
     GcgFrameValueLookup lookup, gpointer user_data)
 {
-  self->engine.lookup = lookup;
-  self->engine.lookup_data = user_data;
+  gcg__frame_batch_set_value_lookup (self->batch, lookup, user_data);
 }
 
 /**
@@ -459,9 +285,7 @@ gcg_frame_chain_attach_model (GcgFrameChain *self, GcgModelGraph *model,
     gboolean keep_input, GError **error)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (GCG_IS_MODEL_GRAPH (model), FALSE);
-  return gcg__frame_engine_attach_model (&self->engine, model, keep_input,
-      error);
+  return gcg_frame_batch_attach_model (self->batch, model, keep_input, error);
 }
 
 /**
@@ -478,7 +302,7 @@ GcgModelGraph *
 gcg_frame_chain_get_model (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), NULL);
-  return self->engine.model;
+  return gcg_frame_batch_get_model (self->batch);
 }
 
 /**
@@ -498,7 +322,7 @@ gsize
 gcg_frame_chain_get_output_size (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__frame_engine_get_output_size (&self->engine);
+  return gcg_frame_batch_get_output_size (self->batch);
 }
 
 /**
@@ -520,8 +344,7 @@ gcg_frame_chain_get_output_tensor (GcgFrameChain *self, guint index,
     gsize *offset, gsize *n_bytes)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (offset != NULL && n_bytes != NULL, FALSE);
-  return gcg__frame_engine_get_output_tensor (&self->engine, index, offset,
+  return gcg_frame_batch_get_output_tensor (self->batch, index, offset,
       n_bytes);
 }
 
@@ -566,8 +389,7 @@ gcg_frame_chain_set_postprocess (GcgFrameChain *self,
     const GcgPostprocessConfig *config, GError **error)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (config != NULL, FALSE);
-  return gcg__frame_engine_set_postprocess (&self->engine, config, error);
+  return gcg_frame_batch_set_postprocess (self->batch, config, error);
 }
 
 /**
@@ -625,9 +447,7 @@ gcg_frame_chain_set_postprocess_kernel (GcgFrameChain *self,
     const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (config != NULL, FALSE);
-  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
-  return gcg__frame_engine_set_postprocess_kernel (&self->engine, config, op,
+  return gcg_frame_batch_set_postprocess_kernel (self->batch, config, op,
       error);
 }
 
@@ -648,8 +468,7 @@ gcg_frame_chain_get_postprocess (GcgFrameChain *self,
     GcgPostprocessConfig *config)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), FALSE);
-  g_return_val_if_fail (config != NULL, FALSE);
-  return gcg__frame_engine_get_postprocess (&self->engine, config);
+  return gcg_frame_batch_get_postprocess (self->batch, config);
 }
 
 /**
@@ -668,7 +487,7 @@ gsize
 gcg_frame_chain_get_results_size (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__frame_engine_get_results_size (&self->engine);
+  return gcg_frame_batch_get_results_size (self->batch);
 }
 
 /**
@@ -686,7 +505,7 @@ guint64
 gcg_frame_chain_get_capture_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__frame_engine_get_captures (&self->engine);
+  return gcg_frame_batch_get_capture_count (self->batch);
 }
 
 /**
@@ -704,7 +523,7 @@ guint64
 gcg_frame_chain_get_replay_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__frame_engine_get_replays (&self->engine);
+  return gcg_frame_batch_get_replay_count (self->batch);
 }
 
 /**
@@ -722,7 +541,7 @@ guint64
 gcg_frame_chain_get_eager_count (GcgFrameChain *self)
 {
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (self), 0);
-  return gcg__frame_engine_get_eager (&self->engine);
+  return gcg_frame_batch_get_eager_count (self->batch);
 }
 
 /**
@@ -755,20 +574,6 @@ gboolean
 gcg_frame_chain_add_kernel (GcgFrameChain *chain, GcgKernelOp *op,
     GcgKernelPosition position, GError **error)
 {
-  const GcgFrameChainConfig *c = &chain->config;
-  gboolean before = position == GCG_KERNEL_POSITION_BEFORE;
-
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
-  g_return_val_if_fail (GCG_IS_KERNEL_OP (op), FALSE);
-  g_return_val_if_fail (position <= GCG_KERNEL_POSITION_AFTER, FALSE);
-
-  /* A chain without a built-in op has no before: its stages read the
-   * input. */
-  if (before && !chain->stages_only && chain->engine.backend == GCG_BACKEND_CUDA
-      && !ensure_scratch (chain, error))
-    return FALSE;
-  return gcg__frame_engine_add_kernel (&chain->engine, op,
-      before ? c->in_width : c->out_width,
-      before ? c->in_height : c->out_height, 1, before && !chain->stages_only,
-      error);
+  return gcg_frame_batch_add_kernel_at (chain->batch, op, position, error);
 }

@@ -57,6 +57,7 @@
  */
 #include "gcg-frame-queue-private.h"
 #include "gcg-completion-mark-private.h"
+#include "gcg-frame-chain-stage-private.h"
 #include "gcg-error.h"
 #include "gcg-frame-private.h"
 #include "gcg-stream-private.h"
@@ -976,7 +977,7 @@ planes_cover (const gchar *what, const GcgFramePlanes *p, GcgPixelFormat format,
   return TRUE;
 }
 
-/* What one frame of a chain touches, read once per frame. */
+/* What one frame of a batch of one frame touches, read once per frame. */
 typedef struct
 {
   GcgFrameChainConfig config;
@@ -985,13 +986,13 @@ typedef struct
 } ChainShape;
 
 static void
-chain_shape (GcgFrameChain *chain, ChainShape *shape)
+chain_shape (GcgFrameBatch *frame, ChainShape *shape)
 {
-  gcg_frame_chain_get_config (chain, &shape->config);
+  (void) gcg_frame_batch_get_frame_config (frame, &shape->config);
   shape->tensor_bytes = shape->config.output == GCG_OUTPUT_KIND_TENSOR
-      ? gcg_frame_chain_get_output_size (chain)
+      ? gcg_frame_batch_get_output_size (frame)
       : 0;
-  shape->model = gcg_frame_chain_get_model (chain) != NULL;
+  shape->model = gcg_frame_batch_get_model (frame) != NULL;
 }
 
 /* Points @ptr/@stride at @p's planes, or at @p's layout packed back to
@@ -1067,13 +1068,13 @@ add_input_need (const GcgFramePlanes *in, gsize total, gsize *dev, gsize *host)
  * (a frame is one), each with its values and input planes, into one
  * output.  Frames and batches take the same trip from here on (upload
  * every source's host planes, run the engine, copy a host output back,
- * complete); only the engine call at its heart differs: a
- * #GcgFrameChain (one source, a video frame or a tensor of its ROIs) or
- * a #GcgFrameBatch (a tensor of every source's items). */
+ * complete); only the engine call at its heart differs: a frame's
+ * (one source, a video frame or a tensor of its ROIs) or a batch's (a
+ * tensor of every source's items). */
 typedef struct
 {
-  GcgFrameChain *chain;
   GcgFrameBatch *batch;
+  gboolean frame;               /* a batch of one frame, its source fixed */
   guint n_sources;
   const GcgFrameBatchSource *sources;   /* a batch's descriptions */
   GcgFrameParams *params;
@@ -1082,7 +1083,7 @@ typedef struct
   guint *n_items;
 
   /* Worked out by the checks, once per submission. */
-  ChainShape chain_shape;       /* a chain's */
+  ChainShape chain_shape;       /* a frame's */
   gsize in_total[GCG_FRAME_BATCH_MAX_SOURCES];
   gsize in_dev;                 /* device staging the inputs need */
   gsize in_host;                /* pinned staging the inputs need */
@@ -1096,7 +1097,7 @@ static gboolean
 input_fits (const Submission *sub, guint i, gsize *total, GError **error)
 {
   const GcgFrameChainConfig *c = &sub->chain_shape.config;
-  const GcgFrameBatchSource *s = sub->batch ? &sub->sources[i] : NULL;
+  const GcgFrameBatchSource *s = sub->frame ? NULL : &sub->sources[i];
 
   return planes_valid (&sub->in[i], total, error)
       && planes_cover ("input", &sub->in[i], s ? s->format : c->in_format,
@@ -1112,7 +1113,7 @@ output_fits (const Submission *sub, GError **error)
   const GcgFrameChainConfig *c = &sub->chain_shape.config;
   gsize need;
 
-  if (sub->batch != NULL) {
+  if (!sub->frame) {
     need = gcg_frame_batch_get_output_size (sub->batch);
     if (out->n_planes == 1 && out->size[0] >= need)
       return TRUE;
@@ -1146,7 +1147,7 @@ check_planes (Submission *sub, GError **error)
     const GcgFramePlanes *in = &sub->in[i];
 
     if (!input_fits (sub, i, &sub->in_total[i], error)) {
-      if (sub->batch != NULL)
+      if (!sub->frame)
         g_prefix_error (error, "Batch source %u: ", i);
       return FALSE;
     }
@@ -1339,7 +1340,7 @@ mark_wanted (GcgFrameQueue *self, const Submission *sub)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!self->use_marks || sub->batch != NULL
+  if (!self->use_marks || !sub->frame
       || sub->out->kind != GCG_MEMORY_KIND_DEVICE)
     return FALSE;
   if (self->mark == NULL
@@ -1365,12 +1366,12 @@ run_engine (GcgFrameQueue *self, Submission *sub, const guint64 *dst,
   guint32 before = want ? gcg__completion_mark_get_issued (self->mark) : 0;
 
   *marked = FALSE;
-  if (sub->batch != NULL)
+  if (!sub->frame)
     return gcg_frame_batch_process (sub->batch, sub->n_sources, sub->sources,
         params, dst[0], self->stream, sub->n_items, error);
   memcpy (params->dst, dst, sizeof (params->dst));
   memcpy (params->dst_stride, dst_stride, sizeof (params->dst_stride));
-  if (!gcg_frame_chain_process (sub->chain, params, self->stream, error))
+  if (!gcg_frame_batch_process_frame (sub->batch, params, self->stream, error))
     return FALSE;
   /* A graph captured before the stream had its mark carries none. */
   *marked = want && gcg__completion_mark_get_issued (self->mark) == before + 1;
@@ -1497,11 +1498,31 @@ submit (GcgFrameQueue *self, GObject *engine, GcgBackend backend,
   return TRUE;
 }
 
+/* Queues one frame of @frame, a batch of one frame; @owner (@frame or the
+ * chain around it) is kept until the frame is retired. */
+static gboolean
+submit_frame (GcgFrameQueue *self, GObject *owner, GcgFrameBatch *frame,
+    GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
+    GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error)
+{
+  Submission sub = { 0 };
+
+  sub.batch = frame;
+  sub.frame = TRUE;
+  sub.n_sources = 1;
+  sub.params = params;
+  sub.in = in;
+  sub.out = out;
+  chain_shape (frame, &sub.chain_shape);
+  return submit (self, owner, gcg_frame_batch_get_backend (frame), &sub, done,
+      user_data, seq, error);
+}
+
 /**
- * gcg_frame_queue_submit:
+ * gcg_frame_queue_submit_frame:
  * @self: a #GcgFrameQueue
- * @chain: the chain to run (its backend must match the queue's: CUDA with
- *   a stream, CPU without)
+ * @frame: a batch of one frame (gcg_frame_batch_new_for_frame()), its
+ *   backend the queue's: CUDA with a stream, CPU without
  * @params: (inout): the frame's values; the queue fills in the plane
  *   addresses and strides (@src, @dst and their strides)
  * @in: the input planes
@@ -1520,8 +1541,51 @@ submit (GcgFrameQueue *self, GObject *engine, GcgBackend backend,
  * retired; %GCG_MEMORY_KIND_HOST_PINNED and %GCG_MEMORY_KIND_DEVICE
  * outputs are written by the device (gcg_frame_queue_wait_ready() waits
  * for them).  Tensor items past the frame's ROI count are zeroed.
- * The queue keeps a reference to @chain until the frame is retired, so
- * the caller may drop the chain while the device still runs it.
+ * The queue keeps a reference to @frame until the frame is retired, so
+ * the caller may drop it while the device still runs it.
+ *
+ * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
+ *   nothing of the frame is still running and @done is never called.
+ *
+ * Since: 0.3
+ */
+gboolean
+gcg_frame_queue_submit_frame (GcgFrameQueue *self, GcgFrameBatch *frame,
+    GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
+    GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error)
+{
+  GcgFrameChainConfig config;
+
+  g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
+  g_return_val_if_fail (GCG_IS_FRAME_BATCH (frame), FALSE);
+  g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
+
+  if (!gcg_frame_batch_get_frame_config (frame, &config)) {
+    g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
+        "A batch of several sources is queued with "
+        "gcg_frame_queue_submit_batch()");
+    return FALSE;
+  }
+  return submit_frame (self, G_OBJECT (frame), frame, params, in, out, done,
+      user_data, seq, error);
+}
+
+/**
+ * gcg_frame_queue_submit:
+ * @self: a #GcgFrameQueue
+ * @chain: the chain to run (its backend must match the queue's: CUDA with
+ *   a stream, CPU without)
+ * @params: (inout): the frame's values; the queue fills in the plane
+ *   addresses and strides (@src, @dst and their strides)
+ * @in: the input planes
+ * @out: the output planes (video) or the tensor (one plane)
+ * @done: (scope async) (closure user_data): called once when the frame is
+ *   retired
+ * @user_data: data for @done
+ * @seq: (out) (optional): the frame's sequence number (1, 2, ...)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Queues one frame of @chain's engine, as gcg_frame_queue_submit_frame().
  *
  * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
  *   nothing of the frame is still running and @done is never called.
@@ -1533,23 +1597,13 @@ gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
     GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error)
 {
-  Submission sub;
-
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
   g_return_val_if_fail (GCG_IS_FRAME_CHAIN (chain), FALSE);
   g_return_val_if_fail (params != NULL && in != NULL && out != NULL, FALSE);
 
-  sub.chain = chain;
-  sub.batch = NULL;
-  sub.n_sources = 1;
-  sub.sources = NULL;
-  sub.params = params;
-  sub.in = in;
-  sub.out = out;
-  sub.n_items = NULL;
-  chain_shape (chain, &sub.chain_shape);
-  return submit (self, G_OBJECT (chain), gcg_frame_chain_get_backend (chain),
-      &sub, done, user_data, seq, error);
+  return submit_frame (self, G_OBJECT (chain),
+      gcg__frame_chain_get_batch (chain), params, in, out, done, user_data, seq,
+      error);
 }
 
 /* The arguments a caller may get wrong at run time, as a #GError. */
@@ -1629,8 +1683,8 @@ gcg_frame_queue_submit_batch (GcgFrameQueue *self, GcgFrameBatch *batch,
 
   if (!check_batch_args (batch, n_sources, sources, params, in, out, error))
     return FALSE;
-  sub.chain = NULL;
   sub.batch = batch;
+  sub.frame = FALSE;
   sub.n_sources = n_sources;
   sub.sources = sources;
   sub.params = params;

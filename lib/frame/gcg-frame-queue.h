@@ -108,6 +108,12 @@ gboolean gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
     GcgFrameDoneFunc done, gpointer user_data, guint64 *seq, GError **error);
 
 GCG_API
+gboolean gcg_frame_queue_submit_frame (GcgFrameQueue *self,
+    GcgFrameBatch *frame, GcgFrameParams *params, const GcgFramePlanes *in,
+    const GcgFramePlanes *out, GcgFrameDoneFunc done, gpointer user_data,
+    guint64 *seq, GError **error);
+
+GCG_API
 gboolean gcg_frame_queue_submit_batch (GcgFrameQueue *self,
     GcgFrameBatch *batch, guint n_sources, const GcgFrameBatchSource *sources,
     GcgFrameParams *params, const GcgFramePlanes *in, const GcgFramePlanes *out,
