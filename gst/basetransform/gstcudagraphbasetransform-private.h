@@ -104,7 +104,7 @@ typedef struct
   /* The negotiated output caps (a reference): transform_size() answers
    * out_size for them without parsing them again every frame. */
   GstCaps *out_caps;
-  GcgFrameChain *chain;
+  GcgFrameBatch *chain;
   GstCudaGraphChainCache *chain_cache;  /* chains of earlier caps */
   /* The user's kernel after ours (its properties under the object lock). */
   GstCudaGraphUserKernel kernel;
@@ -137,9 +137,9 @@ void gst_cuda_graph_base_transform_init_properties (
 void gst_cuda_graph_base_transform_reset_counters (
     GstCudaGraphBaseTransform *self);
 void gst_cuda_graph_base_transform_count_chain_activated (
-    GstCudaGraphBaseTransform *self, GcgFrameChain *chain);
+    GstCudaGraphBaseTransform *self, GcgFrameBatch *chain);
 void gst_cuda_graph_base_transform_count_chain_retired (
-    GstCudaGraphBaseTransform *self, GcgFrameChain *chain);
+    GstCudaGraphBaseTransform *self, GcgFrameBatch *chain);
 void gst_cuda_graph_base_transform_count_frame (
     GstCudaGraphBaseTransform *self);
 gboolean gst_cuda_graph_base_transform_count_failure (

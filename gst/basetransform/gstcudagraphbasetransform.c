@@ -10,7 +10,7 @@
  *
  * Opens the CUDA context, stream and device allocator at start (or falls
  * back to the CPU reference backend when `backend=auto` finds no usable
- * GPU, and says so on the bus), builds a #GcgFrameChain for the first
+ * GPU, and says so on the bus), builds a #GcgFrameBatch for the first
  * buffer of new caps (a new chain means a new capture on its first frame;
  * every later frame replays it), and for each buffer fills the chain's
  * per-frame values from the buffer and its metadata, stages system memory

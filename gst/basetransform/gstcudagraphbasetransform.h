@@ -58,7 +58,7 @@ typedef struct
  *   it in device memory, %NULL for host memory
  *
  * The shared base of the cudagraph elements: it owns the CUDA context,
- * stream, device allocator and the #GcgFrameChain built for the current
+ * stream, device allocator and the #GcgFrameBatch built for the current
  * caps, maps buffers and hands each frame to a #GcgFrameQueue, which
  * stages, runs and tracks it while the buffer moves on.
  */
@@ -82,7 +82,7 @@ struct _GstCudaGraphBaseTransformClass
       GstCaps *downstream);
   /* Optional: a new chain (CUDA backend), after the user's kernel was
    * added: add what ends it (a model), before its first frame. */
-  gboolean (*attach) (GstCudaGraphBaseTransform *self, GcgFrameChain *chain,
+  gboolean (*attach) (GstCudaGraphBaseTransform *self, GcgFrameBatch *chain,
       GError **error);
   /* Optional, for a chain that ends in a postprocess (its results area
    * not empty): the output is held until its frame is done.

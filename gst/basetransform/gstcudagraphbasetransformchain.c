@@ -18,7 +18,7 @@
 /* Makes @chain (transfer full) the current one; the counters go on from
  * its counts as they are now. */
 static void
-activate_chain (GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
+activate_chain (GstCudaGraphBaseTransform *self, GcgFrameBatch *chain)
 {
   gst_cuda_graph_base_transform_count_chain_activated (self, chain);
   GET_PRIV (self)->chain = chain;
@@ -63,7 +63,7 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform *self,
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   const GcgFrameChainConfig *config = &priv->config;
-  GcgFrameChain *chain;
+  GcgFrameBatch *chain;
 
   if (priv->chain)
     return TRUE;
@@ -78,10 +78,10 @@ gst_cuda_graph_base_transform_build_chain (GstCudaGraphBaseTransform *self,
     return TRUE;
   }
   if (priv->kernel_only)
-    chain = gcg__frame_chain_new_stages_only (config, priv->dev.context, error);
+    chain = gcg__frame_batch_new_stages_only (config, priv->dev.context, error);
   else
-    chain = gcg_frame_chain_new (config, priv->dev.active, priv->dev.context,
-        error);
+    chain = gcg_frame_batch_new_for_frame (config, priv->dev.active,
+        priv->dev.context, error);
   if (chain == NULL)
     return FALSE;
   if (!gst_cuda_graph_user_kernel_attach (&priv->kernel, chain, error)

@@ -207,8 +207,8 @@ submit_frame (GstCudaGraphBaseTransform *self, GcgFrameParams *params,
   }
   gst_cuda_graph_planes_from_frame (&in, &frame->in_frame,
       input_memory_kind (priv, frame->in_frame.buffer, in_dev));
-  queued = gcg_frame_queue_submit (priv->queue, priv->chain, params, &in, &out,
-      frame_done, frame, &seq, &error);
+  queued = gcg_frame_queue_submit_frame (priv->queue, priv->chain, params, &in,
+      &out, frame_done, frame, &seq, &error);
   if (!queued) {
     unmap_output (outbuf, &m);
     gst_video_frame_unmap (&frame->in_frame);
@@ -251,7 +251,7 @@ hold_output (GstCudaGraphBaseTransform *self, InFlightFrame *frame,
 
   if (priv->dev.active == GCG_BACKEND_CUDA && priv->dev.host_pool != NULL
       && klass->add_results != NULL)
-    size = gcg_frame_chain_get_results_size (priv->chain);
+    size = gcg_frame_batch_get_results_size (priv->chain);
   frame->hold = size > 0;
   frame->done = FALSE;
   frame->failed = FALSE;
@@ -312,7 +312,7 @@ gst_cuda_graph_base_transform_transform (GstBaseTransform *trans,
   sync_mode = priv->run.sync_mode;
   frames = priv->frames;
   GST_OBJECT_UNLOCK (self);
-  gcg_frame_chain_set_use_graph (priv->chain, use_graph);
+  gcg_frame_batch_set_use_graph (priv->chain, use_graph);
   if (priv->dev.stream)
     gcg_stream_set_sync_mode (priv->dev.stream, sync_mode);
 

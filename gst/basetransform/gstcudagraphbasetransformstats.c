@@ -13,11 +13,11 @@
 #define GST_CAT_DEFAULT gst_cuda_graph_base_transform_debug
 
 static void
-chain_counts (GcgFrameChain *chain, GstCudaGraphChainCounts *counts)
+chain_counts (GcgFrameBatch *chain, GstCudaGraphChainCounts *counts)
 {
-  counts->captures = gcg_frame_chain_get_capture_count (chain);
-  counts->launches = gcg_frame_chain_get_replay_count (chain);
-  counts->eager = gcg_frame_chain_get_eager_count (chain);
+  counts->captures = gcg_frame_batch_get_capture_count (chain);
+  counts->launches = gcg_frame_batch_get_replay_count (chain);
+  counts->eager = gcg_frame_batch_get_eager_count (chain);
 }
 
 void
@@ -42,7 +42,7 @@ gst_cuda_graph_base_transform_reset_counters (GstCudaGraphBaseTransform *self)
  * they are now. */
 void
 gst_cuda_graph_base_transform_count_chain_activated (
-    GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
+    GstCudaGraphBaseTransform *self, GcgFrameBatch *chain)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
 
@@ -56,7 +56,7 @@ gst_cuda_graph_base_transform_count_chain_activated (
  * changes. */
 void
 gst_cuda_graph_base_transform_count_chain_retired (
-    GstCudaGraphBaseTransform *self, GcgFrameChain *chain)
+    GstCudaGraphBaseTransform *self, GcgFrameBatch *chain)
 {
   GstCudaGraphBaseTransformPrivate *priv = GET_PRIV (self);
   GstCudaGraphChainCounts now;

@@ -16,7 +16,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_graph_base_transform_debug);
 
 struct _GstCudaGraphChainCache
 {
-  GQueue chains;                /* GcgFrameChain, most recent at the head */
+  GQueue chains;                /* GcgFrameBatch, most recent at the head */
 };
 
 GstCudaGraphChainCache *
@@ -46,21 +46,21 @@ gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache *cache)
 /* Configurations are plain structs of 32-bit fields with no padding,
  * zeroed before they are filled: equal bytes mean the same work. */
 static gboolean
-chain_has_config (GcgFrameChain *chain, const GcgFrameChainConfig *config)
+chain_has_config (GcgFrameBatch *chain, const GcgFrameChainConfig *config)
 {
   GcgFrameChainConfig own;
 
   memset (&own, 0, sizeof (own));
-  gcg_frame_chain_get_config (chain, &own);
+  (void) gcg_frame_batch_get_frame_config (chain, &own);
   return memcmp (&own, config, sizeof (own)) == 0;
 }
 
-GcgFrameChain *
+GcgFrameBatch *
 gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
     const GcgFrameChainConfig *config)
 {
   for (GList *l = cache->chains.head; l; l = l->next) {
-    GcgFrameChain *chain = l->data;
+    GcgFrameBatch *chain = l->data;
 
     if (chain_has_config (chain, config)) {
       g_queue_delete_link (&cache->chains, l);
@@ -72,7 +72,7 @@ gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
 
 void
 gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache *cache,
-    GcgFrameChain *chain)
+    GcgFrameBatch *chain)
 {
   g_queue_push_head (&cache->chains, chain);
 }
@@ -82,7 +82,7 @@ gst_cuda_graph_chain_cache_trim (GstCudaGraphChainCache *cache,
     guint max_chains)
 {
   while (cache->chains.length > max_chains) {
-    GcgFrameChain *old = g_queue_pop_tail (&cache->chains);
+    GcgFrameBatch *old = g_queue_pop_tail (&cache->chains);
 
     GST_DEBUG ("chain cache full (%u): dropping the frame chain %p", max_chains,
         old);

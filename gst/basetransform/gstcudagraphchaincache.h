@@ -25,12 +25,12 @@ void gst_cuda_graph_chain_cache_free (GstCudaGraphChainCache *cache);
 
 /* The chain made for @config, removed from the cache (transfer full), or
  * NULL when there is none. */
-GcgFrameChain *gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
+GcgFrameBatch *gst_cuda_graph_chain_cache_take (GstCudaGraphChainCache *cache,
     const GcgFrameChainConfig *config);
 
 /* Keeps @chain (transfer full) as the most recently used. */
 void gst_cuda_graph_chain_cache_put (GstCudaGraphChainCache *cache,
-    GcgFrameChain *chain);
+    GcgFrameBatch *chain);
 
 /* Drops the least recently used chains beyond @max_chains.  A dropped
  * chain's memory goes back once the frames still running it are done

@@ -184,7 +184,7 @@ attach_postprocess (GstCudaGraphBatch *self, GcgFrameBatch *engine,
    * shaped for the kind and more than GCG_POSTPROCESS_MAX_ITEMS slots
    * (batch-size x max-rois). */
   if (config.kind != GCG_POSTPROCESS_NONE
-      && !gst_cuda_graph_postprocess_attach_batch (&self->postprocess, engine,
+      && !gst_cuda_graph_postprocess_attach (&self->postprocess, engine,
           &config, error))
     return FALSE;
   *kind = config.kind;
@@ -222,8 +222,7 @@ ensure_engine (GstCudaGraphBatch *self, const GcgFrameBatchConfig *config)
   engine =
       gcg_frame_batch_new (config, self->dev.active, self->dev.context, &error);
   if (engine != NULL
-      && (!gst_cuda_graph_user_kernel_attach_batch (&self->kernel, engine,
-              &error)
+      && (!gst_cuda_graph_user_kernel_attach (&self->kernel, engine, &error)
           || !attach_model (self, engine, &kind, &error)))
     g_clear_object (&engine);
   if (engine == NULL) {

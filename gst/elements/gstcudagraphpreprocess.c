@@ -259,7 +259,7 @@ static void gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
     GstBuffer *outbuf, const GcgFrameParams *params,
     const GstCudaGraphOutputLocation *location);
 static gboolean gst_cuda_graph_preprocess_attach (
-    GstCudaGraphBaseTransform *base, GcgFrameChain *chain, GError **error);
+    GstCudaGraphBaseTransform *base, GcgFrameBatch *chain, GError **error);
 static guint gst_cuda_graph_preprocess_describe_items (
     GstCudaGraphBaseTransform *base, const GcgFrameParams *params,
     GstCudaGraphResultsItem *items);
@@ -886,7 +886,7 @@ gst_cuda_graph_preprocess_describe_items (GstCudaGraphBaseTransform *base,
 }
 
 /* The results of a frame that is done, from its results area (pinned
- * host memory of gcg_frame_chain_get_results_size() bytes the replay
+ * host memory of gcg_frame_batch_get_results_size() bytes the replay
  * wrote); NULL when the area does not hold valid results. */
 static const GcgResult *
 frame_results (GstCudaGraphPreprocess *self, gconstpointer area, gsize size,
@@ -959,7 +959,7 @@ gst_cuda_graph_preprocess_decorate (GstCudaGraphBaseTransform *base,
  * ride on each output buffer, held by the base until its frame is done
  * (add_results()). */
 static gboolean
-attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
+attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameBatch *chain,
     GcgModelGraph *model, GError **error)
 {
   GcgPostprocessConfig config;
@@ -969,11 +969,11 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
     return FALSE;
   if (config.kind == GCG_POSTPROCESS_NONE)
     return TRUE;
-  /* After gcg_frame_chain_attach_model(), before the first frame (USER:
+  /* After gcg_frame_batch_attach_model(), before the first frame (USER:
    * the kernel made at start); the engine refuses outputs not shaped for
    * the kind, failing the chain with its error. */
-  if (!gst_cuda_graph_postprocess_attach_chain (&self->postprocess, chain,
-          &config, error))
+  if (!gst_cuda_graph_postprocess_attach (&self->postprocess, chain, &config,
+          error))
     return FALSE;
   self->results_kind = config.kind;
   return TRUE;
@@ -983,7 +983,7 @@ attach_postprocess (GstCudaGraphPreprocess *self, GcgFrameChain *chain,
  * postprocess. */
 static gboolean
 gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *base,
-    GcgFrameChain *chain, GError **error)
+    GcgFrameBatch *chain, GError **error)
 {
   GstCudaGraphPreprocess *self = GST_CUDA_GRAPH_PREPROCESS (base);
   gboolean keep_input = FALSE;
@@ -994,7 +994,7 @@ gst_cuda_graph_preprocess_attach (GstCudaGraphBaseTransform *base,
   self->results_kind = GCG_POSTPROCESS_NONE;
   if (model == NULL)
     return TRUE;
-  if (!gcg_frame_chain_attach_model (chain, model, keep_input, error))
+  if (!gcg_frame_batch_attach_model (chain, model, keep_input, error))
     return FALSE;
   return attach_postprocess (self, chain, model, error);
 }

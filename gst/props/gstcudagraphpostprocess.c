@@ -620,21 +620,11 @@ gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
 }
 
 gboolean
-gst_cuda_graph_postprocess_attach_chain (GstCudaGraphPostprocess *p,
-    GcgFrameChain *chain, const GcgPostprocessConfig *config, GError **error)
+gst_cuda_graph_postprocess_attach (GstCudaGraphPostprocess *p,
+    GcgFrameBatch *engine, const GcgPostprocessConfig *config, GError **error)
 {
   if (config->kind == GCG_POSTPROCESS_USER && p->kernel.op != NULL)
-    return gcg_frame_chain_set_postprocess_kernel (chain, config, p->kernel.op,
+    return gcg_frame_batch_set_postprocess_kernel (engine, config, p->kernel.op,
         error);
-  return gcg_frame_chain_set_postprocess (chain, config, error);
-}
-
-gboolean
-gst_cuda_graph_postprocess_attach_batch (GstCudaGraphPostprocess *p,
-    GcgFrameBatch *batch, const GcgPostprocessConfig *config, GError **error)
-{
-  if (config->kind == GCG_POSTPROCESS_USER && p->kernel.op != NULL)
-    return gcg_frame_batch_set_postprocess_kernel (batch, config, p->kernel.op,
-        error);
-  return gcg_frame_batch_set_postprocess (batch, config, error);
+  return gcg_frame_batch_set_postprocess (engine, config, error);
 }

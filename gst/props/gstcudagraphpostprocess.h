@@ -98,9 +98,7 @@ gboolean gst_cuda_graph_postprocess_get_config (GstCudaGraphPostprocess *p,
  * postprocess of @config (from gst_cuda_graph_postprocess_get_config(),
  * kind not NONE), the user's kernel made at start for postprocess=user,
  * else a built-in one.  FALSE with the engine's error. */
-gboolean gst_cuda_graph_postprocess_attach_chain (GstCudaGraphPostprocess *p,
-    GcgFrameChain *chain, const GcgPostprocessConfig *config, GError **error);
-gboolean gst_cuda_graph_postprocess_attach_batch (GstCudaGraphPostprocess *p,
-    GcgFrameBatch *batch, const GcgPostprocessConfig *config, GError **error);
+gboolean gst_cuda_graph_postprocess_attach (GstCudaGraphPostprocess *p,
+    GcgFrameBatch *engine, const GcgPostprocessConfig *config, GError **error);
 
 G_END_DECLS

@@ -13,7 +13,7 @@
  * missing, source that does not compile, a missing entry point or a bad
  * parameter declaration fail the state change with an error naming the
  * kernel, never a frame later.  Each frame chain (one per caps) gets the
- * op through gcg_frame_chain_add_kernel() (the engine keeps compiled
+ * op through gcg_frame_batch_add_kernel_at() (the engine keeps compiled
  * images per process).  Per-frame values
  * (`meta:KEY` parameters) come from the buffer's GcgParamsMeta: a field
  * KEY of its structure, for that frame only.
@@ -320,30 +320,18 @@ lookup_value (const gchar *name, GcgFrameValue *value, gpointer user_data)
   return TRUE;
 }
 
-/* A new chain: the kernel before or after its own, in the same graph
- * (or alone, in a chain without a built-in op). */
+/* A new engine: the kernel before or after its op, in the same graph (or
+ * alone, in an engine without a built-in op); a batch of several sources
+ * takes it after its op only (kernel-position is not installed there). */
 gboolean
 gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel *k,
-    GcgFrameChain *chain, GError **error)
+    GcgFrameBatch *engine, GError **error)
 {
   if (k->op == NULL)
     return TRUE;
-  if (!gcg_frame_chain_add_kernel (chain, k->op, k->at, error))
+  if (!gcg_frame_batch_add_kernel_at (engine, k->op, k->at, error))
     return FALSE;
-  gcg__frame_chain_set_value_lookup (chain, lookup_value, k);
-  return TRUE;
-}
-
-/* A new batch engine: the kernel after its op, over the whole tensor. */
-gboolean
-gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel *k,
-    GcgFrameBatch *batch, GError **error)
-{
-  if (k->op == NULL)
-    return TRUE;
-  if (!gcg_frame_batch_add_kernel (batch, k->op, error))
-    return FALSE;
-  gcg__frame_batch_set_value_lookup (batch, lookup_value, k);
+  gcg__frame_batch_set_value_lookup (engine, lookup_value, k);
   return TRUE;
 }
 

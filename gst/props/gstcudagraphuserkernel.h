@@ -47,9 +47,7 @@ gboolean gst_cuda_graph_user_kernel_start (GstCudaGraphUserKernel *k,
     GstElement *element, GcgBackend backend, GcgContext *context);
 void gst_cuda_graph_user_kernel_stop (GstCudaGraphUserKernel *k);
 gboolean gst_cuda_graph_user_kernel_attach (GstCudaGraphUserKernel *k,
-    GcgFrameChain *chain, GError **error);
-gboolean gst_cuda_graph_user_kernel_attach_batch (GstCudaGraphUserKernel *k,
-    GcgFrameBatch *batch, GError **error);
+    GcgFrameBatch *engine, GError **error);
 void gst_cuda_graph_user_kernel_set_frame (GstCudaGraphUserKernel *k,
     GstBuffer *buffer);
 
