@@ -517,7 +517,8 @@ check_batch (GcgFrameBatch *self, guint n_sources,
 
 /* Prepares source @i (checked by check_batch()) into self->kp, its items
  * written from @first_item on: the same preparation as a chain's, only the
- * destination moves. */
+ * destination moves (and the kernel is told its first item, for the
+ * unused slots). */
 static void
 prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
     guint64 dst, guint first_item)
@@ -534,30 +535,24 @@ prepare_source (GcgFrameBatch *self, guint i, const GcgFrameParams *params,
   memset (&self->kp->items[n_items], 0,
       (self->config.max_rois - n_items) * sizeof (GcgFrameItem));
   self->kp->dst[0] = dst + (guint64) first_item * self->item_size;
+  self->kp->first_item = (gint32) first_item;
   if (self->engine.backend == GCG_BACKEND_CPU)
     gcg__frame_cpu_run (chain, self->kp);
 }
 
-/* Zeroes the items past the @items written: a model reads the whole
- * tensor, and a reused output buffer must not show an earlier batch's
- * items (nor a fresh one leftover memory). */
-static gboolean
-clear_tail (GcgFrameBatch *self, guint64 dst, guint items, GcgStream *stream,
-    GError **error)
+/* The CPU backend zeroes the items past the @items written: a reused
+ * output buffer must not show an earlier batch's items (nor a fresh one
+ * leftover memory).  On the CUDA backend the kernel's unused slots write
+ * them, in the same replay (gcg_fk_batch_zero()). */
+static void
+clear_tail (GcgFrameBatch *self, guint64 dst, guint items)
 {
   guint total = self->config.max_sources * self->config.max_rois;
   gsize offset = (gsize) items * self->item_size;
-  gsize bytes;
 
-  if (items >= total)
-    return TRUE;
-  bytes = (gsize) (total - items) * self->item_size;
-  if (self->engine.backend == GCG_BACKEND_CPU) {
-    memset ((guint8 *) (guintptr) dst + offset, 0, bytes);
-    return TRUE;
-  }
-  return GCG_CU_OK (error, cuMemsetD8Async, dst + offset, 0, bytes,
-      gcg__stream_get_cu (stream));
+  if (items < total)
+    memset ((guint8 *) (guintptr) dst + offset, 0,
+        (gsize) (total - items) * self->item_size);
 }
 
 /* A frame's replay: the stages after the op work in place on its output
@@ -658,14 +653,17 @@ gcg_frame_batch_process_frame (GcgFrameBatch *self,
 }
 
 /* gcg_frame_batch_process() on a batch of one frame: its one source
- * unchanged, the items at @dst, the tail zeroed as for any batch. */
+ * unchanged, the items at @dst, the tail zeroed as for any batch (after
+ * the replay: the frame kernels write a frame's items only). */
 static gboolean
 process_one (GcgFrameBatch *self, guint n_sources,
     const GcgFrameBatchSource *sources, const GcgFrameParams *params,
     guint64 dst, GcgStream *stream, guint *n_items, GError **error)
 {
-  GcgFrameParams frame;
   g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
+  GcgFrameParams frame;
+  guint items;
+  gsize used;
 
   if (n_sources != 1 || !same_source (&sources[0], &self->described[0])
       || self->chains[0].output != GCG_OUTPUT_KIND_TENSOR) {
@@ -678,15 +676,21 @@ process_one (GcgFrameBatch *self, guint n_sources,
   frame.dst[0] = dst;
   if (!gcg_frame_batch_process_frame (self, &frame, stream, error))
     return FALSE;
+  items = (guint) self->kp->n_items;
   if (n_items != NULL)
-    *n_items = (guint) self->kp->n_items;
-  if (self->engine.model != NULL)
+    *n_items = items;
+  /* A model's unused input items are zeroed by its stage. */
+  if (self->engine.model != NULL || items >= self->config.max_rois)
     return TRUE;
-  if (self->engine.backend == GCG_BACKEND_CUDA
-      && !gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
-          error))
-    return FALSE;
-  return clear_tail (self, dst, (guint) self->kp->n_items, stream, error);
+  if (self->engine.backend == GCG_BACKEND_CPU) {
+    clear_tail (self, dst, items);
+    return TRUE;
+  }
+  used = (gsize) items * self->item_size;
+  return gcg__context_guard_enter (&guard, gcg_stream_get_context (stream),
+             error)
+      && GCG_CU_OK (error, cuMemsetD8Async, dst + used, 0,
+          self->engine.out_size - used, gcg__stream_get_cu (stream));
 }
 
 /**
@@ -709,9 +713,11 @@ process_one (GcgFrameBatch *self, guint n_sources,
  * Writes one batch: source 0's items (its ROIs in order, or one), then
  * source 1's, and so on, each item equal to what a #GcgFrameChain with
  * the same configuration writes for that frame.  Items past the last one
- * written are zeroed (bytes of value 0), so the whole tensor is written.  Every source and its values are checked
- * first; on %GCG_ERROR_INVALID_ARGUMENT (the message names the source)
- * nothing runs and nothing changes.  The CUDA backend then queues one
+ * written are zeroed (bytes of value 0), so the whole tensor is written:
+ * on the CUDA backend by the batch's kernel itself, in the same replay, so
+ * the batch is done when its replay is.  Every source and its values are
+ * checked first; on %GCG_ERROR_INVALID_ARGUMENT (the message names the
+ * source) nothing runs and nothing changes.  The CUDA backend then queues one
  * copy of the batch's values and the replay (the capture too, on a
  * stream's first batch) and returns without waiting; the CPU backend has
  * written the tensor when it returns.
@@ -757,22 +763,19 @@ gcg_frame_batch_process (GcgFrameBatch *self, guint n_sources,
   if (n_items != NULL)
     *n_items = items;
   if (engine->backend == GCG_BACKEND_CUDA) {
-    g_auto (GcgContextGuard) guard = GCG_CONTEXT_GUARD_INIT;
     const GcgFrameStageIo *io = self->view == NULL
         ? NULL
         : view_io (self, tensor, dst, items,
               n_sources > 0 ? params[0].results : 0);
 
-    /* A model's unused input items are zeroed by its stage, before it
-     * runs. */
-    return gcg__frame_engine_run (engine, self->staging, io, stream, error)
-        && (engine->model != NULL
-            || (gcg__context_guard_enter (&guard,
-                    gcg_stream_get_context (stream), error)
-                && clear_tail (self, dst, items, stream, error)));
+    /* The kernel writes the items past @items as zeros (into a model's
+     * input too): nothing runs after the replay. */
+    header->items = (gint32) items;
+    return gcg__frame_engine_run (engine, self->staging, io, stream, error);
   }
   engine->cpu_runs++;
-  return clear_tail (self, dst, items, NULL, error);
+  clear_tail (self, dst, items);
+  return TRUE;
 }
 
 /* The tensor as one chain's output: what the stages after the op (user
@@ -794,6 +797,7 @@ view_new (const GcgFrameBatchConfig *config)
   view->io.params = &view->params;
   view->io.out_size = gcg_frame_batch_config_get_output_size (config);
   view->io.chain_out_size = view->io.out_size;
+  view->io.unused_zeroed = TRUE;
   return view;
 }
 
@@ -869,7 +873,8 @@ gcg__frame_batch_set_value_lookup (GcgFrameBatch *self,
  * In a batch of several sources the kernel runs over the whole batch
  * tensor: its `dst0` is the tensor (N items of out_width × out_height,
  * laid out as configured), `items` the number of items this batch wrote
- * (the rest are zeroed after the kernel), `frame` the batch's number;
+ * (the rest are zeros when it runs: the batch's kernel writes them; what
+ * it writes there stays), `frame` the batch's number;
  * there is no single input, so `src` fields are 0.  Unless
  * gcg_kernel_op_set_grid() set one, the grid covers one item in x and y
  * and has one z slice per item of the largest batch, so `blockIdx.z` is

@@ -33,7 +33,7 @@ typedef struct
 GCG_PRIVATE_API void gcg__frame_queue_set_completion (GcgFrameQueue *self,
     const GcgCompletionOps *ops, gpointer data);
 
-/* Whether a CUDA queue's chain frames are seen done through their
+/* Whether a CUDA queue's frames and batches are seen done through their
  * stream's completion mark (default: GCG_COMPLETION, graph unless it says
  * event), set before the first frame; and how many frames were. */
 GCG_PRIVATE_API void gcg__frame_queue_set_marks (GcgFrameQueue *self,

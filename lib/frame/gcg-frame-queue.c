@@ -32,12 +32,13 @@
  * may be called from any thread (a consumer mapping an output buffer): it
  * waits for that frame only and retires nothing.
  *
- * A chain's frame that ends with its replay (device output, nothing
- * queued after the chain) is seen done through its stream's completion
+ * A frame or a batch that ends with its replay (device output, nothing
+ * queued after the chain or the batch: a batch's kernel zeroes its
+ * unused items itself) is seen done through its stream's completion
  * mark: the replay's last node writes a count into pinned memory that
  * polls and waits read, with no event recorded or queried per frame.  The
- * other frames (a host output copied back, a tensor's unused items zeroed
- * after the chain, a batch, %GCG_SYNC_MODE_BLOCKING, where a wait sleeps
+ * other frames (a host output copied back, a chain tensor's unused items
+ * zeroed after the chain, %GCG_SYNC_MODE_BLOCKING, where a wait sleeps
  * on an event) record an event as before; so do marked frames once a
  * consumer has queued a device-side wait (gcg_frame_queue_wait_ready_on())
  * on this queue, which needs an event.  For benchmarks, the environment
@@ -127,8 +128,8 @@ struct _GcgFrameQueue
   const GcgCompletionOps *ops;
   gpointer ops_data;
 
-  /* Chains' frames are marked (GCG_COMPLETION): the stream's mark, made
-   * on the first chain frame. */
+  /* Frames and batches are marked (GCG_COMPLETION): the stream's mark,
+   * made on the first frame or batch that can use it. */
   gboolean use_marks;
   GcgCompletionMark *mark;
   /* A consumer asked for a device-side wait (atomic): marked frames
@@ -301,8 +302,8 @@ gcg__frame_queue_set_cpu_delay_hook (GcgCpuDelayHook hook)
   g_atomic_pointer_set (&cpu_delay_hook, (gpointer) hook);
 }
 
-/* Whether chains' frames are marked: GCG_COMPLETION=graph (the default)
- * or event, read once per process (a benchmarking switch). */
+/* Whether frames and batches are marked: GCG_COMPLETION=graph (the
+ * default) or event, read once per process (a benchmarking switch). */
 static gboolean
 marks_wanted (void)
 {
@@ -1075,6 +1076,7 @@ typedef struct
 {
   GcgFrameBatch *batch;
   gboolean frame;               /* a batch of one frame, its source fixed */
+  gboolean tail_after;          /* the engine zeroes a tail after its run */
   guint n_sources;
   const GcgFrameBatchSource *sources;   /* a batch's descriptions */
   GcgFrameParams *params;
@@ -1310,8 +1312,8 @@ unused_tail (const ChainShape *shape, const GcgFrameParams *params,
   return shape->tensor_bytes - *offset;
 }
 
-/* A chain's tensor items past the frame's ROIs zeroed (a batch zeroes
- * its own), on the device or, on the CPU backend, by the host.  The
+/* A chain's tensor items past the frame's ROIs zeroed (a batch's kernel
+ * writes its own), on the device or, on the CPU backend, by the host.  The
  * chain's mark is then no longer the frame's last work: @marked cleared. */
 static gboolean
 zero_tail (GcgFrameQueue *self, const ChainShape *shape,
@@ -1330,9 +1332,9 @@ zero_tail (GcgFrameQueue *self, const ChainShape *shape,
       gcg__stream_get_cu (self->stream));
 }
 
-/* Whether @sub gets the stream's mark: a chain's frame into device
- * memory (a host output ends on the copy stream, after the mark), on a
- * queue that marks them.  The mark is made on the first such frame, so
+/* Whether @sub gets the stream's mark: a chain's frame or a batch into
+ * device memory (a host output ends on the copy stream, after the mark),
+ * on a queue that marks them.  The mark is made on the first such frame, so
  * that the graphs of queues that never use it carry no mark node (on
  * failure, the queue goes on with events). */
 static gboolean
@@ -1340,7 +1342,7 @@ mark_wanted (GcgFrameQueue *self, const Submission *sub)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!self->use_marks || !sub->frame
+  if (!self->use_marks || sub->tail_after
       || sub->out->kind != GCG_MEMORY_KIND_DEVICE)
     return FALSE;
   if (self->mark == NULL
@@ -1354,9 +1356,9 @@ mark_wanted (GcgFrameQueue *self, const Submission *sub)
 
 /* The engine writes the output at @dst (the output's planes, or their
  * device staging): a chain takes it in its values, a batch as the
- * tensor's address.  @marked says whether the chain's run ended with the
- * stream's mark and nothing came after it.  A batch zeroes its unused
- * items after its replay: never marked. */
+ * tensor's address.  @marked says whether the run ended with the
+ * stream's mark and nothing came after it (a batch's replay writes its
+ * whole tensor: it is the batch's last work). */
 static gboolean
 run_engine (GcgFrameQueue *self, Submission *sub, const guint64 *dst,
     const gint *dst_stride, gboolean *marked, GError **error)
@@ -1364,18 +1366,24 @@ run_engine (GcgFrameQueue *self, Submission *sub, const guint64 *dst,
   GcgFrameParams *params = sub->params;
   gboolean want = self->stream != NULL && mark_wanted (self, sub);
   guint32 before = want ? gcg__completion_mark_get_issued (self->mark) : 0;
+  gboolean ok;
 
   *marked = FALSE;
-  if (!sub->frame)
-    return gcg_frame_batch_process (sub->batch, sub->n_sources, sub->sources,
+  if (!sub->frame) {
+    ok = gcg_frame_batch_process (sub->batch, sub->n_sources, sub->sources,
         params, dst[0], self->stream, sub->n_items, error);
-  memcpy (params->dst, dst, sizeof (params->dst));
-  memcpy (params->dst_stride, dst_stride, sizeof (params->dst_stride));
-  if (!gcg_frame_batch_process_frame (sub->batch, params, self->stream, error))
+  } else {
+    memcpy (params->dst, dst, sizeof (params->dst));
+    memcpy (params->dst_stride, dst_stride, sizeof (params->dst_stride));
+    ok =
+        gcg_frame_batch_process_frame (sub->batch, params, self->stream, error);
+  }
+  if (!ok)
     return FALSE;
   /* A graph captured before the stream had its mark carries none. */
   *marked = want && gcg__completion_mark_get_issued (self->mark) == before + 1;
-  return zero_tail (self, &sub->chain_shape, params, marked, error);
+  return !sub->frame
+      || zero_tail (self, &sub->chain_shape, params, marked, error);
 }
 
 /* A frame failed while being queued.  Copies queued before the failure
@@ -1677,6 +1685,7 @@ gcg_frame_queue_submit_batch (GcgFrameQueue *self, GcgFrameBatch *batch,
     gpointer user_data, guint *n_items, guint64 *seq, GError **error)
 {
   Submission sub;
+  GcgFrameChainConfig frame_config;
 
   g_return_val_if_fail (GCG_IS_FRAME_QUEUE (self), FALSE);
   g_return_val_if_fail (GCG_IS_FRAME_BATCH (batch), FALSE);
@@ -1685,6 +1694,9 @@ gcg_frame_queue_submit_batch (GcgFrameQueue *self, GcgFrameBatch *batch,
     return FALSE;
   sub.batch = batch;
   sub.frame = FALSE;
+  /* A batch of one frame queued as a batch zeroes its tail after its
+   * replay (gcg_frame_batch_process()): never marked. */
+  sub.tail_after = gcg_frame_batch_get_frame_config (batch, &frame_config);
   sub.n_sources = n_sources;
   sub.sources = sources;
   sub.params = params;

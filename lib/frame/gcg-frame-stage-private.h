@@ -92,6 +92,9 @@ typedef gboolean (*GcgFrameValueLookup) (const gchar *name,
  *   stage needs them: gcg-postprocess-stage-private.h)
  * @results: device address of this frame's results area
  *   (#GcgFrameParams.results; a batch's: its first source's), 0 for none
+ * @unused_zeroed: the built-in op wrote the tensor's items past @n_items
+ *   as zeros (a batch's kernel does; a chain's leaves them untouched), so
+ *   the stages after it find zeros there unless one of them writes some
  *
  * What prepare() knows about one frame.  Addresses are device addresses
  * (CUDA backend only: stages never run on the CPU backend).
@@ -110,6 +113,7 @@ typedef struct _GcgFrameStageIo
   guint n_items;
   const GcgRect *item_rects;
   guint64 results;
+  gboolean unused_zeroed;
 } GcgFrameStageIo;
 
 /**

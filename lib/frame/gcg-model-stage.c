@@ -39,7 +39,8 @@ typedef struct
   gsize output_size;
 } GcgModelStage;
 
-/* The struct: one zero-fill list (the input's unused items), then the
+/* The struct: one zero-fill list (the input's unused items, unless the
+ * built-in op wrote them as zeros: a batch's kernel does), then the
  * copy-out list. */
 #define PRE_SIZE GCG_COPY_LIST_SIZE (1)
 
@@ -52,7 +53,7 @@ model_prepare (GcgFrameStage *stage, const GcgFrameStageIo *io, void *dst,
   GcgCopyList *post = (GcgCopyList *) ((guint8 *) dst + PRE_SIZE);
   gsize used = (gsize) io->n_items * self->item_bytes;
 
-  pre->n = used < self->input_bytes ? 1 : 0;
+  pre->n = used < self->input_bytes && !io->unused_zeroed ? 1 : 0;
   pre->reserved = 0;
   pre->e[0].src = 0;
   pre->e[0].dst = self->input + MIN (used, self->input_bytes);

@@ -111,20 +111,27 @@ typedef struct
   float pad[4];
   float scale[3];
   float offset[3];
-  int32_t reserved[6];
+  /* A batch source's first item in the tensor (the items of the sources
+   * before it); 0 for a chain. */
+  int32_t first_item;
+  int32_t reserved[5];
 
   GcgFrameItem items[GCG_FRAME_KP_MAX_ITEMS];
 } GcgFrameKernelParams;
 
 /* The struct of a batch (gcg-frame-batch.c): this header, then
  * n_sources GcgFrameKernelParams, each cut after its max_items items and
- * `stride` bytes apart.  Grid.z is source * max_items + item. */
+ * `stride` bytes apart.  Grid.z is source * max_items + item: a slot,
+ * used when its source is one of the batch's and its item one of that
+ * source's.  The unused slots are as many as the tensor's items past
+ * `items`, and write those as zeros (gcg_fk_batch_zero()), so the kernel
+ * writes the whole tensor. */
 typedef struct
 {
   int32_t stride;
   int32_t max_items;
   int32_t n_sources;
-  int32_t reserved;
+  int32_t items;                /* items the sources write, in all */
 } GcgFrameBatchHeader;
 
 #ifdef __cplusplus
@@ -145,6 +152,8 @@ GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, kr) == 148,
     "GcgFrameKernelParams.kr");
 GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, gain) == 176,
     "GcgFrameKernelParams.gain");
+GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, first_item) == 232,
+    "GcgFrameKernelParams.first_item");
 GCG_FKP_ASSERT (__builtin_offsetof (GcgFrameKernelParams, items) == 256,
     "GcgFrameKernelParams.items");
 GCG_FKP_ASSERT (sizeof (GcgFrameKernelParams)

@@ -87,8 +87,10 @@ gcg_fk_tensor (const GcgFrameKernelParams *__restrict__ p)
 }
 
 /* Batch tensors: one source per group of grid.z slices, so a block
- * serves one source.  Sources past this batch's count and items past a
- * source's count return at once. */
+ * serves one slot, (source, item).  Slots past this batch's sources
+ * (NULL) and items past a source's count are unused: their blocks write
+ * zeros over the tensor's items past the batch's last instead
+ * (gcg_fk_batch_zero()). */
 static __device__ __forceinline__ const GcgFrameKernelParams *
 gcg_fk_batch_source (const GcgFrameBatchHeader *__restrict__ h, int32_t *n)
 {
@@ -99,6 +101,45 @@ gcg_fk_batch_source (const GcgFrameBatchHeader *__restrict__ h, int32_t *n)
     return NULL;
   return (const GcgFrameKernelParams *) ((const uint8_t *) (h + 1)
       + (size_t) source * (size_t) h->stride);
+}
+
+/* The blocks of an unused slot (@p its source's struct, NULL past the
+ * batch's sources) write one item past the batch's last as zeros: every
+ * byte of it, whatever the layout and element type.  Unused slots are
+ * exactly as many as those items, so slot z takes item
+ * items + (z - the used slots before z): a source's used slots come
+ * first_item + n_items before its unused ones, and every used slot
+ * before the slots past the sources.  Source 0's struct holds what every
+ * source shares: the tensor's address (its items start at 0) and the
+ * item's size.  The block's threads, in order, write 16-byte words from
+ * the first 16-byte boundary, and single bytes before and after. */
+template <int TYPE>
+static __device__ __noinline__ void
+gcg_fk_batch_zero (const GcgFrameBatchHeader *__restrict__ h,
+    const GcgFrameKernelParams *__restrict__ p)
+{
+  const GcgFrameKernelParams *p0 = (const GcgFrameKernelParams *) (h + 1);
+  int32_t used = p == NULL ? h->items : p->first_item + p->n_items;
+  int32_t type = gcg_fk_pick<TYPE> (p0->tensor_type);
+  size_t bytes = (size_t) p0->out_width * (size_t) p0->out_height
+      * (p0->tensor_channels == GCG_FKP_CH_GRAY ? 1u : 3u)
+      * (type == GCG_FKP_FLOAT32 ? 4u : type == GCG_FKP_FLOAT16 ? 2u : 1u);
+  uint8_t *o = (uint8_t *) (uintptr_t) p0->dst[0]
+      + (size_t) (h->items + (int32_t) blockIdx.z - used) * bytes;
+  size_t threads = (size_t) gridDim.x * gridDim.y * blockDim.x * blockDim.y;
+  size_t t = ((size_t) (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.y
+      + threadIdx.y) * blockDim.x + threadIdx.x;
+  size_t head = min (bytes, (size_t) ((16u - ((uintptr_t) o & 15u)) & 15u));
+  size_t words = (bytes - head) / 16;
+  size_t tail = head + words * 16;
+
+  /* A block has 256 threads: more than the 15 bytes either side. */
+  if (t < head)
+    o[t] = 0;
+  for (size_t i = t; i < words; i += threads)
+    ((uint4 *) (void *) (o + head))[i] = make_uint4 (0, 0, 0, 0);
+  if (t < bytes - tail)
+    o[tail + t] = 0;
 }
 
 /* Sources differ in input format, and the sampling code is only fast
@@ -159,7 +200,11 @@ gcg_fk_batch (const GcgFrameBatchHeader *__restrict__ h)
   int32_t x = (int32_t) (blockIdx.x * blockDim.x + threadIdx.x);
   int32_t y = (int32_t) (blockIdx.y * blockDim.y + threadIdx.y);
 
-  if (p != NULL && n < p->n_items && x < p->out_width && y < p->out_height) {
+  if (p == NULL || n >= p->n_items) {
+    gcg_fk_batch_zero<TYPE> (h, p);
+    return;
+  }
+  if (x < p->out_width && y < p->out_height) {
     GcgFkBatchPixel<RS, TYPE> f = { p, n, x, y };
 
     gcg_fk_by_format (p->in_format, f);
@@ -506,8 +551,12 @@ gcg_fk_batch4 (const GcgFrameBatchHeader *__restrict__ h)
   const GcgFrameKernelParams *p = gcg_fk_batch_source (h, &n);
   int32_t x, y;
 
+  if (p == NULL || n >= p->n_items) {
+    gcg_fk_batch_zero<TYPE> (h, p);
+    return;
+  }
   gcg_fk_origin<GCG_FK_TENSOR_ROWS> (&x, &y);
-  if (p != NULL && n < p->n_items && x < p->out_width && y < p->out_height) {
+  if (x < p->out_width && y < p->out_height) {
     GcgFkBatchRows<RS, TYPE> f = { p, n, x, y };
 
     gcg_fk_by_format (p->in_format, f);
