@@ -6,7 +6,8 @@
  * GcgFrameChain per source with outputs concatenated, byte for byte, for
  * mixed formats and sizes, partial batches, sources in any order and ROI
  * counts from 0 to max; items past the batch are untouched; refused
- * batches name the source and change nothing; configuration bounds.
+ * batches name the source and change nothing; configuration bounds; a
+ * batch of one frame.
  */
 #include <gcg.h>
 #include "common/gcg-test-frame-batch.h"
@@ -311,6 +312,98 @@ test_backends (void)
   g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
 }
 
+/* A frame is a batch of one: gcg_frame_batch_new_for_frame() of a
+ * source's configuration writes, through gcg_frame_batch_process(), what
+ * a batch of several sources writes for that source alone (its tail
+ * zeroed), and through gcg_frame_batch_process_frame() the same items,
+ * leaving the rest as they were; each refuses the other's work. */
+static void
+test_one_frame (void)
+{
+  GcgFrameBatchConfig config;
+  g_autoptr (GcgFrameBatch) several = NULL;
+  g_autoptr (GError) error = NULL;
+  GcgTestFrameBatch b;
+  GcgFrameChainConfig frame_config;
+
+  default_config (&config, 1, 3);
+  gcg_test_frame_batch_init (&b, &config, 4, 5);
+  several = gcg_frame_batch_new (&config, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (gcg_frame_batch_get_frame_config (several, &frame_config));
+  for (guint i = 0; i < b.n_frames; i++) {
+    const GcgFrameBatchSource *source = &b.frames[i].source;
+    gsize size = gcg_frame_batch_config_get_output_size (&config);
+    g_autofree guint8 *out = g_malloc (size);
+    g_autofree guint8 *alone = g_malloc (size);
+    g_autofree guint8 *ref = g_malloc (size);
+    g_autoptr (GcgFrameBatch) one = NULL;
+    GcgFrameChainConfig c, got;
+    GcgFrameBatchSource other = *source;
+
+    gcg_frame_chain_config_init (&c);
+    c.in_format = source->format;
+    c.in_width = source->width;
+    c.in_height = source->height;
+    c.matrix = source->matrix;
+    c.full_range = source->full_range;
+    c.output = GCG_OUTPUT_KIND_TENSOR;
+    c.out_width = config.out_width;
+    c.out_height = config.out_height;
+    c.resize = config.resize;
+    c.letterbox = config.letterbox;
+    c.tensor_layout = config.tensor_layout;
+    c.tensor_type = config.tensor_type;
+    c.tensor_channels = config.tensor_channels;
+    c.max_rois = config.max_rois;
+    one = gcg_frame_batch_new_for_frame (&c, GCG_BACKEND_CPU, NULL, &error);
+    g_assert_no_error (error);
+    memset (&got, 0xff, sizeof (got));
+    g_assert_true (gcg_frame_batch_get_frame_config (one, &got));
+    g_assert_cmpmem (&got, sizeof (got), &c, sizeof (c));
+    g_assert_cmpuint (gcg_frame_batch_get_output_size (one), ==, size);
+    for (guint k = 0; k < 3; k++) {
+      GcgFrameParams params;
+      guint n_items = 0, ref_items;
+
+      memset (out, SENTINEL, size);
+      memset (alone, SENTINEL, size);
+      ref_items = gcg_test_frame_batch_reference (&b, &i, 1, k, ref);
+      gcg_test_frame_batch_params (&b, i, k, 0, &params);
+      g_assert_true (gcg_frame_batch_process (one, 1, source, &params,
+          (guint64) (guintptr) out, NULL, &n_items, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (n_items, ==, ref_items);
+      gcg_test_frame_batch_assert_equal (&b, out, ref, size);
+      params.dst[0] = (guint64) (guintptr) alone;
+      g_assert_true (gcg_frame_batch_process_frame (one, &params, NULL,
+          &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (alone, ref_items * b.item_size, ref,
+          ref_items * b.item_size);
+      for (gsize j = ref_items * b.item_size; j < size; j++)
+        g_assert_cmpuint (alone[j], ==, SENTINEL);
+    }
+    g_assert_cmpuint (gcg_frame_batch_get_eager_count (one), ==, 6);
+    other.width += 2;
+    {
+      GcgFrameParams params;
+
+      gcg_test_frame_batch_params (&b, i, 0, 0, &params);
+      g_assert_false (gcg_frame_batch_process (one, 1, &other, &params,
+          (guint64) (guintptr) out, NULL, NULL, &error));
+      g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      params.dst[0] = (guint64) (guintptr) out;
+      g_assert_false (gcg_frame_batch_process_frame (several, &params, NULL,
+          &error));
+      g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+  }
+  gcg_test_frame_batch_clear (&b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,5 +415,6 @@ main (int argc, char **argv)
   g_test_add_func ("/frame-batch/revalidated", test_revalidated);
   g_test_add_func ("/frame-batch/config", test_config);
   g_test_add_func ("/frame-batch/backends", test_backends);
+  g_test_add_func ("/frame-batch/one-frame", test_one_frame);
   return g_test_run ();
 }

@@ -381,6 +381,72 @@ test_arguments (Test *t, gconstpointer data)
   g_assert_cmpuint (t->retired->len, ==, 0);
 }
 
+/* A frame is a batch of one: a batch made for source 0's frames runs
+ * through gcg_frame_queue_submit_frame() and, as a batch of one source,
+ * through gcg_frame_queue_submit_batch(), each equal to the reference of
+ * that source alone; a batch of several sources is refused as a frame. */
+static void
+test_one_frame (Test *t, gconstpointer data)
+{
+  const GcgFrameBatchSource *source = &t->b.frames[0].source;
+  g_autoptr (GcgFrameBatch) one = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *ref = g_malloc (t->out_size);
+  g_autofree guint8 *out = g_malloc (t->out_size);
+  GcgFrameChainConfig c;
+  GcgFrameParams params;
+  GcgFramePlanes in, planes;
+  const guint first = 0;
+  guint items, n_items = 0;
+  gsize used;
+  Job job = { 0 };
+
+  gcg_frame_chain_config_init (&c);
+  c.in_format = source->format;
+  c.in_width = source->width;
+  c.in_height = source->height;
+  c.matrix = source->matrix;
+  c.full_range = source->full_range;
+  c.output = GCG_OUTPUT_KIND_TENSOR;
+  c.out_width = t->config.out_width;
+  c.out_height = t->config.out_height;
+  c.resize = t->config.resize;
+  c.letterbox = t->config.letterbox;
+  c.tensor_layout = t->config.tensor_layout;
+  c.tensor_type = t->config.tensor_type;
+  c.tensor_channels = t->config.tensor_channels;
+  c.max_rois = t->config.max_rois;
+  one = gcg_frame_batch_new_for_frame (&c, GCG_BACKEND_CPU, NULL, &error);
+  g_assert_no_error (error);
+  /* The reference zeroes a whole batch's tail: compare one frame's. */
+  items = gcg_test_frame_batch_reference (&t->b, &first, 1, 1, ref);
+  used = gcg_frame_batch_get_output_size (one);
+  job.out = out;
+  source_planes (t, 0, &in);
+  output_planes (&job, used, &planes);
+
+  memset (out, SENTINEL, t->out_size);
+  gcg_test_frame_batch_params (&t->b, 0, 1, 0, &params);
+  g_assert_true (gcg_frame_queue_submit_frame (t->queue, one, &params, &in,
+      &planes, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (out, used, ref, used);
+
+  memset (out, SENTINEL, t->out_size);
+  gcg_test_frame_batch_params (&t->b, 0, 1, 0, &params);
+  g_assert_true (gcg_frame_queue_submit_batch (t->queue, one, 1, source,
+      &params, &in, &planes, NULL, NULL, &n_items, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_items, ==, items);
+  g_assert_cmpmem (out, used, ref, used);
+
+  output_planes (&job, t->out_size, &planes);
+  g_assert_false (gcg_frame_queue_submit_frame (t->queue, t->batch, &params,
+      &in, &planes, NULL, NULL, NULL, &error));
+  g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpuint (gcg_frame_queue_get_submitted (t->queue), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,6 +460,7 @@ main (int argc, char **argv)
   ADD ("/frame-queue-batch/order-and-reuse", &fake, test_order_and_reuse);
   ADD ("/frame-queue-batch/cancel", &fake, test_cancel);
   ADD ("/frame-queue-batch/arguments", NULL, test_arguments);
+  ADD ("/frame-queue-batch/one-frame", NULL, test_one_frame);
 #undef ADD
 
   return g_test_run ();
