@@ -2,7 +2,7 @@
  * Copyright (C) 2026 gst-cudagraph authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * GcgFrameChain throughput on the two workloads it exists for:
+ * GcgFrameBatch throughput on the two workloads it exists for:
  *   tensor: 1080p NV12 -> 640x640 letterboxed NCHW float32 RGB (mean/std)
  *   video:  1080p NV12 -> 1280x720 RGBA (bilinear)
  * For each, graph replay and eager launches: GPU µs/frame (CUDA events
@@ -27,7 +27,7 @@
 #include "gcg-bench-util.h"
 #include "bench-common.h"
 #include "gcg-context-private.h"
-#include "gcg-frame-chain-stage-private.h"
+#include "gcg-frame-batch-private.h"
 #include "gcg-stream-private.h"
 
 #include <stdio.h>
@@ -120,7 +120,7 @@ fill_params (Bench *b, const GcgFrameChainConfig *c, gboolean device,
  * events (the host time includes waits for the parameter ring when the
  * host runs ahead of the GPU). */
 static Timing
-time_chain (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0,
+time_chain (Bench *b, GcgFrameBatch *chain, const GcgFrameParams *p0,
     gboolean use_graph)
 {
   GError *error = NULL;
@@ -128,7 +128,7 @@ time_chain (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0,
   gint64 host = 0;
   Timing t;
 
-  gcg_frame_chain_set_use_graph (chain, use_graph);
+  gcg_frame_batch_set_use_graph (chain, use_graph);
   for (guint f = 0; f < b->warmup + b->frames; f++) {
     gint64 t0;
 
@@ -137,7 +137,8 @@ time_chain (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0,
     p.frame_number = f;
     p.brightness = (f & 1) ? 0.01f : 0.0f;
     t0 = gcg_bench_now_ns ();
-    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+    gcg_bench_check (gcg_frame_batch_process_frame (chain, &p, b->stream,
+                         &error),
         "process", error);
     if (f >= b->warmup)
       host += gcg_bench_now_ns () - t0;
@@ -152,7 +153,7 @@ time_chain (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0,
  * GPU is idle at each call (a wait after it, not timed), so no ring
  * wait is counted. */
 static gdouble
-time_host (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0)
+time_host (Bench *b, GcgFrameBatch *chain, const GcgFrameParams *p0)
 {
   GError *error = NULL;
   GcgFrameParams p = *p0;
@@ -162,7 +163,8 @@ time_host (Bench *b, GcgFrameChain *chain, const GcgFrameParams *p0)
     gint64 t0 = gcg_bench_now_ns ();
 
     p.frame_number = f;
-    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+    gcg_bench_check (gcg_frame_batch_process_frame (chain, &p, b->stream,
+                         &error),
         "process", error);
     if (f >= b->warmup)
       host += gcg_bench_now_ns () - t0;
@@ -179,8 +181,8 @@ static gdouble
 time_kernel_alone (Bench *b, const GcgFrameChainConfig *c)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain)
-      chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
+  g_autoptr (GcgFrameBatch) chain =
+      gcg_frame_batch_new_for_frame (c, GCG_BACKEND_CUDA, b->ctx, &error);
   g_autoptr (GcgCapture) capture = NULL;
   g_autoptr (GcgGraph) graph = NULL;
   guint replays = MAX (b->frames / KERNELS_PER_GRAPH, 1);
@@ -188,9 +190,9 @@ time_kernel_alone (Bench *b, const GcgFrameChainConfig *c)
 
   gcg_bench_check (chain != NULL, "chain", error);
   fill_params (b, c, TRUE, &p);
-  gcg_frame_chain_set_use_graph (chain, FALSE);
+  gcg_frame_batch_set_use_graph (chain, FALSE);
   /* The first frame sets up what capture must not (the kernel's module). */
-  gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error)
+  gcg_bench_check (gcg_frame_batch_process_frame (chain, &p, b->stream, &error)
           && gcg_stream_synchronize (b->stream, &error),
       "first frame", error);
   capture =
@@ -198,7 +200,8 @@ time_kernel_alone (Bench *b, const GcgFrameChainConfig *c)
   gcg_bench_check (capture != NULL, "capture", error);
   for (guint k = 0; k < KERNELS_PER_GRAPH; k++) {
     p.frame_number = k;
-    gcg_bench_check (gcg_frame_chain_process (chain, &p, b->stream, &error),
+    gcg_bench_check (gcg_frame_batch_process_frame (chain, &p, b->stream,
+                         &error),
         "captured frame", error);
   }
   graph = gcg_capture_finish (capture, &error);
@@ -217,8 +220,8 @@ static Timing
 time_gpu (Bench *b, const GcgFrameChainConfig *c, gboolean use_graph)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain)
-      chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
+  g_autoptr (GcgFrameBatch) chain =
+      gcg_frame_batch_new_for_frame (c, GCG_BACKEND_CUDA, b->ctx, &error);
   GcgFrameParams p;
 
   gcg_bench_check (chain != NULL, "chain", error);
@@ -258,7 +261,7 @@ time_user_kernel (Bench *b, const GcgFrameChainConfig *c, gboolean kernel,
 {
   GError *error = NULL;
   g_autoptr (GcgKernelOp) op = NULL;
-  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgFrameBatch) chain = NULL;
   GcgFrameChainConfig own = *c;
   GcgFrameParams p;
   KernelTiming t;
@@ -269,13 +272,13 @@ time_user_kernel (Bench *b, const GcgFrameChainConfig *c, gboolean kernel,
     own.in_format = c->out_format;
     own.in_width = c->out_width;
     own.in_height = c->out_height;
-    chain = gcg__frame_chain_new_stages_only (&own, b->ctx, &error);
+    chain = gcg__frame_batch_new_stages_only (&own, b->ctx, &error);
     p.src[0] = p.dst[0];
     p.src[1] = 0;
     p.src_stride[0] = p.dst_stride[0];
     p.src_stride[1] = 0;
   } else {
-    chain = gcg_frame_chain_new (c, GCG_BACKEND_CUDA, b->ctx, &error);
+    chain = gcg_frame_batch_new_for_frame (c, GCG_BACKEND_CUDA, b->ctx, &error);
   }
   gcg_bench_check (chain != NULL, "chain", error);
   if (kernel) {
@@ -283,10 +286,10 @@ time_user_kernel (Bench *b, const GcgFrameChainConfig *c, gboolean kernel,
         GCG_BENCH_EXAMPLES_DIR "/kernels/vignette.cu", "vignette",
         VIGNETTE_DECL, &error);
     gcg_bench_check (op != NULL
-            && gcg_frame_chain_add_kernel (chain, op, GCG_KERNEL_POSITION_AFTER,
-                &error),
+            && gcg_frame_batch_add_kernel_at (chain, op,
+                GCG_KERNEL_POSITION_AFTER, &error),
         "vignette.cu", error);
-    gcg__frame_chain_set_value_lookup (chain, lookup_strength, &n);
+    gcg__frame_batch_set_value_lookup (chain, lookup_strength, &n);
   }
   t.pipelined = time_chain (b, chain, &p, TRUE);
   t.host_us = time_host (b, chain, &p);
@@ -328,8 +331,8 @@ static gdouble
 time_cpu (Bench *b, const GcgFrameChainConfig *c)
 {
   GError *error = NULL;
-  g_autoptr (GcgFrameChain)
-      chain = gcg_frame_chain_new (c, GCG_BACKEND_CPU, NULL, &error);
+  g_autoptr (GcgFrameBatch)
+      chain = gcg_frame_batch_new_for_frame (c, GCG_BACKEND_CPU, NULL, &error);
   GcgFrameParams p;
   gint64 t0;
 
@@ -337,7 +340,7 @@ time_cpu (Bench *b, const GcgFrameChainConfig *c)
   fill_params (b, c, FALSE, &p);
   t0 = gcg_bench_now_ns ();
   for (guint f = 0; f < b->cpu_frames; f++)
-    gcg_bench_check (gcg_frame_chain_process (chain, &p, NULL, &error),
+    gcg_bench_check (gcg_frame_batch_process_frame (chain, &p, NULL, &error),
         "cpu process", error);
   return (gcg_bench_now_ns () - t0) / 1e6 / b->cpu_frames;
 }

@@ -27,13 +27,12 @@
 /* memory/: registering an element's host memory with the driver. */
 #include "gcg-host-registration-private.h"
 /* frame/: tensor types and model dtypes by name and size; clipping a
- * rectangle; a user kernel's declaration, code, stage and op; a chain
- * or batch of stages only and the lookup of their per-frame values. */
+ * rectangle; a user kernel's declaration, code, stage and op; an engine
+ * of stages only and the lookup of their per-frame values. */
 #include "gcg-dtype-private.h"
 #include "gcg-rect-private.h"
 #include "gcg-kernel-decl-private.h"
 #include "gcg-kernel-code-private.h"
 #include "gcg-kernel-stage-private.h"
 #include "gcg-kernel-op-private.h"
-#include "gcg-frame-chain-stage-private.h"
 #include "gcg-frame-batch-private.h"

@@ -221,35 +221,6 @@ gcg_frame_chain_process (GcgFrameChain *self, const GcgFrameParams *params,
   return gcg_frame_batch_process_frame (self->batch, params, stream, error);
 }
 
-/* Appends @stage (owned, freed on failure) after the built-in op, in the
- * same graph; before the first frame, CUDA backend only. */
-gboolean
-gcg__frame_chain_add_stage (GcgFrameChain *self, GcgFrameStage *stage,
-    GError **error)
-{
-  return gcg__frame_batch_add_stage (self->batch, stage, error);
-}
-
-/* A chain whose graph holds only the stages added to it (no built-in
- * kernel, no struct of its own): what cudagraphkernel runs.  @config
- * still describes the frames (sizes, formats: checked per frame as for
- * any chain); CUDA only, since stages never run on the CPU. */
-GcgFrameChain *
-gcg__frame_chain_new_stages_only (const GcgFrameChainConfig *config,
-    GcgContext *context, GError **error)
-{
-  return wrap (gcg__frame_batch_new_stages_only (config, context, error));
-}
-
-/* Where the stages find this frame's named values: called on the
- * streaming thread during gcg_frame_chain_process(); %NULL for none. */
-void
-gcg__frame_chain_set_value_lookup (GcgFrameChain *self,
-    GcgFrameValueLookup lookup, gpointer user_data)
-{
-  gcg__frame_batch_set_value_lookup (self->batch, lookup, user_data);
-}
-
 /**
  * gcg_frame_chain_attach_model:
  * @self: a #GcgFrameChain with a tensor output, on the CUDA backend

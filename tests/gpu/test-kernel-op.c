@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * GcgKernelOp in a GPU frame chain through the public API
- * (gcg_frame_chain_add_kernel()): a kernel BEFORE the built-in op (it
+ * (gcg_frame_batch_add_kernel_at()): a kernel BEFORE the built-in op (it
  * writes the input's scratch copy that the op reads), AFTER it (in place
  * on the output) and both, graph and eager, with a per-frame value and
  * per-frame adjustments, one capture per stream.  The reference is the
@@ -15,7 +15,6 @@
  */
 #include "gcg-gpu-fixture.h"
 #include "gcg-frame-batch-private.h"
-#include "gcg-frame-chain-stage-private.h"
 #include "common/gcg-test-elf.h"
 
 #include <string.h>
@@ -115,7 +114,7 @@ frame_values (guint i, GcgFrameParams *params, Masks *m)
 /* The CPU chain's output for @in as a kernel before (@before) changes
  * it, then changed by a kernel after (@after). */
 static void
-reference (GcgFrameChain *cpu, const guint8 *in, const GcgFrameParams *p,
+reference (GcgFrameBatch *cpu, const guint8 *in, const GcgFrameParams *p,
     const Masks *m, gboolean before, gboolean after, guint8 *out)
 {
   g_autofree guint8 *copy = g_memdup2 (in, IN_PITCH * IN_H);
@@ -127,24 +126,25 @@ reference (GcgFrameChain *cpu, const guint8 *in, const GcgFrameParams *p,
   params.src_stride[0] = IN_PITCH;
   params.dst[0] = (guint64) (guintptr) out;
   params.dst_stride[0] = OUT_PITCH;
-  g_assert_true (gcg_frame_chain_process (cpu, &params, NULL, NULL));
+  g_assert_true (gcg_frame_batch_process_frame (cpu, &params, NULL, NULL));
   if (after)
     xor_rgb (out, OUT_PITCH, OUT_W, OUT_H, m->mask_out);
 }
 
-static GcgFrameChain *
+static GcgFrameBatch *
 gpu_chain (Fixture *f, gboolean before, gboolean after, gboolean use_graph)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GcgKernelOp) op_in = NULL;
   g_autoptr (GcgKernelOp) op_out = NULL;
   GcgFrameChainConfig config;
-  GcgFrameChain *chain;
+  GcgFrameBatch *chain;
 
   make_config (&config);
-  chain = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  chain =
+      gcg_frame_batch_new_for_frame (&config, GCG_BACKEND_CUDA, f->ctx, &error);
   g_assert_no_error (error);
-  gcg_frame_chain_set_use_graph (chain, use_graph);
+  gcg_frame_batch_set_use_graph (chain, use_graph);
   op_in = gcg_kernel_op_new_from_source (f->ctx, xor_source, "xor_rgb",
       BEFORE_DECL, &error);
   g_assert_no_error (error);
@@ -153,10 +153,10 @@ gpu_chain (Fixture *f, gboolean before, gboolean after, gboolean use_graph)
   g_assert_no_error (error);
   /* Added after first, to show the position, not the order, decides. */
   if (after)
-    g_assert_true (gcg_frame_chain_add_kernel (chain, op_out,
+    g_assert_true (gcg_frame_batch_add_kernel_at (chain, op_out,
         GCG_KERNEL_POSITION_AFTER, &error));
   if (before)
-    g_assert_true (gcg_frame_chain_add_kernel (chain, op_in,
+    g_assert_true (gcg_frame_batch_add_kernel_at (chain, op_in,
         GCG_KERNEL_POSITION_BEFORE, &error));
   g_assert_no_error (error);
   return chain;
@@ -167,8 +167,8 @@ static void
 run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
     guint n_streams)
 {
-  g_autoptr (GcgFrameChain) chain = gpu_chain (f, before, after, use_graph);
-  g_autoptr (GcgFrameChain) cpu = NULL;
+  g_autoptr (GcgFrameBatch) chain = gpu_chain (f, before, after, use_graph);
+  g_autoptr (GcgFrameBatch) cpu = NULL;
   g_autofree guint8 *in = g_malloc (IN_PITCH * IN_H);
   g_autofree guint8 *out = g_malloc (OUT_PITCH * OUT_H);
   g_autofree guint8 *ref = g_malloc (OUT_PITCH * OUT_H);
@@ -180,7 +180,7 @@ run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
   guint checked = 0;
 
   make_config (&config);
-  cpu = gcg_frame_chain_new (&config, GCG_BACKEND_CPU, NULL, NULL);
+  cpu = gcg_frame_batch_new_for_frame (&config, GCG_BACKEND_CPU, NULL, NULL);
   if (n_streams > 1)
     streams[1] = gcg_stream_new (f->ctx, NULL);
   for (gsize i = 0; i < IN_PITCH * IN_H; i++)
@@ -189,7 +189,7 @@ run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
   g_assert_true (GCG_CU_OK (NULL, cuMemcpyHtoD, src, in, IN_PITCH * IN_H));
   for (guint s = 0; s < 2; s++)
     g_assert_true (GCG_CU_OK (NULL, cuMemAlloc, &dst[s], OUT_PITCH * OUT_H));
-  gcg__frame_chain_set_value_lookup (chain, lookup, &m);
+  gcg__frame_batch_set_value_lookup (chain, lookup, &m);
   gcg_frame_params_init (&params);
   params.src[0] = src;
   params.src_stride[0] = IN_PITCH;
@@ -199,7 +199,8 @@ run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
 
     frame_values (i, &params, &m);
     params.dst[0] = dst[s];
-    g_assert_true (gcg_frame_chain_process (chain, &params, streams[s], NULL));
+    g_assert_true (gcg_frame_batch_process_frame (chain, &params, streams[s],
+        NULL));
     if (i % 17 != 0 && i != FRAMES - 1)
       continue;
     g_assert_true (gcg_stream_synchronize (streams[s], NULL));
@@ -212,10 +213,10 @@ run_case (Fixture *f, gboolean before, gboolean after, gboolean use_graph,
   g_test_message ("before %d after %d %s, %u stream(s): %u frames equal "
                   "the reference",
       before, after, use_graph ? "graph" : "eager", n_streams, checked);
-  g_assert_cmpuint (gcg_frame_chain_get_capture_count (chain), ==,
+  g_assert_cmpuint (gcg_frame_batch_get_capture_count (chain), ==,
       use_graph ? n_streams : 0);
-  g_assert_cmpuint (use_graph ? gcg_frame_chain_get_replay_count (chain)
-                              : gcg_frame_chain_get_eager_count (chain),
+  g_assert_cmpuint (use_graph ? gcg_frame_batch_get_replay_count (chain)
+                              : gcg_frame_batch_get_eager_count (chain),
       ==, FRAMES);
   for (guint s = 0; s < n_streams; s++)
     g_assert_true (gcg_stream_synchronize (streams[s], NULL));
@@ -253,7 +254,7 @@ static void
 test_refused (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GcgFrameChain) chain = NULL;
+  g_autoptr (GcgFrameBatch) chain = NULL;
   g_autoptr (GcgKernelOp) op = NULL;
   g_autoptr (GcgKernelOp) ptx = NULL;
   g_autoptr (GBytes) junk = g_bytes_new_static ("not ptx", 7);
@@ -263,7 +264,7 @@ test_refused (Fixture *f, gconstpointer data)
   chain = gpu_chain (f, FALSE, FALSE, TRUE);
   ptx = gcg_kernel_op_new_from_binary (NULL, junk, "k", NULL, &error);
   g_assert_no_error (error);
-  g_assert_false (gcg_frame_chain_add_kernel (chain, ptx,
+  g_assert_false (gcg_frame_batch_add_kernel_at (chain, ptx,
       GCG_KERNEL_POSITION_BEFORE, &error));
   g_assert_nonnull (error);
   g_test_message ("%s", error->message);
@@ -289,9 +290,10 @@ test_refused (Fixture *f, gconstpointer data)
     params.src[0] = params.dst[0] = buf;
     params.src_stride[0] = IN_PITCH;
     params.dst_stride[0] = OUT_PITCH;
-    g_assert_true (gcg_frame_chain_process (chain, &params, f->stream, NULL));
+    g_assert_true (gcg_frame_batch_process_frame (chain, &params, f->stream,
+        NULL));
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
-    g_assert_false (gcg_frame_chain_add_kernel (chain, op,
+    g_assert_false (gcg_frame_batch_add_kernel_at (chain, op,
         GCG_KERNEL_POSITION_AFTER, &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT);
     g_assert_true (GCG_CU_OK (NULL, cuMemFree, buf));

@@ -10,7 +10,7 @@
  * (in a child process: it poisons the context).
  */
 #include "gcg-gpu-fixture.h"
-#include "gcg-frame-chain-stage-private.h"
+#include "gcg-frame-batch-private.h"
 #include "gcg-kernel-decl-private.h"
 #include "gcg-kernel-replay-private.h"
 #include "gcg-kernel-stage-private.h"
@@ -389,8 +389,8 @@ static void
 test_fused (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GcgFrameChain) cpu = NULL;
-  g_autoptr (GcgFrameChain) gpu = NULL;
+  g_autoptr (GcgFrameBatch) cpu = NULL;
+  g_autoptr (GcgFrameBatch) gpu = NULL;
   g_autofree guint8 *in = g_malloc (PITCH * H);
   g_autofree guint8 *ref = g_malloc0 (OPITCH * OH);
   g_autofree guint8 *out = g_malloc (OPITCH * OH);
@@ -408,14 +408,15 @@ test_fused (Fixture *f, gconstpointer data)
   config.in_height = H;
   config.out_width = OW;
   config.out_height = OH;
-  cpu = gcg_frame_chain_new (&config, GCG_BACKEND_CPU, NULL, &error);
-  gpu = gcg_frame_chain_new (&config, GCG_BACKEND_CUDA, f->ctx, &error);
+  cpu = gcg_frame_batch_new_for_frame (&config, GCG_BACKEND_CPU, NULL, &error);
+  gpu =
+      gcg_frame_batch_new_for_frame (&config, GCG_BACKEND_CUDA, f->ctx, &error);
   g_assert_no_error (error);
-  g_assert_false (gcg__frame_chain_add_stage (cpu, fused_swizzle (f, NULL),
+  g_assert_false (gcg__frame_batch_add_stage (cpu, fused_swizzle (f, NULL),
       &error));
   g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
   g_clear_error (&error);
-  g_assert_true (gcg__frame_chain_add_stage (gpu, fused_swizzle (f, NULL),
+  g_assert_true (gcg__frame_batch_add_stage (gpu, fused_swizzle (f, NULL),
       &error));
   g_assert_no_error (error);
 
@@ -434,14 +435,14 @@ test_fused (Fixture *f, gconstpointer data)
     Values v;
 
     values_for_frame (i, &v);
-    gcg__frame_chain_set_value_lookup (gpu, lookup, &v);
-    g_assert_true (gcg_frame_chain_process (gpu, &gp, f->stream, &error));
+    gcg__frame_batch_set_value_lookup (gpu, lookup, &v);
+    g_assert_true (gcg_frame_batch_process_frame (gpu, &gp, f->stream, &error));
     g_assert_no_error (error);
     if (i % 97 != 0 && i != FRAMES - 1)
       continue;
     g_assert_true (gcg_stream_synchronize (f->stream, NULL));
     g_assert_true (GCG_CU_OK (NULL, cuMemcpyDtoH, out, dst, OPITCH * OH));
-    g_assert_true (gcg_frame_chain_process (cpu, &cp, NULL, &error));
+    g_assert_true (gcg_frame_batch_process_frame (cpu, &cp, NULL, &error));
     for (gint y = 0; y < OH; y++) {
       for (gint x = 0; x < OW; x++) {
         guint8 want[4];
@@ -456,10 +457,10 @@ test_fused (Fixture *f, gconstpointer data)
   }
   g_test_message ("resize then swizzle, one graph: largest byte difference "
                   "%u, %" G_GUINT64_FORMAT " capture(s)",
-      worst, gcg_frame_chain_get_capture_count (gpu));
+      worst, gcg_frame_batch_get_capture_count (gpu));
   g_assert_cmpuint (worst, ==, 0);
-  g_assert_cmpuint (gcg_frame_chain_get_capture_count (gpu), ==, 1);
-  g_assert_cmpuint (gcg_frame_chain_get_replay_count (gpu), ==, FRAMES);
+  g_assert_cmpuint (gcg_frame_batch_get_capture_count (gpu), ==, 1);
+  g_assert_cmpuint (gcg_frame_batch_get_replay_count (gpu), ==, FRAMES);
   g_assert_true (gcg_stream_synchronize (f->stream, NULL));
   g_assert_true (GCG_CU_OK (NULL, cuMemFree, src));
   g_assert_true (GCG_CU_OK (NULL, cuMemFree, dst));

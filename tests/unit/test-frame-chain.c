@@ -11,7 +11,7 @@
  */
 #include <gcg.h>
 #include "kernels/gcg-frame-math.h"
-#include "gcg-frame-chain-stage-private.h"
+#include "gcg-frame-batch-private.h"
 #include "gcg-rect-private.h"
 
 #include <math.h>
@@ -1294,13 +1294,13 @@ test_stages_only_needs_cuda (void)
 {
   g_autoptr (GError) error = NULL;
   GcgFrameChainConfig config;
-  GcgFrameChain *chain;
+  GcgFrameBatch *engine;
 
   gcg_frame_chain_config_init (&config);
   config.in_width = config.out_width = 64;
   config.in_height = config.out_height = 48;
-  chain = gcg__frame_chain_new_stages_only (&config, NULL, &error);
-  g_assert_null (chain);
+  engine = gcg__frame_batch_new_stages_only (&config, NULL, &error);
+  g_assert_null (engine);
   g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, "CUDA backend"));
 }
