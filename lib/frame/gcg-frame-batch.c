@@ -32,7 +32,7 @@
  * resolution changes and changing ROI counts never capture again.
  * Stages added to the engine (user kernels, the model, the postprocess)
  * run in the same replay; each stream gets its own graph, and an engine
- * serves up to 16 streams.
+ * serves up to 16 streams and keeps a reference to each.
  *
  * The CPU backend runs each source through the reference loops,
  * synchronously: the oracle of the GPU tests and the fallback where no
@@ -403,7 +403,10 @@ gcg_frame_batch_get_backend (GcgFrameBatch *self)
  * @self: a #GcgFrameBatch
  * @config: (out caller-allocates): where to copy the configuration
  *
- * Copies the batch's configuration into @config.
+ * Copies the batch's configuration into @config.  A batch of one frame
+ * has the one its #GcgFrameChainConfig amounts to (one source, its
+ * max_rois items); gcg_frame_batch_get_frame_config() gives that whole
+ * configuration.
  *
  * Since: 0.1
  */
@@ -418,11 +421,12 @@ gcg_frame_batch_get_config (GcgFrameBatch *self, GcgFrameBatchConfig *config)
 /**
  * gcg_frame_batch_set_use_graph:
  * @self: a #GcgFrameBatch
- * @use_graph: %TRUE to capture and replay (the default), %FALSE to launch
- *   the kernel eagerly for every batch
+ * @use_graph: %TRUE (the default) to capture once and replay, %FALSE to
+ *   launch the kernel eagerly for every frame or batch
  *
- * Eager launches exist for comparison and debugging; the CPU backend
- * ignores this.
+ * Eager launches run the very same kernel with the same values (and the
+ * stages on the same parameter block), for comparison, debugging and
+ * benchmarks.  No effect on the CPU backend.
  *
  * Since: 0.1
  */
@@ -437,8 +441,8 @@ gcg_frame_batch_set_use_graph (GcgFrameBatch *self, gboolean use_graph)
  * gcg_frame_batch_get_use_graph:
  * @self: a #GcgFrameBatch
  *
- * Tells whether the CUDA backend replays a captured graph or launches
- * eagerly.
+ * Tells whether the CUDA backend replays a captured graph (the default)
+ * or launches its kernels eagerly.
  *
  * Returns: whether the CUDA backend replays a graph
  *
@@ -612,9 +616,12 @@ run_frame (GcgFrameBatch *self, const GcgFrameParams *params, GcgStream *stream,
  * structs) and queues the replay (the capture too, on a stream's first
  * frame) and returns without waiting; the CPU backend has written the
  * output when it returns.  Tensor items past the frame's ROIs are left
- * as they were (gcg_frame_queue_submit_frame() zeroes them).
+ * as they were (gcg_frame_queue_submit_frame() zeroes them; with a model
+ * they are zeroed in its input).  A batch of several sources runs with
+ * gcg_frame_batch_process() and is refused here with
+ * %GCG_ERROR_INVALID_ARGUMENT.
  *
- * Returns: %TRUE on success
+ * Returns: %TRUE on success, or %FALSE with @error set
  *
  * Since: 0.3
  */
@@ -699,30 +706,38 @@ process_one (GcgFrameBatch *self, guint n_sources,
  * @n_sources: how many sources this batch holds (1 to max_sources)
  * @sources: (array length=n_sources): each source's video description
  * @params: (array length=n_sources): each source's frame values, as for
- *   gcg_frame_chain_process(): plane addresses are device pointers for the
- *   CUDA backend, host pointers for the CPU backend; no ROIs means one item
- *   for the whole frame; the destination fields are ignored
+ *   gcg_frame_batch_process_frame(): plane addresses are device pointers
+ *   for the CUDA backend, host pointers for the CPU backend; no ROIs means
+ *   one item for the whole frame; the destination fields are ignored
  * @dst: where the tensor goes (device address for the CUDA backend, host
  *   address for the CPU backend), at least
- *   gcg_frame_batch_config_get_output_size() bytes
+ *   gcg_frame_batch_get_output_size() bytes (with a model, its outputs go
+ *   there instead)
  * @stream: (nullable): the stream to run on (CUDA backend, required);
  *   ignored by the CPU backend
  * @n_items: (out) (optional): the number of items written
  * @error: return location for a #GError, or %NULL
  *
  * Writes one batch: source 0's items (its ROIs in order, or one), then
- * source 1's, and so on, each item equal to what a #GcgFrameChain with
- * the same configuration writes for that frame.  Items past the last one
- * written are zeroed (bytes of value 0), so the whole tensor is written:
- * on the CUDA backend by the batch's kernel itself, in the same replay, so
- * the batch is done when its replay is.  Every source and its values are
- * checked first; on %GCG_ERROR_INVALID_ARGUMENT (the message names the
- * source) nothing runs and nothing changes.  The CUDA backend then queues one
- * copy of the batch's values and the replay (the capture too, on a
- * stream's first batch) and returns without waiting; the CPU backend has
- * written the tensor when it returns.
+ * source 1's, and so on, each item equal to what a batch of one frame
+ * (gcg_frame_batch_new_for_frame()) with the same configuration writes
+ * for that frame.  Items past the last one written are zeroed (bytes of
+ * value 0), so the whole tensor is written: on the CUDA backend by the
+ * batch's kernel itself, in the same replay, so the batch is done when
+ * its replay is.  Every source and its values are checked first; on
+ * %GCG_ERROR_INVALID_ARGUMENT (the message names the source) nothing
+ * runs and nothing changes.  The CUDA backend then queues one copy of the
+ * batch's values and the replay (the capture too, on a stream's first
+ * batch) and returns without waiting; the CPU backend has written the
+ * tensor when it returns.
  *
- * Returns: %TRUE on success
+ * A batch of one frame runs here too when its output is a tensor: one
+ * source, the one it was made for (any other is refused with
+ * %GCG_ERROR_INVALID_ARGUMENT), run as gcg_frame_batch_process_frame()
+ * with its tensor at @dst; its items past the frame's are zeroed after
+ * the replay (with a model, in the model's input).
+ *
+ * Returns: %TRUE on success, or %FALSE with @error set
  *
  * Since: 0.1
  */
@@ -926,7 +941,8 @@ gcg_frame_batch_add_kernel_at (GcgFrameBatch *batch, GcgKernelOp *op,
 
 /**
  * gcg_frame_batch_add_kernel:
- * @batch: a #GcgFrameBatch on the CUDA backend, before its first batch
+ * @batch: a #GcgFrameBatch on the CUDA backend, before its first frame or
+ *   batch
  * @op: the user kernel
  * @error: return location for a #GError, or %NULL
  *
@@ -957,26 +973,40 @@ gcg__frame_batch_add_stage (GcgFrameBatch *self, GcgFrameStage *stage,
 
 /**
  * gcg_frame_batch_attach_model:
- * @self: a #GcgFrameBatch on the CUDA backend, before its first batch
- * @model: the model to run after the batch's kernel: its input is the
- *   whole batch tensor (max_sources × max_rois items)
- * @keep_input: %TRUE to copy the batch tensor into the output buffer too,
- *   before the model's outputs
+ * @self: a #GcgFrameBatch with a tensor output, on the CUDA backend,
+ *   before its first frame or batch
+ * @model: the model to run after the batch's kernel, its input and
+ *   outputs set: its input is the whole tensor (a batch of one frame's
+ *   max_rois items, or max_sources × max_rois items)
+ * @keep_input: %TRUE to copy the preprocessed tensor into the output
+ *   buffer too, before the model's outputs
  * @error: return location for a #GError, or %NULL
  *
- * Ends the batch in @model, in the same graph, as
- * gcg_frame_chain_attach_model() does for one frame: the items go
- * straight into the model's input (items a batch leaves unused are
- * zeroed there), the model runs, its outputs are copied into the @dst of
- * gcg_frame_batch_process(), laid out as gcg_model_graph_get_packed_tensor()
- * says, gcg_frame_batch_get_output_size() bytes in all.  User kernels
- * added with gcg_frame_batch_add_kernel() before it work on the model's
- * input.  The batch then runs on one stream only.
+ * Ends the batch in @model, in the same graph: the batch's kernel writes
+ * the model's input in place (no copy), the model's graph runs as a child
+ * graph node, and a copy kernel moves its outputs into the output buffer
+ * (a frame's output, or the @dst of gcg_frame_batch_process()), one
+ * replay per frame or batch in all.  The output buffer then holds the
+ * input when @keep_input, then each output in order, each at a multiple
+ * of %GCG_MODEL_GRAPH_PACK_ALIGN bytes (as
+ * gcg_model_graph_get_packed_tensor() lays them out),
+ * gcg_frame_batch_get_output_size() bytes in all:
+ * gcg_frame_batch_get_output_tensor() says where each lies.  Items a
+ * frame or batch leaves unused are zeroed in the model's input.  User
+ * kernels added after the op (gcg_frame_batch_add_kernel_at()) before
+ * the model is attached work on the model's input.
+ *
+ * The model's tensors serve one frame or batch at a time, so the batch
+ * then runs on one stream only, and the model serves this batch only.
+ * The batch keeps a reference to @model and, when it is freed, waits for
+ * its last frame or batch before dropping it.  Call before the first
+ * frame or batch.
  *
  * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_NOT_SUPPORTED on
- *   the CPU backend, %GCG_ERROR_INVALID_ARGUMENT for a model in another
- *   CUDA context, whose input is not the batch tensor (size and element
- *   type), or a second model
+ *   the CPU backend or for a video output (a batch of one frame),
+ *   %GCG_ERROR_INVALID_ARGUMENT for a model in another CUDA context or
+ *   whose input is not the batch's tensor (size and element type), or a
+ *   second model
  *
  * Since: 0.2
  */
@@ -1013,9 +1043,11 @@ gcg_frame_batch_get_model (GcgFrameBatch *self)
  * gcg_frame_batch_get_output_size:
  * @self: a #GcgFrameBatch
  *
- * The bytes each batch's output buffer must hold: the batch tensor
- * (gcg_frame_batch_config_get_output_size()), or with a model its packed
- * outputs (and the tensor when kept).
+ * The bytes each output buffer must hold: a batch of one frame's output
+ * (gcg_frame_chain_config_get_output_size() of its configuration), a
+ * batch of several sources' tensor
+ * (gcg_frame_batch_config_get_output_size()), or with a model its outputs
+ * (and input when kept) as laid out by gcg_frame_batch_attach_model().
  *
  * Returns: the output size in bytes
  *
@@ -1036,7 +1068,9 @@ gcg_frame_batch_get_output_size (GcgFrameBatch *self)
  * @offset: (out): where it starts in the output buffer, in bytes
  * @n_bytes: (out): its size
  *
- * Where a tensor of a model's output lies in each output buffer.
+ * Where a tensor of a model's output lies in each output buffer (a
+ * frame's, or a batch's @dst), as laid out by
+ * gcg_frame_batch_attach_model().
  *
  * Returns: %FALSE without a model or for an index past the last tensor
  *
@@ -1055,24 +1089,47 @@ gcg_frame_batch_get_output_tensor (GcgFrameBatch *self, guint index,
 /**
  * gcg_frame_batch_set_postprocess:
  * @self: a #GcgFrameBatch ending in a model
- *   (gcg_frame_batch_attach_model()), before its first batch
+ *   (gcg_frame_batch_attach_model()), before its first frame or batch
  * @config: the postprocess (copied)
  * @error: return location for a #GError, or %NULL
  *
- * Ends the batch in a postprocess after its model, in the same graph,
- * as gcg_frame_chain_set_postprocess() does for one frame: the items are
- * the batch's slots (source 0's ROIs, then source 1's…, max_sources ×
- * max_rois at most, which must not exceed %GCG_POSTPROCESS_MAX_ITEMS),
- * #GcgResult.item is the slot, and each box is in its own source's
- * pixels.  A batch's results go to the area at its first source's
- * #GcgFrameParams.results (@params[0] of gcg_frame_batch_process()),
- * gcg_frame_batch_get_results_size() bytes at most; the header's frame
- * number is the batch's number.  They are valid once the batch is done
- * (its #GcgFrameQueue done callback, a fence or a stream
- * synchronisation).
+ * Ends the batch in a postprocess, in the same graph, after the model:
+ * per frame or batch it reads the model's output @config->output_index
+ * (float32: classification N × n_classes, detection N × (4 + n_classes)
+ * × candidates, N the model's batch: max_rois for a batch of one frame,
+ * max_sources × max_rois otherwise) for the items written, and writes
+ * their results (gcg_postprocess_run_cpu() says how they are computed:
+ * the GPU gives the same) into a results area: a #GcgResultsHeader then
+ * the results, packed, gcg_frame_batch_get_results_size() bytes at most.
  *
- * Returns: %TRUE, or %FALSE with @error set, as
- *   gcg_frame_chain_set_postprocess()
+ * In a batch of one frame the items are the frame's (its ROIs, or one
+ * for the whole frame), the area is at the frame's
+ * #GcgFrameParams.results, and the header's frame number is the frame's
+ * #GcgFrameParams.frame_number.  In a batch of several sources the items
+ * are the batch's slots (source 0's, then source 1's…, max_sources ×
+ * max_rois at most), #GcgResult.item is the slot, the area is at its
+ * first source's #GcgFrameParams.results (@params[0] of
+ * gcg_frame_batch_process()), and the header's frame number is the
+ * batch's number.  Either way each box is in its own source frame's
+ * pixels, through its item's #GcgFrameItemMap.
+ *
+ * The results are written by the replay itself and are valid once the
+ * frame or batch is done (its #GcgFrameQueue done callback, a fence, or
+ * a stream synchronisation), with no copy of the model's output to the
+ * host.  The model's outputs are still copied into the output buffer as
+ * without a postprocess.
+ *
+ * %GCG_POSTPROCESS_NONE sets nothing.
+ *
+ * Returns: %TRUE, or %FALSE with @error set: %GCG_ERROR_INVALID_ARGUMENT
+ *   for an invalid @config (gcg_postprocess_config_validate()), an output
+ *   index past the model's, an output not shaped for the kind, more than
+ *   %GCG_POSTPROCESS_MAX_ITEMS items or
+ *   %GCG_POSTPROCESS_MAX_CANDIDATES candidates, or a second postprocess;
+ *   %GCG_ERROR_NOT_SUPPORTED without a model (the CPU backend has none:
+ *   see gcg_postprocess_run_cpu()), for an output other than float32,
+ *   or for %GCG_POSTPROCESS_USER (its kernel is set with
+ *   gcg_frame_batch_set_postprocess_kernel())
  *
  * Since: 0.3
  */
@@ -1090,20 +1147,55 @@ gcg_frame_batch_set_postprocess (GcgFrameBatch *self,
 /**
  * gcg_frame_batch_set_postprocess_kernel:
  * @self: a #GcgFrameBatch ending in a model
- *   (gcg_frame_batch_attach_model()), before its first batch
- * @config: the postprocess (copied), of kind %GCG_POSTPROCESS_USER
+ *   (gcg_frame_batch_attach_model()), before its first frame or batch
+ * @config: the postprocess (copied), of kind %GCG_POSTPROCESS_USER: its
+ *   @output_index, @n_classes, @max_per_item and thresholds reach the
+ *   kernel
  * @op: the user's kernel that turns the model's output into results
  * @error: return location for a #GError, or %NULL
  *
- * Ends the batch in the user's own postprocess, as
- * gcg_frame_chain_set_postprocess_kernel() does for one frame: the
- * items are the batch's slots (`items` those of this batch, the default
- * grid one block per slot of the largest batch, max_sources × max_rois),
- * each box mapped to its own source's pixels; the results go where
- * gcg_frame_batch_set_postprocess() puts them.
+ * Ends the batch in the user's own postprocess, in the same graph, after
+ * the model, as gcg_frame_batch_set_postprocess() does with a built-in
+ * one: the same items (a frame's ROIs, or a batch's slots), the results
+ * in the same area.  Per frame or batch the replay zeroes a count per
+ * item, runs @op, then packs what it wrote into the results area (a
+ * #GcgResultsHeader then the records,
+ * gcg_frame_batch_get_results_size() bytes at most), valid once the
+ * frame or batch is done.
  *
- * Returns: %TRUE, or %FALSE with @error set, as
- *   gcg_frame_chain_set_postprocess_kernel()
+ * @op's parameter declaration (docs/user-kernels.md, "A postprocess
+ * kernel") may read `output` (u64: the device address of the model's
+ * output @config->output_index, any element type), `output_bytes`
+ * (u64), `records` (u64: item i's #GcgResult records start at records +
+ * i × max_results × 32 bytes; CUDA source has the `gcg_result` struct
+ * declared for them), `counts` (u64: a u32 per item, zeroed before the
+ * kernel, which writes how many records item i has), `max_results`
+ * (i32: @config->max_per_item), `classes` (i32), `score_threshold` and
+ * `iou_threshold` (f32), besides `items` (the items of this frame or
+ * batch), `out_width`, `out_height` (an item's tensor size), `frame` (a
+ * batch's: its number), `pts` and `meta:KEY`; no `src` or `dst` field.
+ * Unless gcg_kernel_op_set_grid() and gcg_kernel_op_set_block() say
+ * otherwise it runs one block of 256 threads per item of the largest
+ * frame or batch (max_rois blocks for a batch of one frame, max_sources
+ * × max_rois otherwise; `blockIdx.x` the item): blocks with
+ * `blockIdx.x >= items` must return.
+ *
+ * The kernel's output is untrusted: each count is clamped to
+ * max_results, each record's box, written as left, top, width and
+ * height in the item's tensor pixels, is mapped to its own source
+ * frame's pixels through the item's geometry (#GcgFrameItemMap, as
+ * detections are), #GcgResult.item is set to the item and @reserved to
+ * 0, and a NaN confidence becomes 0; the label is kept as written.
+ * There is no CPU reference of a user's kernel
+ * (gcg_postprocess_run_cpu() refuses it).
+ *
+ * Returns: %TRUE, or %FALSE with @error set:
+ *   %GCG_ERROR_INVALID_ARGUMENT for a kind other than
+ *   %GCG_POSTPROCESS_USER, an invalid @config, an output index past the
+ *   model's, more than %GCG_POSTPROCESS_MAX_ITEMS items, a declaration
+ *   that reads a `src` or `dst` field, or a second postprocess;
+ *   %GCG_ERROR_NOT_SUPPORTED without a model (and on the CPU backend);
+ *   @op's own errors (loading its code, its entry point)
  *
  * Since: 0.3
  */
@@ -1125,7 +1217,8 @@ gcg_frame_batch_set_postprocess_kernel (GcgFrameBatch *self,
  * @self: a #GcgFrameBatch
  * @config: (out caller-allocates): the postprocess set
  *
- * The postprocess set with gcg_frame_batch_set_postprocess().
+ * The postprocess set with gcg_frame_batch_set_postprocess() or
+ * gcg_frame_batch_set_postprocess_kernel().
  *
  * Returns: %TRUE and @config filled, or %FALSE (and @config's kind
  *   %GCG_POSTPROCESS_NONE) when there is none
@@ -1145,8 +1238,11 @@ gcg_frame_batch_get_postprocess (GcgFrameBatch *self,
  * gcg_frame_batch_get_results_size:
  * @self: a #GcgFrameBatch
  *
- * The bytes a batch's results area must hold: a #GcgResultsHeader and
- * room for every slot's most results.
+ * The bytes a results area (#GcgFrameParams.results: a frame's, or a
+ * batch's first source's) must hold: a #GcgResultsHeader and room for
+ * every item's most results (gcg_postprocess_config_get_results_size()
+ * for max_rois items in a batch of one frame, max_sources × max_rois
+ * otherwise).
  *
  * Returns: the size in bytes, 0 without a postprocess
  *
@@ -1181,9 +1277,10 @@ gcg_frame_batch_get_capture_count (GcgFrameBatch *self)
  * gcg_frame_batch_get_replay_count:
  * @self: a #GcgFrameBatch
  *
- * Counts the batches run by replaying a graph.
+ * Counts the frames or batches run by launching a captured graph.
  *
- * Returns: the number of batches run by launching a graph
+ * Returns: the number of frames or batches run by launching a graph (the
+ *   first of a stream included)
  *
  * Since: 0.1
  */
@@ -1198,10 +1295,10 @@ gcg_frame_batch_get_replay_count (GcgFrameBatch *self)
  * gcg_frame_batch_get_eager_count:
  * @self: a #GcgFrameBatch
  *
- * Counts the batches run without a graph.
+ * Counts the frames or batches run without a graph.
  *
- * Returns: the number of batches run without a graph: eager kernel
- *   launches, and every batch of the CPU backend
+ * Returns: the number of frames or batches run without a graph: eager
+ *   kernel launches, and every one of the CPU backend
  *
  * Since: 0.1
  */

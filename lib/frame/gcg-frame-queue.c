@@ -7,16 +7,16 @@
  * GcgFrameQueue:
  *
  * Keeps up to #GcgFrameQueue:depth frames in flight on one #GcgStream.
- * gcg_frame_queue_submit() queues a frame's copy to the device, its
- * #GcgFrameChain run (graph replay or eager launch) and its copy back, and
- * returns at once; the GPU works through the frames in order while the
- * caller prepares the next ones.
+ * gcg_frame_queue_submit_frame() queues a frame's copy to the device, the
+ * run of its #GcgFrameBatch of one frame (graph replay or eager launch)
+ * and its copy back, and returns at once; the GPU works through the
+ * frames in order while the caller prepares the next ones.
  *
  * Each slot owns what one frame needs while the GPU works on it: device
  * staging from a #GcgAllocator for host inputs and outputs, pinned staging
  * from a #GcgHostPool for pageable host memory, and a completion event.  A
  * slot is reused only once its frame is done, so none of this is ever
- * rewritten while the GPU may still read it; the chain's parameter ring
+ * rewritten while the GPU may still read it; the engine's parameter ring
  * (deeper than the queue) gives each frame its own parameter slot too.
  *
  * gcg_frame_queue_submit_batch() takes a whole #GcgFrameBatch (one frame
@@ -33,12 +33,12 @@
  * waits for that frame only and retires nothing.
  *
  * A frame or a batch that ends with its replay (device output, nothing
- * queued after the chain or the batch: a batch's kernel zeroes its
- * unused items itself) is seen done through its stream's completion
+ * queued after the replay: a batch of several sources' kernel zeroes
+ * its unused items itself) is seen done through its stream's completion
  * mark: the replay's last node writes a count into pinned memory that
  * polls and waits read, with no event recorded or queried per frame.  The
- * other frames (a host output copied back, a chain tensor's unused items
- * zeroed after the chain, %GCG_SYNC_MODE_BLOCKING, where a wait sleeps
+ * other frames (a host output copied back, a frame tensor's unused items
+ * zeroed after its replay, %GCG_SYNC_MODE_BLOCKING, where a wait sleeps
  * on an event) record an event as before; so do marked frames once a
  * consumer has queued a device-side wait (gcg_frame_queue_wait_ready_on())
  * on this queue, which needs an event.  For benchmarks, the environment
@@ -1593,12 +1593,13 @@ gcg_frame_queue_submit_frame (GcgFrameQueue *self, GcgFrameBatch *frame,
  * @seq: (out) (optional): the frame's sequence number (1, 2, ...)
  * @error: return location for a #GError, or %NULL
  *
- * Queues one frame of @chain's engine, as gcg_frame_queue_submit_frame().
+ * As gcg_frame_queue_submit_frame() with @chain's engine.
  *
  * Returns: %TRUE when the frame was queued.  On %FALSE (@error set)
  *   nothing of the frame is still running and @done is never called.
  *
  * Since: 0.1
+ * Deprecated: 0.3: Use gcg_frame_queue_submit_frame() instead.
  */
 gboolean
 gcg_frame_queue_submit (GcgFrameQueue *self, GcgFrameChain *chain,
@@ -1661,7 +1662,7 @@ check_batch_args (GcgFrameBatch *batch, guint n_sources,
  *   sequence as the queue's frames
  * @error: return location for a #GError, or %NULL
  *
- * Queues one batch as gcg_frame_queue_submit() queues one frame: host
+ * Queues one batch as gcg_frame_queue_submit_frame() queues one frame: host
  * inputs are staged to the device (the slot's staging holds every source,
  * grown on demand and kept for the slot's next batches), the batch is run
  * (one graph replay, see gcg_frame_batch_process()), a host output is
