@@ -338,7 +338,7 @@ gcg__frame_batch_new_stages_only (const GcgFrameChainConfig *config,
 
   if (context == NULL) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
-        "A frame chain without a built-in op runs stages, which need the "
+        "An engine without a built-in op runs stages, which need the "
         "CUDA backend and a GcgContext");
     return NULL;
   }
@@ -645,7 +645,7 @@ gcg_frame_batch_process_frame (GcgFrameBatch *self,
   if (self->stages_only) {
     if (self->engine.n_stages == 0) {
       g_set_error_literal (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
-          "A frame chain without a built-in op needs a stage before its "
+          "An engine without a built-in op needs a stage before its "
           "first frame");
       return FALSE;
     }

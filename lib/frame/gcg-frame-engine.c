@@ -193,7 +193,7 @@ gcg__frame_engine_set_postprocess_kernel (GcgFrameEngine *self,
   if (config->kind != GCG_POSTPROCESS_USER) {
     g_set_error (error, GCG_ERROR, GCG_ERROR_INVALID_ARGUMENT,
         "Postprocess kernel '%s': the configuration's kind must be "
-        "GCG_POSTPROCESS_USER (it is %d); gcg_frame_chain_set_postprocess() "
+        "GCG_POSTPROCESS_USER (it is %d); gcg_frame_batch_set_postprocess() "
         "sets the built-in ones",
         gcg_kernel_op_get_name (op), (gint) config->kind);
     return FALSE;

@@ -304,8 +304,8 @@ typedef struct
  * @frame_number: the frame's number (for kernels that need it)
  * @pts: the frame's presentation time in ns
  * @results: where this frame's results go when the chain (or batch) ends
- *   in a postprocess (gcg_frame_chain_set_postprocess()): the device
- *   address of an area of gcg_frame_chain_get_results_size() bytes,
+ *   in a postprocess (gcg_frame_batch_set_postprocess()): the device
+ *   address of an area of gcg_frame_batch_get_results_size() bytes,
  *   8-byte aligned, normally pinned host memory (under unified
  *   addressing, as on every 64-bit platform, the host pointer of
  *   cuMemHostAlloc() or #GcgHostPool memory is its device address;

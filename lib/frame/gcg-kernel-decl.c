@@ -380,7 +380,7 @@ gcg__kernel_decl_check_role (const GcgKernelDecl *self, gboolean postprocess,
     if (!postprocess && param->field >= GCG_KERNEL_FIELD_OUTPUT)
       return item_error (error, param->name,
           "'%s' is a field of a postprocess kernel only "
-          "(gcg_frame_chain_set_postprocess_kernel(), postprocess=user)",
+          "(gcg_frame_batch_set_postprocess_kernel(), postprocess=user)",
           field);
   }
   return TRUE;

@@ -422,7 +422,7 @@ gcg_kernel_op_is_source (GcgKernelOp *self)
  *
  * Sets the block size of the launches made after this call (default
  * %GCG_KERNEL_OP_DEFAULT_BLOCK × %GCG_KERNEL_OP_DEFAULT_BLOCK; 256 × 1
- * for a postprocess kernel, gcg_frame_chain_set_postprocess_kernel(),
+ * for a postprocess kernel, gcg_frame_batch_set_postprocess_kernel(),
  * unless this was called).
  *
  * Returns: %TRUE, or %FALSE with %GCG_ERROR_INVALID_ARGUMENT when a size
@@ -478,7 +478,7 @@ gcg_kernel_op_get_block (GcgKernelOp *self, guint *x, guint *y)
  * Sets the grid of the launches.  By default (all 0) it covers the frame
  * the kernel writes: the input's size before the built-in op, the
  * output's after it; a postprocess kernel's
- * (gcg_frame_chain_set_postprocess_kernel()) is one block per item of
+ * (gcg_frame_batch_set_postprocess_kernel()) is one block per item of
  * the largest frame or batch in x, 1 in y and z.  Bounds are the
  * kernel's job: it gets the exact sizes through its parameters.
  *

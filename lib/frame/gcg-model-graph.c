@@ -471,7 +471,7 @@ gcg_model_graph_get_output_shape (GcgModelGraph *self, guint index,
  * Where a tensor lies when the model's tensors are packed one after the
  * other, each at a multiple of %GCG_MODEL_GRAPH_PACK_ALIGN bytes: the
  * layout of a frame's output buffer when a frame chain ends in the model
- * (gcg_frame_chain_attach_model()).
+ * (gcg_frame_batch_attach_model()).
  *
  * Returns: %FALSE for an index past the last tensor (or the input
  *   requested and not set)

@@ -37,7 +37,7 @@ GCG_PRIVATE_API GcgFrameStage *gcg__postprocess_stage_new (GcgContext *context,
 GCG_PRIVATE_API gsize
 gcg__postprocess_stage_get_results_size (GcgFrameStage *stage);
 
-/* What gcg_frame_chain_set_postprocess(), _set_postprocess_kernel() and
+/* What gcg_frame_batch_set_postprocess(), _set_postprocess_kernel() and
  * the batch's twins share: @config checked (and its kind against @op:
  * USER without a kernel is NOT_SUPPORTED, naming the function that sets
  * one), and a stage made for @model (none: an error) unless the kind is

@@ -262,7 +262,7 @@ check_kind (const GcgPostprocessConfig *config, GcgKernelOp *op, GError **error)
   if (config->kind == GCG_POSTPROCESS_USER && op == NULL) {
     g_set_error_literal (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED,
         "Postprocess: GCG_POSTPROCESS_USER runs the user's kernel: set it "
-        "with gcg_frame_chain_set_postprocess_kernel() (or "
+        "with gcg_frame_batch_set_postprocess_kernel() (or "
         "gcg_frame_batch_set_postprocess_kernel()); only classification "
         "and detection are built in");
     return FALSE;

@@ -169,7 +169,7 @@ check_range (const gchar *name, guint v, guint max, GError **error)
  * @error: return location for a #GError, or %NULL
  *
  * Checks the values of @config on their own (its fit to a model's output
- * is checked where it is set: gcg_frame_chain_set_postprocess()): a known
+ * is checked where it is set: gcg_frame_batch_set_postprocess()): a known
  * kind; for classification and detection 1 to
  * %GCG_POSTPROCESS_MAX_CLASSES classes; for classification a top-k from
  * 1 to the class count (and to %GCG_RESULT_MAX_PER_ITEM); for detection
@@ -489,7 +489,7 @@ check_cpu_run (const GcgPostprocessConfig *config, gsize n_floats,
  *   too many items or candidates or a small area,
  *   %GCG_ERROR_NOT_SUPPORTED for a kind other than classification or
  *   detection (%GCG_POSTPROCESS_USER included: a user's postprocess
- *   kernel, gcg_frame_chain_set_postprocess_kernel(), runs on the GPU
+ *   kernel, gcg_frame_batch_set_postprocess_kernel(), runs on the GPU
  *   only, there is no user code on the CPU)
  *
  * Since: 0.3

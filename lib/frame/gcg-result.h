@@ -27,7 +27,7 @@ G_BEGIN_DECLS
  *   tensor's pixels): score threshold, class-aware non-maximum
  *   suppression, a fixed maximum per item, boxes in source-frame pixels
  * @GCG_POSTPROCESS_USER: the user's own kernel writes #GcgResult records
- *   (gcg_frame_chain_set_postprocess_kernel()); the GPU only
+ *   (gcg_frame_batch_set_postprocess_kernel()); the GPU only
  *
  * What turns a model's output into results.
  *
@@ -155,7 +155,7 @@ typedef struct
  * The start of one frame's results area: the header, then @n_results
  * #GcgResult records, packed (no gap between items: item i's records
  * follow item i − 1's, each item's ordered by rank, best first).  The
- * area is gcg_frame_chain_get_results_size() (or the batch's) bytes:
+ * area is gcg_frame_batch_get_results_size() bytes:
  * room for every item's most results.  Read it with
  * gcg_frame_results_get() and gcg_frame_results_get_item().
  *

@@ -617,7 +617,7 @@ test_kernel_cpu (void)
       g_assert_false (gcg_frame_chain_set_postprocess (chain, &c, &error));
     g_assert_error (error, GCG_ERROR, GCG_ERROR_NOT_SUPPORTED);
     g_assert_nonnull (strstr (error->message,
-        "gcg_frame_chain_set_postprocess_kernel()"));
+        "gcg_frame_batch_set_postprocess_kernel()"));
     g_clear_error (&error);
     expect_kernel_refused (b, engine, &c, op, GCG_ERROR_NOT_SUPPORTED,
         "attach a model first");
