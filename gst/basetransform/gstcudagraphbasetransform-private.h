@@ -18,11 +18,11 @@
 
 #include "gstcudagraphbasetransform.h"
 #include "gstcudagraphchaincache.h"
-#include "gstcudagraphdevice.h"
-#include "gstcudagraphidlewatch.h"
+#include "memory/gstcudagraphdevice.h"
+#include "buffers/gstcudagraphidlewatch.h"
 #include "gstcudagraphinflight.h"
-#include "gstcudagraphuserkernel.h"
-#include "gstcudagraphrunprops.h"
+#include "props/gstcudagraphuserkernel.h"
+#include "props/gstcudagraphrunprops.h"
 
 G_BEGIN_DECLS
 

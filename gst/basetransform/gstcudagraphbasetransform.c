@@ -63,7 +63,7 @@
  */
 
 #include "gstcudagraphbasetransform-private.h"
-#include "gstcudagraphcudainterop.h"
+#include "memory/gstcudagraphcudainterop.h"
 
 /* Shared with the other files of basetransform/ (declared in
  * gstcudagraphbasetransform-private.h); the helpers every element uses log

@@ -9,7 +9,7 @@
 #include <gst/video/video.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphresultsmeta.h"
+#include <gcg/gcg-gst.h>
 
 G_BEGIN_DECLS
 

@@ -7,8 +7,8 @@
  * the caps (the subclass fills the output side), buffer sizes, and the
  * allocation queries on both sides. */
 #include "gstcudagraphbasetransform-private.h"
-#include "gstcudagraphcudainterop.h"
-#include "gstcudagraphvideo.h"
+#include "memory/gstcudagraphcudainterop.h"
+#include "buffers/gstcudagraphvideo.h"
 
 #include <string.h>
 

@@ -17,9 +17,9 @@
  * the queue's depth of frames stay in flight: the streaming thread waits
  * only when the queue is full (its oldest frame, which then leaves). */
 #include "gstcudagraphbasetransform-private.h"
-#include "gstcudagraphcudainterop.h"
-#include "gstcudagraphfence.h"
-#include "gstcudagraphvideo.h"
+#include "memory/gstcudagraphcudainterop.h"
+#include "memory/gstcudagraphfence.h"
+#include "buffers/gstcudagraphvideo.h"
 
 #include <string.h>
 

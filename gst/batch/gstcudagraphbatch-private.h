@@ -35,13 +35,13 @@
 #include <gst/gst.h>
 
 #include "gstcudagraphbatchpad.h"
-#include "gstcudagraphdevice.h"
-#include "gstcudagraphidlewatch.h"
-#include "gstcudagraphrunprops.h"
-#include "gstcudagraphtensorprops.h"
-#include "gstcudagraphmodel.h"
-#include "gstcudagraphpostprocess.h"
-#include "gstcudagraphuserkernel.h"
+#include "memory/gstcudagraphdevice.h"
+#include "buffers/gstcudagraphidlewatch.h"
+#include "props/gstcudagraphrunprops.h"
+#include "props/gstcudagraphtensorprops.h"
+#include "props/gstcudagraphmodel.h"
+#include "props/gstcudagraphpostprocess.h"
+#include "props/gstcudagraphuserkernel.h"
 
 G_BEGIN_DECLS
 

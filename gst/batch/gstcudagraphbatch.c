@@ -112,11 +112,10 @@
  */
 
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphbatchmeta.h"
-#include "gstcudagraphcudainterop.h"
+#include <gcg/gcg-gst.h>
+#include "memory/gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
-#include "gstcudagraphparamsmeta.h"
-#include "gstcudagraphtensordescribe.h"
+#include "buffers/gstcudagraphtensordescribe.h"
 
 /* Shared with the other files of the element. */
 GST_DEBUG_CATEGORY (gst_cuda_graph_batch_debug);

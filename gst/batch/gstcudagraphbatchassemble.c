@@ -9,10 +9,10 @@
  * of batches in flight (lib/frame/gcg-frame-queue.c stages, runs and
  * retires them), whose inputs stay mapped until its done callback. */
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphcudainterop.h"
-#include "gstcudagraphparamsmeta.h"
-#include "gstcudagraphrois.h"
-#include "gstcudagraphvideo.h"
+#include "memory/gstcudagraphcudainterop.h"
+#include <gcg/gcg-gst.h>
+#include "buffers/gstcudagraphrois.h"
+#include "buffers/gstcudagraphvideo.h"
 
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_debug
 

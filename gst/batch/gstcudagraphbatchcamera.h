@@ -22,7 +22,7 @@
 #include <gst/gst.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphresultsmeta.h"
+#include <gcg/gcg-gst.h>
 
 G_BEGIN_DECLS
 

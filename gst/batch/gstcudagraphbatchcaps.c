@@ -7,8 +7,8 @@
  * streams × max-rois items), the engine for the caps downstream took, and
  * the allocation queries on both sides. */
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphcudainterop.h"
-#include "gstcudagraphtensordescribe.h"
+#include "memory/gstcudagraphcudainterop.h"
+#include "buffers/gstcudagraphtensordescribe.h"
 
 #include <string.h>
 

@@ -28,10 +28,10 @@
  * Since: 0.1
  */
 #include "gstcudagraphbatchpad.h"
-#include "gstcudagraphbatch-enumtypes.h"
-#include "gstcudagraphvideo.h"
-#include "gstcudagraphcrop.h"
-#include "gstcudagraphcropprops.h"
+#include "batch/gstcudagraphbatch-enumtypes.h"
+#include "buffers/gstcudagraphvideo.h"
+#include "buffers/gstcudagraphcrop.h"
+#include "props/gstcudagraphcropprops.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_batch_pad_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_batch_pad_debug

@@ -8,7 +8,7 @@
  * it shares with cudagraphpreprocess (gstcudagraphtensorprops.h), and its
  * own. */
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphrefuse.h"
+#include "props/gstcudagraphrefuse.h"
 
 enum
 {

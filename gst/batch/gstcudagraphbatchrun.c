@@ -10,10 +10,10 @@
  * output fenced with (queue, seq) or waited for, described by its metas,
  * then timestamped and pushed. */
 #include "gstcudagraphbatch-private.h"
-#include "gstcudagraphbatchmeta.h"
-#include "gstcudagraphfence.h"
-#include "gstcudagraphtensordescribe.h"
-#include "gstcudagraphvideo.h"
+#include <gcg/gcg-gst.h>
+#include "memory/gstcudagraphfence.h"
+#include "buffers/gstcudagraphtensordescribe.h"
+#include "buffers/gstcudagraphvideo.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,7 @@
 #include <gst/gst.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphbatchmeta.h"
-#include "gstcudagraphtensorcaps.h"
-#include "gstcudagraphtensormeta.h"
+#include <gcg/gcg-gst.h>
 
 G_BEGIN_DECLS
 

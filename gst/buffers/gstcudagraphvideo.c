@@ -7,8 +7,8 @@
  * element. */
 #include "gstcudagraphvideo.h"
 #include "gstcudagraphdebug.h"
-#include "gstcudagraphhostregister.h"
-#include "gstcudagraphpinnedallocator.h"
+#include "memory/gstcudagraphhostregister.h"
+#include "memory/gstcudagraphpinnedallocator.h"
 
 static GstDebugCategory *video_debug;
 #define GST_CAT_DEFAULT \

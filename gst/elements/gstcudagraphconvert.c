@@ -83,14 +83,14 @@
 
 #include <math.h>
 
-#include "gstcudagraphbasetransform.h"
-#include "gstcudagraphcrop.h"
-#include "gstcudagraphcropprops.h"
-#include "gstcudagraphcudainterop.h"
+#include "basetransform/gstcudagraphbasetransform.h"
+#include "buffers/gstcudagraphcrop.h"
+#include "props/gstcudagraphcropprops.h"
+#include "memory/gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
-#include "gstcudagraphparamsmeta.h"
-#include "gstcudagraphrefuse.h"
-#include "gstcudagraphvideo.h"
+#include <gcg/gcg-gst.h>
+#include "props/gstcudagraphrefuse.h"
+#include "buffers/gstcudagraphvideo.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_convert_debug

@@ -61,11 +61,11 @@
  * Since: 0.2
  */
 
-#include "gstcudagraphbasetransform-private.h"
-#include "gstcudagraphcudainterop.h"
+#include "basetransform/gstcudagraphbasetransform-private.h"
+#include "memory/gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
-#include "gstcudagraphparamsmeta.h"
-#include "gstcudagraphvideo.h"
+#include <gcg/gcg-gst.h>
+#include "buffers/gstcudagraphvideo.h"
 
 #include <gcg/gcg-internal.h>
 

@@ -161,20 +161,19 @@
  * Since: 0.1
  */
 
-#include "gstcudagraphbasetransform.h"
-#include "gstcudagraphcrop.h"
-#include "gstcudagraphcropprops.h"
-#include "gstcudagraphcudainterop.h"
+#include "basetransform/gstcudagraphbasetransform.h"
+#include "buffers/gstcudagraphcrop.h"
+#include "props/gstcudagraphcropprops.h"
+#include "memory/gstcudagraphcudainterop.h"
 #include "gstcudagraphelements.h"
-#include "gstcudagraphmodel.h"
+#include "props/gstcudagraphmodel.h"
 #include "gstcudagraphmodelinfo.h"
-#include "gstcudagraphparamsmeta.h"
-#include "gstcudagraphpostprocess.h"
-#include "gstcudagraphrefuse.h"
-#include "gstcudagraphresultsmeta.h"
-#include "gstcudagraphrois.h"
-#include "gstcudagraphtensordescribe.h"
-#include "gstcudagraphtensorprops.h"
+#include <gcg/gcg-gst.h>
+#include "props/gstcudagraphpostprocess.h"
+#include "props/gstcudagraphrefuse.h"
+#include "buffers/gstcudagraphrois.h"
+#include "buffers/gstcudagraphtensordescribe.h"
+#include "props/gstcudagraphtensorprops.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_graph_preprocess_debug);
 #define GST_CAT_DEFAULT gst_cuda_graph_preprocess_debug

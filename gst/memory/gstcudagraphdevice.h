@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphrunprops.h"
+#include "props/gstcudagraphrunprops.h"
 
 G_BEGIN_DECLS
 

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphtensormeta.h"
+#include <gcg/gcg-gst.h>
 #include "gstcudagraphtensorprops.h"
 
 G_BEGIN_DECLS

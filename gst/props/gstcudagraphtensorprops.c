@@ -6,7 +6,7 @@
 /* The tensor properties of cudagraphpreprocess and cudagraphbatch, defined
  * once so that both elements take the same values the same way. */
 #include "gstcudagraphtensorprops.h"
-#include "gstcudagraphparamsmeta.h"
+#include <gcg/gcg-gst.h>
 #include "gstcudagraphrefuse.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gcg/gcg.h>
 
-#include "gstcudagraphtensorcaps.h"
+#include <gcg/gcg-gst.h>
 
 G_BEGIN_DECLS
 

@@ -20,7 +20,7 @@
  */
 #include "gstcudagraphuserkernel.h"
 #include "gstcudagraphdebug.h"
-#include "gstcudagraphparamsmeta.h"
+#include <gcg/gcg-gst.h>
 
 #include <gcg/gcg-internal.h>
 

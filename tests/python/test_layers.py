@@ -7,12 +7,14 @@ two faults, an upward include and a file outside the layers, the one in
 tests/data/layers-circle with exactly its circle of two modules that
 include each other within one layer, and the fake plugin in
 tests/data/layers-outside (laid out as gst/, with two other libraries'
-headers beside it) with exactly its five: an upward include, a header
+headers beside it) with exactly its six: an upward include, a header
 found nowhere, a header of a by-path library named by its bare name
 (with "..." from a part and with <...> from the top file, as gst/ once
-included lib's <gcg.h>) and another tree's *-private.h, so the check
-would catch any of them in lib/, gst/ or gst-libs/.  Standard library
-only."""
+included lib's <gcg.h> and gst-libs' metas' headers), a header of
+another part named by its bare name though only the root is on the
+include path (as gst/ once did across its folders), and another tree's
+*-private.h, so the check would catch any of them in lib/, gst/ or
+gst-libs/.  Standard library only."""
 import os
 import subprocess
 import sys
@@ -67,6 +69,7 @@ def check_plugin_fixture():
     faults = sorted(os.path.relpath(line.split(": ", 1)[0], PLUGIN_FIXTURE)
                     for line in lines[:-1])
     assert faults == [os.path.join("elements", "bare.c:1"),
+                      os.path.join("elements", "crossing.c:1"),
                       os.path.join("elements", "missing.c:1"),
                       os.path.join("helpers", "helper.c:3"),
                       os.path.join("helpers", "private.c:1"),
@@ -79,7 +82,9 @@ def check_plugin_fixture():
     assert len(bare) == 2, lines
     assert ("includes engine-private.h, a private header of another tree"
             in text), lines
-    assert lines[-1].startswith("5 layering violation(s)"), lines
+    assert ("includes helper.h by its bare name, which only "
+            "helpers/helper.h of another folder holds" in text), lines
+    assert lines[-1].startswith("6 layering violation(s)"), lines
 
 
 def main():

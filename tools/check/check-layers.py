@@ -10,22 +10,29 @@ each may include; see lib/layers.txt.  Every C, CUDA and header file below
 ROOT must lie in a layer folder or be named in layers.txt as a top or base
 file, and each of its `#include "..."` lines must name a file it may
 include: one of its own layer, of a layer it may call, or a base file.  An
-include is looked up as the compiler does with lib/meson.build's include
-path: next to the including file first, then in ROOT and in every layer
-folder; a name found in two layer folders is refused (which one the
-compiler picks would depend on the order of the path).  A name found
-nowhere in ROOT may be a header of another library: layers.txt's
-`outside:` line names the folders (relative to ROOT, shell patterns
-allowed) where the build finds those (gst/layers.txt: gst-libs/), and
-any layer may include them.
+include is looked up as the compiler does with the tree's include path:
+next to the including file first, then in the folders of layers.txt's
+`include-path:` line (relative to ROOT; gst/layers.txt: `.`, gst/ only,
+so a file of another folder is named by its path from ROOT,
+"props/gstcudagraphuserkernel.h"), or, without that line, in ROOT and in
+every layer folder, as lib/meson.build's path is; a name found in two
+layer folders is refused (which one the compiler picks would depend on
+the order of the path).  With `include-path:`, a bare name that only a
+layer folder other than the includer's holds is refused (it resolves
+only with that folder on the compiler's path).  A name found nowhere in
+ROOT may be a header of another library: layers.txt's `outside:` line
+names the folders (relative to ROOT, shell patterns allowed) where the
+build finds those by bare name, and any layer may include them (no tree
+of the project has one now: gst/ reaches gst-libs/ by path).
 
 The boundary to another library holds in every file, top files too, and
 for `#include <...>` lines as well as "...": layers.txt's `by-path:` line
 names the folders of a library that this tree reaches only by path, as
 that library installs its headers (gst/ and gst-libs/ name lib/ and its
 layer folders: <gcg/gcg.h>, and <gcg/gcg-internal.h>, the private API of
-lib/gcg-internal.h); an include that names a file of one of them by its
-bare name is refused.  And a `*-private.h` is private to its tree: an
+lib/gcg-internal.h; gst/ names gst-libs/gcg-gst too: <gcg/gcg-gst.h>);
+an include that names a file of one of them by its bare name is
+refused.  And a `*-private.h` is private to its tree: an
 include of one that is not a file of this tree is refused wherever it
 lies.
 
@@ -58,6 +65,7 @@ class Rules:
         self.forbid = []       # include prefixes refused everywhere
         self.outside = []      # folders of other libraries' headers
         self.by_path = []      # folders whose headers go by path only
+        self.include_path = None   # folders the compiler looks in, or all
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 self._parse(path, number, line.split("#", 1)[0].strip())
@@ -80,6 +88,10 @@ class Rules:
             self.outside.extend(words)
         elif key == "by-path":
             self.by_path.extend(words)
+        elif key == "include-path":
+            folders = [os.path.normpath(w) for w in words]
+            self.include_path = (self.include_path or []) + [
+                "" if f == "." else f for f in folders]
         else:
             unknown = [w for w in words if w not in self.calls]
             if unknown:
@@ -115,7 +127,9 @@ def resolve(root, rules, rel, target):
     if os.path.isfile(os.path.join(root, here)):
         return [here]
     found = []
-    for folder in [""] + list(rules.calls):
+    path = ([""] + list(rules.calls) if rules.include_path is None
+            else rules.include_path)
+    for folder in path:
         candidate = os.path.normpath(os.path.join(folder, target))
         if os.path.isfile(os.path.join(root, candidate)):
             found.append(candidate)
@@ -140,11 +154,30 @@ def outside(root, rules, target):
     return in_folders(root, rules.outside, target) is not None
 
 
+def elsewhere(root, rules, rel, target):
+    """With layers.txt's `include-path:`, the files of layer folders
+    other than @rel's that @target names by a name relative to them (a
+    bare name across folders), which the compiler would not find."""
+    if rules.include_path is None:
+        return []
+    here = os.path.dirname(rel)
+    return [os.path.normpath(os.path.join(folder, target))
+            for folder in rules.calls if folder != here
+            and os.path.isfile(os.path.join(root, folder, target))]
+
+
 def check_boundary(root, rules, rel, target):
     """Any include line, "..." or <...>: None when it keeps to the
-    boundary of another library, else what is wrong."""
+    boundary of another library and to the tree's include path, else
+    what is wrong."""
     if resolve(root, rules, rel, target):
         return None                # a file of this tree
+    others = elsewhere(root, rules, rel, target)
+    if others:
+        return (f"includes {target} by its bare name, which only "
+                f"{' or '.join(others)} of another folder holds: name it "
+                f"by its path from the root (\"{others[0]}\"; layers.txt's "
+                f"`include-path:`)")
     if os.path.basename(target).endswith("-private.h"):
         return (f"includes {target}, a private header of another tree: "
                 f"reach another library through its installed or "

@@ -1,6 +1,6 @@
 #include "elements.h"
 #include "element.h"
-#include "helper.h"
+#include "helpers/helper.h"
 #include "engine.h"
 #include <core/core.h>
 

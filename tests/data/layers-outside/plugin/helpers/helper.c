@@ -1,6 +1,6 @@
 #include "helper.h"
 #include "engine.h"
-#include "element.h"
+#include "elements/element.h"
 
 int
 helper (void)
