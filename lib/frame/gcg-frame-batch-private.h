@@ -11,8 +11,9 @@
 
 G_BEGIN_DECLS
 
-void gcg__frame_batch_chain_config (const GcgFrameBatchConfig *config,
-    const GcgFrameBatchSource *source, GcgFrameChainConfig *chain);
+GCG_PRIVATE_API void gcg__frame_batch_chain_config (
+    const GcgFrameBatchConfig *config, const GcgFrameBatchSource *source,
+    GcgFrameChainConfig *chain);
 
 gsize gcg__frame_batch_params_size (const GcgFrameBatchConfig *config);
 gsize gcg__frame_batch_params_stride (const GcgFrameBatchConfig *config);

@@ -3,8 +3,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gcg-test-frame-batch.h"
+#include "gcg-frame-batch-private.h"
 
 #include <string.h>
+
+/* The configuration of a batch of one frame of source @i alone. */
+void
+gcg_test_frame_batch_frame_config (const GcgTestFrameBatch *b, guint i,
+    GcgFrameChainConfig *config)
+{
+  gcg__frame_batch_chain_config (&b->config, &b->frames[i].source, config);
+}
 
 /* Formats and sizes the sources cycle through: every format the chain
  * reads, odd 4:2:0 sizes, and a frame smaller than the output. */
@@ -102,27 +111,12 @@ gcg_test_frame_batch_reference (const GcgTestFrameBatch *b, const guint *order,
   guint items = 0;
 
   for (guint j = 0; j < n; j++) {
-    const GcgTestFrameBatchSource *f = &b->frames[order[j]];
     g_autoptr (GError) error = NULL;
     g_autoptr (GcgFrameChain) chain = NULL;
     GcgFrameChainConfig config;
     GcgFrameParams params;
 
-    gcg_frame_chain_config_init (&config);
-    config.in_format = f->source.format;
-    config.in_width = f->source.width;
-    config.in_height = f->source.height;
-    config.matrix = f->source.matrix;
-    config.full_range = f->source.full_range;
-    config.output = GCG_OUTPUT_KIND_TENSOR;
-    config.out_width = b->config.out_width;
-    config.out_height = b->config.out_height;
-    config.resize = b->config.resize;
-    config.letterbox = b->config.letterbox;
-    config.tensor_layout = b->config.tensor_layout;
-    config.tensor_type = b->config.tensor_type;
-    config.tensor_channels = b->config.tensor_channels;
-    config.max_rois = b->config.max_rois;
+    gcg_test_frame_batch_frame_config (b, order[j], &config);
     chain = gcg_frame_chain_new (&config, GCG_BACKEND_CPU, NULL, &error);
     g_assert_no_error (error);
     gcg_test_frame_batch_params (b, order[j], k, 0, &params);

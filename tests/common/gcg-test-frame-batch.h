@@ -45,6 +45,11 @@ void gcg_test_frame_batch_assert_equal (const GcgTestFrameBatch *b,
 /* A random order of sources 0 to @n - 1. */
 void gcg_test_frame_batch_shuffle (GRand *rand, guint *order, guint n);
 
+/* The configuration of a batch of one frame of source @i alone
+ * (gcg_frame_batch_new_for_frame()): the batch's output, @i's input. */
+void gcg_test_frame_batch_frame_config (const GcgTestFrameBatch *b, guint i,
+    GcgFrameChainConfig *config);
+
 /* The reference tensor of a batch of @n sources (frames[order[j]] as
  * source j) with the values of batch @k: one CPU chain per source.
  * Returns the number of items; writes them to @out and zeroes the items

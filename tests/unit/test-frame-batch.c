@@ -341,21 +341,7 @@ test_one_frame (void)
     GcgFrameChainConfig c, got;
     GcgFrameBatchSource other = *source;
 
-    gcg_frame_chain_config_init (&c);
-    c.in_format = source->format;
-    c.in_width = source->width;
-    c.in_height = source->height;
-    c.matrix = source->matrix;
-    c.full_range = source->full_range;
-    c.output = GCG_OUTPUT_KIND_TENSOR;
-    c.out_width = config.out_width;
-    c.out_height = config.out_height;
-    c.resize = config.resize;
-    c.letterbox = config.letterbox;
-    c.tensor_layout = config.tensor_layout;
-    c.tensor_type = config.tensor_type;
-    c.tensor_channels = config.tensor_channels;
-    c.max_rois = config.max_rois;
+    gcg_test_frame_batch_frame_config (&b, i, &c);
     one = gcg_frame_batch_new_for_frame (&c, GCG_BACKEND_CPU, NULL, &error);
     g_assert_no_error (error);
     memset (&got, 0xff, sizeof (got));

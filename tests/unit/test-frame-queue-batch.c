@@ -401,21 +401,7 @@ test_one_frame (Test *t, gconstpointer data)
   gsize used;
   Job job = { 0 };
 
-  gcg_frame_chain_config_init (&c);
-  c.in_format = source->format;
-  c.in_width = source->width;
-  c.in_height = source->height;
-  c.matrix = source->matrix;
-  c.full_range = source->full_range;
-  c.output = GCG_OUTPUT_KIND_TENSOR;
-  c.out_width = t->config.out_width;
-  c.out_height = t->config.out_height;
-  c.resize = t->config.resize;
-  c.letterbox = t->config.letterbox;
-  c.tensor_layout = t->config.tensor_layout;
-  c.tensor_type = t->config.tensor_type;
-  c.tensor_channels = t->config.tensor_channels;
-  c.max_rois = t->config.max_rois;
+  gcg_test_frame_batch_frame_config (&t->b, 0, &c);
   one = gcg_frame_batch_new_for_frame (&c, GCG_BACKEND_CPU, NULL, &error);
   g_assert_no_error (error);
   /* The reference zeroes a whole batch's tail: compare one frame's. */
